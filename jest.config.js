@@ -1,0 +1,17 @@
+// Jest runs our ESM TypeScript natively as ESM (ts-jest ESM preset +
+// --experimental-vm-modules, set in the npm "jest" script) so that ESM-only
+// dependencies such as p-queue load unchanged. Type checking is a separate
+// `tsc --noEmit` step in `npm test`; ts-jest only transpiles (isolatedModules).
+/** @type {import('jest').Config} */
+export default {
+  testEnvironment: 'node',
+  extensionsToTreatAsEsm: ['.ts'],
+  moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
+  moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },
+  transform: {
+    '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
+  },
+  testMatch: ['<rootDir>/test/**/*.test.ts'],
+  testTimeout: 30000,
+  maxWorkers: 2,
+};

@@ -1,0 +1,88 @@
+// The contract between the sandbox and whoever hosts it. The sandbox knows nothing of
+// the tool registry: it compiles a program, runs it in a fresh isolate, and forwards
+// every SDK call to a HostCall as JSON text. Values cross only as JSON text.
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+/** Why a run failed; also `error.info.kind` of a failed run_code result. */
+export type FailureKind =
+  | 'compile' // esbuild rejected the program (syntax error)
+  | 'exception' // the program threw or rejected
+  | 'timeout' // wall-clock deadline over the whole run, awaits included
+  | 'cpu' // the isolate's own CPU time exceeded the budget
+  | 'memory' // heap limit, or an off-heap allocation (Wasm, resizable/growable buffers)
+  | 'output-limit' // returned value larger than maxResultBytes
+  | 'call-limit' // more tool calls than maxCalls
+  | 'invalid-output' // returned value is not JSON (function, BigInt, cycle, ...)
+  | 'abort' // the caller's AbortSignal fired
+  | 'crash'; // the sandbox process died or hung and was replaced
+
+export interface SandboxLimits {
+  /** Isolate heap limit in MiB. @default 128 */
+  memoryMb: number;
+  /** Wall-clock deadline for the whole run, including awaits on host calls. @default 120000 */
+  wallTimeMs: number;
+  /** CPU time of the isolate itself. @default 30000 */
+  cpuTimeMs: number;
+  /** Tool calls per run. @default 1000 */
+  maxCalls: number;
+  /** Host calls running at once; the excess waits (it is not refused). @default 10 */
+  maxConcurrentCalls: number;
+  /** Size of the returned value as JSON text, in bytes. @default 1048576 */
+  maxResultBytes: number;
+  /** Captured console output in bytes; the prefix is kept, then a marker. @default 65536 */
+  maxLogBytes: number;
+}
+
+export type HostCallOutcome =
+  | { readonly ok: true; readonly valueJson: string }
+  | { readonly ok: false; readonly code: string; readonly message: string };
+
+export interface HostCallRequest {
+  /** 1-based submission order of the call within its run. */
+  readonly seq: number;
+  readonly toolName: string;
+  /** The program's arguments as JSON text (already JSON: the guest serialized them). */
+  readonly argsJson: string;
+  /** Aborted when the run is cancelled or ends early; the host should abort the call. */
+  readonly signal: AbortSignal;
+}
+
+/** The host side of the bridge. May reject or throw: the sandbox turns that into a ToolCallError. */
+export type HostCall = (request: HostCallRequest) => Promise<HostCallOutcome>;
+
+export interface RunRequest {
+  /** The model's TypeScript: the body of an async function. */
+  readonly code: string;
+  /** One `tools[name]` function is bound per name (any string is a valid name). */
+  readonly toolNames: readonly string[];
+  readonly hostCall: HostCall;
+  readonly limits?: Partial<SandboxLimits>;
+  readonly signal?: AbortSignal;
+}
+
+export type RunOutcome =
+  | { readonly ok: true; readonly logs: readonly string[]; readonly result?: JsonValue }
+  | {
+      readonly ok: false;
+      readonly kind: FailureKind;
+      readonly message: string;
+      readonly logs: readonly string[];
+      /** For `compile` (and where known, `exception`): position in the model's own code, 1-based. */
+      readonly location?: { readonly line: number; readonly column: number };
+    };
+
+export interface Sandbox {
+  run(request: RunRequest): Promise<RunOutcome>;
+  /** Stops pooled isolates and the sandbox process. */
+  close(): Promise<void>;
+}
+
+export interface SandboxOptions {
+  /** `process` (default): isolates live in a dedicated child process. `in-process`: in this process, at your own risk. */
+  readonly isolation?: 'process' | 'in-process';
+  /** Pre-warmed single-use isolates kept ready. @default 2 */
+  readonly poolSize?: number;
+  /** Defaults for every run; a run's own limits override them. */
+  readonly limits?: Partial<SandboxLimits>;
+}
