@@ -1,0 +1,19 @@
+import { ToolRuntimeError } from './tool-runtime-error.ts';
+
+export interface ArgIssue {
+  /** JSON pointer into the arguments, '' for the root. */
+  readonly path: string;
+  readonly message: string;
+}
+
+/** Arguments failed the parameter schema; the body was not called. Code `INVALID_ARGS`. */
+export class ToolArgsError extends ToolRuntimeError {
+  readonly toolName: string;
+  readonly issues: readonly ArgIssue[];
+  constructor(toolName: string, issues: readonly ArgIssue[]) {
+    const summary = issues.map((i) => `${i.path === '' ? '(root)' : i.path} ${i.message}`).join('; ');
+    super('INVALID_ARGS', `invalid arguments for tool "${toolName}": ${summary}`, { issues });
+    this.toolName = toolName;
+    this.issues = issues;
+  }
+}

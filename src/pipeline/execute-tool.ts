@@ -1,0 +1,388 @@
+// One execution, stage by stage in the order of SPEC §3:
+//   create (snapshot + token) → entry checks → tools/pre-execute → approval → guards
+//   + cancellation recheck → tools/execute (around dispatch) → body, output, render
+//   → projectContent → tools/post-execute → finish (finalizeContent, materialize,
+//   freeze exec, tools/result observers).
+// Pipeline throws in create/pre/around skip post-execute and go straight to finish.
+import type { Tool } from '../definition/define-tool.ts';
+import { ERROR_CODES } from '../errors/error-codes.ts';
+import { ToolArgsError } from '../errors/tool-args-error.ts';
+import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
+import type { AgentRef, ToolRegistry } from '../registry/tool-registry.ts';
+import type { ApprovalRequestInput, PostDecision, PreDecision } from './decisions.ts';
+import { accept, allow } from './decisions.ts';
+import { checkContent, checkContexts } from './content.ts';
+import { ExecutionState } from './execution-state.ts';
+import { waterfall, type Hooks } from './hooks.ts';
+import {
+  errorDraft, materialize, normalizeForeignResult, pipelineErrorDraft, successDraft, thrownDraft, type Draft,
+} from './result-drafts.ts';
+import { fuseSignals } from './signal-fusion.ts';
+import { describeThrown } from './thrown.ts';
+import type { ContextMessage, ToolResult } from './tool-result.ts';
+
+export interface ExecuteRequest {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+  readonly agent?: AgentRef;
+  readonly signal?: AbortSignal;
+}
+
+/** A nested call (run_code): parent token and root call id of the outer execution. */
+export interface NestedExecuteRequest extends ExecuteRequest {
+  readonly parent?: symbol;
+  readonly rootCallId?: string;
+}
+
+export type ApprovalAnswer = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
+export interface ApprovalRequest {
+  readonly callId: string;
+  readonly name: string;
+  readonly agent: string | undefined;
+  readonly arguments: JsonValue;
+  readonly title: string;
+  readonly detail?: JsonValue;
+  readonly signal: AbortSignal;
+}
+/** The seam to a human. `ask` never auto-approves: only 'allowed-once' allows. */
+export interface ApprovalService {
+  request(request: ApprovalRequest): Promise<ApprovalAnswer>;
+  /** Whether approvals for this agent can be routed to someone; absent means yes. */
+  canRoute?(agent: string | undefined): boolean;
+}
+
+export interface PipelineDeps {
+  readonly registry: ToolRegistry;
+  readonly hooks: Hooks;
+  readonly approval: ApprovalService | undefined;
+  /** The tool a name resolves to for an agent (registry plus built-ins such as run_code). */
+  resolveTool(name: string, agent: string | undefined): Tool | undefined;
+  /** ptc mode: a refusal message for a model-direct call of a native tool, else undefined. */
+  directCallRefusal(name: string, agent: string | undefined): string | undefined;
+}
+
+/** Points where a scheduler orders executions (SPEC §4). All optional. */
+export interface ExecutionGates {
+  /** Pre-policy and guards are done (the call will or will not dispatch). Called exactly once. */
+  readonly onPolicyDone?: () => void;
+  /** Runs around-dispatch and the body (e.g. inside a bounded pool). Must call `dispatch` once. */
+  readonly runDispatch?: (dispatch: () => Promise<void>) => Promise<void>;
+  /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. */
+  readonly beforeCommit?: () => Promise<void>;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+
+/** Proof that a result object is the canonical one of one exact execution. */
+const canonicalResults = new WeakMap<object, symbol>();
+
+export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequest, gates: ExecutionGates = {}): Promise<ToolResult> {
+  // ---- create ----
+  if (typeof request !== 'object' || request === null) throw new TypeError('execute: expected { callId, name, arguments }');
+  const { callId, name } = request;
+  if (typeof callId !== 'string' || callId.length === 0) throw new TypeError('execute: callId must be a non-empty string');
+  if (typeof name !== 'string') throw new TypeError(`execute(${callId}): name must be a string`);
+  const signal = request.signal ?? NEVER_ABORTED;
+  if (!(signal instanceof AbortSignal)) throw new TypeError(`execute(${callId}): signal must be an AbortSignal`);
+  const agent = deps.registry.agentId(request.agent);
+  // Captured before the arguments are read: a getter on them cannot swap these.
+  const entryTool = deps.resolveTool(name, agent);
+  const projectContent = entryTool?.projectContent;
+  const finalizeContent = entryTool?.finalizeContent;
+  const snapshot = trySnapshotJson(request.arguments, 'arguments');
+  const exec = new ExecutionState({
+    callId,
+    name,
+    agent,
+    parent: request.parent,
+    rootCallId: request.rootCallId ?? callId,
+    arguments: snapshot.ok ? snapshot.value : null,
+    callerSignal: signal,
+  });
+
+  let policyReported = false;
+  const policyDone = (): void => {
+    if (!policyReported) {
+      policyReported = true;
+      gates.onPolicyDone?.();
+    }
+  };
+  let committed = false;
+  const commitTurn = async (): Promise<void> => {
+    if (!committed) {
+      committed = true;
+      await gates.beforeCommit?.();
+    }
+  };
+  const finalResult = async (draft: Draft): Promise<ToolResult> => {
+    policyDone();
+    await commitTurn();
+    return finish(deps, exec, draft, exec.deferredContexts, finalizeContent);
+  };
+
+  // ---- entry checks: final results, no policy ----
+  if (!snapshot.ok) {
+    return finalResult(errorDraft(ERROR_CODES.INVALID_ARGS, `invalid arguments for tool "${name}": ${snapshot.error.message}`));
+  }
+  if (signal.aborted) return finalResult(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+  if (request.parent === undefined) {
+    const refusal = deps.directCallRefusal(name, agent);
+    if (refusal !== undefined) return finalResult(errorDraft(ERROR_CODES.UNKNOWN_TOOL, refusal));
+  }
+
+  // ---- pre-execute, approval, guards, recheck ----
+  let draft: Draft | undefined;
+  try {
+    draft = await policy(deps, exec);
+  } catch (error) {
+    return finalResult(pipelineErrorDraft('tools/pre-execute', error));
+  }
+  policyDone();
+
+  // ---- around dispatch + body ----
+  if (draft === undefined) {
+    let dispatched: { draft: Draft } | { pipelineError: unknown } | undefined;
+    const dispatch = async (): Promise<void> => {
+      if (dispatched !== undefined) throw new Error('runDispatch called dispatch twice');
+      try {
+        dispatched = { draft: await aroundDispatch(deps, exec) };
+      } catch (error) {
+        dispatched = { pipelineError: error };
+      }
+    };
+    // A throw out of runDispatch is the scheduler's own failure: it propagates.
+    await (gates.runDispatch ?? ((d) => d()))(dispatch);
+    if (dispatched === undefined) throw new Error(`scheduler did not dispatch call "${callId}"`);
+    if ('pipelineError' in dispatched) return finalResult(pipelineErrorDraft('tools/execute', dispatched.pipelineError));
+    draft = dispatched.draft;
+    if (!draft.isError && projectContent !== undefined) {
+      try {
+        draft = { ...draft, content: checkContent(projectContent(exec.arguments, draft.value as JsonValue, draft.content), 'projectContent') };
+      } catch (error) {
+        return finalResult(pipelineErrorDraft('projectContent', error));
+      }
+    }
+  }
+
+  // ---- post-execute ----
+  await commitTurn();
+  exec.enterPhase('post');
+  let contexts: readonly ContextMessage[];
+  try {
+    ({ draft, contexts } = await postExecute(deps, exec, draft));
+  } catch (error) {
+    return finish(deps, exec, pipelineErrorDraft('tools/post-execute', error), exec.deferredContexts, finalizeContent);
+  }
+  return finish(deps, exec, draft, contexts, finalizeContent);
+}
+
+/** Returns a draft when the call must not dispatch, undefined to dispatch. */
+async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
+  const handlers = deps.hooks.list('tools/pre-execute');
+  const decision = await waterfall<PreDecision>(
+    handlers.map((h) => (next) => h(exec, next)),
+    async () => allow(),
+  );
+  const kind = (decision as { kind?: unknown } | null)?.kind;
+  switch (kind) {
+    case 'deny': {
+      const d = decision as Extract<PreDecision, { kind: 'deny' }>;
+      return errorDraft(ERROR_CODES.DENIED, String(d.reason), d.info);
+    }
+    case 'cancel': {
+      const d = decision as Extract<PreDecision, { kind: 'cancel' }>;
+      return errorDraft(ERROR_CODES.CANCELLED, d.reason ?? 'tool call cancelled');
+    }
+    case 'ask': {
+      const refused = await approve(deps, exec, (decision as Extract<PreDecision, { kind: 'ask' }>).request);
+      if (refused !== undefined) return refused;
+      break;
+    }
+    case 'allow':
+      break;
+    default:
+      throw new TypeError(`a pre-execute handler returned ${JSON.stringify(decision)}; return allow(), deny(reason), cancel() or ask()`);
+  }
+  // Guards are monotonic: any one can deny, none can undo another's denial.
+  for (const guard of deps.registry.guardsFor(exec.agent)) {
+    let verdict: unknown;
+    try {
+      verdict = await guard(exec);
+    } catch (error) {
+      return errorDraft(ERROR_CODES.DENIED, `a guard failed, so the call is denied: ${describeThrown(error).message}`, { guardError: true });
+    }
+    if (verdict === undefined) continue;
+    const reason = (verdict as { deny?: unknown } | null)?.deny;
+    if (typeof reason === 'string') return errorDraft(ERROR_CODES.DENIED, reason, (verdict as { info?: { [k: string]: JsonValue } }).info);
+    return errorDraft(ERROR_CODES.DENIED, 'a guard returned neither undefined nor { deny: reason }; denied', { guardError: true });
+  }
+  // An abort during approval or guards is rechecked before dispatch.
+  if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
+  return undefined;
+}
+
+async function approve(deps: PipelineDeps, exec: ExecutionState, input: ApprovalRequestInput): Promise<Draft | undefined> {
+  const unavailable = (reason: string, message: string): Draft =>
+    errorDraft(ERROR_CODES.APPROVAL_UNAVAILABLE, `approval required but ${message}; the call was not approved`, { reason });
+  const service = deps.approval;
+  if (service === undefined) return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');
+  if (service.canRoute !== undefined && service.canRoute(exec.agent) !== true) {
+    return unavailable('no-agent-routing', `no approval route exists for agent ${JSON.stringify(exec.agent ?? null)}`);
+  }
+  let answer: unknown;
+  try {
+    answer = await service.request({
+      callId: exec.callId,
+      name: exec.name,
+      agent: exec.agent,
+      arguments: exec.arguments,
+      title: input.title ?? `Allow tool "${exec.name}" to run?`,
+      ...(input.detail === undefined ? {} : { detail: input.detail }),
+      signal: exec.callerSignal,
+    });
+  } catch (error) {
+    return unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
+  }
+  switch (answer) {
+    case 'allowed-once':
+      return undefined;
+    case 'rejected':
+      return errorDraft(ERROR_CODES.APPROVAL_REJECTED, `the user rejected tool "${exec.name}"`);
+    case 'cancelled':
+      return errorDraft(ERROR_CODES.CANCELLED, 'the user cancelled the approval request', { reason: 'user-cancelled' });
+    case 'unavailable':
+      return unavailable('channel-unavailable', 'the approval channel is unavailable');
+    default:
+      return unavailable('invalid-answer', `the approval service answered ${JSON.stringify(answer)}`);
+  }
+}
+
+async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
+  exec.enterPhase('around');
+  const handlers = deps.hooks.list('tools/execute');
+  const result = await waterfall<ToolResult>(
+    handlers.map((h) => (next) => h(exec, next)),
+    () => dispatchBody(deps, exec),
+  );
+  exec.enterPhase('post');
+  if (typeof result === 'object' && result !== null && canonicalResults.get(result) === exec.token) {
+    return draftOf(result);
+  }
+  return normalizeForeignResult(deps.resolveTool(exec.name, exec.agent), exec, result);
+}
+
+function draftOf(result: ToolResult): Draft {
+  return result.isError
+    ? { isError: true, content: result.content, ...(result.error === undefined ? {} : { error: result.error }) }
+    : {
+        isError: false,
+        value: result.value as JsonValue,
+        content: result.content,
+        ...(result.presentationMeta === undefined ? {} : { presentationMeta: result.presentationMeta }),
+      };
+}
+
+/** The default end of the tools/execute waterfall: resolve again, fuse signals, run the body. */
+async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<ToolResult> {
+  const canonical = (draft: Draft): ToolResult => {
+    const result = Object.freeze({
+      callId: exec.callId,
+      name: exec.name,
+      isError: draft.isError,
+      content: draft.content,
+      ...(draft.isError ? { error: draft.error! } : { value: draft.value as JsonValue }),
+      ...(draft.presentationMeta === undefined ? {} : { presentationMeta: draft.presentationMeta }),
+    });
+    canonicalResults.set(result, exec.token);
+    return result;
+  };
+  // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
+  const tool = deps.resolveTool(exec.name, exec.agent);
+  if (tool === undefined) return canonical(errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`));
+  const wrapperSignal = exec.signal;
+  const fused = fuseSignals(exec.callerSignal, wrapperSignal);
+  if (fused.signal.aborted) {
+    fused.dispose();
+    return canonical(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+  }
+  exec.setBodySignal(fused.signal);
+  exec.enterPhase('body');
+  exec.markBodyInvoked();
+  let draft: Draft;
+  try {
+    const raw = await tool.invoke(exec.arguments, exec);
+    draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+  } catch (error) {
+    draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted);
+  } finally {
+    fused.dispose();
+    exec.setBodySignal(wrapperSignal);
+    exec.enterPhase('around');
+  }
+  return canonical(draft);
+}
+
+async function postExecute(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  draft: Draft,
+): Promise<{ draft: Draft; contexts: readonly ContextMessage[] }> {
+  const outcome = materialize(exec, draft, exec.deferredContexts, exec.concluded);
+  const handlers = deps.hooks.list('tools/post-execute');
+  const decision = await waterfall<PostDecision>(
+    handlers.map((h) => (next) => h(exec, outcome, next)),
+    async () => accept(),
+  );
+  const kind = (decision as { kind?: unknown } | null)?.kind;
+  if (kind === 'block') {
+    const d = decision as Extract<PostDecision, { kind: 'block' }>;
+    // Body-deferred contexts are dropped; only the decision's own contexts remain.
+    return {
+      draft: errorDraft(ERROR_CODES.BLOCKED, String(d.feedback)),
+      contexts: checkContexts(d.additionalContexts, 'block(..., { additionalContexts })'),
+    };
+  }
+  if (kind !== 'accept') throw new TypeError(`a post-execute handler returned ${JSON.stringify(decision)}; return accept(...) or block(feedback)`);
+  const { changes } = decision as Extract<PostDecision, { kind: 'accept' }>;
+  const hasValue = changes.value !== undefined;
+  const hasContent = changes.content !== undefined;
+  if (hasValue && hasContent) throw new TypeError('accept() may replace value or content, not both');
+  if (hasValue && draft.isError) throw new TypeError('accept({ value }) cannot give a failed call a value');
+  let next = draft;
+  if (hasValue) {
+    const tool = deps.resolveTool(exec.name, exec.agent);
+    next = tool === undefined ? errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`) : successDraft(tool, exec, changes.value);
+  } else if (hasContent) {
+    next = { ...draft, content: checkContent(changes.content, 'accept({ content })') };
+  }
+  return { draft: next, contexts: [...exec.deferredContexts, ...checkContexts(changes.additionalContexts, 'accept({ additionalContexts })')] };
+}
+
+async function finish(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  draft: Draft,
+  contexts: readonly ContextMessage[],
+  finalizeContent: Tool['finalizeContent'],
+): Promise<ToolResult> {
+  let result = materialize(exec, draft, contexts, exec.concluded);
+  if (finalizeContent !== undefined) {
+    try {
+      const content = checkContent(finalizeContent(result.content, result), 'finalizeContent');
+      result = materialize(exec, { ...draft, content }, contexts, exec.concluded);
+    } catch (error) {
+      // finalizeContent must be total; if it throws anyway, the outcome is still materialized.
+      result = materialize(exec, pipelineErrorDraft('finalizeContent', error), contexts, false);
+    }
+  }
+  exec.finish();
+  for (const observer of deps.hooks.list('tools/result')) {
+    try {
+      await observer(result);
+    } catch {
+      // Observers are contained: they cannot change the outcome.
+    }
+  }
+  return result;
+}

@@ -1,0 +1,60 @@
+// The four pipeline hooks. pre/execute/post are waterfalls: the first registered
+// handler runs outermost and reaches the next through `next()`.
+import type { PostDecision, PreDecision } from './decisions.ts';
+import type { ToolExecution } from './tool-execution.ts';
+import type { ToolResult } from './tool-result.ts';
+
+export type PreExecuteHandler = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>;
+/** Around dispatch: `next()` runs the body and returns its canonical result. May swap `exec.signal`. */
+export type ExecuteHandler = (exec: ToolExecution, next: () => Promise<ToolResult>) => ToolResult | Promise<ToolResult>;
+export type PostExecuteHandler = (
+  exec: ToolExecution,
+  outcome: ToolResult,
+  next: () => Promise<PostDecision>,
+) => PostDecision | Promise<PostDecision>;
+/** Observers of final results; a throw or rejection does not change the outcome. */
+export type ResultObserver = (result: ToolResult) => void | Promise<void>;
+
+export interface HookMap {
+  'tools/pre-execute': PreExecuteHandler;
+  'tools/execute': ExecuteHandler;
+  'tools/post-execute': PostExecuteHandler;
+  'tools/result': ResultObserver;
+}
+export type HookName = keyof HookMap;
+
+export class Hooks {
+  readonly #lists: { [K in HookName]: HookMap[K][] } = {
+    'tools/pre-execute': [],
+    'tools/execute': [],
+    'tools/post-execute': [],
+    'tools/result': [],
+  };
+
+  on<K extends HookName>(name: K, handler: HookMap[K]): () => void {
+    const list = this.#lists[name] as HookMap[K][] | undefined;
+    if (list === undefined) throw new TypeError(`rt.on: unknown hook "${String(name)}" (known: ${Object.keys(this.#lists).join(', ')})`);
+    if (typeof handler !== 'function') throw new TypeError(`rt.on("${name}"): handler must be a function`);
+    // Wrap so the same function registered twice is disposed independently.
+    const entry = ((...args: unknown[]) => (handler as (...a: unknown[]) => unknown)(...args)) as HookMap[K];
+    list.push(entry);
+    return () => {
+      const i = list.indexOf(entry);
+      if (i >= 0) list.splice(i, 1);
+    };
+  }
+
+  /** A snapshot of the handlers, so a disposal mid-call does not shift the chain. */
+  list<K extends HookName>(name: K): readonly HookMap[K][] {
+    return [...(this.#lists[name] as HookMap[K][])];
+  }
+}
+
+/** Runs a waterfall: handler i gets `next` that runs handler i+1, ending in `last`. */
+export function waterfall<R>(handlers: readonly ((next: () => Promise<R>) => R | Promise<R>)[], last: () => Promise<R>): Promise<R> {
+  const step = async (i: number): Promise<R> => {
+    const h = handlers[i];
+    return h === undefined ? last() : h(() => step(i + 1));
+  };
+  return step(0);
+}

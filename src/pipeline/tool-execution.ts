@@ -1,0 +1,27 @@
+// The per-call execution object handed to bodies and hooks. Identity fields are
+// read-only; only an around-dispatch wrapper may swap `signal`, and only while it runs.
+import type { JsonValue } from '../json/json-value.ts';
+import type { ContextMessage } from './tool-result.ts';
+
+export interface ToolExecution {
+  readonly callId: string;
+  readonly name: string;
+  /** The calling agent's id, or undefined for the global scope. */
+  readonly agent: string | undefined;
+  /** The parent execution's opaque token (nested calls only). Never the parent object. */
+  readonly parent: symbol | undefined;
+  readonly rootCallId: string;
+  /** Opaque identity of this execution. */
+  readonly token: symbol;
+  /** Lossless, deep-frozen snapshot of the arguments. */
+  readonly arguments: JsonValue;
+  /** The caller's own signal; a wrapper cannot replace it. */
+  readonly callerSignal: AbortSignal;
+  /** The signal the body sees. Assignable only inside a `tools/execute` wrapper. */
+  signal: AbortSignal;
+  readonly bodyInvoked: boolean;
+  /** Attaches a user message to this execution's result. */
+  deferContext(message: ContextMessage): void;
+  /** Ends the turn after this call, if it finishes as a success. */
+  concludeTurn(): void;
+}
