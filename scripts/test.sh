@@ -1,0 +1,7 @@
+#!/usr/bin/env bash
+# The test command: brings Node >= 22 if needed, installs once, then type check + jest.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+source scripts/ensure-node.sh
+[ -d node_modules/isolated-vm ] || npm ci
+npm test
