@@ -1,4 +1,4 @@
-#!/usr/bin/env node
+#!/usr/bin/env -S node --no-node-snapshot
 // The `ptc` CLI. Runs the built entry when present (installed package), else the
 // TypeScript sources directly (Node >= 22.18 strips types), so a checkout needs no build.
 import { existsSync } from 'node:fs';

@@ -63,8 +63,8 @@ export function successDraft(tool: Tool, exec: ExecutionState, raw: unknown): Dr
 
 /** A failure thrown by the body: keep the tool's own string code, else TOOL_ERROR. */
 export function thrownDraft(thrown: unknown, aborted: boolean): Draft {
-  const { message, code } = describeThrown(thrown);
-  if (code !== undefined) return errorDraft(code, message);
+  const { message, code, info } = describeThrown(thrown);
+  if (code !== undefined) return errorDraft(code, message, info);
   if (aborted) return errorDraft(ERROR_CODES.ABORTED);
   return errorDraft(ERROR_CODES.TOOL_ERROR, message);
 }
