@@ -1,0 +1,6 @@
+// sdk-gen: tool JSON schemas → the typed TypeScript SDK a ptc program is written
+// against, and a type check of such a program. Knows nothing of src/ or sandbox/.
+export { generateSdk } from './generate-sdk.ts';
+export { checkProgram } from './check-program.ts';
+export type { ProgramDiagnostic } from './check-program.ts';
+export type { GenerateSdkOptions, JsonSchema, ToolSchema } from './tool-schema.ts';

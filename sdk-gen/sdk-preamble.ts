@@ -1,0 +1,14 @@
+/**
+ * The fixed head of every SDK: how to write a program (as line comments, so the
+ * whole SDK stays valid TypeScript) and the declarations every tool type uses.
+ * Kept short on purpose: the model pays for each character on every turn.
+ */
+export const SDK_PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
+// Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
+// A failed call rejects with a ToolCallError (fields toolName, code, message).
+// Run independent read-only calls together: \`await Promise.all([...])\`.
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }`;
+
+/** Heading of the comment section that lists deferred tools. */
+export const DEFERRED_HEADING = '// Deferred tools (load before use):';

@@ -1,0 +1,25 @@
+/** A JSON Schema node: an object of keywords, or `true`/`false`. */
+export type JsonSchema = { readonly [key: string]: unknown } | boolean;
+
+/** What sdk-gen needs to know about one tool. */
+export interface ToolSchema {
+  /** Wire name, any string; the SDK never renames it (`tools["x-y"]` calls `x-y`). */
+  readonly name: string;
+  readonly description: string;
+  /** Argument schema. The root is open: an absent `additionalProperties` allows extra fields. */
+  readonly parameters: JsonSchema;
+  /** Output schema; absent ⇒ the call resolves to `JsonValue`. */
+  readonly outputSchema?: JsonSchema;
+  /** Deferred tools are listed by name and summary only, with no types and no `tools` member. */
+  readonly deferLoading?: boolean;
+}
+
+export interface GenerateSdkOptions {
+  /**
+   * Schema nesting levels rendered as types; deeper subschemas become `JsonValue`.
+   * The root schema is level 0, each property, item, union member or
+   * additionalProperties schema one level deeper than its parent.
+   * @default 16
+   */
+  readonly maxDepth?: number;
+}

@@ -1,0 +1,155 @@
+import { describe, expect, it } from '@jest/globals';
+import { checkProgram, generateSdk } from '../../sdk-gen/index.ts';
+import type { ToolSchema } from '../../sdk-gen/index.ts';
+import { fiftyTools } from './fixtures/fifty-tools.ts';
+
+const PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
+// Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
+// A failed call rejects with a ToolCallError (fields toolName, code, message).
+// Run independent read-only calls together: \`await Promise.all([...])\`.
+type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
+declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }
+`;
+
+const searchOrders: ToolSchema = {
+  name: 'search_orders',
+  description: 'Search orders.\nNewest first.',
+  parameters: {
+    type: 'object',
+    properties: {
+      query: { type: 'string', description: 'Free text.' },
+      status: { enum: ['open', 'closed'] },
+      limit: { type: 'integer', minimum: 1 },
+    },
+    required: ['query'],
+  },
+  outputSchema: {
+    type: 'array',
+    items: { type: 'object', properties: { id: { type: 'string' }, total: { type: 'number' } }, required: ['id', 'total'], additionalProperties: false },
+  },
+};
+const getWeather: ToolSchema = {
+  name: 'get-weather',
+  description: 'Current weather.',
+  parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+};
+const translate: ToolSchema = {
+  name: 'translate',
+  description: 'Translate text between languages.\nSupports 40 languages.',
+  parameters: { type: 'object', properties: { text: { type: 'string' } } },
+  deferLoading: true,
+};
+
+describe('generateSdk', () => {
+  it('writes instructions, shared declarations, per-tool types and the tools object, sorted by name', () => {
+    expect(generateSdk([searchOrders, translate, getWeather])).toBe(
+      `${PREAMBLE}type GetWeatherArgs = { city: string } & Record<string, JsonValue>;
+type SearchOrdersArgs = {
+  /** Free text. */ query: string;
+  status?: "open" | "closed";
+  limit?: number;
+} & Record<string, JsonValue>;
+type SearchOrdersResult = { id: string; total: number }[];
+declare const tools: {
+  /** Current weather. */ "get-weather"(args: GetWeatherArgs): Promise<JsonValue>;
+  /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs): Promise<SearchOrdersResult>;
+};
+// Deferred tools (load before use):
+// - translate: Translate text between languages. Supports 40 languages.
+`,
+    );
+  });
+
+  it('writes an empty tools object when there are no loaded tools', () => {
+    expect(generateSdk([])).toBe(`${PREAMBLE}declare const tools: {};\n`);
+    expect(generateSdk([translate])).toBe(
+      `${PREAMBLE}declare const tools: {};\n// Deferred tools (load before use):\n// - translate: Translate text between languages. Supports 40 languages.\n`,
+    );
+  });
+
+  it('omits the doc comment of a tool without description', () => {
+    const sdk = generateSdk([{ name: 'ping', description: '  ', parameters: { type: 'object' } }]);
+    expect(sdk).toContain('type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs): Promise<JsonValue>;\n};\n');
+  });
+
+  it('shortens long deferred summaries to one line of 120 characters', () => {
+    const sdk = generateSdk([{ ...translate, description: `${'word '.repeat(60)}\nend` }]);
+    const line = sdk.split('\n').find((text) => text.startsWith('// - translate: ')) ?? '';
+    expect(line.slice('// - translate: '.length)).toBe(`${'word '.repeat(23)}word…`);
+  });
+
+  it('is byte-identical for identical input, whatever the input order', () => {
+    const first = generateSdk(fiftyTools);
+    expect(generateSdk(structuredClone(fiftyTools))).toBe(first);
+    expect(generateSdk([...fiftyTools].reverse())).toBe(first);
+  });
+
+  it('sorts by code unit, not by locale', () => {
+    const names = ['b', 'B', 'a', '_', 'Z', 'é'];
+    const sdk = generateSdk(names.map((name) => ({ name, description: '', parameters: true })));
+    const order = [...sdk.matchAll(/^ {2}(\S+)\(args/gm)].map((match) => match[1]);
+    expect(order).toEqual(['B', 'Z', '_', 'a', 'b', '"é"']);
+  });
+
+  it('lists deferred tools by name and summary only, with no types', () => {
+    const sdk = generateSdk(fiftyTools);
+    for (const tool of fiftyTools.filter((t) => t.deferLoading === true)) {
+      expect(sdk).toContain(`// - ${tool.name}: `);
+      expect(sdk).not.toContain(`${tool.name}(args`);
+    }
+    expect(sdk).not.toContain('TranslateTextArgs');
+  });
+
+  it('applies maxDepth to argument and output types', () => {
+    const tool: ToolSchema = {
+      name: 'deep',
+      description: '',
+      parameters: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+      outputSchema: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
+    };
+    expect(generateSdk([tool], { maxDepth: 1 })).toContain('type DeepArgs = { a?: JsonValue[] };\ntype DeepResult = JsonValue[][];\n');
+    expect(generateSdk([tool])).toContain('type DeepArgs = { a?: string[] };\ntype DeepResult = string[][];\n');
+  });
+
+  it('handles a 10,000-deep schema within the default depth and the result type-checks', () => {
+    let schema: Record<string, unknown> = { type: 'string' };
+    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { next: schema }, additionalProperties: false };
+    const sdk = generateSdk([{ name: 'deep', description: 'Deep.', parameters: schema, outputSchema: schema }]);
+    // The root is level 0, so levels 0..16 are objects and level 17 is JsonValue.
+    expect(sdk).toContain(`type DeepArgs = ${'{ next?: '.repeat(17)}JsonValue${' }'.repeat(17)};\n`);
+    expect(checkProgram(sdk, 'const r = await tools.deep({ next: { next: {} } });\nreturn r.next?.next;')).toEqual([]);
+  });
+
+  it('keeps the SDK for the 50-tool fixture no larger than the tools\' JSON schemas', () => {
+    expect(fiftyTools).toHaveLength(50);
+    const schemaChars = fiftyTools.reduce(
+      (sum, { name, description, parameters }) => sum + JSON.stringify({ name, description, parameters }).length,
+      0,
+    );
+    const sdkChars = generateSdk(fiftyTools).length;
+    expect(sdkChars).toBeLessThanOrEqual(schemaChars);
+  });
+
+  describe('rejects malformed input with a message naming the field', () => {
+    const cases: ReadonlyArray<readonly [string, () => unknown, string]> = [
+      ['not an array', () => generateSdk({} as never), 'generateSdk: expected an array of tool schemas, got object'],
+      ['a null entry', () => generateSdk([null as never]), 'generateSdk: tools[0] must be an object, got null'],
+      ['a missing name', () => generateSdk([{ description: '', parameters: true } as never]), 'generateSdk: tools[0].name must be a string, got undefined'],
+      ['a bad description', () => generateSdk([{ name: 'a', description: 1, parameters: true } as never]), 'generateSdk: tools[0] ("a").description must be a string, got number'],
+      ['bad parameters', () => generateSdk([{ name: 'a', description: '', parameters: [] } as never]), 'generateSdk: tools[0] ("a").parameters must be a JSON Schema object or boolean, got an array'],
+      ['a bad output schema', () => generateSdk([{ name: 'a', description: '', parameters: true, outputSchema: 'x' } as never]), 'generateSdk: tools[0] ("a").outputSchema must be a JSON Schema object or boolean when present, got string "x"'],
+      ['a bad deferLoading', () => generateSdk([{ name: 'a', description: '', parameters: true, deferLoading: 'yes' } as never]), 'generateSdk: tools[0] ("a").deferLoading must be a boolean when present, got string "yes"'],
+      ['a duplicate name', () => generateSdk([
+        { name: 'a', description: '', parameters: true },
+        { name: 'b', description: '', parameters: true },
+        { name: 'a', description: '', parameters: true },
+      ]), 'generateSdk: duplicate tool name "a" at tools[0] and tools[2]; tool names must be unique'],
+      ['a fractional maxDepth', () => generateSdk([], { maxDepth: 1.5 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 1.5'],
+      ['a huge maxDepth', () => generateSdk([], { maxDepth: 10_000 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 10000'],
+      ['a negative maxDepth', () => generateSdk([], { maxDepth: -1 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got -1'],
+    ];
+    it.each(cases)('%s', (_name, call, message) => {
+      expect(call).toThrow(message);
+    });
+  });
+});
