@@ -1,11 +1,19 @@
 // The public face: one runtime object composing the registry, the hooks, the
-// execution pipeline and (in later layers) the scheduler and PTC modes.
-import type { Tool } from '../definition/define-tool.ts';
+// execution pipeline, the turn scheduler and the PTC layer (modes, run_code, SDK).
+import { createSandbox } from '../../sandbox/index.ts';
+import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
+import { generateSdk, type ToolSchema } from '../../sdk-gen/index.ts';
 import type { JsonSchema } from '../definition/compile-schema.ts';
+import type { Tool } from '../definition/define-tool.ts';
+import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import { executeTool, type ApprovalService, type ExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import { Hooks, type HookMap, type HookName } from '../pipeline/hooks.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
-import { ToolRegistry, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
+import { checkMode, ModeDeclarations, type ToolMode } from '../ptc/mode-declarations.ts';
+import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection } from '../ptc/ptc-prompt.ts';
+import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
+import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } from '../ptc/run-code-tool.ts';
+import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -18,6 +26,20 @@ export interface ToolSchemaProjection {
 export interface ToolRuntimeOptions {
   /** The approval seam for `ask()` decisions. Without it, `ask` is refused (never auto-approved). */
   readonly approval?: ApprovalService;
+  /** Default tool mode for every agent without its own declaration. @default 'native' */
+  readonly mode?: ToolMode;
+  /**
+   * The sandbox run_code uses: a ready Sandbox, options for the built-in one (created
+   * lazily, process isolation by default), or `false` for none — then ptc/both fail
+   * with PTC_NOT_CONFIGURED.
+   */
+  readonly sandbox?: Sandbox | SandboxOptions | false;
+  /** Limits of every run_code program (SandboxLimits; defaults per SPEC §5). */
+  readonly limits?: Partial<SandboxLimits>;
+  /** Put the SDK into run_code's description too, so a plain tool list works alone. @default false */
+  readonly embedSdkInDescription?: boolean;
+  /** Model-visible text of a run_code result, in characters. @default 65536 */
+  readonly maxVisibleChars?: number;
 }
 
 export interface ToolRuntime {
@@ -26,10 +48,21 @@ export interface ToolRuntime {
   restrict(agent: AgentRef, restriction: Restriction): Dispose;
   guard(guard: Guard, options?: { readonly agent?: AgentRef }): Dispose;
   on<K extends HookName>(name: K, handler: HookMap[K]): Dispose;
+  /** Declares the tool mode of one agent scope (nearest scope wins); dispose restores the parent's. */
+  setMode(mode: ToolMode, options: { readonly agent: AgentRef }): Dispose;
+  /** The mode in force for the agent. */
+  mode(options?: { readonly agent?: AgentRef }): ToolMode;
+  /** What a provider should receive, per the agent's mode. */
   schemas(options?: { readonly agent?: AgentRef }): ToolSchemaProjection[];
+  /** Ordered system-prompt sections for the agent's mode (empty in native). */
+  prompt(options?: { readonly agent?: AgentRef }): PromptSection[];
+  /** The typed SDK of the agent's visible tools. */
+  sdk(options?: { readonly agent?: AgentRef }): string;
   /** The tool a name resolves to for the agent (after scope and restrictions), if visible. */
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
   execute(request: ExecuteRequest): Promise<ToolResult>;
+  /** Stops the sandbox (its child process and pooled isolates). */
+  close(): Promise<void>;
 }
 
 export function projectSchema(tool: Tool): ToolSchemaProjection {
@@ -41,24 +74,119 @@ export function projectSchema(tool: Tool): ToolSchemaProjection {
   });
 }
 
+const toSdkSchema = (tool: Tool): ToolSchema => ({
+  name: tool.name,
+  description: tool.description,
+  parameters: tool.parameters,
+  outputSchema: tool.outputSchema,
+  deferLoading: tool.deferLoading,
+});
+
+function isSandbox(value: unknown): value is Sandbox {
+  return typeof value === 'object' && value !== null && typeof (value as Sandbox).run === 'function';
+}
+
 export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime {
   const registry = new ToolRegistry();
   const hooks = new Hooks();
+  const modes = new ModeDeclarations(checkMode(options.mode ?? 'native', 'createToolRuntime'));
+  const sandboxOption = options.sandbox;
+  const ptcConfigured = sandboxOption !== false;
+  const requirePtc = (mode: ToolMode, where: string): void => {
+    if (mode !== 'native' && !ptcConfigured) {
+      throw new ToolRuntimeError('PTC_NOT_CONFIGURED', `${where}: mode "${mode}" needs a sandbox, but the runtime was created with sandbox: false`);
+    }
+  };
+  requirePtc(modes.defaultMode, 'createToolRuntime');
+
+  let sandbox: Sandbox | undefined = isSandbox(sandboxOption) ? sandboxOption : undefined;
+  const ownsSandbox = sandbox === undefined;
+  const getSandbox = (): Sandbox => {
+    if (!ptcConfigured) throw new ToolRuntimeError('PTC_NOT_CONFIGURED', 'run_code needs a sandbox, but the runtime was created with sandbox: false');
+    sandbox ??= createSandbox(isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption);
+    return sandbox;
+  };
+
+  const modeOf = (agent: string | undefined): ToolMode => modes.resolve(registry.chain(agent));
   const deps: PipelineDeps = {
     registry,
     hooks,
     approval: options.approval,
-    resolveTool: (name, agent) => registry.resolve(name, agent),
-    directCallRefusal: () => undefined,
+    resolveTool: (name, agent) => (name === RUN_CODE ? (modeOf(agent) === 'native' ? undefined : runCode) : registry.resolve(name, agent)),
+    directCallRefusal: (name, agent) =>
+      modeOf(agent) === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined,
   };
+
+  // SDK text per agent, rebuilt only when the registry changes.
+  const sdkCache = new Map<string, string>();
+  let sdkVersion = -1;
+  const sdkFor = (agent: string | undefined): string => {
+    if (registry.version !== sdkVersion) {
+      sdkCache.clear();
+      sdkVersion = registry.version;
+    }
+    const key = agent ?? '';
+    let text = sdkCache.get(key);
+    if (text === undefined) {
+      text = generateSdk(registry.visible(agent).map(toSdkSchema));
+      sdkCache.set(key, text);
+    }
+    return text;
+  };
+
+  const sequencer = (o: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter =>
+    createNestedSequencer(deps, o);
+  const runCode = createRunCodeTool({
+    sandbox: getSandbox,
+    toolNames: (agent) => registry.visible(agent).map((t) => t.name),
+    sequencer,
+    limits: options.limits ?? {},
+    maxVisibleChars: options.maxVisibleChars ?? DEFAULT_MAX_VISIBLE_CHARS,
+  });
+  const runCodeSchema = (agent: string | undefined): ToolSchemaProjection => {
+    const base = projectSchema(runCode);
+    return options.embedSdkInDescription === true
+      ? { ...base, description: `${RUN_CODE_DESCRIPTION}\n\n${sdkFor(agent)}` }
+      : base;
+  };
+
   return {
     register: (tool, o) => registry.register(tool, o),
     createAgent: (id, o) => registry.createAgent(id, o),
     restrict: (agent, r) => registry.restrict(agent, r),
     guard: (g, o) => registry.guard(g, o),
     on: (name, handler) => hooks.on(name, handler),
-    schemas: (o = {}) => registry.visible(registry.agentId(o.agent)).map(projectSchema),
+    setMode(mode, o) {
+      const checked = checkMode(mode, 'setMode');
+      requirePtc(checked, 'setMode');
+      const agent = registry.agentId(o?.agent);
+      if (agent === undefined) throw new TypeError('setMode: give { agent }; the runtime default is createToolRuntime({ mode })');
+      return modes.declare(agent, checked);
+    },
+    mode: (o = {}) => modeOf(registry.agentId(o.agent)),
+    schemas(o = {}) {
+      const agent = registry.agentId(o.agent);
+      const mode = modeOf(agent);
+      const native = registry.visible(agent).map(projectSchema);
+      if (mode === 'native') return native;
+      if (mode === 'ptc') return [runCodeSchema(agent)];
+      return [...native, runCodeSchema(agent)];
+    },
+    prompt(o = {}) {
+      const agent = registry.agentId(o.agent);
+      const mode = modeOf(agent);
+      if (mode === 'native') return [];
+      const sections: PromptSection[] = [];
+      if (mode === 'ptc') sections.push({ id: 'ptc-instructions', text: PTC_ONLY_INSTRUCTION });
+      if (options.embedSdkInDescription !== true) sections.push(sdkSection(sdkFor(agent)));
+      return sections;
+    },
+    sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
     execute: (request) => executeTool(deps, request),
+    async close() {
+      if (sandbox !== undefined && ownsSandbox) await sandbox.close();
+      sandbox = ownsSandbox ? undefined : sandbox;
+    },
   };
 }

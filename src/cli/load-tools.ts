@@ -1,0 +1,46 @@
+// `--tools M`: a JS or TS module whose default export is an array of defineTool
+// definitions, or a function that receives the runtime and registers them.
+import { existsSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { pathToFileURL } from 'node:url';
+import type { Tool } from '../definition/define-tool.ts';
+import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { UsageError } from './usage-error.ts';
+
+export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unknown);
+
+const isTool = (value: unknown): value is Tool =>
+  typeof value === 'object' && value !== null && typeof (value as Tool).invoke === 'function' && typeof (value as Tool).name === 'string';
+
+/** Registers the module's tools (or the built-in example tools when `modulePath` is undefined). */
+export async function loadTools(runtime: ToolRuntime, modulePath: string | undefined): Promise<void> {
+  let exported: unknown;
+  if (modulePath === undefined) {
+    const { shopTools } = await import('../../examples/shop/shop-tools.ts');
+    exported = shopTools();
+  } else {
+    const file = resolve(modulePath);
+    if (!existsSync(file)) throw new UsageError(`--tools ${modulePath}: no such file`);
+    try {
+      exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
+    } catch (error) {
+      throw new UsageError(`--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
+  if (typeof exported === 'function') {
+    try {
+      await (exported as (rt: ToolRuntime) => unknown)(runtime);
+    } catch (error) {
+      throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${(error as Error).message}`);
+    }
+    return;
+  }
+  if (!Array.isArray(exported) || !exported.every(isTool)) {
+    throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: the default export must be an array of defineTool() definitions or a function (runtime) => void`);
+  }
+  try {
+    for (const tool of exported) runtime.register(tool);
+  } catch (error) {
+    throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: ${(error as Error).message}`);
+  }
+}

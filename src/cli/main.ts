@@ -1,0 +1,155 @@
+// The `ptc` command line. Exit status: 0 success, 1 the result is an error (or
+// diagnostics were found), 2 a usage error (one line on stderr).
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import type { SandboxLimits } from '../../sandbox/types.ts';
+import { checkProgram } from '../../sdk-gen/index.ts';
+import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
+import type { ToolMode } from '../ptc/mode-declarations.ts';
+import { runDemo } from './demo.ts';
+import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
+import { loadTools } from './load-tools.ts';
+import { readProgram } from './read-program.ts';
+import { UsageError } from './usage-error.ts';
+
+const positiveInt = (flag: string) => (value: string): number => {
+  const n = Number(value);
+  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer, got "${value}"`);
+  return n;
+};
+
+interface Io {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undefined, body: (rt: ToolRuntime) => Promise<T>): Promise<T> {
+  const rt = createToolRuntime(options);
+  try {
+    await loadTools(rt, tools);
+    return await body(rt);
+  } finally {
+    await rt.close();
+  }
+}
+
+function agentOption(rt: ToolRuntime, agent: string | undefined): { agent?: string } {
+  if (agent === undefined) return {};
+  if (!agentExists(rt, agent)) {
+    throw new UsageError(`--agent ${agent}: no such agent (a --tools function creates agents with rt.createAgent)`);
+  }
+  return { agent };
+}
+function agentExists(rt: ToolRuntime, agent: string): boolean {
+  try {
+    rt.mode({ agent });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export function buildProgram(io: Io, setExit: (code: number) => void): Command {
+  const program = new Command('ptc')
+    .description('Programmatic tool calling: run model-written TypeScript against your tools, safely.')
+    .exitOverride()
+    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
+    .showHelpAfterError(false);
+
+  program
+    .command('demo')
+    .description('Answer one multi-step question over the built-in shop tools twice (native vs run_code) and compare')
+    .action(async () => {
+      const ok = await runDemo(io.out);
+      setExit(ok ? 0 : 1);
+    });
+
+  program
+    .command('sdk')
+    .description('Print the TypeScript SDK a model would see')
+    .option('--tools <module>', 'module whose default export is an array of tools or a function (runtime) => void')
+    .option('--agent <id>', 'the agent whose visible tools form the SDK')
+    .action(async (o: { tools?: string; agent?: string }) => {
+      await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => {
+        io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
+      });
+      setExit(0);
+    });
+
+  program
+    .command('schemas')
+    .description('Print the tool list a provider would receive')
+    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .addOption(new Option('--mode <mode>', 'tool mode').choices(['native', 'ptc', 'both']).default('native'))
+    .addOption(new Option('--format <format>', 'provider format').choices([...SCHEMA_FORMATS]).default('raw'))
+    .action(async (o: { tools?: string; mode: ToolMode; format: SchemaFormat }) => {
+      await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
+        io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
+      });
+      setExit(0);
+    });
+
+  program
+    .command('run')
+    .description('Run a program exactly as run_code would and print its content')
+    .argument('<file>', 'program file, or - for standard input')
+    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .addOption(new Option('--mode <mode>', 'tool mode').choices(['ptc', 'both']).default('ptc'))
+    .option('--timeout-ms <n>', 'wall-clock deadline of the run', positiveInt('--timeout-ms'))
+    .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
+    .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
+    .option('--json', 'print the run_code result as one JSON object')
+    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean }) => {
+      const code = await readProgram(file);
+      const limits: Partial<SandboxLimits> = {
+        ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
+        ...(o.memoryMb === undefined ? {} : { memoryMb: o.memoryMb }),
+        ...(o.maxCalls === undefined ? {} : { maxCalls: o.maxCalls }),
+      };
+      const result = await withRuntime({ mode: o.mode, limits }, o.tools, (rt) =>
+        rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code } }),
+      );
+      if (o.json === true) {
+        io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
+      } else {
+        const text = result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+        (result.isError ? io.err : io.out)(`${text}\n`);
+      }
+      setExit(result.isError ? 1 : 0);
+    });
+
+  program
+    .command('check')
+    .description('Type-check a program against the SDK; prints line:column message')
+    .argument('<file>', 'program file, or - for standard input')
+    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .action(async (file: string, o: { tools?: string }) => {
+      const code = await readProgram(file);
+      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(), code));
+      for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
+      setExit(diagnostics.length > 0 ? 1 : 0);
+    });
+
+  return program;
+}
+
+/** Runs the CLI; resolves to the exit status. */
+export async function main(argv: readonly string[], io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }): Promise<number> {
+  let exit = 0;
+  const program = buildProgram(io, (code) => (exit = code));
+  try {
+    await program.parseAsync([...argv], { from: 'user' });
+    return exit;
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      if (error.exitCode === 0) return 0; // --help, --version
+      io.err(`ptc: ${error.message.replace(/^error: /, '')}\n`);
+      return 2;
+    }
+    if (error instanceof UsageError) {
+      io.err(`ptc: ${error.message}\n`);
+      return 2;
+    }
+    io.err(`ptc: ${(error as Error).stack ?? String(error)}\n`);
+    return 1;
+  }
+}

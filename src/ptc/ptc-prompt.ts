@@ -1,0 +1,19 @@
+// The texts a model sees in ptc and both modes: the instruction that only run_code
+// is callable directly (ptc only), and the SDK generated from the visible tools.
+export interface PromptSection {
+  /** Stable id, for callers that place sections themselves. */
+  readonly id: 'ptc-instructions' | 'ptc-sdk';
+  readonly text: string;
+}
+
+export const PTC_ONLY_INSTRUCTION =
+  'Only the run_code tool is callable directly. Every other tool is a function of the `tools` object inside a ' +
+  'run_code program: write one program that makes the calls, filters and aggregates, and returns only what you need.';
+
+/** The SPEC's exact refusal for a model-direct native call in ptc mode. */
+export const directCallRefusal = (name: string): string =>
+  `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
+
+export function sdkSection(sdk: string): PromptSection {
+  return { id: 'ptc-sdk', text: `TypeScript SDK available inside run_code programs:\n\n${sdk}` };
+}

@@ -1,0 +1,33 @@
+// How a run_code outcome reads for the model (SPEC §5): log lines, then the returned
+// value (a string raw, anything else as indented JSON), or a fixed "no output" line.
+// The whole text is capped at the model-visible limit with a marker.
+import type { JsonValue } from '../json/json-value.ts';
+
+export const NO_OUTPUT_TEXT = '(run_code completed with no output)';
+/** Model-visible text limit. @default 65536 */
+export const DEFAULT_MAX_VISIBLE_CHARS = 64 * 1024;
+
+export interface RunCodeValue {
+  readonly logs: readonly string[];
+  readonly result?: JsonValue;
+}
+
+export function truncateVisible(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const marker = `\n… [truncated: ${text.length - max} more characters not shown]`;
+  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+}
+
+export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VISIBLE_CHARS): string {
+  const parts = [...value.logs];
+  if (value.result !== undefined) {
+    parts.push(typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2));
+  }
+  return truncateVisible(parts.length === 0 ? NO_OUTPUT_TEXT : parts.join('\n'), maxChars);
+}
+
+/** The failure text: what went wrong, then the output the program printed before it. */
+export function runFailureText(kind: string, message: string, logs: readonly string[]): string {
+  const head = `run_code failed (${kind}): ${message}`;
+  return logs.length === 0 ? head : `${head}\n\nCaptured output:\n${logs.join('\n')}`;
+}

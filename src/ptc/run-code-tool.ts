@@ -1,0 +1,163 @@
+// run_code: the one tool a model sees in ptc mode. Its body compiles and runs the
+// model's program in the sandbox; every SDK call the program makes comes back here
+// and becomes a nested registry execution through the whole pipeline, ordered by the
+// same call sequencer that schedules a model turn.
+import type { HostCall, HostCallOutcome, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
+import { defineTool, type Tool } from '../definition/define-tool.ts';
+import { ERROR_CODES } from '../errors/error-codes.ts';
+import { ToolArgsError } from '../errors/tool-args-error.ts';
+import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import { RUN_CODE } from '../registry/tool-registry.ts';
+import type { JsonValueType } from '../definition/schema-node.ts';
+import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
+
+/** Orders nested calls exactly as a model turn is ordered (SPEC §4 rules). */
+export interface NestedCallSubmitter {
+  submit(request: NestedExecuteRequest): Promise<ToolResult>;
+}
+
+export interface RunCodeDeps {
+  /** The sandbox; throws PTC_NOT_CONFIGURED when there is none. */
+  sandbox(): Sandbox;
+  /** Names the program may call: the agent's visible tools. */
+  toolNames(agent: string | undefined): string[];
+  /** A fresh sequencer for one run, bound to the run's agent and signal. */
+  sequencer(options: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter;
+  readonly limits: Partial<SandboxLimits>;
+  readonly maxVisibleChars: number;
+}
+
+export const RUN_CODE_DESCRIPTION =
+  'Run a TypeScript program against the tools SDK. `code` is the body of an async function: await tool calls via `tools`, ' +
+  'then `return` the answer or print with console.log. Only what the program returns or prints comes back.';
+
+/** A failed run: code CODE_RUN_FAILED, `info.kind` says how, the text carries the captured output. */
+class CodeRunError extends ToolRuntimeError {
+  readonly info: { readonly [key: string]: JsonValue };
+  constructor(message: string, info: { readonly [key: string]: JsonValue }) {
+    super(ERROR_CODES.CODE_RUN_FAILED, message);
+    this.info = info;
+  }
+}
+
+export function createRunCodeTool(deps: RunCodeDeps): Tool {
+  return defineTool({
+    name: RUN_CODE,
+    description: RUN_CODE_DESCRIPTION,
+    parameters: {
+      description: {
+        type: 'string',
+        required: true,
+        minLength: 1,
+        description: 'A short active-voice label of what the program does, for the UI (e.g. "Sum late orders per region").',
+      },
+      code: { type: 'string', required: true, description: 'TypeScript: the body of an async function.' },
+    },
+    output: {
+      schema: {
+        type: 'object',
+        properties: { logs: { type: 'array', items: { type: 'string' }, required: true }, result: { type: 'json' } },
+        additionalProperties: false,
+      },
+      render: (_args, value) => [{ type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) }],
+    },
+    execute: (args, exec) => runProgram(deps, args.description, args.code, exec),
+  });
+}
+
+type ProgramValue = { logs: string[]; result?: JsonValueType };
+
+async function runProgram(deps: RunCodeDeps, description: string, code: string, exec: ToolExecution): Promise<ProgramValue> {
+  if (description.trim() === '') {
+    throw new ToolArgsError(RUN_CODE, [{ path: '/description', message: 'must not be blank: give a short label such as "Count open orders"' }]);
+  }
+  const sandbox = deps.sandbox();
+  const signal = exec.signal;
+  const sequencer = deps.sequencer({ agent: exec.agent, signal });
+  const ferry = orderedFerry(exec);
+  let submitted = 0;
+  const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
+    const seq = ++submitted;
+    let args: unknown;
+    try {
+      args = JSON.parse(request.argsJson);
+    } catch {
+      ferry.skip(seq);
+      return { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' };
+    }
+    let result: ToolResult;
+    try {
+      result = await sequencer.submit({
+        callId: `${exec.callId}:ptc:${seq}`,
+        name: request.toolName,
+        arguments: args,
+        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+        parent: exec.token,
+        rootCallId: exec.rootCallId,
+        signal: AbortSignal.any([signal, request.signal]),
+      });
+    } catch (error) {
+      ferry.skip(seq);
+      throw error;
+    }
+    ferry.commit(seq, result);
+    if (result.isError) return { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' };
+    // The program receives the canonical value, never the content.
+    return { ok: true, valueJson: JSON.stringify(result.value ?? null) };
+  };
+  const outcome = await sandbox.run({
+    code,
+    toolNames: deps.toolNames(exec.agent),
+    hostCall,
+    limits: deps.limits,
+    signal,
+  });
+  if (!outcome.ok) {
+    const logs = [...outcome.logs];
+    const info: { [key: string]: JsonValue } = { kind: outcome.kind, logs };
+    if (outcome.location !== undefined) {
+      info.line = outcome.location.line;
+      info.column = outcome.location.column;
+    }
+    const text = truncateVisible(runFailureText(outcome.kind, outcome.message, logs), deps.maxVisibleChars);
+    throw new CodeRunError(text, info);
+  }
+  return outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
+}
+
+/**
+ * Ferries what nested calls hand up, in submission order: their deferred contexts,
+ * image content of a success (as a deferred context), and concludesTurn.
+ */
+function orderedFerry(exec: ToolExecution): { commit(seq: number, result: ToolResult): void; skip(seq: number): void } {
+  const pending = new Map<number, ToolResult | null>();
+  let next = 1;
+  const flush = (): void => {
+    while (pending.has(next)) {
+      const result = pending.get(next)!;
+      pending.delete(next);
+      next += 1;
+      if (result === null) continue;
+      for (const context of result.additionalContexts ?? []) exec.deferContext(context);
+      if (!result.isError) {
+        const images = result.content.filter((block) => block.type === 'image');
+        if (images.length > 0) exec.deferContext({ role: 'user', content: images });
+        if (result.concludesTurn === true) exec.concludeTurn();
+      }
+    }
+  };
+  return {
+    commit(seq, result) {
+      pending.set(seq, result);
+      flush();
+    },
+    skip(seq) {
+      pending.set(seq, null);
+      flush();
+    },
+  };
+}
