@@ -4,7 +4,7 @@
 // MAX_SCHEMA_DEPTH with the path, and a schema that contains itself is a cycle error.
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonMutable } from '../json/json-value.ts';
-import { snapshotJson } from '../json/json-value.ts';
+import { trySnapshotJson } from '../json/json-value.ts';
 
 /** Deepest nesting of schemas we accept (ajv itself recurses per level). */
 export const MAX_SCHEMA_DEPTH = 64;
@@ -34,8 +34,7 @@ const BY_TYPE: Record<string, readonly string[]> = {
 };
 /** Documented subset, for error messages. */
 export const SUPPORTED_KEYWORDS = [
-  'type', 'nullable', 'required', 'anyOf', 'oneOf', ...ANNOTATIONS,
-  ...new Set(Object.values(BY_TYPE).flat()),
+  ...new Set(['type', 'nullable', 'required', 'anyOf', 'oneOf', ...ANNOTATIONS, ...Object.values(BY_TYPE).flat()]),
 ].join(', ');
 
 interface Task {
@@ -47,6 +46,11 @@ interface Task {
 
 const fail = (path: string, message: string): never => {
   throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at ${path}: ${message}`, { path });
+};
+/** A JSON copy of a schema value (default, examples, enum, const), or a definition error at its path. */
+const jsonAt = (value: unknown, path: string): JsonMutable => {
+  const snap = trySnapshotJson(value, path);
+  return snap.ok ? (snap.value as JsonMutable) : fail(snap.error.path, `must be JSON: ${snap.error.reason}`);
 };
 const isRecord = (v: unknown): v is Record<string, unknown> =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -88,7 +92,7 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
     const v = prop(n, a);
     if (v === undefined) continue;
     if ((a === 'description' || a === 'title') && typeof v !== 'string') fail(`${path}.${a}`, `"${a}" must be a string`);
-    out[a] = snapshotJson(v, `${path}.${a}`) as JsonMutable;
+    out[a] = jsonAt(v, `${path}.${a}`);
   }
   const type = prop(n, 'type');
   const nullable = prop(n, 'nullable');
@@ -127,6 +131,7 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
       checkKeywords(n, allowed, path);
       return task.assign(out); // no type: any JSON
     }
+    checkKeywords(n, allowed, path); // name an unsupported keyword such as "$ref" before the missing type
     fail(path, 'missing "type" (use { type: "json" } for any JSON value)');
   }
   if (type === 'json') {
@@ -143,6 +148,11 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
   out.type = nullable === true ? [t, 'null'] : t;
   copyTypeKeywords(n, out, [t], path, depth, stack, options);
   if (nullable === true && Array.isArray(out.enum)) out.enum = [...out.enum, null];
+  // `const` would refuse the null that `nullable` (and the inferred type) allows.
+  if (nullable === true && Object.hasOwn(out, 'const') && out.enum === undefined) {
+    out.enum = [out.const as JsonMutable, null];
+    delete out.const;
+  }
   task.assign(out);
 }
 
@@ -188,9 +198,9 @@ function copyTypeKeywords(
   const enumValues = prop(n, 'enum');
   if (enumValues !== undefined) {
     if (!Array.isArray(enumValues) || enumValues.length === 0) fail(`${path}.enum`, '"enum" must be a non-empty array');
-    out.enum = snapshotJson(enumValues, `${path}.enum`) as JsonMutable;
+    out.enum = jsonAt(enumValues, `${path}.enum`);
   }
-  if (Object.hasOwn(n, 'const')) out.const = snapshotJson(n.const, `${path}.const`) as JsonMutable;
+  if (Object.hasOwn(n, 'const')) out.const = jsonAt(n.const, `${path}.const`);
 
   if (kinds.includes('array')) {
     const items = prop(n, 'items');
@@ -221,6 +231,10 @@ function compileObject(
   const properties = prop(n, 'properties');
   const required: string[] = [];
   const rawRequired = prop(n, 'required');
+  // A JSON Schema habit in the DSL would otherwise be silently ignored.
+  if (options.dialect === 'dsl' && rawRequired !== undefined && typeof rawRequired !== 'boolean') {
+    fail(`${path}.required`, 'in the DSL mark each property with "required: true" instead of a "required" array');
+  }
   if (options.dialect === 'json-schema' && rawRequired !== undefined) {
     if (!Array.isArray(rawRequired) || !rawRequired.every((r) => typeof r === 'string')) fail(`${path}.required`, '"required" must be an array of property names');
     required.push(...(rawRequired as string[]));
@@ -231,6 +245,8 @@ function compileObject(
     for (const name of ownKeys(properties as Record<string, unknown>)) {
       const child = (properties as Record<string, unknown>)[name];
       const childPath = `${path}.properties[${JSON.stringify(name)}]`;
+      // ajv skips this name when it compiles "properties", so it could never be validated.
+      if (name === '__proto__') fail(childPath, 'a property named "__proto__" cannot be validated; choose another name');
       if (options.dialect === 'dsl' && isRecord(child)) {
         const flag = prop(child, 'required');
         if (flag !== undefined && typeof flag !== 'boolean') fail(`${childPath}.required`, '"required" on a property must be true or false');

@@ -68,9 +68,12 @@ export type PropertyMap = { readonly [name: string]: SchemaNode };
 /** Plain JSON as the program sees it. */
 export type JsonValueType = null | boolean | number | string | JsonValueType[] | { [key: string]: JsonValueType };
 
+// `D` holds one entry per container (object or array) enclosing the node. A container
+// node with MaxInferenceDepth containers above it (the 17th level) becomes JsonValue;
+// scalars are typed at any level.
 type Depth = readonly unknown[];
 type Deeper<D extends Depth> = readonly [unknown, ...D];
-/** Inference stops at this many container levels. */
+/** Inference types this many container levels (the args root counts as one); deeper containers are JsonValue. */
 export type MaxInferenceDepth = 16;
 
 type WithNull<N, T> = N extends { readonly nullable: true } ? T | null : T;
@@ -93,34 +96,35 @@ type InferUnion<N, D extends Depth> = N extends { readonly anyOf: readonly (infe
     ? InferNodeAt<M, D>
     : JsonValueType;
 
-type InferNodeAt<N, D extends Depth> = D['length'] extends MaxInferenceDepth
+type InferContainer<N, D extends Depth> = D['length'] extends MaxInferenceDepth
   ? JsonValueType
-  : WithNull<
-      N,
-      N extends { readonly type: 'json' }
-        ? JsonValueType
-        : N extends { readonly type: 'array' }
-          ? N extends { readonly items: infer I }
-            ? InferNodeAt<I, Deeper<D>>[]
-            : JsonValueType[]
-          : N extends { readonly type: 'object' }
-            ? N extends { readonly properties: infer P }
-              ? InferMapAt<P, Deeper<D>>
-              : { [key: string]: JsonValueType }
-            : N extends { readonly type: string }
-              ? InferScalar<N>
-              : InferUnion<N, D>
-    >;
+  : N extends { readonly type: 'array' }
+    ? N extends { readonly items: infer I }
+      ? InferNodeAt<I, Deeper<D>>[]
+      : JsonValueType[]
+    : N extends { readonly properties: infer P }
+      ? InferMapAt<P, Deeper<D>>
+      : { [key: string]: JsonValueType };
+
+type InferNodeAt<N, D extends Depth> = WithNull<
+  N,
+  N extends { readonly type: 'json' }
+    ? JsonValueType
+    : N extends { readonly type: 'array' | 'object' }
+      ? InferContainer<N, D>
+      : N extends { readonly type: string }
+        ? InferScalar<N>
+        : InferUnion<N, D>
+>;
 
 type RequiredKeys<P> = { [K in keyof P]: P[K] extends { readonly required: true } ? K : never }[keyof P];
 type OptionalKeys<P> = Exclude<keyof P, RequiredKeys<P>>;
 type Flatten<T> = { [K in keyof T]: T[K] };
 
-type InferMapAt<P, D extends Depth> = D['length'] extends MaxInferenceDepth
-  ? JsonValueType
-  : Flatten<
-      { [K in RequiredKeys<P>]: InferNodeAt<P[K], D> } & { [K in OptionalKeys<P>]?: InferNodeAt<P[K], D> }
-    >;
+/** The properties of a map whose object has `D` containers above the properties (itself included). */
+type InferMapAt<P, D extends Depth> = Flatten<
+  { [K in RequiredKeys<P>]: InferNodeAt<P[K], D> } & { [K in OptionalKeys<P>]?: InferNodeAt<P[K], D> }
+>;
 
 /** The TypeScript type of a value that satisfies schema node `N`. */
 export type InferNode<N> = InferNodeAt<N, readonly []>;

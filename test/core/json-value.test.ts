@@ -1,0 +1,194 @@
+// snapshotJson / deepFreeze: lossless for every JSON value, refuses everything else.
+import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
+import { deepFreeze, NotJsonError, snapshotJson } from '../../src/index.ts';
+import { trySnapshotJson } from '../../src/json/json-value.ts';
+import { isDeepFrozen } from './helpers.ts';
+
+class Point {
+  x = 1;
+}
+
+/** Values that are not lossless JSON, each with the path suffix snapshotJson must report. */
+const POISONS: ReadonlyArray<readonly [string, () => unknown, string]> = [
+  ['undefined', () => undefined, ''],
+  ['a function', () => () => 1, ''],
+  ['a BigInt', () => 10n, ''],
+  ['a Symbol', () => Symbol('s'), ''],
+  ['NaN', () => Number.NaN, ''],
+  ['Infinity', () => Number.POSITIVE_INFINITY, ''],
+  ['-Infinity', () => Number.NEGATIVE_INFINITY, ''],
+  ['a Date', () => new Date(0), ''],
+  ['a class instance', () => new Point(), ''],
+  ['a Map', () => new Map(), ''],
+  ['a Set', () => new Set(), ''],
+  ['a RegExp', () => /x/, ''],
+  ['a typed array', () => new Uint8Array(2), ''],
+  ['a boxed number', () => Object(1), ''],
+  ['a sparse array', () => [1, , 3], ''],
+  ['an array with an extra property', () => Object.assign([1], { extra: 1 }), ''],
+  ['an accessor property', () => Object.defineProperty({}, 'g', { get: () => 1, enumerable: true }), '.g'],
+  ['a symbol-keyed property', () => ({ [Symbol('k')]: 1 }), ''],
+  ['a non-enumerable property', () => Object.defineProperty({}, 'hidden', { value: 1, enumerable: false }), '.hidden'],
+  [
+    'a cycle',
+    () => {
+      const o: Record<string, unknown> = {};
+      o.self = o;
+      return o;
+    },
+    '.self',
+  ],
+];
+
+type Wrap = { readonly kind: 'object'; readonly key: string; readonly sibling: unknown } | { readonly kind: 'array'; readonly sibling: unknown };
+
+/** Puts `inner` inside the chain of containers, innermost last, and returns the value and the path of `inner`. */
+function nest(inner: unknown, wraps: readonly Wrap[]): { value: unknown; path: string } {
+  let value = inner;
+  let suffix = '';
+  for (const w of [...wraps].reverse()) {
+    if (w.kind === 'object') {
+      const o: Record<string, unknown> = { sibling: w.sibling };
+      Object.defineProperty(o, w.key, { value, enumerable: true, writable: true, configurable: true });
+      value = o;
+      suffix = `.${w.key}${suffix}`;
+    } else {
+      value = [w.sibling, value];
+      suffix = `[1]${suffix}`;
+    }
+  }
+  return { value, path: `$${suffix}` };
+}
+
+const wrapArb: fc.Arbitrary<Wrap> = fc.oneof(
+  fc.record({ kind: fc.constant('object' as const), key: fc.constantFrom('a', 'b_1', 'inner'), sibling: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({ kind: fc.constant('array' as const), sibling: fc.jsonValue({ maxDepth: 2 }) }),
+);
+
+describe('snapshotJson', () => {
+  it('is lossless for random JSON: equal, a fresh copy, deep-frozen, and stable through JSON text', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const snap = snapshotJson(value);
+        expect(snap).toEqual(value);
+        expect(isDeepFrozen(snap)).toBe(true);
+        if (typeof value === 'object' && value !== null) expect(snap).not.toBe(value);
+        expect(JSON.parse(JSON.stringify(snap))).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(snapshotJson(snap)).toEqual(snap);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('is lossless for JSON parsed from text, including "__proto__" keys kept as own data', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const parsed: unknown = JSON.parse(JSON.stringify(value));
+        expect(JSON.stringify(snapshotJson(parsed))).toBe(JSON.stringify(parsed));
+      }),
+      { numRuns: 200 },
+    );
+    const parsed: unknown = JSON.parse('{"__proto__":{"polluted":true},"constructor":1}');
+    const snap = snapshotJson(parsed) as Record<string, unknown>;
+    expect(Object.keys(snap)).toEqual(['__proto__', 'constructor']);
+    expect(Object.getPrototypeOf(snap)).toBe(Object.prototype);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+    expect(JSON.stringify(snap)).toBe('{"__proto__":{"polluted":true},"constructor":1}');
+  });
+
+  it('keeps null-prototype objects and -0 as they are', () => {
+    const bare = Object.assign(Object.create(null) as object, { a: 1 });
+    expect(snapshotJson(bare)).toEqual({ a: 1 });
+    expect(Object.is(snapshotJson(-0), -0)).toBe(true);
+  });
+
+  it.each(POISONS)('refuses %s at the top level and reports the path', (_label, make, suffix) => {
+    expect(() => snapshotJson(make())).toThrow(NotJsonError);
+    try {
+      snapshotJson(make());
+    } catch (error) {
+      expect((error as NotJsonError).path).toBe(`$${suffix}`);
+    }
+  });
+
+  it('refuses every non-JSON value hidden anywhere inside random JSON, naming its path', () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...POISONS), fc.array(wrapArb, { minLength: 1, maxLength: 6 }), ([, make, suffix], wraps) => {
+        const { value, path } = nest(make(), wraps);
+        let thrown: unknown;
+        try {
+          snapshotJson(value);
+        } catch (error) {
+          thrown = error;
+        }
+        expect(thrown).toBeInstanceOf(NotJsonError);
+        expect((thrown as NotJsonError).path).toBe(`${path}${suffix}`);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('reports a Proxy whose trap throws as not JSON instead of throwing something else', () => {
+    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    const result = trySnapshotJson(hostile);
+    expect(result.ok).toBe(false);
+    if (!result.ok) expect(result.error.message).toContain('trap');
+    const { proxy, revoke } = Proxy.revocable({}, {});
+    revoke();
+    expect(trySnapshotJson({ p: proxy }).ok).toBe(false);
+  });
+
+  it('walks 100,000 levels without overflowing the call stack', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 100_000; i += 1) deep = i % 2 === 0 ? [deep] : { d: deep };
+    const snap = snapshotJson(deep);
+    let cursor: unknown = snap;
+    let depth = 0;
+    let allFrozen = true;
+    while (typeof cursor === 'object' && cursor !== null) {
+      allFrozen &&= Object.isFrozen(cursor);
+      cursor = Array.isArray(cursor) ? cursor[0] : (cursor as { d: unknown }).d;
+      depth += 1;
+    }
+    expect(allFrozen).toBe(true);
+    expect(depth).toBe(100_000);
+    expect(cursor).toBe('leaf');
+  });
+
+  it('accepts a shared (non-cyclic) subobject twice', () => {
+    const shared = { v: 1 };
+    expect(snapshotJson({ a: shared, b: [shared, shared] })).toEqual({ a: { v: 1 }, b: [{ v: 1 }, { v: 1 }] });
+  });
+
+  it('copies, so later mutation of the source does not reach the snapshot', () => {
+    const source = { list: [1, 2] };
+    const snap = snapshotJson(source) as { list: number[] };
+    source.list.push(3);
+    expect(snap.list).toEqual([1, 2]);
+  });
+});
+
+describe('deepFreeze', () => {
+  it('freezes every nested object in place and returns the same reference', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        expect(deepFreeze(value)).toBe(value);
+        expect(isDeepFrozen(value)).toBe(true);
+      }),
+      { numRuns: 100 },
+    );
+  });
+
+  it('handles cycles and 100,000 levels', () => {
+    const o: Record<string, unknown> = { a: [1] };
+    o.self = o;
+    deepFreeze(o);
+    expect(Object.isFrozen(o.a)).toBe(true);
+    let deep: unknown = {};
+    const first = deep;
+    for (let i = 0; i < 100_000; i += 1) deep = { d: deep };
+    deepFreeze(deep);
+    expect(Object.isFrozen(first)).toBe(true);
+  });
+});
