@@ -3,7 +3,7 @@
 import type { ValidateFunction } from 'ajv';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { ToolArgsError, type ArgIssue } from '../errors/tool-args-error.ts';
-import type { JsonValue } from '../json/json-value.ts';
+import { deepFreeze, type JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
@@ -125,6 +125,9 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, parameters: JsonSch
   // Compiled once per definition, never per call.
   const validateArgs = schemaValidator(parameters, spec.name, 'parameters');
   const validateOutput = schemaValidator(outputSchema, spec.name, 'output.schema');
+  // The compiled schemas are shared with every projection sent to a model: nobody may edit them.
+  deepFreeze(parameters);
+  deepFreeze(outputSchema);
   const fits = (args: JsonValue): boolean => validateArgs(args) === true;
   const {
     isConcurrencySafe, presentCall, presentResult, projectContent, finalizeContent, presentationMeta,
