@@ -4,7 +4,7 @@
 // Inference types 16 container levels (the args root is one); the 17th is JsonValue.
 import { describe, expect, it } from '@jest/globals';
 import {
-  createToolRuntime, defineTool, type InferArgs, type InferNode, type JsonValueType, type MaxInferenceDepth,
+  createToolRuntime, defineTool, DefinitionError, type InferArgs, type InferNode, type JsonValueType, type MaxInferenceDepth,
 } from '../../src/index.ts';
 import { call, text } from './helpers.ts';
 
@@ -117,24 +117,6 @@ const typed = defineTool({
   },
 });
 
-defineTool({
-  name: 'bad-output',
-  description: 'd',
-  parameters: {},
-  output: { schema: { type: 'integer' }, render: () => [] },
-  // @ts-expect-error the body must return the output type (a number)
-  execute: () => 'not a number',
-});
-
-defineTool({
-  name: 'missing-output',
-  description: 'd',
-  parameters: {},
-  // @ts-expect-error `output.schema` is required
-  output: { render: () => [] },
-  execute: () => null,
-});
-
 describe('argument inference', () => {
   it('matches what the body receives at run time', async () => {
     const rt = createToolRuntime();
@@ -142,5 +124,33 @@ describe('argument inference', () => {
     const result = await rt.execute(call('typed', { q: 'x', mode: 'fast' }));
     expect(result.value).toEqual({ hits: ['x'] });
     expect(result.content).toEqual(text('fast:x:x'));
+  });
+
+  it('a body that breaks the output type is a compile error and, at run time, INVALID_TOOL_OUTPUT', async () => {
+    const rt = createToolRuntime();
+    rt.register(
+      defineTool({
+        name: 'bad-output',
+        description: 'd',
+        parameters: {},
+        output: { schema: { type: 'integer' }, render: () => [] },
+        // @ts-expect-error the body must return the output type (a number)
+        execute: () => 'not a number',
+      }),
+    );
+    expect((await rt.execute(call('bad-output', {}))).error?.code).toBe('INVALID_TOOL_OUTPUT');
+  });
+
+  it('a missing output schema is a compile error and, at run time, a DefinitionError', () => {
+    expect(() =>
+      defineTool({
+        name: 'missing-output',
+        description: 'd',
+        parameters: {},
+        // @ts-expect-error `output.schema` is required
+        output: { render: () => [] },
+        execute: () => null,
+      }),
+    ).toThrow(DefinitionError);
   });
 });
