@@ -14,6 +14,7 @@ import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } from '../ptc/run-code-tool.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
+import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -23,7 +24,8 @@ export interface ToolSchemaProjection {
   readonly deferLoading?: true;
 }
 
-export interface ToolRuntimeOptions {
+/** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal or JSONL file path) come from the scheduler. */
+export interface ToolRuntimeOptions extends TurnExecutorOptions {
   /** The approval seam for `ask()` decisions. Without it, `ask` is refused (never auto-approved). */
   readonly approval?: ApprovalService;
   /** Default tool mode for every agent without its own declaration. @default 'native' */
@@ -61,6 +63,8 @@ export interface ToolRuntime {
   /** The tool a name resolves to for the agent (after scope and restrictions), if visible. */
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
   execute(request: ExecuteRequest): Promise<ToolResult>;
+  /** Runs the tool calls of one model message (SPEC §4): results and contexts in model order. */
+  executeTurn(calls: readonly TurnCall[], options?: TurnOptions): Promise<TurnResult>;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
 }
@@ -184,6 +188,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
     execute: (request) => executeTool(deps, request),
+    executeTurn: createTurnExecutor(deps, options),
     async close() {
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
       sandbox = ownsSandbox ? undefined : sandbox;

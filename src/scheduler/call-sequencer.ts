@@ -1,0 +1,243 @@
+// The streaming call sequencer (SPEC §4, seed 8.10–8.11): calls are submitted one at
+// a time, in model (or program) order, and run through the full pipeline with
+// these rules:
+//   - a call starts (pre-policy) only after the previous call's policy is done, and
+//     after the previous call committed if that one is exclusive;
+//   - when it starts it is classified with the latest visible definition: parallel
+//     only if `isConcurrencySafe(args)` is exactly true, else exclusive;
+//   - parallel bodies share a bounded p-queue pool; an exclusive body waits for every
+//     earlier call to commit, and later calls wait for it to commit;
+//   - post-policy, finish (observers) and the commit (journal, result) follow
+//     submission order, while bodies overlap.
+// On abort nothing new starts: unstarted calls still go through the pipeline, which
+// gives them ABORTED_BEFORE_DISPATCH (observers included), and started calls drain.
+// An internal failure stops dispatch, waits for started work and rejects with a
+// SchedulerError; it never invents results.
+// executeTurn uses it for one model message; run_code reuses it for nested calls.
+import PQueue from 'p-queue';
+import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
+import { executeTool, type ExecutionGates, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { AgentRef } from '../registry/tool-registry.ts';
+import { classifyCall, type CallMode } from './classify-call.ts';
+import { checkConcurrency } from './concurrency-limit.ts';
+import { deferred, type Deferred } from './deferred.ts';
+import type { Journal, ToolCallEvent } from './journal.ts';
+import { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler-error.ts';
+
+export interface CallSequencerOptions {
+  /** Agent of the submitted calls (a request's own `agent` wins). Default: the global scope. */
+  readonly agent?: AgentRef;
+  /** Cancels the whole sequence: nothing new starts, started calls drain, unstarted ones get ABORTED_BEFORE_DISPATCH. */
+  readonly signal?: AbortSignal;
+  /**
+   * How many concurrency-safe calls may run their around-dispatch + body at once.
+   * @default 8
+   */
+  readonly concurrency?: number;
+  /** Each committed call/result pair is appended (durably) before its `submit` resolves. */
+  readonly journal?: Journal;
+}
+
+export interface CallSequencer {
+  /**
+   * Queues one call behind the ones already submitted and resolves with its final
+   * result once it has committed. Rejects with a TypeError for a malformed request
+   * (nothing is queued), with SchedulerError `NOT_DISPATCHED` after `close()`, and with
+   * SchedulerError `SCHEDULER_FAILURE` when an internal failure kept it from committing.
+   */
+  submit(request: NestedExecuteRequest): Promise<ToolResult>;
+  /** Waits until every call submitted so far has committed or failed; rejects with the failure if any. */
+  drain(): Promise<void>;
+  /** Refuses further submissions, then drains. */
+  close(): Promise<void>;
+  readonly closed: boolean;
+}
+
+interface Slot {
+  readonly request: NestedExecuteRequest;
+  readonly agent: string | undefined;
+  /** The argument snapshot the tool will see, or undefined when they are not JSON. */
+  readonly args: JsonValue | undefined;
+  readonly callEvent: ToolCallEvent;
+  mode: CallMode | 'aborted' | undefined;
+  readonly policyDone: Deferred<void>;
+  /** Resolves once the call committed; rejects with the SchedulerError otherwise. */
+  readonly committed: Deferred<void>;
+  readonly result: Deferred<ToolResult>;
+}
+
+const NEVER_ABORTED = new AbortController().signal;
+const noop = (): void => {};
+
+export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOptions = {}): CallSequencer {
+  const concurrency = checkConcurrency(options.concurrency, 'createCallSequencer');
+  const defaultAgent = deps.registry.agentId(options.agent);
+  const signal = options.signal ?? NEVER_ABORTED;
+  if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
+  const { journal } = options;
+  const pool = new PQueue({ concurrency });
+  const slots: Slot[] = [];
+  const callIds = new Set<string>();
+  let failure: SchedulerError | undefined;
+  let closed = false;
+  // Start order: each link waits for the gate the previous call sets for the next.
+  let startChain: Promise<void> = Promise.resolve();
+  let lastCommitted: Promise<void> = Promise.resolve();
+
+  // Resolves when waiting for a gate is pointless: the sequence was aborted or failed.
+  const stopped = deferred<void>();
+  const onAbort = (): void => stopped.resolve();
+  if (signal.aborted) stopped.resolve();
+  else signal.addEventListener('abort', onAbort, { once: true });
+
+  const fail = (error: unknown): SchedulerError => {
+    if (failure === undefined) {
+      failure = SchedulerError.failure(error);
+      stopped.resolve();
+    }
+    return failure;
+  };
+
+  const commit = async (slot: Slot, result: ToolResult): Promise<void> => {
+    if (journal !== undefined) {
+      await journal.append([slot.callEvent, { type: 'tool/result', callId: result.callId, name: result.name, result }]);
+    }
+    slot.result.resolve(result);
+    slot.committed.resolve();
+  };
+
+  const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
+    if (failure !== undefined) {
+      // Never started: no result is invented for it.
+      slot.result.reject(failure);
+      slot.committed.reject(failure);
+      return;
+    }
+    const { request } = slot;
+    slot.mode = signal.aborted ? 'aborted' : classifyCall(deps, request.name, slot.agent, slot.args);
+    const gates: ExecutionGates = {
+      onPolicyDone: () => slot.policyDone.resolve(),
+      runDispatch: async (dispatch) => {
+        if (failure !== undefined) throw failure;
+        if (slot.mode === 'parallel') {
+          await pool.add(async () => {
+            if (failure !== undefined) throw failure;
+            await dispatch();
+          });
+          return;
+        }
+        // A barrier: every earlier call has committed before this body starts.
+        await previousCommitted;
+        if (failure !== undefined) throw failure;
+        await dispatch();
+      },
+      // Post-policy, finish and commit in submission order.
+      beforeCommit: () => previousCommitted,
+    };
+    executeTool(deps, request, gates)
+      .then((result) => commit(slot, result))
+      .catch((error: unknown) => {
+        const f = fail(error);
+        slot.result.reject(f);
+        slot.committed.reject(f);
+      });
+    // The gate for the next call: its pre-policy follows this call's policy; an
+    // exclusive call holds every later call until it has committed.
+    const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;
+    await Promise.race([gate.then(noop, noop), stopped.promise]);
+  };
+
+  const normalize = (request: NestedExecuteRequest): Slot => {
+    if (typeof request !== 'object' || request === null) throw new TypeError('submit: expected a call { callId, name, arguments }');
+    const { callId, name } = request;
+    if (typeof callId !== 'string' || callId.length === 0) throw new TypeError('submit: callId must be a non-empty string');
+    if (typeof name !== 'string') throw new TypeError(`submit(${callId}): name must be a string`);
+    if (callIds.has(callId)) throw new TypeError(`submit(${callId}): duplicate callId; every call of a sequence needs its own id`);
+    const agent = request.agent === undefined ? defaultAgent : deps.registry.agentId(request.agent);
+    const own = request.signal;
+    if (own !== undefined && !(own instanceof AbortSignal)) throw new TypeError(`submit(${callId}): signal must be an AbortSignal`);
+    const callSignal = own === undefined || own === signal ? signal : signal === NEVER_ABORTED ? own : AbortSignal.any([signal, own]);
+    // Snapshot once: classification and the tool see the very same arguments.
+    const snapshot = trySnapshotJson(request.arguments, 'arguments');
+    const args = snapshot.ok ? snapshot.value : undefined;
+    const normalized: NestedExecuteRequest = {
+      callId,
+      name,
+      arguments: snapshot.ok ? snapshot.value : request.arguments,
+      signal: callSignal,
+      ...(agent === undefined ? {} : { agent }),
+      ...(request.parent === undefined ? {} : { parent: request.parent }),
+      ...(request.rootCallId === undefined ? {} : { rootCallId: request.rootCallId }),
+    };
+    const callEvent: ToolCallEvent = {
+      type: 'tool/call',
+      callId,
+      name,
+      agent: agent ?? null,
+      arguments: args ?? null,
+      ...(request.rootCallId === undefined || request.rootCallId === callId ? {} : { rootCallId: request.rootCallId }),
+    };
+    const slot: Slot = {
+      request: normalized,
+      agent,
+      args,
+      callEvent,
+      mode: undefined,
+      policyDone: deferred<void>(),
+      committed: deferred<void>(),
+      result: deferred<ToolResult>(),
+    };
+    slot.committed.promise.catch(noop);
+    callIds.add(callId);
+    return slot;
+  };
+
+  const drain = async (): Promise<void> => {
+    // Calls submitted while we wait are waited for too.
+    let seen = -1;
+    while (seen !== slots.length) {
+      seen = slots.length;
+      await Promise.allSettled(slots.map((s) => s.committed.promise));
+    }
+    if (failure !== undefined) throw failure;
+  };
+
+  return {
+    submit(request) {
+      if (closed) {
+        const id = (request as { callId?: unknown } | null)?.callId;
+        return Promise.reject(new SchedulerError(SCHEDULER_ERROR_CODES.NOT_DISPATCHED, `call ${JSON.stringify(id)} was not dispatched: the sequence is closed`));
+      }
+      if (failure !== undefined) return Promise.reject(failure);
+      let slot: Slot;
+      try {
+        slot = normalize(request);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      slots.push(slot);
+      const previousCommitted = lastCommitted;
+      lastCommitted = slot.committed.promise;
+      startChain = startChain.then(() => start(slot, previousCommitted)).catch((error: unknown) => {
+        // `start` itself broke: an internal failure.
+        const f = fail(error);
+        slot.result.reject(f);
+        slot.committed.reject(f);
+      });
+      return slot.result.promise;
+    },
+    drain,
+    async close() {
+      closed = true;
+      try {
+        await drain();
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+    },
+    get closed() {
+      return closed;
+    },
+  };
+}

@@ -1,0 +1,91 @@
+// One model message's tool calls (SPEC §4): submit them all to a call sequencer in
+// model order, wait for every commit, and assemble the step's outcome.
+import type { PipelineDeps } from '../pipeline/execute-tool.ts';
+import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
+import type { AgentRef } from '../registry/tool-registry.ts';
+import { createCallSequencer } from './call-sequencer.ts';
+import { checkConcurrency } from './concurrency-limit.ts';
+import { openFileJournal } from './file-journal.ts';
+import type { Journal } from './journal.ts';
+
+/** One tool call of a model message. */
+export interface TurnCall {
+  readonly callId: string;
+  readonly name: string;
+  readonly arguments: unknown;
+}
+
+export interface TurnOptions {
+  /** The calling agent (scope, restrictions, guards). Default: the global scope. */
+  readonly agent?: AgentRef;
+  /** Cancels the turn: nothing new starts, started calls drain, unstarted calls get ABORTED_BEFORE_DISPATCH. */
+  readonly signal?: AbortSignal;
+}
+
+export interface TurnResult {
+  /** One final result per call, in model order. */
+  readonly results: readonly ToolResult[];
+  /** Every result's `additionalContexts`, in model order: for the next step's inbox, after all results. */
+  readonly additionalContexts: readonly ContextMessage[];
+  /** True iff a committed result concludes the turn. */
+  readonly concludesTurn: boolean;
+}
+
+export interface TurnExecutorOptions {
+  /**
+   * Pool size for concurrency-safe calls of one turn.
+   * @default 8
+   */
+  readonly concurrency?: number;
+  /** Durable record of every committed call/result pair: a Journal, or a JSONL file path. */
+  readonly journal?: Journal | string;
+}
+
+export type TurnExecutor = (calls: readonly TurnCall[], options?: TurnOptions) => Promise<TurnResult>;
+
+/** Binds the runtime-wide settings, checking them now rather than at the first turn. */
+export function createTurnExecutor(deps: PipelineDeps, options: TurnExecutorOptions = {}): TurnExecutor {
+  const concurrency = checkConcurrency(options.concurrency, 'createToolRuntime');
+  const journal = typeof options.journal === 'string' ? openFileJournal(options.journal) : options.journal;
+  if (journal !== undefined && (typeof journal.append !== 'function' || typeof journal.read !== 'function')) {
+    throw new TypeError('createToolRuntime: journal must be a file path or an object with append(events) and read()');
+  }
+  return (calls, turn = {}) => executeTurn(deps, calls, { ...turn, concurrency, ...(journal === undefined ? {} : { journal }) });
+}
+
+export async function executeTurn(
+  deps: PipelineDeps,
+  calls: readonly TurnCall[],
+  options: TurnOptions & { readonly concurrency?: number; readonly journal?: Journal } = {},
+): Promise<TurnResult> {
+  checkTurnCalls(calls);
+  const sequencer = createCallSequencer(deps, options);
+  const pending = calls.map((c) => sequencer.submit({ callId: c.callId, name: c.name, arguments: c.arguments }));
+  // On a scheduler failure these reject too; close() reports it once.
+  for (const p of pending) p.catch(() => {});
+  await sequencer.close();
+  return assembleTurn(await Promise.all(pending));
+}
+
+/** The step's outcome from committed results (already in model order). */
+export function assembleTurn(results: readonly ToolResult[]): TurnResult {
+  return Object.freeze({
+    results: Object.freeze([...results]),
+    additionalContexts: Object.freeze(results.flatMap((r) => r.additionalContexts ?? [])),
+    concludesTurn: results.some((r) => r.concludesTurn === true),
+  });
+}
+
+/** A malformed message is refused whole, before any call starts. */
+function checkTurnCalls(calls: unknown): asserts calls is readonly TurnCall[] {
+  if (!Array.isArray(calls)) throw new TypeError('executeTurn: calls must be an array of { callId, name, arguments }');
+  const ids = new Set<string>();
+  calls.forEach((c: unknown, i) => {
+    const call = c as Partial<Record<string, unknown>> | null;
+    if (typeof call !== 'object' || call === null) throw new TypeError(`executeTurn: calls[${i}] must be an object { callId, name, arguments }`);
+    if (typeof call.callId !== 'string' || call.callId.length === 0) throw new TypeError(`executeTurn: calls[${i}].callId must be a non-empty string`);
+    if (typeof call.name !== 'string') throw new TypeError(`executeTurn: calls[${i}].name must be a string`);
+    if (ids.has(call.callId)) throw new TypeError(`executeTurn: calls[${i}].callId "${call.callId}" is used twice in one message`);
+    ids.add(call.callId);
+  });
+}

@@ -1,0 +1,53 @@
+// The durable record of a conversation's tool traffic (SPEC §4): `tool/call` and
+// `tool/result` events, appended in commit order. A store is anything with
+// `append` and `read`; `openFileJournal` (JSONL + fsync) is the embedded default.
+import type { JsonValue } from '../json/json-value.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+
+export interface ToolCallEvent {
+  readonly type: 'tool/call';
+  readonly callId: string;
+  readonly name: string;
+  /** The calling agent's id; null for the global scope. */
+  readonly agent: string | null;
+  /** The lossless snapshot the tool saw; null when the arguments were not JSON (the call was refused). */
+  readonly arguments: JsonValue;
+  /** Only for nested calls (run_code): the outermost call of the chain. */
+  readonly rootCallId?: string;
+}
+
+export interface ToolResultEvent {
+  readonly type: 'tool/result';
+  readonly callId: string;
+  readonly name: string;
+  /** The final, committed result, exactly as the caller got it. */
+  readonly result: ToolResult;
+}
+
+export type JournalEvent = ToolCallEvent | ToolResultEvent;
+
+export interface JournalWarning {
+  /**
+   * `torn-tail`: the last line is incomplete (a write was cut short, e.g. the process
+   * was killed); `unreadable-line`: a line that is not a journal event (often an older
+   * torn line); `orphan-result`: a result without its call (replay only).
+   */
+  readonly kind: 'torn-tail' | 'unreadable-line' | 'orphan-result';
+  /** 1-based line number, when known. */
+  readonly line?: number;
+  readonly message: string;
+}
+
+export interface JournalContents {
+  /** Every readable event, in append order. Deep-frozen. */
+  readonly events: readonly JournalEvent[];
+  /** Lines that were skipped, and why. Skipping never affects other entries. */
+  readonly warnings: readonly JournalWarning[];
+}
+
+/** A pluggable store. The scheduler appends one call/result pair per commit. */
+export interface Journal {
+  /** Appends in order. Resolves only once the events are durable (the file journal: fsync'd). */
+  append(events: readonly JournalEvent[]): Promise<void>;
+  read(): Promise<JournalContents>;
+}
