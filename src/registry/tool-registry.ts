@@ -34,6 +34,19 @@ export type Dispose = () => void;
 const invalid = (message: string, details?: Record<string, unknown>): DefinitionError =>
   new DefinitionError('INVALID_DEFINITION', message, details);
 
+/** SPEC §2 registration checks, for tools not built (or built and then altered) outside defineTool. */
+function checkRegistrable(tool: Tool): void {
+  const label = `register(${JSON.stringify(tool.name)})`;
+  if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalid('register: the tool has no name; define it with defineTool()');
+  if (typeof tool.outputSchema !== 'object' || tool.outputSchema === null || typeof tool.outputIssues !== 'function' || typeof tool.render !== 'function') {
+    throw invalid(`${label}: the tool has no output contract (output.schema and output.render); define it with defineTool()`);
+  }
+  const { timeoutMs } = tool;
+  if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
+    throw invalid(`${label}: timeoutMs must be a positive finite number of milliseconds, got ${String(timeoutMs)}`);
+  }
+}
+
 export class ToolRegistry {
   readonly #global = new Map<string, Tool>();
   readonly #agents = new Map<string, AgentScope>();
@@ -88,6 +101,7 @@ export class ToolRegistry {
     if (typeof tool !== 'object' || tool === null || typeof tool.invoke !== 'function') {
       throw invalid('register: expected a tool made by defineTool()');
     }
+    checkRegistrable(tool);
     if (tool.name === RUN_CODE) throw invalid(`register: "${RUN_CODE}" is reserved for programmatic tool calling in every mode; choose another name`);
     const agentId = this.agentId(options.agent);
     const layer = agentId === undefined ? this.#global : this.#agents.get(agentId)!.tools;
