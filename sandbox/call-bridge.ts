@@ -1,0 +1,172 @@
+// The host side of nested calls for one run: invokes the caller's HostCall with its own
+// caps (call budget, concurrency; the excess waits), turns every host failure into a
+// plain outcome (a host exception never crosses as an object, a rejected promise never
+// reaches isolated-vm), aborts in-flight calls when the run ends and lets the run wait
+// for them to settle, bounded by a grace period.
+import type { HostCall, HostCallOutcome, HostCallRequest } from './types.ts';
+
+export interface DispatchRequest {
+  readonly seq: number;
+  readonly toolName: string;
+  readonly argsJson: string;
+}
+
+/** Where an isolate run sends nested calls; `call` always resolves. */
+export interface CallDispatcher {
+  call(request: DispatchRequest): Promise<HostCallOutcome>;
+  /** The run is over: abort in-flight calls, abandon queued ones, refuse new ones. */
+  close(): void;
+}
+
+export type BridgeViolation = 'call-limit' | 'exception';
+
+export interface CallBridgeOptions {
+  readonly hostCall: HostCall;
+  readonly toolNames: readonly string[];
+  readonly maxCalls: number;
+  readonly maxConcurrentCalls: number;
+  /** A request broke the contract the guest enforces (its run should fail). */
+  readonly onViolation?: (kind: BridgeViolation, message: string) => void;
+}
+
+const MAX_MESSAGE_CHARS = 8_192;
+
+export const notDispatched = (toolName: string): HostCallOutcome => ({
+  ok: false,
+  code: 'NOT_DISPATCHED',
+  message: `tools.${toolName} was not dispatched: the run had already ended`,
+});
+
+export class CallBridge implements CallDispatcher {
+  readonly #options: CallBridgeOptions;
+  readonly #toolNames: ReadonlySet<string>;
+  readonly #active = new Map<number, AbortController>();
+  readonly #running = new Set<Promise<void>>();
+  readonly #queue: { request: DispatchRequest; resolve: (outcome: HostCallOutcome) => void }[] = [];
+  #closed = false;
+  #lastSeq = 0;
+
+  constructor(options: CallBridgeOptions) {
+    this.#options = options;
+    this.#toolNames = new Set(options.toolNames);
+  }
+
+  /** Calls started on the host and not settled yet. */
+  get inFlight(): number {
+    return this.#active.size;
+  }
+
+  call(request: DispatchRequest): Promise<HostCallOutcome> {
+    if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
+    if (request.seq !== this.#lastSeq + 1) {
+      this.#options.onViolation?.('exception', `sandbox protocol error: call #${request.seq} arrived after #${this.#lastSeq}`);
+      return Promise.resolve({ ok: false, code: 'PROTOCOL_ERROR', message: 'call out of order: not dispatched' });
+    }
+    this.#lastSeq = request.seq;
+    if (request.seq > this.#options.maxCalls) {
+      const message = `The program made more than ${this.#options.maxCalls} tool calls (the limit of one run).`;
+      this.#options.onViolation?.('call-limit', message);
+      return Promise.resolve({ ok: false, code: 'CALL_LIMIT', message });
+    }
+    if (!this.#toolNames.has(request.toolName)) {
+      return Promise.resolve({ ok: false, code: 'UNKNOWN_TOOL', message: `tools.${request.toolName} is not bound in this run` });
+    }
+    return new Promise((resolve) => {
+      if (this.#active.size < this.#options.maxConcurrentCalls) this.#start(request, resolve);
+      else this.#queue.push({ request, resolve });
+    });
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    for (const controller of this.#active.values()) controller.abort(new Error('the run ended'));
+    for (const { request, resolve } of this.#queue.splice(0)) resolve(notDispatched(request.toolName));
+  }
+
+  /** Resolves once every started call has settled, or after `graceMs`; returns how many are still running. */
+  async settled(graceMs: number): Promise<number> {
+    if (this.#running.size === 0) return 0;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all(this.#running), grace]);
+    clearTimeout(timer);
+    return this.#running.size;
+  }
+
+  #start(request: DispatchRequest, resolve: (outcome: HostCallOutcome) => void): void {
+    const controller = new AbortController();
+    this.#active.set(request.seq, controller);
+    const hostRequest: HostCallRequest = {
+      seq: request.seq,
+      toolName: request.toolName,
+      argsJson: request.argsJson,
+      signal: controller.signal,
+    };
+    const running = safeHostCall(this.#options.hostCall, hostRequest).then((outcome) => {
+      this.#active.delete(request.seq);
+      this.#running.delete(running);
+      resolve(outcome);
+      this.#next();
+    });
+    this.#running.add(running);
+  }
+
+  #next(): void {
+    while (!this.#closed && this.#queue.length > 0 && this.#active.size < this.#options.maxConcurrentCalls) {
+      const item = this.#queue.shift();
+      if (item !== undefined) this.#start(item.request, item.resolve);
+    }
+  }
+}
+
+/** Runs a HostCall so that it always resolves with a well-formed outcome, whatever it throws or returns. */
+export async function safeHostCall(hostCall: HostCall, request: HostCallRequest): Promise<HostCallOutcome> {
+  let outcome: unknown;
+  try {
+    outcome = await hostCall(request);
+  } catch (error) {
+    return { ok: false, code: 'HOST_CALL_FAILED', message: describeHostError(error) };
+  }
+  return normalizeOutcome(outcome, request.toolName);
+}
+
+function normalizeOutcome(outcome: unknown, toolName: string): HostCallOutcome {
+  try {
+    if (typeof outcome === 'object' && outcome !== null) {
+      const record = outcome as Record<string, unknown>;
+      const ok = record['ok'];
+      if (ok === true) {
+        const valueJson = record['valueJson'];
+        if (typeof valueJson === 'string') return { ok: true, valueJson };
+      } else if (ok === false) {
+        const code = record['code'];
+        const message = record['message'];
+        if (typeof code === 'string' && typeof message === 'string') {
+          return { ok: false, code: clip(code, 200), message: clip(message, MAX_MESSAGE_CHARS) };
+        }
+      }
+    }
+  } catch {
+    // a hostile outcome object (throwing getters, Proxy): reported below
+  }
+  return { ok: false, code: 'INVALID_HOST_OUTCOME', message: `the host returned a malformed outcome for tools.${toolName}` };
+}
+
+function describeHostError(error: unknown): string {
+  try {
+    if (error instanceof Error && typeof error.message === 'string' && error.message !== '') {
+      return clip(error.message, MAX_MESSAGE_CHARS);
+    }
+    if (typeof error === 'string' && error !== '') return clip(error, MAX_MESSAGE_CHARS);
+  } catch {
+    // unreadable error value: fall through
+  }
+  return 'the host call failed';
+}
+
+function clip(text: string, max: number): string {
+  return text.length > max ? `${text.slice(0, max)}...` : text;
+}

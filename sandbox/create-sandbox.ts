@@ -1,0 +1,19 @@
+// Entry point: a sandbox in a dedicated child process (default) or in this process.
+import { InProcessSandbox } from './in-process-sandbox.ts';
+import { warnIfOldIsolatedVm } from './isolated-vm-version.ts';
+import { ProcessSandbox } from './process-sandbox.ts';
+import type { Sandbox, SandboxOptions } from './types.ts';
+
+export function createSandbox(options: SandboxOptions = {}): Sandbox {
+  const isolation = options.isolation ?? 'process';
+  if (isolation !== 'process' && isolation !== 'in-process') {
+    throw new TypeError(`createSandbox: isolation must be 'process' or 'in-process', got ${JSON.stringify(isolation)}`);
+  }
+  const poolSize = options.poolSize ?? 2;
+  if (!Number.isSafeInteger(poolSize) || poolSize < 0) {
+    throw new TypeError(`createSandbox: poolSize must be a non-negative integer, got ${String(poolSize)}`);
+  }
+  warnIfOldIsolatedVm();
+  const common = options.limits === undefined ? { poolSize } : { poolSize, limits: options.limits };
+  return isolation === 'process' ? new ProcessSandbox(common) : new InProcessSandbox(common);
+}

@@ -1,0 +1,647 @@
+// The JavaScript evaluated in every guest context before the program. It builds the
+// only things a program sees (`tools`, `ToolCallError`, `console`), enforces the
+// budgets that stop damage early (calls, in-flight calls, log bytes, result size,
+// resizable buffers), and speaks to the host with JSON strings only:
+//   guest -> host: one ignored isolated-vm Callback, captured here and deleted from the global;
+//   host -> guest: `deliver(json)` and `configure(json)`, referenced by the host then deleted.
+// The program's final outcome is computed and formatted here, under try/catch, so the
+// host never reads a guest object (looping getters, Proxies and non-Errors stay inside).
+// Intrinsics are captured before the program runs: a program that patches built-ins only
+// breaks its own run, and the host re-checks every budget anyway.
+
+/** Global the host installs before the prelude (deleted by the prelude). */
+export const SEND_GLOBAL = '__ptc_send';
+/** Globals the prelude defines for the host to reference (the host deletes them). */
+export const CONFIGURE_GLOBAL = '__ptc_configure';
+export const DELIVER_GLOBAL = '__ptc_deliver';
+
+/** What `configure(json)` receives. */
+export interface GuestConfig {
+  readonly tools: readonly string[];
+  readonly maxCalls: number;
+  readonly maxConcurrentCalls: number;
+  readonly maxLogBytes: number;
+  readonly maxResultBytes: number;
+  readonly maxArgsBytes: number;
+  /** Total `maxByteLength` the program may reserve for resizable ArrayBuffers. */
+  readonly resizableBytes: number;
+}
+
+/** Guest -> host messages (JSON). */
+export type GuestMessage =
+  | { readonly t: 'call'; readonly seq: number; readonly tool: string; readonly args: string }
+  | { readonly t: 'log'; readonly text: string }
+  | { readonly t: 'logs-truncated' }
+  | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory'; readonly message: string }
+  | { readonly t: 'done'; readonly ok: true; readonly result?: string }
+  | {
+      readonly t: 'done';
+      readonly ok: false;
+      readonly kind: 'exception' | 'memory' | 'output-limit' | 'invalid-output';
+      readonly message: string;
+      readonly stack?: string;
+    };
+
+/** Host -> guest `deliver` payload (JSON). */
+export type GuestDelivery =
+  | { readonly seq: number; readonly ok: true; readonly value: string }
+  | { readonly seq: number; readonly ok: false; readonly code: string; readonly message: string };
+
+export const GUEST_PRELUDE_SOURCE = String.raw`(function () {
+'use strict';
+const global = globalThis;
+const send = global.__ptc_send;
+delete global.__ptc_send;
+
+// ---- captured intrinsics -------------------------------------------------------
+const ObjectCtor = Object;
+const create = ObjectCtor.create;
+const defineProperty = ObjectCtor.defineProperty;
+const freeze = ObjectCtor.freeze;
+const getOwnPropertyDescriptor = ObjectCtor.getOwnPropertyDescriptor;
+const getPrototypeOf = ObjectCtor.getPrototypeOf;
+const objectKeys = ObjectCtor.keys;
+const ObjectProto = ObjectCtor.prototype;
+const hasOwn = ObjectProto.hasOwnProperty;
+const apply = Reflect.apply;
+const construct = Reflect.construct;
+const stringify = JSON.stringify;
+const parse = JSON.parse;
+const PromiseCtor = Promise;
+const promiseThen = PromiseCtor.prototype.then;
+const isArray = Array.isArray;
+const isFiniteNumber = Number.isFinite;
+const NumberCtor = Number;
+const charCodeAt = String.prototype.charCodeAt;
+const stringSlice = String.prototype.slice;
+const symbolToString = Symbol.prototype.toString;
+const ErrorCtor = Error;
+const ErrorProto = ErrorCtor.prototype;
+const RangeErrorCtor = RangeError;
+const TypeErrorCtor = TypeError;
+const stackDescriptor = getOwnPropertyDescriptor(new ErrorCtor('probe'), 'stack');
+const stackGetter = stackDescriptor === undefined ? undefined : stackDescriptor.get;
+const ArrayBufferCtor = ArrayBuffer;
+const arrayBufferProto = ArrayBufferCtor.prototype;
+const mapForEach = Map.prototype.forEach;
+const setForEach = Set.prototype.forEach;
+const mapSize = getOwnPropertyDescriptor(Map.prototype, 'size').get;
+const setSize = getOwnPropertyDescriptor(Set.prototype, 'size').get;
+const MapProto = Map.prototype;
+const SetProto = Set.prototype;
+const LOSSY = [
+  [MapProto, 'a Map (convert it with Object.fromEntries(map) or [...map])'],
+  [SetProto, 'a Set (convert it with [...set])'],
+  [WeakMap.prototype, 'a WeakMap'],
+  [WeakSet.prototype, 'a WeakSet'],
+  [WeakRef.prototype, 'a WeakRef'],
+  [PromiseCtor.prototype, 'a Promise (did you forget await?)'],
+  [RegExp.prototype, 'a RegExp'],
+  [ErrorProto, 'an Error (return its message instead)'],
+  [arrayBufferProto, 'an ArrayBuffer'],
+  [getPrototypeOf(Uint8Array.prototype), 'a typed array (convert it with Array.from)'],
+  [DataView.prototype, 'a DataView'],
+  [Symbol.prototype, 'a Symbol object'],
+  [NumberCtor.prototype, 'a Number object'],
+  [String.prototype, 'a String object'],
+  [Boolean.prototype, 'a Boolean object'],
+  [Function.prototype, 'a function'],
+];
+
+// ---- run state -----------------------------------------------------------------
+let configured = false;
+let started = false;
+let settled = false;
+let maxCalls = 0;
+let maxConcurrent = 1;
+let maxLogBytes = 0;
+let maxResultBytes = 0;
+let maxArgsBytes = 0;
+let resizableLeft = 0;
+let resizableTotal = 0;
+let calls = 0;
+let inFlight = 0;
+let logBytes = 0;
+let logsClosed = false;
+// Null-prototype records, never arrays: an index setter planted on Array.prototype by
+// the program must not intercept the prelude's own bookkeeping.
+const pending = create(null);
+const queue = create(null);
+let queueHead = 0;
+let queueTail = 0;
+
+function own(object, key) {
+  return apply(hasOwn, object, [key]) ? object[key] : undefined;
+}
+
+function post(message) {
+  try {
+    send(stringify(message));
+  } catch (error) {
+    // nothing to do: the host's watchdog bounds a run that cannot report
+  }
+}
+
+function fatal(kind, message) {
+  if (settled) return;
+  settled = true;
+  post({ __proto__: null, t: 'limit', kind: kind, message: message });
+}
+
+function cut(text, max) {
+  return text.length > max ? apply(stringSlice, text, [0, max]) : text;
+}
+
+// UTF-8 length of text, and the longest prefix of text that fits in budget bytes.
+function utf8Prefix(text, budget) {
+  let bytes = 0;
+  const length = text.length;
+  for (let i = 0; i < length; i++) {
+    const c = apply(charCodeAt, text, [i]);
+    let size = 3;
+    let width = 1;
+    if (c < 0x80) size = 1;
+    else if (c < 0x800) size = 2;
+    else if (c >= 0xd800 && c <= 0xdbff && i + 1 < length) {
+      const d = apply(charCodeAt, text, [i + 1]);
+      if (d >= 0xdc00 && d <= 0xdfff) { size = 4; width = 2; }
+    }
+    if (bytes + size > budget) return { __proto__: null, bytes: bytes, end: i, whole: false };
+    bytes += size;
+    i += width - 1;
+  }
+  return { __proto__: null, bytes: bytes, end: length, whole: true };
+}
+
+// ---- compact formatting (logs, non-Error thrown values); never runs getters --------
+function protoLabel(value) {
+  let proto = getPrototypeOf(value);
+  for (let depth = 0; depth < 32 && proto !== null; depth++) {
+    if (proto === ObjectProto) return undefined;
+    for (let i = 0; i < LOSSY.length; i++) {
+      if (LOSSY[i][0] === proto) return LOSSY[i][1];
+    }
+    proto = getPrototypeOf(proto);
+  }
+  return undefined;
+}
+
+function isErrorLike(value) {
+  let proto = getPrototypeOf(value);
+  for (let depth = 0; depth < 32 && proto !== null; depth++) {
+    if (proto === ErrorProto) return true;
+    proto = getPrototypeOf(proto);
+  }
+  return false;
+}
+
+// Reads a data property along the prototype chain; accessors are reported, never called.
+function dataProperty(value, key) {
+  let target = value;
+  for (let depth = 0; depth < 32 && target !== null; depth++) {
+    const desc = getOwnPropertyDescriptor(target, key);
+    if (desc !== undefined) {
+      if (apply(hasOwn, desc, ['value'])) return { __proto__: null, found: true, accessor: false, value: desc.value };
+      return { __proto__: null, found: true, accessor: true, value: undefined };
+    }
+    target = getPrototypeOf(target);
+  }
+  return { __proto__: null, found: false, accessor: false, value: undefined };
+}
+
+function errorInfo(error) {
+  const name = dataProperty(error, 'name');
+  const message = dataProperty(error, 'message');
+  const nameText = !name.accessor && typeof name.value === 'string' && name.value !== '' ? name.value : 'Error';
+  let messageText = '';
+  if (message.accessor) messageText = '[message is a getter; not read]';
+  else if (typeof message.value === 'string') messageText = message.value;
+  let text = messageText === '' ? nameText : nameText + ': ' + messageText;
+  const toolName = dataProperty(error, 'toolName');
+  const code = dataProperty(error, 'code');
+  if (nameText === 'ToolCallError' && typeof toolName.value === 'string' && typeof code.value === 'string') {
+    text = text + ' (tools.' + toolName.value + ', code ' + code.value + ')';
+  }
+  let stack;
+  if (!name.accessor && !message.accessor && stackGetter !== undefined) {
+    const desc = getOwnPropertyDescriptor(error, 'stack');
+    if (desc !== undefined && own(desc, 'get') === stackGetter) {
+      try {
+        const value = apply(stackGetter, error, []);
+        if (typeof value === 'string') stack = cut(value, 4000);
+      } catch (ignored) {
+        stack = undefined;
+      }
+    }
+  }
+  return { __proto__: null, name: nameText, message: messageText, text: cut(text, 2000), stack: stack };
+}
+
+function functionName(fn) {
+  const desc = getOwnPropertyDescriptor(fn, 'name');
+  const name = desc !== undefined ? own(desc, 'value') : undefined;
+  return typeof name === 'string' && name !== '' ? ' ' + name : '';
+}
+
+function format(value, depth, seen, state) {
+  state.nodes++;
+  if (state.nodes > 2000 || state.length > state.budget) return '...';
+  const type = typeof value;
+  if (type === 'string') return depth === 0 ? value : stringify(value);
+  if (type === 'number') return value === 0 && 1 / value < 0 ? '-0' : '' + value;
+  if (type === 'bigint') return '' + value + 'n';
+  if (type === 'boolean' || value === undefined || value === null) return '' + value;
+  if (type === 'symbol') return apply(symbolToString, value, []);
+  if (type === 'function') return '[Function' + functionName(value) + ']';
+  for (let i = 0; i < depth; i++) if (seen[i] === value) return '[Circular]';
+  if (isErrorLike(value)) return errorInfo(value).text;
+  if (depth >= 4) return isArray(value) ? '[Array]' : '[Object]';
+  seen[depth] = value;
+  let out;
+  if (isArray(value)) {
+    out = '[';
+    const length = value.length;
+    for (let i = 0; i < length; i++) {
+      if (i >= 100) { out += ',... ' + (length - 100) + ' more'; break; }
+      const desc = getOwnPropertyDescriptor(value, i);
+      const item = desc === undefined ? 'undefined' : apply(hasOwn, desc, ['value']) ? format(desc.value, depth + 1, seen, state) : '[Getter]';
+      out += (i === 0 ? '' : ',') + item;
+      state.length += item.length;
+      if (state.length > state.budget) break;
+    }
+    return out + ']';
+  }
+  const proto = getPrototypeOf(value);
+  if (proto === MapProto || proto === SetProto) {
+    const isMap = proto === MapProto;
+    out = (isMap ? 'Map(' + apply(mapSize, value, []) : 'Set(' + apply(setSize, value, [])) + ') {';
+    let count = 0;
+    const visit = function (item, key) {
+      count++;
+      if (count > 20 || state.length > state.budget) return;
+      const text = (isMap ? format(key, depth + 1, seen, state) + ' => ' : '') + format(item, depth + 1, seen, state);
+      out += (count === 1 ? '' : ',') + text;
+      state.length += text.length;
+    };
+    apply(isMap ? mapForEach : setForEach, value, [visit]);
+    return out + (count > 20 ? ',...}' : '}');
+  }
+  out = '{';
+  const keys = objectKeys(value);
+  for (let i = 0; i < keys.length; i++) {
+    if (i >= 100) { out += ',... ' + (keys.length - 100) + ' more'; break; }
+    const key = keys[i];
+    const desc = getOwnPropertyDescriptor(value, key);
+    const item = desc === undefined ? 'undefined' : apply(hasOwn, desc, ['value']) ? format(desc.value, depth + 1, seen, state) : '[Getter]';
+    const text = stringify(key) + ':' + item;
+    out += (i === 0 ? '' : ',') + text;
+    state.length += text.length;
+    if (state.length > state.budget) break;
+  }
+  return out + '}';
+}
+
+function formatValue(value, budget) {
+  try {
+    return format(value, 0, create(null), { __proto__: null, nodes: 0, length: 0, budget: budget });
+  } catch (error) {
+    return '[unprintable value]';
+  }
+}
+
+function describeThrown(value) {
+  try {
+    if (value !== null && (typeof value === 'object' || typeof value === 'function') && isErrorLike(value)) {
+      const info = errorInfo(value);
+      return {
+        __proto__: null,
+        text: info.text,
+        stack: info.stack,
+        memory: info.name === 'RangeError' && info.message === 'Array buffer allocation failed',
+      };
+    }
+    return { __proto__: null, text: cut('Uncaught ' + formatValue(value, 2000), 2000), stack: undefined, memory: false };
+  } catch (error) {
+    return { __proto__: null, text: 'Uncaught exception (the thrown value could not be described)', stack: undefined, memory: false };
+  }
+}
+
+// ---- strict JSON serialization (tool arguments, returned value) ---------------------
+function problem(reason, tooLarge) {
+  return { __proto__: null, isProblem: true, reason: reason, tooLarge: tooLarge, path: '' };
+}
+
+function isProblem(error) {
+  return error !== null && typeof error === 'object' && getPrototypeOf(error) === null && error.isProblem === true;
+}
+
+const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
+
+function pathSegment(key) {
+  if (typeof key === 'number') return '[' + key + ']';
+  return IDENTIFIER.exec(key) !== null ? '.' + key : '[' + stringify(key) + ']';
+}
+
+function serialize(value, key, state, depth) {
+  if (value !== null && typeof value === 'object') {
+    const toJSON = value.toJSON;
+    if (typeof toJSON === 'function') value = apply(toJSON, value, [typeof key === 'number' ? '' + key : key]);
+  }
+  const type = typeof value;
+  if (type === 'string') {
+    const text = stringify(value);
+    state.size += text.length;
+    if (state.size > state.budget) throw problem('', true);
+    return text;
+  }
+  if (type === 'number') {
+    if (!isFiniteNumber(value)) throw problem('a non-finite number (' + value + ')', false);
+    const text = stringify(value);
+    state.size += text.length;
+    return text;
+  }
+  if (type === 'boolean') { state.size += 5; return value ? 'true' : 'false'; }
+  if (type === 'undefined') return undefined;
+  if (type === 'bigint') throw problem('a BigInt (convert it with String or Number)', false);
+  if (type === 'symbol') throw problem('a symbol', false);
+  if (type === 'function') throw problem('a function', false);
+  if (value === null) { state.size += 4; return 'null'; }
+  for (let i = 0; i < depth; i++) if (state.seen[i] === value) throw problem('a circular reference', false);
+  if (depth >= 256) throw problem('nesting deeper than 256 levels', false);
+  const label = protoLabel(value);
+  if (label !== undefined) throw problem(label, false);
+  state.seen[depth] = value;
+  let out;
+  let current;
+  try {
+    if (isArray(value)) {
+      out = '[';
+      const length = value.length;
+      for (let i = 0; i < length; i++) {
+        current = i;
+        const item = serialize(value[i], i, state, depth + 1);
+        out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+        state.size += 1;
+        if (state.size > state.budget) throw problem('', true);
+      }
+      out += ']';
+    } else {
+      out = '{';
+      const keys = objectKeys(value);
+      let first = true;
+      for (let i = 0; i < keys.length; i++) {
+        current = keys[i];
+        const item = serialize(value[current], current, state, depth + 1);
+        if (item === undefined) continue;
+        const quoted = stringify(current);
+        out += (first ? '' : ',') + quoted + ':' + item;
+        first = false;
+        state.size += quoted.length + 2;
+        if (state.size > state.budget) throw problem('', true);
+      }
+      out += '}';
+    }
+  } catch (error) {
+    if (isProblem(error) && current !== undefined && !error.tooLarge) error.path = pathSegment(current) + error.path;
+    throw error;
+  }
+  state.seen[depth] = undefined;
+  return out;
+}
+
+function toJson(value, budget) {
+  return serialize(value, '', { __proto__: null, size: 0, budget: budget, seen: create(null) }, 0);
+}
+
+// ---- ToolCallError, tools, console --------------------------------------------------
+class ToolCallError extends ErrorCtor {
+  constructor(toolName, code, message) {
+    super(message);
+    defineProperty(this, 'toolName', { value: '' + toolName, writable: true, enumerable: true, configurable: true });
+    defineProperty(this, 'code', { value: '' + code, writable: true, enumerable: true, configurable: true });
+  }
+}
+defineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', writable: true, enumerable: false, configurable: true });
+
+function rejected(error) {
+  return new PromiseCtor(function (resolve, reject) { reject(error); });
+}
+
+function dispatch(item) {
+  inFlight++;
+  post({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args });
+}
+
+function pump() {
+  while (!settled && inFlight < maxConcurrent && queueHead < queueTail) {
+    const item = queue[queueHead];
+    queue[queueHead] = undefined;
+    queueHead++;
+    dispatch(item);
+  }
+}
+
+function submit(name, args) {
+  if (settled) {
+    return rejected(new ToolCallError(name, 'NOT_DISPATCHED', 'tools.' + name + ' was called after the program finished: not dispatched'));
+  }
+  let json;
+  try {
+    json = toJson(args === undefined ? {} : args, maxArgsBytes);
+  } catch (error) {
+    if (isProblem(error)) {
+      if (error.tooLarge) {
+        return rejected(new ToolCallError(name, 'ARGS_TOO_LARGE', 'tools.' + name + ' arguments are larger than ' + maxArgsBytes + ' bytes as JSON: not dispatched'));
+      }
+      return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments are not JSON: ' + error.reason + ' at args' + error.path + ': not dispatched'));
+    }
+    return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments could not be converted to JSON (' + describeThrown(error).text + '): not dispatched'));
+  }
+  if (json === undefined) json = '{}';
+  if (settled) {
+    return rejected(new ToolCallError(name, 'NOT_DISPATCHED', 'tools.' + name + ' was called after the program finished: not dispatched'));
+  }
+  calls++;
+  if (calls > maxCalls) {
+    const message = 'The program made more than ' + maxCalls + ' tool calls (the limit of one run).';
+    fatal('call-limit', message);
+    return rejected(new ToolCallError(name, 'CALL_LIMIT', message));
+  }
+  const seq = calls;
+  return new PromiseCtor(function (resolve, reject) {
+    pending[seq] = { __proto__: null, name: name, resolve: resolve, reject: reject };
+    const item = { __proto__: null, seq: seq, name: name, args: json };
+    if (inFlight < maxConcurrent) dispatch(item);
+    else queue[queueTail++] = item;
+  });
+}
+
+function makeTool(name) {
+  const tool = async function (args) {
+    return submit(name, args);
+  };
+  defineProperty(tool, 'name', { value: name, configurable: true });
+  return tool;
+}
+
+function deliver(text) {
+  let message;
+  try {
+    message = parse(text);
+  } catch (error) {
+    return;
+  }
+  const seq = message.seq;
+  const entry = pending[seq];
+  if (entry === undefined) return;
+  delete pending[seq];
+  inFlight--;
+  if (message.ok === true) {
+    let value;
+    let valid = true;
+    try {
+      value = parse(message.value);
+    } catch (error) {
+      valid = false;
+    }
+    if (valid) entry.resolve(value);
+    else entry.reject(new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'));
+  } else {
+    entry.reject(new ToolCallError(entry.name, '' + message.code, '' + message.message));
+  }
+  pump();
+}
+
+function log(prefix, args) {
+  if (logsClosed || settled) return;
+  const room = maxLogBytes - logBytes;
+  let line = prefix;
+  for (let i = 0; i < args.length; i++) {
+    line += (i === 0 ? '' : ' ') + formatValue(args[i], room + 1);
+    if (line.length > room) break;
+  }
+  const fit = utf8Prefix(cut(line, room + 1), room);
+  if (fit.whole) {
+    logBytes += fit.bytes;
+    post({ __proto__: null, t: 'log', text: line });
+    return;
+  }
+  if (fit.end > 0) post({ __proto__: null, t: 'log', text: apply(stringSlice, line, [0, fit.end]) });
+  logBytes = maxLogBytes;
+  logsClosed = true;
+  post({ __proto__: null, t: 'logs-truncated' });
+}
+
+const sandboxConsole = {};
+const LEVELS = [['log', ''], ['info', ''], ['warn', '[warn] '], ['error', '[error] '], ['debug', '[debug] ']];
+for (let i = 0; i < LEVELS.length; i++) {
+  const prefix = LEVELS[i][1];
+  const method = function (...args) { log(prefix, args); };
+  defineProperty(method, 'name', { value: LEVELS[i][0], configurable: true });
+  defineProperty(sandboxConsole, LEVELS[i][0], { value: method, writable: true, enumerable: true, configurable: true });
+}
+
+// ---- off-heap memory: no Wasm, no shared memory, capped resizable buffers ------------
+function SandboxArrayBuffer(length, options) {
+  if (new.target === undefined) throw new TypeErrorCtor("Constructor ArrayBuffer requires 'new'");
+  if (options !== null && (typeof options === 'object' || typeof options === 'function')) {
+    const requested = options.maxByteLength;
+    if (requested !== undefined) {
+      const max = NumberCtor(requested);
+      if (max > resizableLeft) {
+        const message = 'new ArrayBuffer(..., { maxByteLength: ' + max + ' }) is over the sandbox budget for resizable buffers (' +
+          resizableLeft + ' of ' + resizableTotal + ' bytes left)';
+        fatal('memory', message);
+        throw new RangeErrorCtor(message);
+      }
+      if (max > 0) resizableLeft -= max;
+      return construct(ArrayBufferCtor, [length, { maxByteLength: max }], new.target);
+    }
+  }
+  return construct(ArrayBufferCtor, [length], new.target);
+}
+defineProperty(SandboxArrayBuffer, 'prototype', { value: arrayBufferProto, writable: false });
+defineProperty(SandboxArrayBuffer, 'name', { value: 'ArrayBuffer', configurable: true });
+defineProperty(SandboxArrayBuffer, 'isView', { value: ArrayBufferCtor.isView, writable: true, configurable: true });
+defineProperty(SandboxArrayBuffer, Symbol.species, getOwnPropertyDescriptor(ArrayBufferCtor, Symbol.species));
+defineProperty(arrayBufferProto, 'constructor', { value: SandboxArrayBuffer, writable: true, configurable: true });
+defineProperty(global, 'ArrayBuffer', { value: SandboxArrayBuffer, writable: true, configurable: true });
+delete global.WebAssembly;
+delete global.SharedArrayBuffer;
+delete global.Atomics;
+delete global.console;
+
+// ---- entry points ---------------------------------------------------------------------
+function finish(ok, value) {
+  if (settled) return;
+  settled = true;
+  queueHead = queueTail; // calls still waiting for a slot are abandoned, never dispatched
+  if (!ok) {
+    const thrown = describeThrown(value);
+    post({ __proto__: null, t: 'done', ok: false, kind: thrown.memory ? 'memory' : 'exception', message: thrown.text, stack: thrown.stack });
+    return;
+  }
+  if (value === undefined) {
+    post({ __proto__: null, t: 'done', ok: true });
+    return;
+  }
+  let json;
+  try {
+    json = toJson(value, maxResultBytes);
+  } catch (error) {
+    if (isProblem(error)) {
+      if (error.tooLarge) {
+        post({ __proto__: null, t: 'done', ok: false, kind: 'output-limit',
+          message: 'The returned value is larger than ' + maxResultBytes + ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.' });
+      } else {
+        post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output',
+          message: 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.' });
+      }
+    } else {
+      post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output',
+        message: 'Converting the returned value to JSON threw ' + describeThrown(error).text });
+    }
+    return;
+  }
+  post(json === undefined ? { __proto__: null, t: 'done', ok: true } : { __proto__: null, t: 'done', ok: true, result: json });
+}
+
+function start(program) {
+  delete global.__ptc_start;
+  if (!configured || started) return;
+  started = true;
+  try {
+    const promise = program();
+    apply(promiseThen, promise, [function (value) { finish(true, value); }, function (error) { finish(false, error); }]);
+  } catch (error) {
+    finish(false, error);
+  }
+}
+
+function configure(text) {
+  if (configured) return;
+  configured = true;
+  const config = parse(text);
+  maxCalls = config.maxCalls;
+  maxConcurrent = config.maxConcurrentCalls;
+  maxLogBytes = config.maxLogBytes;
+  maxResultBytes = config.maxResultBytes;
+  maxArgsBytes = config.maxArgsBytes;
+  resizableLeft = config.resizableBytes;
+  resizableTotal = config.resizableBytes;
+  const tools = create(null);
+  const names = config.tools;
+  for (let i = 0; i < names.length; i++) {
+    defineProperty(tools, names[i], { value: makeTool(names[i]), enumerable: true });
+  }
+  freeze(tools);
+  defineProperty(global, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  defineProperty(global, 'ToolCallError', { value: ToolCallError, writable: true, enumerable: false, configurable: true });
+  defineProperty(global, 'console', { value: sandboxConsole, writable: true, enumerable: false, configurable: true });
+}
+
+defineProperty(global, '__ptc_configure', { value: configure, configurable: true });
+defineProperty(global, '__ptc_deliver', { value: deliver, configurable: true });
+defineProperty(global, '__ptc_start', { value: start, configurable: true });
+})();
+`;

@@ -1,0 +1,87 @@
+// Sandbox whose isolates live in this process (`isolation: 'in-process'`). Same limits
+// as the process mode, but an isolated-vm crash or deadlock would take this process
+// with it: use it where a sandbox child process is not an option.
+import { CallBridge } from './call-bridge.ts';
+import { compileProgram } from './compile-program.ts';
+import { IsolatePool } from './isolate-pool.ts';
+import { startIsolateRun } from './isolate-run.ts';
+import { resolveLimits } from './limits.ts';
+import { LogBuffer } from './log-buffer.ts';
+import { finalizeOutcome } from './run-outcome.ts';
+import { ABORT_MESSAGE, checkRunRequest } from './run-request.ts';
+import type { RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
+
+export interface InProcessSandboxOptions {
+  readonly poolSize?: number;
+  readonly limits?: Partial<SandboxLimits>;
+  /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
+  readonly settleGraceMs?: number;
+}
+
+let warnedParkedThread = false;
+
+export class InProcessSandbox implements Sandbox {
+  readonly #defaults: SandboxLimits;
+  readonly #pool: IsolatePool;
+  readonly #settleGraceMs: number;
+  #closed = false;
+
+  constructor(options: InProcessSandboxOptions = {}) {
+    this.#defaults = resolveLimits(options.limits);
+    this.#settleGraceMs = options.settleGraceMs ?? 2_000;
+    this.#pool = new IsolatePool({
+      size: options.poolSize ?? 2,
+      memoryMb: this.#defaults.memoryMb,
+      onCatastrophic: (message) => {
+        if (warnedParkedThread) return;
+        warnedParkedThread = true;
+        console.warn(
+          `ptc-runtime sandbox: isolated-vm reported "${message}"; one of its threads is parked for good in this process. ` +
+            "Prefer isolation: 'process', which replaces the sandbox process instead.",
+        );
+      },
+    });
+    void this.#pool.warm();
+  }
+
+  /** Resolves when the pool of pre-warmed isolates is full. */
+  warm(): Promise<void> {
+    return this.#pool.warm();
+  }
+
+  async run(request: RunRequest): Promise<RunOutcome> {
+    if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
+    const { code, toolNames } = checkRunRequest(request);
+    const limits = resolveLimits(this.#defaults, request.limits);
+    const logs = new LogBuffer(limits.maxLogBytes);
+    const { signal } = request;
+    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
+    const compiled = await compileProgram(code);
+    if (!compiled.ok) return { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] };
+    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
+    const prepared = await this.#pool.take(limits.memoryMb);
+    let terminate: (kind: 'call-limit' | 'exception' | 'abort', message: string) => void = () => undefined;
+    const bridge = new CallBridge({
+      hostCall: request.hostCall,
+      toolNames,
+      maxCalls: limits.maxCalls,
+      maxConcurrentCalls: limits.maxConcurrentCalls,
+      onViolation: (kind, message) => terminate(kind, message),
+    });
+    const run = startIsolateRun({ prepared, program: compiled.program, toolNames, limits, dispatcher: bridge, logs });
+    terminate = run.terminate;
+    const onAbort = (): void => run.terminate('abort', ABORT_MESSAGE);
+    signal?.addEventListener('abort', onAbort, { once: true });
+    if (signal?.aborted) onAbort();
+    const raw = await run.outcome;
+    signal?.removeEventListener('abort', onAbort);
+    bridge.close();
+    await bridge.settled(this.#settleGraceMs);
+    return finalizeOutcome(raw, logs, limits);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#pool.close();
+  }
+}

@@ -1,0 +1,61 @@
+// Messages between the host and the sandbox child process (Node IPC, structured clone).
+// Every run-scoped message carries its runId. The host checks what the child sends:
+// a child is trusted less than the host.
+import type { CompiledProgram } from './compile-program.ts';
+import { isRawRunOutcome, type RawRunOutcome } from './run-outcome.ts';
+import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
+
+/** argv[2] of the child, as JSON. */
+export interface ChildConfig {
+  readonly poolSize: number;
+  readonly memoryMb: number;
+}
+
+export type HostToChild =
+  | {
+      readonly type: 'run';
+      readonly runId: number;
+      readonly program: CompiledProgram;
+      readonly toolNames: readonly string[];
+      readonly limits: SandboxLimits;
+    }
+  | { readonly type: 'call-result'; readonly runId: number; readonly seq: number; readonly outcome: HostCallOutcome }
+  | { readonly type: 'cancel'; readonly runId: number; readonly kind: FailureKind; readonly message: string }
+  | { readonly type: 'close' };
+
+export type ChildToHost =
+  | { readonly type: 'ready'; readonly pid: number }
+  | { readonly type: 'call'; readonly runId: number; readonly seq: number; readonly toolName: string; readonly argsJson: string }
+  /** The run is over in the child: abort its in-flight calls, refuse new ones. */
+  | { readonly type: 'calls-closed'; readonly runId: number }
+  | { readonly type: 'log'; readonly runId: number; readonly text: string }
+  | { readonly type: 'logs-truncated'; readonly runId: number }
+  | { readonly type: 'done'; readonly runId: number; readonly outcome: RawRunOutcome }
+  /** isolated-vm parked a thread for good: replace this process once its runs end. */
+  | { readonly type: 'retire'; readonly reason: string };
+
+/** The message if it is a well-formed ChildToHost, else undefined. */
+export function parseChildMessage(value: unknown): ChildToHost | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const m = value as Record<string, unknown>;
+  const runIdOk = typeof m['runId'] === 'number';
+  switch (m['type']) {
+    case 'ready':
+      return typeof m['pid'] === 'number' ? (value as ChildToHost) : undefined;
+    case 'call':
+      return runIdOk && typeof m['seq'] === 'number' && typeof m['toolName'] === 'string' && typeof m['argsJson'] === 'string'
+        ? (value as ChildToHost)
+        : undefined;
+    case 'calls-closed':
+    case 'logs-truncated':
+      return runIdOk ? (value as ChildToHost) : undefined;
+    case 'log':
+      return runIdOk && typeof m['text'] === 'string' ? (value as ChildToHost) : undefined;
+    case 'done':
+      return runIdOk && isRawRunOutcome(m['outcome']) ? (value as ChildToHost) : undefined;
+    case 'retire':
+      return typeof m['reason'] === 'string' ? (value as ChildToHost) : undefined;
+    default:
+      return undefined;
+  }
+}

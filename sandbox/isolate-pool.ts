@@ -1,0 +1,192 @@
+// Pre-warmed, single-use isolates: each holds a fresh context with the guest prelude
+// already evaluated, so a run only configures it and evaluates the program. A small
+// pool is refilled in the background, one isolate at a time.
+import ivm from 'isolated-vm';
+import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, GUEST_PRELUDE_SOURCE, SEND_GLOBAL } from './guest-prelude.ts';
+
+/** Where a bound run receives what its isolate reports. */
+export interface GuestLink {
+  /** One guest message (JSON text) sent through the prelude's callback. */
+  onMessage(text: string): void;
+  /** isolated-vm gave up on the isolate (e.g. out of memory outside the heap limit). */
+  onCatastrophic(message: string): void;
+}
+
+export class PreparedIsolate {
+  readonly isolate: ivm.Isolate;
+  readonly context: ivm.Context;
+  readonly memoryMb: number;
+  /** The prelude's `configure(json)`, held by the host only. */
+  readonly configure: ivm.Reference<(json: string) => void>;
+  /** The prelude's `deliver(json)`, held by the host only. */
+  readonly deliver: ivm.Reference<(json: string) => void>;
+  #link: GuestLink | undefined;
+  #catastrophic: string | undefined;
+  #disposed = false;
+
+  private constructor(
+    isolate: ivm.Isolate,
+    context: ivm.Context,
+    memoryMb: number,
+    configure: ivm.Reference<(json: string) => void>,
+    deliver: ivm.Reference<(json: string) => void>,
+  ) {
+    this.isolate = isolate;
+    this.context = context;
+    this.memoryMb = memoryMb;
+    this.configure = configure;
+    this.deliver = deliver;
+  }
+
+  static async create(memoryMb: number, onCatastrophic?: (message: string) => void): Promise<PreparedIsolate> {
+    let prepared: PreparedIsolate | undefined;
+    const isolate = new ivm.Isolate({
+      memoryLimit: memoryMb,
+      // Without a handler isolated-vm aborts the whole process; with one, only the
+      // isolate's thread is parked for good. Never touch such an isolate again.
+      onCatastrophicError: (message: string) => {
+        try {
+          onCatastrophic?.(message);
+          prepared?.reportCatastrophic(message);
+        } catch {
+          // nothing may escape into isolated-vm
+        }
+      },
+    });
+    try {
+      const context = await isolate.createContext();
+      const send = new ivm.Callback(
+        (text: unknown) => {
+          try {
+            if (typeof text === 'string') prepared?.receive(text);
+          } catch {
+            // nothing may escape into isolated-vm
+          }
+        },
+        { ignored: true },
+      );
+      await context.global.set(SEND_GLOBAL, send);
+      const script = await isolate.compileScript(GUEST_PRELUDE_SOURCE, { filename: 'ptc-prelude.js' });
+      await script.run(context);
+      script.release();
+      const configure = (await context.global.get(CONFIGURE_GLOBAL, { reference: true })) as ivm.Reference<
+        (json: string) => void
+      >;
+      const deliver = (await context.global.get(DELIVER_GLOBAL, { reference: true })) as ivm.Reference<
+        (json: string) => void
+      >;
+      await context.global.delete(CONFIGURE_GLOBAL);
+      await context.global.delete(DELIVER_GLOBAL);
+      prepared = new PreparedIsolate(isolate, context, memoryMb, configure, deliver);
+      return prepared;
+    } catch (error) {
+      if (!isolate.isDisposed) isolate.dispose();
+      throw error;
+    }
+  }
+
+  /** Internal: a message from the guest prelude. */
+  receive(text: string): void {
+    this.#link?.onMessage(text);
+  }
+
+  /** Internal: isolated-vm parked this isolate's thread; it must never be disposed. */
+  reportCatastrophic(message: string): void {
+    this.#catastrophic = message;
+    this.#link?.onCatastrophic(message);
+  }
+
+  /** Routes this isolate's messages to one run (an isolate serves a single run). */
+  bind(link: GuestLink): void {
+    this.#link = link;
+  }
+
+  /** The catastrophic error isolated-vm reported, if any. */
+  get catastrophic(): string | undefined {
+    return this.#catastrophic;
+  }
+
+  get disposed(): boolean {
+    return this.#disposed || this.isolate.isDisposed;
+  }
+
+  /** Disposes the isolate; a no-op after a catastrophic error (disposing would block). */
+  dispose(): void {
+    this.#link = undefined;
+    if (this.#disposed || this.#catastrophic !== undefined) return;
+    this.#disposed = true;
+    try {
+      if (!this.isolate.isDisposed) this.isolate.dispose();
+    } catch {
+      // already gone
+    }
+  }
+}
+
+export interface IsolatePoolOptions {
+  /** Isolates kept ready. 0 disables pre-warming (every run creates its isolate). */
+  readonly size: number;
+  /** Heap limit of pooled isolates; runs asking for another limit get a fresh isolate. */
+  readonly memoryMb: number;
+  readonly onCatastrophic?: (message: string) => void;
+}
+
+export class IsolatePool {
+  readonly #options: IsolatePoolOptions;
+  readonly #ready: PreparedIsolate[] = [];
+  #warming: Promise<void> | undefined;
+  #closed = false;
+
+  constructor(options: IsolatePoolOptions) {
+    this.#options = options;
+  }
+
+  /** An isolate for one run: a pooled one when the heap limit matches, else a new one. */
+  async take(memoryMb: number): Promise<PreparedIsolate> {
+    if (this.#closed) throw new Error('the sandbox is closed');
+    if (memoryMb === this.#options.memoryMb) {
+      const ready = this.#ready.shift();
+      if (ready !== undefined) {
+        this.#refill();
+        return ready;
+      }
+    }
+    this.#refill();
+    return PreparedIsolate.create(memoryMb, this.#options.onCatastrophic);
+  }
+
+  /** Fills the pool; resolves when it is full (or closed). */
+  async warm(): Promise<void> {
+    // Bounded: isolates that fail to start must not make this spin.
+    for (let attempt = 0; attempt < this.#options.size * 2 && !this.#closed && this.#ready.length < this.#options.size; attempt++) {
+      this.#refill();
+      await this.#warming;
+    }
+  }
+
+  get readyCount(): number {
+    return this.#ready.length;
+  }
+
+  close(): void {
+    this.#closed = true;
+    for (const prepared of this.#ready.splice(0)) prepared.dispose();
+  }
+
+  #refill(): void {
+    if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#options.size) return;
+    this.#warming = new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => PreparedIsolate.create(this.#options.memoryMb, this.#options.onCatastrophic))
+      .then(
+        (prepared) => {
+          if (this.#closed) prepared.dispose();
+          else this.#ready.push(prepared);
+        },
+        () => undefined, // a failed warm-up only costs the next run a cold start
+      )
+      .finally(() => {
+        this.#warming = undefined;
+        this.#refill();
+      });
+  }
+}

@@ -1,0 +1,304 @@
+// One run in one prepared isolate: configure the prelude, evaluate the program, relay
+// its nested calls, and end it on the first of: the program settles, a limit is hit
+// (wall clock, CPU, heap, call budget), or the caller terminates it. The isolate is
+// disposed at the end, whatever happened. Only async isolated-vm APIs are used once the
+// program is loaded, so guest code never runs on this thread and the timers here always
+// fire; the host only ever reads strings that guest code produced.
+import { PROGRAM_FILE_NAME, type CompiledProgram } from './compile-program.ts';
+import type { CallDispatcher } from './call-bridge.ts';
+import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
+import type { PreparedIsolate } from './isolate-pool.ts';
+import { MAX_ARGS_BYTES } from './limits.ts';
+import { locateInProgram } from './locate-in-program.ts';
+import { failure, type RawRunOutcome } from './run-outcome.ts';
+import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
+
+export interface LogSink {
+  add(text: string): unknown;
+  markTruncated(): void;
+}
+
+export interface IsolateRunOptions {
+  readonly prepared: PreparedIsolate;
+  readonly program: CompiledProgram;
+  readonly toolNames: readonly string[];
+  readonly limits: SandboxLimits;
+  readonly dispatcher: CallDispatcher;
+  readonly logs: LogSink;
+  /** How often the isolate's CPU time is read. @default 10 */
+  readonly cpuPollMs?: number;
+  /** After the program settles, how long to wait for a last unhandled rejection report. @default 50 */
+  readonly settleReportMs?: number;
+}
+
+export interface IsolateRun {
+  /** Resolves once the run is over and its isolate disposed; never rejects. */
+  readonly outcome: Promise<RawRunOutcome>;
+  /** Ends the run now with this failure (no-op once it has ended). */
+  terminate(kind: FailureKind, message: string): void;
+}
+
+const MAX_REPORT_CHARS = 2_000;
+const DONE_KINDS: ReadonlySet<string> = new Set(['exception', 'memory', 'output-limit', 'invalid-output']);
+
+export function startIsolateRun(options: IsolateRunOptions): IsolateRun {
+  const run = new Run(options);
+  run.start();
+  return { outcome: run.outcome, terminate: (kind, message) => run.end(failure(kind, message)) };
+}
+
+class Run {
+  readonly outcome: Promise<RawRunOutcome>;
+  readonly #options: IsolateRunOptions;
+  readonly #toolNames: ReadonlySet<string>;
+  readonly #ops = new Set<Promise<unknown>>();
+  #resolve!: (outcome: RawRunOutcome) => void;
+  #ended = false;
+  #programSettled = false;
+  #lastSeq = 0;
+  #cpuStart = 0n;
+  #wallTimer: ReturnType<typeof setTimeout> | undefined;
+  #cpuTimer: ReturnType<typeof setInterval> | undefined;
+
+  constructor(options: IsolateRunOptions) {
+    this.#options = options;
+    this.#toolNames = new Set(options.toolNames);
+    this.outcome = new Promise((resolve) => {
+      this.#resolve = resolve;
+    });
+  }
+
+  start(): void {
+    const { prepared, limits } = this.#options;
+    prepared.bind({
+      onMessage: (text) => this.#onMessage(text),
+      onCatastrophic: (message) =>
+        this.end(failure(/out.of.memory/i.test(message) ? 'memory' : 'crash', `isolated-vm gave up on the isolate: ${message}`)),
+    });
+    if (prepared.catastrophic !== undefined || prepared.disposed) {
+      this.end(failure('crash', 'the sandbox isolate was not usable'));
+      return;
+    }
+    this.#wallTimer = setTimeout(
+      () => this.end(failure('timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`)),
+      limits.wallTimeMs,
+    );
+    try {
+      this.#cpuStart = prepared.isolate.cpuTime;
+    } catch {
+      this.#cpuStart = 0n;
+    }
+    this.#cpuTimer = setInterval(() => this.#checkCpu(), this.#options.cpuPollMs ?? 10);
+    void this.#load();
+  }
+
+  async #load(): Promise<void> {
+    const { prepared, program, limits, toolNames } = this.#options;
+    const config: GuestConfig = {
+      tools: toolNames,
+      maxCalls: limits.maxCalls,
+      maxConcurrentCalls: limits.maxConcurrentCalls,
+      maxLogBytes: limits.maxLogBytes,
+      maxResultBytes: limits.maxResultBytes,
+      maxArgsBytes: MAX_ARGS_BYTES,
+      resizableBytes: limits.memoryMb * 1_048_576,
+    };
+    if (!(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } }), 'configure'))) {
+      return;
+    }
+    let script;
+    try {
+      script = await prepared.isolate.compileScript(program.js, { filename: PROGRAM_FILE_NAME });
+    } catch (error) {
+      if (!this.#ended && !prepared.disposed) {
+        this.end(failure('compile', `The program could not be compiled: ${describeHostSide(error)}`));
+      } else {
+        this.#onOpError(error, 'compile');
+      }
+      return;
+    }
+    if (this.#ended) return;
+    // The script's completion value is always undefined (see compile-program.ts).
+    await this.#op(script.run(prepared.context, { release: true }), 'script');
+  }
+
+  /** Tracks a call into the isolate; its failure is a memory kill or an unhandled rejection. */
+  async #op(promise: Promise<unknown>, label: string): Promise<boolean> {
+    const tracked = promise.then(
+      () => true,
+      (error: unknown) => {
+        this.#onOpError(error, label);
+        return false;
+      },
+    );
+    this.#ops.add(tracked);
+    try {
+      return await tracked;
+    } finally {
+      this.#ops.delete(tracked);
+    }
+  }
+
+  #onOpError(error: unknown, label: string): void {
+    if (this.#ended) return;
+    const { prepared, limits } = this.#options;
+    const text = describeHostSide(error);
+    if (prepared.disposed || /memory limit/i.test(text)) {
+      this.end(failure('memory', `The program ran out of memory (heap limit ${limits.memoryMb} MiB).`));
+      return;
+    }
+    // isolated-vm reports a rejection nobody handled as the failure of the task in which
+    // it happened (the copy was made on the isolate's thread, bounded by the watchdog).
+    void label;
+    this.#options.logs.add(`[unhandled rejection] ${text}`);
+  }
+
+  #checkCpu(): void {
+    const { prepared, limits } = this.#options;
+    let used: bigint;
+    try {
+      used = prepared.isolate.cpuTime - this.#cpuStart;
+    } catch {
+      return;
+    }
+    if (used > BigInt(limits.cpuTimeMs) * 1_000_000n) {
+      this.end(failure('cpu', `The program used more than its CPU budget of ${limits.cpuTimeMs} ms.`));
+    }
+  }
+
+  #onMessage(text: string): void {
+    if (this.#ended) return;
+    let message: unknown;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      this.#protocolError('unreadable message');
+      return;
+    }
+    if (typeof message !== 'object' || message === null) {
+      this.#protocolError('message is not an object');
+      return;
+    }
+    const m = message as Record<string, unknown>;
+    switch (m['t']) {
+      case 'log':
+        if (typeof m['text'] === 'string') this.#options.logs.add(m['text']);
+        return;
+      case 'logs-truncated':
+        this.#options.logs.markTruncated();
+        return;
+      case 'call':
+        this.#onCall(m);
+        return;
+      case 'limit':
+        if ((m['kind'] === 'call-limit' || m['kind'] === 'memory') && typeof m['message'] === 'string') {
+          this.end(failure(m['kind'], clip(m['message'])));
+        } else {
+          this.#protocolError('bad limit message');
+        }
+        return;
+      case 'done':
+        this.#onDone(m);
+        return;
+      default:
+        this.#protocolError('unknown message');
+    }
+  }
+
+  #onCall(m: Record<string, unknown>): void {
+    const { seq, tool, args } = m;
+    if (this.#programSettled) return; // the guest refuses these itself; never dispatch
+    if (typeof seq !== 'number' || typeof tool !== 'string' || typeof args !== 'string') {
+      this.#protocolError('bad call message');
+      return;
+    }
+    if (seq !== this.#lastSeq + 1 || !this.#toolNames.has(tool)) {
+      this.#protocolError(`call #${seq} to "${clip(tool)}" out of order or unbound`);
+      return;
+    }
+    this.#lastSeq = seq;
+    const { limits } = this.#options;
+    if (seq > limits.maxCalls) {
+      this.end(failure('call-limit', `The program made more than ${limits.maxCalls} tool calls (the limit of one run).`));
+      return;
+    }
+    if (args.length > MAX_ARGS_BYTES) {
+      this.#protocolError('call arguments over the size limit');
+      return;
+    }
+    void this.#options.dispatcher.call({ seq, toolName: tool, argsJson: args }).then((outcome) => this.#deliver(seq, outcome));
+  }
+
+  #deliver(seq: number, outcome: HostCallOutcome): void {
+    if (this.#ended || this.#programSettled) return;
+    const delivery: GuestDelivery = outcome.ok
+      ? { seq, ok: true, value: outcome.valueJson }
+      : { seq, ok: false, code: outcome.code, message: outcome.message };
+    void this.#op(this.#options.prepared.deliver.apply(undefined, [JSON.stringify(delivery)], { arguments: { copy: true } }), 'deliver');
+  }
+
+  #onDone(m: Record<string, unknown>): void {
+    if (this.#programSettled) return;
+    let outcome: RawRunOutcome;
+    if (m['ok'] === true && (m['result'] === undefined || typeof m['result'] === 'string')) {
+      outcome = m['result'] === undefined ? { ok: true } : { ok: true, resultJson: m['result'] };
+    } else if (m['ok'] === false && typeof m['kind'] === 'string' && DONE_KINDS.has(m['kind']) && typeof m['message'] === 'string') {
+      const stack = typeof m['stack'] === 'string' ? m['stack'] : undefined;
+      const location = m['kind'] === 'exception' ? locateInProgram(this.#options.program, stack) : undefined;
+      const message = clip(m['message']) + (location === undefined ? '' : ` (at line ${location.line}, column ${location.column})`);
+      outcome =
+        location === undefined
+          ? failure(m['kind'] as FailureKind, message)
+          : { ok: false, kind: m['kind'] as FailureKind, message, location };
+    } else {
+      this.#protocolError('bad done message');
+      return;
+    }
+    this.#programSettled = true;
+    // The program is over: in-flight host calls are aborted now (the caller waits for
+    // them), and a rejection the program left unhandled in its last task gets a moment
+    // to surface as a log line before the isolate goes.
+    this.#options.dispatcher.close();
+    void this.#afterPendingOps().then(() => this.end(outcome));
+  }
+
+  async #afterPendingOps(): Promise<void> {
+    if (this.#ops.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.allSettled([...this.#ops]),
+      new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, this.#options.settleReportMs ?? 50);
+      }),
+    ]);
+    clearTimeout(timer);
+  }
+
+  #protocolError(detail: string): void {
+    this.end(failure('exception', `sandbox protocol error (${detail}): the program tampered with the sandbox runtime`));
+  }
+
+  end(outcome: RawRunOutcome): void {
+    if (this.#ended) return;
+    this.#ended = true;
+    clearTimeout(this.#wallTimer);
+    clearInterval(this.#cpuTimer);
+    this.#options.dispatcher.close();
+    this.#options.prepared.dispose();
+    this.#resolve(outcome);
+  }
+}
+
+/** Text of an error isolated-vm produced on the host side (a copy, never a guest object). */
+function describeHostSide(error: unknown): string {
+  try {
+    if (error instanceof Error) return clip(error.name ? `${error.name}: ${error.message}` : error.message);
+    return clip(String(error));
+  } catch {
+    return 'an unreadable error';
+  }
+}
+
+function clip(text: string): string {
+  return text.length > MAX_REPORT_CHARS ? `${text.slice(0, MAX_REPORT_CHARS)}...` : text;
+}

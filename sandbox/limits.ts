@@ -1,0 +1,48 @@
+// Default budgets of a run and the merge/validation of caller overrides.
+import type { SandboxLimits } from './types.ts';
+
+export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
+  memoryMb: 128,
+  wallTimeMs: 120_000,
+  cpuTimeMs: 30_000,
+  maxCalls: 1_000,
+  maxConcurrentCalls: 10,
+  maxResultBytes: 1_048_576,
+  maxLogBytes: 65_536,
+});
+
+/** Arguments of one tool call as JSON text; larger calls are refused in the guest (code ARGS_TOO_LARGE). */
+export const MAX_ARGS_BYTES = 4 * 1_048_576;
+
+/** isolated-vm refuses heap limits below 8 MiB. */
+const MIN_MEMORY_MB = 8;
+
+const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as (keyof SandboxLimits)[];
+
+/** Merges `base` then `override` over the defaults; throws a TypeError naming the bad field. */
+export function resolveLimits(
+  base: Partial<SandboxLimits> | undefined,
+  override?: Partial<SandboxLimits>,
+): SandboxLimits {
+  const merged: SandboxLimits = { ...DEFAULT_LIMITS };
+  for (const source of [base, override]) {
+    if (source === undefined) continue;
+    if (typeof source !== 'object' || source === null) {
+      throw new TypeError(`sandbox limits must be an object, got ${source === null ? 'null' : typeof source}`);
+    }
+    for (const [key, value] of Object.entries(source)) {
+      if (value === undefined) continue;
+      if (!(LIMIT_KEYS as string[]).includes(key)) {
+        throw new TypeError(`unknown sandbox limit "${key}"; known limits: ${LIMIT_KEYS.join(', ')}`);
+      }
+      if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+        throw new TypeError(`sandbox limit ${key} must be a positive integer, got ${String(value)}`);
+      }
+      merged[key as keyof SandboxLimits] = value;
+    }
+  }
+  if (merged.memoryMb < MIN_MEMORY_MB) {
+    throw new TypeError(`sandbox limit memoryMb must be at least ${MIN_MEMORY_MB}, got ${merged.memoryMb}`);
+  }
+  return merged;
+}

@@ -1,0 +1,290 @@
+// Sandbox whose isolates live in a dedicated child process (the default). The host
+// compiles, serves nested calls over IPC with its own caps, and runs a watchdog: a run
+// whose deadline passed (or that was cancelled) is cancelled in the child; a child that
+// does not confirm within `hangGraceMs` is killed and replaced. A child that dies fails
+// only its own runs (kind `crash`, or `timeout`/`abort`/... when that was already due).
+import { fork, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { CallBridge } from './call-bridge.ts';
+import { compileProgram } from './compile-program.ts';
+import { parseChildMessage, type ChildConfig, type ChildToHost, type HostToChild } from './ipc-messages.ts';
+import { resolveLimits } from './limits.ts';
+import { LogBuffer } from './log-buffer.ts';
+import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
+import { ABORT_MESSAGE, checkRunRequest } from './run-request.ts';
+import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
+
+export interface ProcessSandboxOptions {
+  readonly poolSize?: number;
+  readonly limits?: Partial<SandboxLimits>;
+  /** How long a cancelled run's child may take to confirm before it is killed. @default 1000 */
+  readonly hangGraceMs?: number;
+  /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
+  readonly settleGraceMs?: number;
+  /** The child's stdout/stderr. @default 'ignore' */
+  readonly childOutput?: 'ignore' | 'inherit';
+}
+
+interface HostRun {
+  readonly runId: number;
+  readonly bridge: CallBridge;
+  readonly logs: LogBuffer;
+  readonly limits: SandboxLimits;
+  readonly resolve: (outcome: RawRunOutcome) => void;
+  cancelKind?: FailureKind;
+  cancelMessage?: string;
+  wallTimer?: ReturnType<typeof setTimeout>;
+  killTimer?: ReturnType<typeof setTimeout>;
+}
+
+interface Child {
+  readonly process: ChildProcess;
+  readonly runs: Map<number, HostRun>;
+  readonly exited: Promise<void>;
+  ready: boolean;
+  draining: boolean;
+  dead: boolean;
+}
+
+const CHILD_ENTRY = fileURLToPath(
+  new URL(`./sandbox-process${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
+/** Children that die before reporting ready this many times in a row are not respawned eagerly. */
+const MAX_EARLY_DEATHS = 3;
+
+export class ProcessSandbox implements Sandbox {
+  readonly #defaults: SandboxLimits;
+  readonly #poolSize: number;
+  readonly #hangGraceMs: number;
+  readonly #settleGraceMs: number;
+  readonly #childOutput: 'ignore' | 'inherit';
+  readonly #children = new Set<Child>();
+  #current: Child | undefined;
+  #nextRunId = 1;
+  #earlyDeaths = 0;
+  #closed = false;
+
+  constructor(options: ProcessSandboxOptions = {}) {
+    this.#defaults = resolveLimits(options.limits);
+    this.#poolSize = options.poolSize ?? 2;
+    this.#hangGraceMs = options.hangGraceMs ?? 1_000;
+    this.#settleGraceMs = options.settleGraceMs ?? 2_000;
+    this.#childOutput = options.childOutput ?? 'ignore';
+    this.#current = this.#spawn();
+  }
+
+  /** Pid of the sandbox process that takes new runs (for tests and diagnostics). */
+  get childPid(): number | undefined {
+    return this.#current?.process.pid;
+  }
+
+  async run(request: RunRequest): Promise<RunOutcome> {
+    if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
+    const { code, toolNames } = checkRunRequest(request);
+    const limits = resolveLimits(this.#defaults, request.limits);
+    const logs = new LogBuffer(limits.maxLogBytes);
+    const { signal } = request;
+    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
+    const compiled = await compileProgram(code);
+    if (!compiled.ok) return { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] };
+    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
+    if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
+
+    const child = this.#takeChild();
+    const runId = this.#nextRunId++;
+    let run!: HostRun;
+    const bridge = new CallBridge({
+      hostCall: request.hostCall,
+      toolNames,
+      maxCalls: limits.maxCalls,
+      maxConcurrentCalls: limits.maxConcurrentCalls,
+      onViolation: (kind, message) => this.#cancel(child, run, kind, message),
+    });
+    const onAbort = (): void => {
+      run.bridge.close();
+      this.#cancel(child, run, 'abort', ABORT_MESSAGE);
+    };
+    const raw = await new Promise<RawRunOutcome>((resolve) => {
+      run = { runId, bridge, logs, limits, resolve };
+      child.runs.set(runId, run);
+      this.#refChild(child);
+      this.#send(child, { type: 'run', runId, program: compiled.program, toolNames, limits });
+      run.wallTimer = setTimeout(() => {
+        this.#cancel(child, run, 'timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`);
+      }, limits.wallTimeMs);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      if (child.dead) this.#failRuns(child, 'the sandbox process was not running');
+    });
+    signal?.removeEventListener('abort', onAbort);
+    bridge.close();
+    await bridge.settled(this.#settleGraceMs);
+    return finalizeOutcome(raw, logs, limits);
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    this.#current = undefined;
+    const exits: Promise<void>[] = [];
+    for (const child of this.#children) {
+      for (const run of child.runs.values()) {
+        run.cancelKind ??= 'abort';
+        run.cancelMessage ??= 'The sandbox was closed.';
+      }
+      this.#send(child, { type: 'close' });
+      const killer = setTimeout(() => child.process.kill('SIGKILL'), this.#hangGraceMs);
+      exits.push(child.exited.finally(() => clearTimeout(killer)));
+    }
+    await Promise.all(exits);
+  }
+
+  #spawn(): Child {
+    const config: ChildConfig = { poolSize: this.#poolSize, memoryMb: this.#defaults.memoryMb };
+    const env = { ...process.env };
+    // The host's NODE_OPTIONS (e.g. jest's) are not meant for the sandbox process.
+    delete env['NODE_OPTIONS'];
+    const output = this.#childOutput;
+    const childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
+      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+      serialization: 'advanced',
+      stdio: ['ignore', output, output, 'ipc'],
+      env,
+    });
+    let markExited!: () => void;
+    const child: Child = {
+      process: childProcess,
+      runs: new Map(),
+      exited: new Promise<void>((resolve) => {
+        markExited = resolve;
+      }),
+      ready: false,
+      draining: false,
+      dead: false,
+    };
+    this.#children.add(child);
+    childProcess.on('message', (value) => this.#onChildMessage(child, value));
+    childProcess.on('error', () => {
+      // spawn/IPC failure: 'exit' (or the watchdog) follows and fails the runs
+    });
+    childProcess.on('exit', (code, signal) => {
+      child.dead = true;
+      this.#children.delete(child);
+      if (!child.ready) this.#earlyDeaths++;
+      if (this.#current === child) this.#current = undefined;
+      const how = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
+      this.#failRuns(child, `the sandbox process stopped (${how})`);
+      markExited();
+      if (!this.#closed && this.#current === undefined && this.#earlyDeaths < MAX_EARLY_DEATHS) {
+        this.#current = this.#spawn();
+      }
+    });
+    this.#unrefChild(child);
+    return child;
+  }
+
+  #takeChild(): Child {
+    if (this.#current === undefined || this.#current.dead || this.#current.draining) {
+      this.#current = this.#spawn();
+    }
+    return this.#current;
+  }
+
+  #onChildMessage(child: Child, value: unknown): void {
+    const message = parseChildMessage(value);
+    if (message === undefined) return;
+    if (message.type === 'ready') {
+      child.ready = true;
+      this.#earlyDeaths = 0;
+      return;
+    }
+    if (message.type === 'retire') {
+      child.draining = true;
+      if (this.#current === child) this.#current = this.#closed ? undefined : this.#spawn();
+      if (child.runs.size === 0) child.process.kill('SIGKILL');
+      return;
+    }
+    const run = child.runs.get(message.runId);
+    if (run === undefined) return;
+    this.#onRunMessage(child, run, message);
+  }
+
+  #onRunMessage(child: Child, run: HostRun, message: Exclude<ChildToHost, { type: 'ready' | 'retire' }>): void {
+    switch (message.type) {
+      case 'call':
+        void run.bridge
+          .call({ seq: message.seq, toolName: message.toolName, argsJson: message.argsJson })
+          .then((outcome) => {
+            if (child.runs.get(run.runId) === run) {
+              this.#send(child, { type: 'call-result', runId: run.runId, seq: message.seq, outcome });
+            }
+          });
+        return;
+      case 'calls-closed':
+        run.bridge.close();
+        return;
+      case 'log':
+        run.logs.add(message.text);
+        return;
+      case 'logs-truncated':
+        run.logs.markTruncated();
+        return;
+      case 'done':
+        this.#finishRun(child, run, message.outcome);
+        return;
+    }
+  }
+
+  /** Asks the child to end a run; kills the child if it does not confirm in time. */
+  #cancel(child: Child, run: HostRun, kind: FailureKind, message: string): void {
+    if (run.cancelKind !== undefined || child.runs.get(run.runId) !== run) return;
+    run.cancelKind = kind;
+    run.cancelMessage = message;
+    this.#send(child, { type: 'cancel', runId: run.runId, kind, message });
+    run.killTimer = setTimeout(() => {
+      // No confirmation: the child is hung (e.g. deadlocked inside isolated-vm).
+      child.process.kill('SIGKILL');
+    }, this.#hangGraceMs);
+  }
+
+  #finishRun(child: Child, run: HostRun, outcome: RawRunOutcome): void {
+    if (child.runs.get(run.runId) !== run) return;
+    child.runs.delete(run.runId);
+    clearTimeout(run.wallTimer);
+    clearTimeout(run.killTimer);
+    run.resolve(outcome);
+    if (child.runs.size === 0) {
+      if (child.draining) child.process.kill('SIGKILL');
+      else this.#unrefChild(child);
+    }
+  }
+
+  #failRuns(child: Child, reason: string): void {
+    for (const run of [...child.runs.values()]) {
+      const kind = run.cancelKind ?? 'crash';
+      const message =
+        kind === 'crash'
+          ? `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason}).`
+          : `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`;
+      this.#finishRun(child, run, failure(kind, message));
+    }
+  }
+
+  #send(child: Child, message: HostToChild): void {
+    if (child.dead || !child.process.connected) return;
+    try {
+      child.process.send(message);
+    } catch {
+      // the child is going away; its 'exit' fails the runs
+    }
+  }
+
+  // An idle sandbox process must not keep the host's event loop alive.
+  #refChild(child: Child): void {
+    child.process.ref();
+    child.process.channel?.ref();
+  }
+
+  #unrefChild(child: Child): void {
+    child.process.unref();
+    child.process.channel?.unref();
+  }
+}

@@ -1,0 +1,152 @@
+// Entry point of the sandbox child process: keeps a pool of pre-warmed isolates and
+// runs programs for the host, one fresh isolate per run; nested calls and logs travel
+// to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
+import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
+import type { ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
+import { IsolatePool } from './isolate-pool.ts';
+import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
+import { LogBuffer } from './log-buffer.ts';
+import { failure } from './run-outcome.ts';
+import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
+
+function send(message: ChildToHost): void {
+  try {
+    process.send?.(message);
+  } catch {
+    // the host is gone; 'disconnect' ends this process
+  }
+}
+
+class IpcDispatcher implements CallDispatcher {
+  readonly #runId: number;
+  readonly #pending = new Map<number, { toolName: string; resolve: (outcome: HostCallOutcome) => void }>();
+  #closed = false;
+
+  constructor(runId: number) {
+    this.#runId = runId;
+  }
+
+  call(request: DispatchRequest): Promise<HostCallOutcome> {
+    if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
+    send({ type: 'call', runId: this.#runId, ...request });
+    return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
+  }
+
+  settle(seq: number, outcome: HostCallOutcome): void {
+    const entry = this.#pending.get(seq);
+    this.#pending.delete(seq);
+    entry?.resolve(outcome);
+  }
+
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    send({ type: 'calls-closed', runId: this.#runId });
+    for (const [seq, entry] of this.#pending) this.settle(seq, notDispatched(entry.toolName));
+  }
+}
+
+/** Child-side log cap; what it keeps is forwarded, so logs survive a crash of this process. */
+class IpcLogSink {
+  readonly #runId: number;
+  readonly #buffer: LogBuffer;
+  #truncatedSent = false;
+
+  constructor(runId: number, maxBytes: number) {
+    this.#runId = runId;
+    this.#buffer = new LogBuffer(maxBytes);
+  }
+
+  add(text: string): void {
+    const kept = this.#buffer.add(text);
+    if (kept !== undefined) send({ type: 'log', runId: this.#runId, text: kept });
+    if (this.#buffer.truncated) this.markTruncated();
+  }
+
+  markTruncated(): void {
+    this.#buffer.markTruncated();
+    if (this.#truncatedSent) return;
+    this.#truncatedSent = true;
+    send({ type: 'logs-truncated', runId: this.#runId });
+  }
+}
+
+interface ChildRun {
+  readonly dispatcher: IpcDispatcher;
+  handle?: IsolateRun;
+  cancel?: { kind: FailureKind; message: string };
+}
+
+const config = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>;
+let retiring = false;
+const pool = new IsolatePool({
+  size: config.poolSize ?? 2,
+  memoryMb: config.memoryMb ?? 128,
+  onCatastrophic: (reason) => {
+    if (retiring) return;
+    retiring = true;
+    send({ type: 'retire', reason });
+  },
+});
+const runs = new Map<number, ChildRun>();
+
+async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
+  const { runId, program, toolNames, limits } = message;
+  const run: ChildRun = { dispatcher: new IpcDispatcher(runId) };
+  runs.set(runId, run);
+  try {
+    const prepared = await pool.take(limits.memoryMb);
+    const handle = startIsolateRun({
+      prepared,
+      program,
+      toolNames,
+      limits,
+      dispatcher: run.dispatcher,
+      logs: new IpcLogSink(runId, limits.maxLogBytes),
+    });
+    run.handle = handle;
+    if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);
+    const outcome = await handle.outcome;
+    send({ type: 'done', runId, outcome });
+  } catch (error) {
+    send({ type: 'done', runId, outcome: failure('crash', `the sandbox process could not start the run: ${String(error)}`) });
+  } finally {
+    run.dispatcher.close();
+    runs.delete(runId);
+  }
+}
+
+function onMessage(value: unknown): void {
+  const message = value as HostToChild;
+  switch (message.type) {
+    case 'run':
+      void startRun(message);
+      return;
+    case 'call-result':
+      runs.get(message.runId)?.dispatcher.settle(message.seq, message.outcome);
+      return;
+    case 'cancel': {
+      const run = runs.get(message.runId);
+      if (run === undefined) return;
+      run.cancel ??= { kind: message.kind, message: message.message };
+      run.handle?.terminate(message.kind, message.message);
+      return;
+    }
+    case 'close':
+      pool.close();
+      for (const run of runs.values()) run.handle?.terminate('abort', 'The sandbox was closed.');
+      setImmediate(() => process.exit(0));
+      return;
+  }
+}
+
+process.on('message', (value) => {
+  try {
+    onMessage(value);
+  } catch {
+    // a malformed message from the host: ignore it
+  }
+});
+process.on('disconnect', () => process.exit(0));
+send({ type: 'ready', pid: process.pid });
+void pool.warm();
