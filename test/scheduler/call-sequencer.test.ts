@@ -1,0 +1,180 @@
+// The streaming sequencer that executeTurn and run_code share: nested requests,
+// one-at-a-time submission, closing, and internal failures (which stop dispatch,
+// wait for started work and throw, never inventing results).
+import { describe, expect, it } from '@jest/globals';
+import { createToolRuntime, type ToolExecution } from '../../src/index.ts';
+import { executeTool, type PipelineDeps } from '../../src/pipeline/execute-tool.ts';
+import { Hooks } from '../../src/pipeline/hooks.ts';
+import { ToolRegistry } from '../../src/registry/tool-registry.ts';
+import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
+import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
+import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
+import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
+import { deferred, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
+
+/** A bare pipeline (what the runtime gives run_code), with the `work` tool. */
+function pipeline(options: WorkToolOptions = {}) {
+  const registry = new ToolRegistry();
+  const hooks = new Hooks();
+  const recorder = new OverlapRecorder();
+  registry.register(workTool({ ...options, recorder }));
+  const deps: PipelineDeps = {
+    registry,
+    hooks,
+    approval: undefined,
+    resolveTool: (name, agent) => registry.resolve(name, agent),
+    directCallRefusal: () => undefined,
+  };
+  return { deps, registry, hooks, recorder };
+}
+
+describe('createCallSequencer', () => {
+  it('runs nested calls submitted one at a time, with their parent token and root call id', async () => {
+    const seen: Array<{ callId: string; parent: symbol | undefined; rootCallId: string }> = [];
+    const { deps } = pipeline({ during: (_args, exec: ToolExecution) => void seen.push({ callId: exec.callId, parent: exec.parent, rootCallId: exec.rootCallId }) });
+    const journal = createMemoryJournal();
+    const parent = Symbol('outer');
+    const sequencer = createCallSequencer(deps, { journal });
+    const first = await sequencer.submit({ ...work({ id: 'outer:ptc:1', mode: 'safe' }), parent, rootCallId: 'outer' });
+    expect(first.value).toEqual({ id: 'outer:ptc:1' });
+    const second = await sequencer.submit({ ...work({ id: 'outer:ptc:2', mode: 'exclusive' }), parent, rootCallId: 'outer' });
+    expect(second.value).toEqual({ id: 'outer:ptc:2' });
+    await sequencer.close();
+    expect(seen).toEqual([
+      { callId: 'outer:ptc:1', parent, rootCallId: 'outer' },
+      { callId: 'outer:ptc:2', parent, rootCallId: 'outer' },
+    ]);
+    const { events } = await journal.read();
+    expect(events[0]).toEqual({ type: 'tool/call', callId: 'outer:ptc:1', name: 'work', agent: null, arguments: { id: 'outer:ptc:1', mode: 'safe' }, rootCallId: 'outer' });
+    expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/result', 'tool/call', 'tool/result']);
+  });
+
+  it('gives the same results as direct execution', async () => {
+    const { deps } = pipeline();
+    const sequencer = createCallSequencer(deps);
+    const viaSequencer = await sequencer.submit(work({ id: 'x', mode: 'safe', contexts: 1 }));
+    const direct = await executeTool(deps, work({ id: 'x', mode: 'safe', contexts: 1 }));
+    expect(viaSequencer).toEqual(direct);
+  });
+
+  it('a call submitted after close is not dispatched', async () => {
+    const { deps, recorder } = pipeline();
+    const sequencer = createCallSequencer(deps);
+    await sequencer.close();
+    expect(sequencer.closed).toBe(true);
+    const late = sequencer.submit(work({ id: 'late', mode: 'safe' }));
+    await expect(late).rejects.toThrow(SchedulerError);
+    await expect(late).rejects.toMatchObject({ code: 'NOT_DISPATCHED', message: 'call "late" was not dispatched: the sequence is closed' });
+    expect(recorder.events).toEqual([]);
+  });
+
+  it('refuses a malformed or duplicate request without blocking the others', async () => {
+    const { deps } = pipeline();
+    const sequencer = createCallSequencer(deps);
+    const a = sequencer.submit(work({ id: 'a', mode: 'safe' }));
+    await expect(sequencer.submit(work({ id: 'a', mode: 'safe' }))).rejects.toThrow(/duplicate callId/);
+    await expect(sequencer.submit({ callId: 'b', name: 7, arguments: {} } as never)).rejects.toThrow(/name must be a string/);
+    await expect(sequencer.submit({ ...work({ id: 'c', mode: 'safe' }), signal: 'no' as never })).rejects.toThrow(/signal must be an AbortSignal/);
+    expect((await a).value).toEqual({ id: 'a' });
+    await sequencer.close();
+  });
+
+  it('a request’s own aborted signal cancels only that call', async () => {
+    const { deps, recorder } = pipeline();
+    const sequencer = createCallSequencer(deps);
+    const own = new AbortController();
+    own.abort();
+    const results = await Promise.all([
+      sequencer.submit(work({ id: 'a', mode: 'safe' })),
+      sequencer.submit({ ...work({ id: 'b', mode: 'safe' }), signal: own.signal }),
+      sequencer.submit(work({ id: 'c', mode: 'safe' })),
+    ]);
+    expect(results.map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'ABORTED_BEFORE_DISPATCH', 'ok']);
+    expect(recorder.events.filter((e) => e.startsWith('start'))).toEqual(['start:a', 'start:c']);
+  });
+
+  it('checks its options', () => {
+    const { deps } = pipeline();
+    expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow('createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1');
+    expect(() => createCallSequencer(deps, { agent: 'ghost' })).toThrow(/unknown agent "ghost"/);
+    expect(() => createCallSequencer(deps, { signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
+  });
+});
+
+describe('internal scheduler failure', () => {
+  /** A store that fails on its n-th append (1-based). */
+  function failingJournal(n: number): Journal & { readonly appended: JournalEvent[] } {
+    const appended: JournalEvent[] = [];
+    let count = 0;
+    return {
+      appended,
+      async append(events) {
+        count += 1;
+        if (count === n) throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
+        appended.push(...events);
+      },
+      async read() {
+        return { events: appended, warnings: [] };
+      },
+    };
+  }
+
+  it('stops dispatch, waits for started work and throws; no result is invented', async () => {
+    const bodyOfC = deferred();
+    const recorder = new OverlapRecorder();
+    const rt = createToolRuntime({ sandbox: false, journal: failingJournal(2) });
+    rt.register(
+      workTool({
+        recorder,
+        during: async (args) => {
+          // `c` is still running when `b`'s commit fails.
+          if (args.id === 'c') await bodyOfC.promise;
+        },
+      }),
+    );
+    const pre: string[] = [];
+    const observed: string[] = [];
+    rt.on('tools/pre-execute', (exec, next) => {
+      pre.push(exec.callId);
+      return next();
+    });
+    rt.on('tools/result', (r) => {
+      observed.push(r.callId);
+      if (r.callId === 'b') setImmediate(() => bodyOfC.resolve());
+    });
+    const turn = rt.executeTurn([
+      work({ id: 'a', mode: 'exclusive' }),
+      work({ id: 'b', mode: 'safe', hops: 3 }),
+      work({ id: 'c', mode: 'safe' }),
+      work({ id: 'd', mode: 'exclusive' }),
+      work({ id: 'e', mode: 'safe' }),
+    ]);
+    const error = await turn.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    expect(error).toBeInstanceOf(SchedulerError);
+    expect(error).toMatchObject({ code: 'SCHEDULER_FAILURE', message: 'tool scheduler failed: disk full' });
+    expect((error as SchedulerError).cause).toMatchObject({ code: 'ENOSPC' });
+    // Started work had settled before the throw.
+    expect(recorder.running.size).toBe(0);
+    expect(recorder.events).toEqual(['start:a', 'end:a', 'start:b', 'start:c', 'end:b', 'end:c']);
+    // `d` passed its policy but was not dispatched; `e` never started.
+    expect(pre).toEqual(['a', 'b', 'c', 'd']);
+    // Only results that really committed were observed; nothing for c, d, e.
+    expect(observed).toEqual(['a', 'b']);
+  });
+
+  it('rejects the pending and later submissions with the same failure', async () => {
+    const { deps } = pipeline();
+    const sequencer = createCallSequencer(deps, { journal: failingJournal(1) });
+    const a = sequencer.submit(work({ id: 'a', mode: 'exclusive' }));
+    const b = sequencer.submit(work({ id: 'b', mode: 'safe' }));
+    await expect(a).rejects.toMatchObject({ code: 'SCHEDULER_FAILURE' });
+    const failure = await b.catch((e: unknown) => e);
+    await expect(a).rejects.toBe(failure);
+    await expect(sequencer.submit(work({ id: 'c', mode: 'safe' }))).rejects.toBe(failure);
+    await expect(sequencer.drain()).rejects.toBe(failure);
+    await expect(sequencer.close()).rejects.toBe(failure);
+  });
+});
