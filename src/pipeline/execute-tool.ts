@@ -225,14 +225,20 @@ async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft |
 async function approve(deps: PipelineDeps, exec: ExecutionState, input: ApprovalRequestInput): Promise<Draft | undefined> {
   const unavailable = (reason: string, message: string): Draft =>
     errorDraft(ERROR_CODES.APPROVAL_UNAVAILABLE, `approval required but ${message}; the call was not approved`, { reason });
+  const failed = (error: unknown): Draft => unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
   const service = deps.approval;
   if (service === undefined) return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');
-  if (service.canRoute !== undefined && service.canRoute(exec.agent) !== true) {
-    return unavailable('no-agent-routing', `no approval route exists for agent ${JSON.stringify(exec.agent ?? null)}`);
+  let routable: boolean;
+  try {
+    routable = service.canRoute === undefined || service.canRoute(exec.agent) === true;
+  } catch (error) {
+    return failed(error);
   }
+  if (!routable) return unavailable('no-agent-routing', `no approval route exists for agent ${JSON.stringify(exec.agent ?? null)}`);
+  if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH); // nobody to ask for
   let answer: unknown;
   try {
-    answer = await service.request({
+    const request = service.request({
       callId: exec.callId,
       name: exec.name,
       agent: exec.agent,
@@ -241,9 +247,14 @@ async function approve(deps: PipelineDeps, exec: ExecutionState, input: Approval
       ...(input.detail === undefined ? {} : { detail: input.detail }),
       signal: exec.callerSignal,
     });
+    // The caller's abort ends the wait even if the service never answers.
+    answer = await untilAborted(Promise.resolve(request), exec.callerSignal);
   } catch (error) {
-    return unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
+    if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
+    return failed(error);
   }
+  // An abort during approval wins over whatever the service answered.
+  if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
   switch (answer) {
     case 'allowed-once':
       return undefined;
@@ -258,6 +269,26 @@ async function approve(deps: PipelineDeps, exec: ExecutionState, input: Approval
   }
 }
 
+const ABORTED_WAIT: unique symbol = Symbol('aborted');
+
+/** Settles like `promise`, or with ABORTED_WAIT as soon as `signal` aborts (the listener is removed either way). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | typeof ABORTED_WAIT> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => resolve(ABORTED_WAIT);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute');
@@ -269,7 +300,12 @@ async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise
   if (typeof result === 'object' && result !== null && canonicalResults.get(result) === exec.token) {
     return draftOf(result);
   }
-  return normalizeForeignResult(deps.resolveTool(exec.name, exec.agent), exec, result);
+  const draft = normalizeForeignResult(deps.resolveTool(exec.name, exec.agent), exec, result);
+  // A wrapper's own "success" cannot hide the caller's cancellation.
+  if (!draft.isError && exec.callerSignal.aborted) {
+    return errorDraft(exec.bodyInvoked ? ERROR_CODES.ABORTED : ERROR_CODES.ABORTED_BEFORE_DISPATCH);
+  }
+  return draft;
 }
 
 function draftOf(result: ToolResult): Draft {
@@ -305,6 +341,12 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   if (fused.signal.aborted) {
     fused.dispose();
     return canonical(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+  }
+  // Invalid input never runs the body, so it is refused before bodyInvoked is set.
+  const issues = tool.argIssues(exec.arguments);
+  if (issues.length > 0) {
+    fused.dispose();
+    return canonical(errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message));
   }
   exec.setBodySignal(fused.signal);
   exec.enterPhase('body');

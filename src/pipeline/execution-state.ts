@@ -41,6 +41,11 @@ export class ExecutionState implements ToolExecution {
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
+    // Read-only at run time too, not only for TypeScript: a hook must not rename the call,
+    // change its caller or token, or swap its arguments.
+    for (const key of ['callId', 'name', 'agent', 'parent', 'rootCallId', 'token', 'arguments', 'callerSignal'] as const) {
+      Object.defineProperty(this, key, { writable: false, configurable: false });
+    }
   }
 
   get signal(): AbortSignal {

@@ -100,10 +100,11 @@ export function materialize(
     ...(draft.isError ? {} : { value: draft.value as JsonValue }),
     content: draft.content,
     ...(draft.isError && draft.error !== undefined ? { error: draft.error } : {}),
-    ...(contexts.length > 0 ? { additionalContexts: contexts } : {}),
+    ...(contexts.length > 0 ? { additionalContexts: Object.freeze([...contexts]) } : {}),
     ...(!draft.isError && concluded ? { concludesTurn: true as const } : {}),
     ...(!draft.isError && draft.presentationMeta !== undefined ? { presentationMeta: draft.presentationMeta } : {}),
   };
-  // Every part is already a frozen copy (content, contexts, error, the validated value keeps its identity).
+  // Every part is already a frozen copy (content, each context, error; the validated value keeps its
+  // identity); the contexts list is copied and frozen here, so the result is frozen all the way down.
   return Object.freeze(base) as ToolResult;
 }

@@ -1,6 +1,6 @@
 // Shared fixtures for the core suite: small tools, a deferred promise, deep-freeze
 // checks and a direct pipeline (for nested calls, which the public API does not start).
-import type { ContentBlock, JsonValue, Tool, ToolExecution, ToolResult } from '../../src/index.ts';
+import type { ContentBlock, JsonValue, Tool, ToolExecution, ToolResult, ToolRuntimeOptions } from '../../src/index.ts';
 import { createToolRuntime, defineTool } from '../../src/index.ts';
 import { executeTool, type NestedExecuteRequest, type PipelineDeps } from '../../src/pipeline/execute-tool.ts';
 import { Hooks } from '../../src/pipeline/hooks.ts';
@@ -43,8 +43,8 @@ export function echoTool(options: EchoOptions = {}): { tool: Tool; calls: { coun
 }
 
 /** A runtime with one registered echo tool. */
-export function echoRuntime(options: EchoOptions & { readonly approval?: Parameters<typeof createToolRuntime>[0] } = {}) {
-  const rt = createToolRuntime(options.approval ?? {});
+export function echoRuntime(options: EchoOptions & { readonly runtime?: ToolRuntimeOptions } = {}) {
+  const rt = createToolRuntime(options.runtime ?? {});
   const { tool, calls } = echoTool(options);
   const dispose = rt.register(tool);
   return { rt, tool, calls, dispose };
