@@ -1,6 +1,7 @@
 // Compiles the model's TypeScript (the body of an async function) into the script a
 // run evaluates. esbuild strips types only (no type check); its async `transform`
 // keeps one esbuild service alive for the whole process.
+import { randomBytes } from 'node:crypto';
 import { transform, type Message, type TransformFailure } from 'esbuild';
 
 /** The guest prelude defines this starter; the program script calls it once. */
@@ -8,9 +9,14 @@ export const PROGRAM_START_GLOBAL = '__ptc_start';
 /** File name of the program in guest stack traces (mapped back through the source map). */
 export const PROGRAM_FILE_NAME = 'program.ts';
 
-// One line before the model's code, so model line = compiled-input line - 1.
-const PREFIX = `${PROGRAM_START_GLOBAL}(async function () {\n`;
-const SUFFIX = '\n});';
+// One line before the model's code, so model line = compiled-input line - 1. The body
+// sits in a labeled block whose label is a fresh nonce, and the suffix breaks to that
+// label: code that closes the wrapper early cannot reopen it without knowing the nonce,
+// so such code is a compile error instead of running at the script's top level.
+function wrap(code: string): { text: string; label: string } {
+  const label = `__ptc_body_${randomBytes(8).toString('hex')}`;
+  return { text: `${PROGRAM_START_GLOBAL}(async function () { ${label}: {\n${code}\n;break ${label}; } });`, label };
+}
 // Appended after esbuild: the script's completion value is always `undefined`, so the
 // host never copies a guest object out of the isolate.
 const COMPLETION = '\n;void 0;\n';
@@ -40,8 +46,9 @@ export async function compileProgram(code: string): Promise<CompileResult> {
     throw new TypeError(`compileProgram: code must be a string, got ${code === null ? 'null' : typeof code}`);
   }
   const lines = code.split(LINE_BREAK);
+  const wrapped = wrap(code);
   try {
-    const output = await transform(PREFIX + code + SUFFIX, {
+    const output = await transform(wrapped.text, {
       loader: 'ts',
       sourcefile: PROGRAM_FILE_NAME,
       sourcemap: 'external',
@@ -53,21 +60,25 @@ export async function compileProgram(code: string): Promise<CompileResult> {
   } catch (error) {
     const first = (error as Partial<TransformFailure>).errors?.[0];
     if (first === undefined) throw error; // not a syntax error: esbuild itself failed
-    return describeSyntaxError(first, lines);
+    return describeSyntaxError(first, lines, wrapped.label);
   }
 }
 
-function describeSyntaxError(error: Message, lines: readonly string[]): CompileResult & { ok: false } {
+function describeSyntaxError(error: Message, lines: readonly string[], label: string): CompileResult & { ok: false } {
   const where = error.location;
   const wrappedLine = where?.line ?? 1;
   let line = wrappedLine - 1;
   let column: number;
   let text = error.text;
+  if (error.text.includes(label)) {
+    text = 'the program closes the function body it runs in (is there a "}" too many?)';
+  } else if (line < 1 || line > lines.length) {
+    // The error is in the wrapper's suffix: something opened by the program is not closed.
+    text = `unexpected end of the program (is a bracket, brace or string left open?)`;
+  }
   if (line < 1 || line > lines.length) {
-    // The error is in the wrapper (e.g. an unclosed brace reaches the closing `});`).
     line = Math.max(1, lines.length);
     column = (lines[line - 1] ?? '').length + 1;
-    text = `${text} at the end of the program (is a bracket, brace or string left open?)`;
   } else {
     // esbuild columns count UTF-8 bytes from 0; report UTF-16 characters from 1.
     const lineText = lines[line - 1] ?? '';

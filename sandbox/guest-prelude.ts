@@ -380,7 +380,8 @@ function serialize(value, key, state, depth) {
       for (let i = 0; i < length; i++) {
         current = i;
         const item = serialize(value[i], i, state, depth + 1);
-        out += (i === 0 ? '' : ',') + (item === undefined ? 'null' : item);
+        if (item === undefined) throw problem('undefined (JSON has no undefined; use null)', false);
+        out += (i === 0 ? '' : ',') + item;
         state.size += 1;
         if (state.size > state.budget) throw problem('', true);
       }
@@ -476,9 +477,15 @@ function submit(name, args) {
   });
 }
 
+// A plain function returning a promise (behaves as an async function; its prototype
+// chain is the ordinary Function.prototype).
 function makeTool(name) {
-  const tool = async function (args) {
-    return submit(name, args);
+  const tool = function (args) {
+    try {
+      return submit(name, args);
+    } catch (error) {
+      return rejected(error);
+    }
   };
   defineProperty(tool, 'name', { value: name, configurable: true });
   return tool;
