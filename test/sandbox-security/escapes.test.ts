@@ -63,7 +63,8 @@ const cases: HostileCase[] = [
       await pending;
       const AsyncFunction = (async () => 0).constructor;
       out.asyncCtor = await AsyncFunction('return [this === globalThis, typeof process, typeof require].join()')();
-      out.protoCtor = Object.getPrototypeOf(tools.a).constructor('return typeof process')();
+      // tools.a may be an async function: its prototype's constructor is then AsyncFunction.
+      out.protoCtor = await Object.getPrototypeOf(tools.a).constructor('return typeof process')();
       out.protoChain = tools.a.__proto__.__proto__.constructor.constructor('return typeof require')();
       out.errorChain = tce.constructor.constructor.constructor('return typeof process')();
       return out;

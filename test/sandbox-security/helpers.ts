@@ -1,6 +1,7 @@
 // Shared tooling for the hostile-program suite: a recording fake host, outcome
 // assertions, host-path leak detection and RSS measurement of sandbox processes.
 import { readdirSync, readFileSync } from 'node:fs';
+import { runInThisContext } from 'node:vm';
 import { expect, it } from '@jest/globals';
 import type {
   FailureKind,
@@ -92,7 +93,6 @@ export const HOST_LEAK_PATTERNS: readonly RegExp[] = [
   /node:internal/,
   /node_modules/,
   /file:\/\//,
-  /isolated-vm/,
   /\bat (?:async )?\S+ \(\/[^)]*\)/, // a V8 frame with an absolute host path
 ];
 
@@ -121,9 +121,14 @@ export async function expectHealthy(sandbox: Sandbox): Promise<void> {
   expect(probe['polluted']).toBeUndefined();
   expect(probe['pwned']).toBeUndefined();
   expect(Object.getOwnPropertyNames(Object.prototype).sort()).toStrictEqual(OBJECT_PROTOTYPE_NAMES);
+  // Jest runs tests in a vm context; IPC and isolated-vm copies are built in Node's main realm.
+  expect(runInThisContext(MAIN_REALM_PROBE)).toStrictEqual(MAIN_REALM_BASELINE);
 }
 
 const OBJECT_PROTOTYPE_NAMES = Object.getOwnPropertyNames(Object.prototype).sort();
+const MAIN_REALM_PROBE =
+  '[Object.getOwnPropertyNames(Object.prototype).sort().join(), Object.getOwnPropertyNames(Array.prototype).length, ({}).polluted, ({}).pwned]';
+const MAIN_REALM_BASELINE: unknown = runInThisContext(MAIN_REALM_PROBE);
 
 /** Resolves after `ms`, for hosts that hold a call open. */
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
