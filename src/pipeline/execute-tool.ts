@@ -356,7 +356,7 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
     const raw = await tool.invoke(exec.arguments, exec);
     draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
   } catch (error) {
-    draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted);
+    draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
     fused.dispose();
     exec.setBodySignal(wrapperSignal);

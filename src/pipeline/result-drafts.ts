@@ -61,12 +61,25 @@ export function successDraft(tool: Tool, exec: ExecutionState, raw: unknown): Dr
     : { isError: false, value: snap.value, content, presentationMeta };
 }
 
-/** A failure thrown by the body: keep the tool's own string code, else TOOL_ERROR. */
-export function thrownDraft(thrown: unknown, aborted: boolean): Draft {
+/**
+ * A failure thrown by the body: keep the tool's own string code, else TOOL_ERROR. When the
+ * signal aborted and the body threw the abort itself (its reason, or an AbortError such as
+ * Node's `ABORT_ERR` from timers/promises), the outcome is ABORTED, not that error's code.
+ */
+export function thrownDraft(thrown: unknown, aborted: boolean, reason?: unknown): Draft {
+  if (aborted && (thrown === reason || isAbortError(thrown))) return errorDraft(ERROR_CODES.ABORTED);
   const { message, code, info } = describeThrown(thrown);
   if (code !== undefined) return errorDraft(code, message, info);
   if (aborted) return errorDraft(ERROR_CODES.ABORTED);
   return errorDraft(ERROR_CODES.TOOL_ERROR, message);
+}
+
+function isAbortError(thrown: unknown): boolean {
+  try {
+    return typeof thrown === 'object' && thrown !== null && (thrown as { name?: unknown }).name === 'AbortError';
+  } catch {
+    return false;
+  }
 }
 
 /** A wrapper returned something other than this execution's canonical result. */

@@ -117,10 +117,10 @@ describe('ajv compiles each schema once, at definition time', () => {
   });
 
   it('compiles parameters and output once, never per call', async () => {
+    const rt = createToolRuntime(); // may define built-in tools of its own
     const compile = jest.spyOn(Ajv.prototype, 'compile');
     const tool = defineTool(valid);
     expect(compile).toHaveBeenCalledTimes(2);
-    const rt = createToolRuntime();
     rt.register(tool);
     for (let i = 0; i < 25; i += 1) {
       const result = await rt.execute(call('ok', { q: `v${i}` }, `c${i}`));
