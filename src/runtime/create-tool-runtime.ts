@@ -1,6 +1,6 @@
 // The public face: one runtime object composing the registry, the hooks, the
 // execution pipeline, the turn scheduler and the PTC layer (modes, run_code, SDK).
-import { createSandbox } from '../../sandbox/index.ts';
+import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
 import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
 import { generateSdk, type ToolSchema } from '../../sdk-gen/index.ts';
 import type { JsonSchema } from '../definition/compile-schema.ts';
@@ -14,6 +14,7 @@ import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } from '../ptc/run-code-tool.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
+import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
@@ -138,8 +139,11 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return text;
   };
 
+  // Nested calls follow the same rules as a model turn; the pool is as wide as the
+  // sandbox lets calls be in flight.
+  const nestedConcurrency = options.limits?.maxConcurrentCalls ?? DEFAULT_LIMITS.maxConcurrentCalls;
   const sequencer = (o: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter =>
-    createNestedSequencer(deps, o);
+    createCallSequencer(deps, { ...(o.agent === undefined ? {} : { agent: o.agent }), signal: o.signal, concurrency: nestedConcurrency });
   const runCode = createRunCodeTool({
     sandbox: getSandbox,
     toolNames: (agent) => registry.visible(agent).map((t) => t.name),
