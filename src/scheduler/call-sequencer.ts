@@ -89,7 +89,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const stopped = deferred<void>();
   const onAbort = (): void => stopped.resolve();
   if (signal.aborted) stopped.resolve();
-  else signal.addEventListener('abort', onAbort, { once: true });
+  else if (signal !== NEVER_ABORTED) signal.addEventListener('abort', onAbort, { once: true });
 
   const fail = (error: unknown): SchedulerError => {
     if (failure === undefined) {
