@@ -139,10 +139,11 @@ describe('input', () => {
     expect(recorder.events).toEqual([]);
   });
 
-  it('checks the pool size when the runtime is created', () => {
+  it('checks the pool size and the journal when the runtime is created', () => {
     expect(() => createToolRuntime({ sandbox: false, concurrency: 0 })).toThrow('expected `concurrency` to be an integer >= 1 (or Infinity), got 0');
     expect(() => createToolRuntime({ sandbox: false, concurrency: 1.5 })).toThrow(/got 1\.5/);
     expect(() => createToolRuntime({ sandbox: false, concurrency: Infinity })).not.toThrow();
+    expect(() => createToolRuntime({ sandbox: false, journal: {} as never })).toThrow('createToolRuntime: journal must be a file path or an object with append(events) and read()');
   });
 
   it('arguments that are not JSON give INVALID_ARGS, and the turn goes on', async () => {
