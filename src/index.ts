@@ -39,5 +39,5 @@ export { createMemoryJournal } from './scheduler/memory-journal.ts';
 export type { MemoryJournal } from './scheduler/memory-journal.ts';
 export { presentExecution } from './scheduler/present-execution.ts';
 export type { ExecutionPresentation, PresentableCall, PresenterSource } from './scheduler/present-execution.ts';
-export { replayJournal } from './scheduler/replay-journal.ts';
+export { replayJournal, replayJournal as replay } from './scheduler/replay-journal.ts';
 export type { JournalReplay } from './scheduler/replay-journal.ts';

@@ -80,12 +80,14 @@ export class ExecutionState implements ToolExecution {
   }
 
   // ---- pipeline-only ----
+  // A finished execution stays finished: a body that a wrapper gave up on (timeout
+  // policy) may settle later and must not reopen it.
   enterPhase(phase: Phase): void {
-    this.#phase = phase;
+    if (this.#phase !== 'done') this.#phase = phase;
   }
   /** At body start: the fused signal; after settle: the wrapper's signal again. */
   setBodySignal(signal: AbortSignal): void {
-    this.#signal = signal;
+    if (this.#phase !== 'done') this.#signal = signal;
   }
   markBodyInvoked(): void {
     this.#bodyInvoked = true;

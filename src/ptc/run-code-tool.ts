@@ -18,6 +18,8 @@ import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue }
 /** Orders nested calls exactly as a model turn is ordered (SPEC §4 rules). */
 export interface NestedCallSubmitter {
   submit(request: NestedExecuteRequest): Promise<ToolResult>;
+  /** Refuses later calls (NOT_DISPATCHED) and waits for the started ones. */
+  close(): Promise<void>;
 }
 
 export interface RunCodeDeps {
@@ -109,13 +111,13 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     // The program receives the canonical value, never the content.
     return { ok: true, valueJson: JSON.stringify(result.value ?? null) };
   };
-  const outcome = await sandbox.run({
-    code,
-    toolNames: deps.toolNames(exec.agent),
-    hostCall,
-    limits: deps.limits,
-    signal,
-  });
+  let outcome;
+  try {
+    outcome = await sandbox.run({ code, toolNames: deps.toolNames(exec.agent), hostCall, limits: deps.limits, signal });
+  } finally {
+    // The run is over: nothing it started may still commit after run_code returns.
+    await sequencer.close().catch(() => {});
+  }
   if (!outcome.ok) {
     const logs = [...outcome.logs];
     const info: { [key: string]: JsonValue } = { kind: outcome.kind, logs };
