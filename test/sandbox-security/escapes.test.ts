@@ -67,16 +67,19 @@ const cases: HostileCase[] = [
       out.protoCtor = await Object.getPrototypeOf(tools.a).constructor('return typeof process')();
       out.protoChain = tools.a.__proto__.__proto__.constructor.constructor('return typeof require')();
       out.errorChain = tce.constructor.constructor.constructor('return typeof process')();
+      out.toolsNullProto = Object.getPrototypeOf(tools) === null;
       return out;
     `,
     check: (outcome) => {
       const out = resultOf(outcome);
       const keys = [
-        'globalThis', 'tools', 'toolFn', 'toolFail', 'fn', 'arrow', 'asyncFn', 'generator', 'console',
+        'globalThis', 'toolFn', 'toolFail', 'fn', 'arrow', 'asyncFn', 'generator', 'console',
         'consoleLog', 'consoleError', 'toolResult', 'toolResultList', 'toolResultNested', 'error',
         'toolCallError', 'ToolCallError', 'pendingCall', 'json', 'proxy',
       ];
       for (const key of keys) expect([key, out[key]]).toStrictEqual([key, [true, CLEAN]]);
+      // A null-prototype `tools` has no constructor to climb; any other must stay in the guest.
+      expect(out['tools']).toStrictEqual(out['toolsNullProto'] === true ? ['threw', true] : [true, CLEAN]);
       // `this` of the body may be undefined (strict) or the guest global.
       expect([[true, CLEAN], ['threw', true]]).toContainEqual(out['this']);
       expect(out['asyncCtor']).toBe('true,undefined,undefined');
@@ -199,7 +202,7 @@ const cases: HostileCase[] = [
       const indirect = (0, eval)('this') === globalThis;
       const viaFunction = new Function('return [typeof process, typeof require, this === globalThis].join()')();
       const nested = eval('new Function("return eval(\\'typeof process\\')")()');
-      const ctor = eval('tools').constructor.constructor('return typeof require')();
+      const ctor = eval('tools.a').constructor.constructor('return typeof require')();
       return [direct, indirect, viaFunction, nested, ctor];
     `,
     check: (outcome) =>

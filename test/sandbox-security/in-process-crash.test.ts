@@ -77,6 +77,13 @@ const cases: { name: string; check: (report: Report) => void }[] = [
     },
   },
   {
+    name: 'intl-memory-bomb',
+    check: (r) => {
+      expectFailure(r.outcome, ['memory', 'exception']);
+      expect(r.rssGrowthMb).toBeLessThan(512);
+    },
+  },
+  {
     name: 'call-flood',
     check: (r) => {
       expectFailure(r.outcome, ['call-limit']);

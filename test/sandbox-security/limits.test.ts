@@ -3,7 +3,7 @@
 // concurrency, log floods, result size and shape, and cancellation.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
-import type { HostCallRequest } from '../../sandbox/types.ts';
+import type { HostCallRequest, SandboxLimits } from '../../sandbox/types.ts';
 import {
   expectFailure,
   expectHealthy,
@@ -172,7 +172,7 @@ const memoryCases: HostileCase[] = [
 ];
 
 /** Off-heap allocations that bypass a plain heap limit (each reaches 1 GiB in a bare isolate). */
-const offHeapBombs: { name: string; code: string }[] = [
+const offHeapBombs: { name: string; code: string; limits?: Partial<SandboxLimits> }[] = [
   {
     name: 'WebAssembly.Memory of 1 GiB',
     code: 'const m = new WebAssembly.Memory({ initial: 16384 }); new Uint8Array(m.buffer).fill(1); return m.buffer.byteLength;',
@@ -197,6 +197,12 @@ const offHeapBombs: { name: string; code: string }[] = [
     name: '1 GiB in 1 MiB ArrayBuffers',
     code: 'const keep = []; for (let i = 0; i < 1024; i++) { const b = new ArrayBuffer(2 ** 20); new Uint8Array(b).fill(1); keep.push(b); } return keep.length;',
   },
+  {
+    // Each Intl object owns ICU memory outside the V8 heap (~4 KiB each): 300,000 of them is over 1 GiB.
+    name: 'ICU memory of 300,000 Intl.Segmenter objects',
+    code: 'const keep = []; for (let i = 0; i < 300000; i++) keep.push(new Intl.Segmenter("en")); return keep.length;',
+    limits: { cpuTimeMs: 20_000 },
+  },
 ];
 
 describe('sandbox security: loops and deadlines', () => {
@@ -216,7 +222,7 @@ describe('sandbox security: memory', () => {
       async () => {
         const before = memorySnapshot();
         const rec = recordingHost([]);
-        const outcome = await sandbox.run({ code: bomb.code, toolNames: [], hostCall: rec.hostCall, limits: { memoryMb: 64 } });
+        const outcome = await sandbox.run({ code: bomb.code, toolNames: [], hostCall: rec.hostCall, limits: { memoryMb: 64, ...bomb.limits } });
         const growth = peakGrowthMb(before);
         expectFailure(outcome, ['memory', 'exception']);
         expectNoHostLeak(outcome);
