@@ -181,7 +181,7 @@ export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequ
 async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
   const handlers = deps.hooks.list('tools/pre-execute');
   const decision = await waterfall<PreDecision>(
-    handlers.map((h) => (next) => h(exec, next)),
+    handlers.map((h) => (next) => h(exec.view, next)),
     async () => allow(),
   );
   const kind = (decision as { kind?: unknown } | null)?.kind;
@@ -208,7 +208,7 @@ async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft |
   for (const guard of deps.registry.guardsFor(exec.agent)) {
     let verdict: unknown;
     try {
-      verdict = await guard(exec);
+      verdict = await guard(exec.view);
     } catch (error) {
       return errorDraft(ERROR_CODES.DENIED, `a guard failed, so the call is denied: ${describeThrown(error).message}`, { guardError: true });
     }
@@ -293,7 +293,7 @@ async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute');
   const result = await waterfall<ToolResult>(
-    handlers.map((h) => (next) => h(exec, next)),
+    handlers.map((h) => (next) => h(exec.view, next)),
     () => dispatchBody(deps, exec),
   );
   exec.enterPhase('post');
@@ -353,7 +353,7 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   exec.markBodyInvoked();
   let draft: Draft;
   try {
-    const raw = await tool.invoke(exec.arguments, exec);
+    const raw = await tool.invoke(exec.arguments, exec.view);
     draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
   } catch (error) {
     draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
@@ -373,7 +373,7 @@ async function postExecute(
   const outcome = materialize(exec, draft, exec.deferredContexts, exec.concluded);
   const handlers = deps.hooks.list('tools/post-execute');
   const decision = await waterfall<PostDecision>(
-    handlers.map((h) => (next) => h(exec, outcome, next)),
+    handlers.map((h) => (next) => h(exec.view, outcome, next)),
     async () => accept(),
   );
   const kind = (decision as { kind?: unknown } | null)?.kind;

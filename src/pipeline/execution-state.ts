@@ -30,6 +30,11 @@ export class ExecutionState implements ToolExecution {
   #bodyInvoked = false;
   #concluded = false;
   readonly #contexts: ContextMessage[] = [];
+  /**
+   * What hooks, guards and the body receive: identity fields read-only, `signal` swappable
+   * only by a wrapper, and none of the pipeline-only controls below.
+   */
+  readonly view: ToolExecution;
 
   constructor(init: ExecutionInit) {
     this.callId = init.callId;
@@ -46,6 +51,28 @@ export class ExecutionState implements ToolExecution {
     for (const key of ['callId', 'name', 'agent', 'parent', 'rootCallId', 'token', 'arguments', 'callerSignal'] as const) {
       Object.defineProperty(this, key, { writable: false, configurable: false });
     }
+    const state = this;
+    this.view = Object.freeze({
+      callId: this.callId,
+      name: this.name,
+      agent: this.agent,
+      parent: this.parent,
+      rootCallId: this.rootCallId,
+      token: this.token,
+      arguments: this.arguments,
+      callerSignal: this.callerSignal,
+      get signal(): AbortSignal {
+        return state.signal;
+      },
+      set signal(next: AbortSignal) {
+        state.signal = next;
+      },
+      get bodyInvoked(): boolean {
+        return state.bodyInvoked;
+      },
+      deferContext: (message: ContextMessage): void => state.deferContext(message),
+      concludeTurn: (): void => state.concludeTurn(),
+    });
   }
 
   get signal(): AbortSignal {

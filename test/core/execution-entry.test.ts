@@ -138,6 +138,33 @@ describe('identity and the opaque token', () => {
     },
   );
 
+  it('hooks, guards and the body get the same exec view, without the pipeline-only controls', async () => {
+    const views: ToolExecution[] = [];
+    const { rt } = echoRuntime({
+      body: (args, exec) => {
+        views.push(exec);
+        return { echoed: args.q };
+      },
+    });
+    const keep = (exec: ToolExecution): void => {
+      views.push(exec);
+    };
+    rt.on('tools/pre-execute', (exec, next) => (keep(exec), next()));
+    rt.guard((exec) => (keep(exec), undefined));
+    rt.on('tools/execute', (exec, next) => (keep(exec), next()));
+    rt.on('tools/post-execute', (exec, _o, next) => (keep(exec), next()));
+    await rt.execute(call());
+    expect(views).toHaveLength(5);
+    expect(new Set(views).size).toBe(1);
+    const view = views[0] as unknown as Record<string, unknown>;
+    for (const control of ['enterPhase', 'setBodySignal', 'markBodyInvoked', 'finish', 'phase', 'concluded', 'deferredContexts']) {
+      expect(view[control]).toBeUndefined();
+    }
+    expect(Object.keys(view).sort()).toEqual(
+      ['agent', 'arguments', 'bodyInvoked', 'callId', 'callerSignal', 'concludeTurn', 'deferContext', 'name', 'parent', 'rootCallId', 'signal', 'token'].sort(),
+    );
+  });
+
   it('exec is frozen once the result is final, and late deferContext/concludeTurn throw', async () => {
     let kept: ToolExecution | undefined;
     const { rt } = echoRuntime({
