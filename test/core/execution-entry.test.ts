@@ -256,6 +256,24 @@ describe('entry checks', () => {
     expect(env.calls.count).toBe(0);
   });
 
+  it('a refused model-direct call (ptc mode) is UNKNOWN_TOOL before policy; a nested call is not refused', async () => {
+    const refusal = (name: string) => `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
+    const { registry, hooks, execute } = barePipeline({ directCallRefusal: (name, agent) => (registry.exists(name, agent) ? refusal(name) : undefined) });
+    const { tool, calls } = echoTool();
+    registry.register(tool);
+    const pre = jest.fn((_e: ToolExecution, next: () => Promise<never>) => next());
+    hooks.on('tools/pre-execute', pre as never);
+    const direct = await execute(call());
+    expect(direct.error).toEqual({ code: 'UNKNOWN_TOOL', message: refusal('echo') });
+    expect(pre).not.toHaveBeenCalled();
+    expect(calls.count).toBe(0);
+    const nested = await execute({ ...call(), parent: Symbol('run_code'), rootCallId: 'outer' });
+    expect(nested.value).toEqual({ echoed: 'hi' });
+    expect(pre).toHaveBeenCalledTimes(1);
+    expect(codeOf(await execute(call('ghost', {})))).toBe('UNKNOWN_TOOL');
+    expect(pre).toHaveBeenCalledTimes(2); // a truly unknown name still goes through policy
+  });
+
   it('a truly unknown name goes through policy and dispatch as UNKNOWN_TOOL', async () => {
     const env = watched();
     const result = await env.rt.execute(call('nope', {}));

@@ -80,15 +80,15 @@ export function isDeepFrozen(value: unknown): boolean {
 }
 
 /** A bare pipeline over a registry and hooks, to start nested calls (with a parent token). */
-export function barePipeline(approval?: PipelineDeps['approval']) {
+export function barePipeline(options: { readonly directCallRefusal?: PipelineDeps['directCallRefusal'] } = {}) {
   const registry = new ToolRegistry();
   const hooks = new Hooks();
   const deps: PipelineDeps = {
     registry,
     hooks,
-    approval,
+    approval: undefined,
     resolveTool: (name, agent) => registry.resolve(name, agent),
-    directCallRefusal: () => undefined,
+    directCallRefusal: options.directCallRefusal ?? (() => undefined),
   };
   return { registry, hooks, execute: (request: NestedExecuteRequest): Promise<ToolResult> => executeTool(deps, request) };
 }
