@@ -1,0 +1,290 @@
+// Modes (SPEC §5): what a provider receives and what the prompt holds in native, ptc
+// and both; the ptc refusal of model-direct native calls; per-agent declarations;
+// missing configuration; the SDK's placement, stability and visibility rules.
+import { describe, expect, it } from '@jest/globals';
+import { createToolRuntime, deny, ToolRuntimeError } from '../../src/index.ts';
+import type { ToolRuntime } from '../../src/runtime/create-tool-runtime.ts';
+import { PTC_ONLY_INSTRUCTION } from '../../src/ptc/ptc-prompt.ts';
+import { RUN_CODE_DESCRIPTION } from '../../src/ptc/run-code-tool.ts';
+import { probeTool, ptcRuntimes, runCode, runValue } from './helpers.ts';
+
+const runtime = ptcRuntimes();
+
+function withTools(rt: ToolRuntime, ...names: string[]): ToolRuntime {
+  for (const name of names) rt.register(probeTool({ name }));
+  return rt;
+}
+
+const names = (rt: ToolRuntime, agent?: string): string[] => rt.schemas(agent === undefined ? {} : { agent }).map((s) => s.name);
+const refusal = (name: string): string =>
+  `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
+
+describe('schemas and prompt per mode', () => {
+  it('ptc: exactly one schema, run_code, with description listed before code, both required', () => {
+    const rt = withTools(runtime(), 'alpha', 'beta');
+    const schemas = rt.schemas();
+    expect(schemas).toHaveLength(1);
+    const [runCodeSchema] = schemas;
+    expect(runCodeSchema!.name).toBe('run_code');
+    expect(runCodeSchema!.description).toBe(RUN_CODE_DESCRIPTION);
+    const parameters = runCodeSchema!.parameters as { properties: Record<string, unknown>; required: string[] };
+    expect(Object.keys(parameters.properties)).toEqual(['description', 'code']);
+    expect(parameters.required).toEqual(['description', 'code']);
+    // Only the projection fields, never callbacks.
+    expect(Object.keys(runCodeSchema!).sort()).toEqual(['description', 'name', 'parameters']);
+  });
+
+  it('ptc: the prompt is the instruction, then the SDK of the visible tools', () => {
+    const rt = withTools(runtime(), 'alpha', 'beta');
+    const prompt = rt.prompt();
+    expect(prompt.map((s) => s.id)).toEqual(['ptc-instructions', 'ptc-sdk']);
+    expect(prompt[0]!.text).toBe(PTC_ONLY_INSTRUCTION);
+    expect(prompt[1]!.text).toContain(rt.sdk());
+    expect(rt.sdk()).toMatch(/alpha\(args/);
+    expect(rt.sdk()).toMatch(/beta\(args/);
+  });
+
+  it('both: every native schema plus run_code; the prompt has the SDK but not the ptc-only instruction', () => {
+    const rt = withTools(runtime({ mode: 'both' }), 'beta', 'alpha');
+    expect(names(rt)).toEqual(['alpha', 'beta', 'run_code']);
+    expect(rt.prompt().map((s) => s.id)).toEqual(['ptc-sdk']);
+    expect(rt.prompt()[0]!.text).toContain(rt.sdk());
+  });
+
+  it('native: the visible schemas only, an empty prompt, and run_code is an unknown tool', async () => {
+    const rt = withTools(runtime({ mode: 'native' }), 'alpha');
+    expect(names(rt)).toEqual(['alpha']);
+    expect(rt.prompt()).toEqual([]);
+    expect(rt.tool('run_code')).toBeUndefined();
+    const result = await runCode(rt, 'return 1');
+    expect(result.isError).toBe(true);
+    expect(result.error?.code).toBe('UNKNOWN_TOOL');
+  });
+
+  it('native needs no sandbox; ptc and both without one fail loudly with PTC_NOT_CONFIGURED', async () => {
+    const native = createToolRuntime({ sandbox: false });
+    native.register(probeTool({ name: 'alpha' }));
+    expect((await native.execute({ callId: 'n1', name: 'alpha', arguments: {} })).isError).toBe(false);
+    const agent = native.createAgent('a');
+    for (const mode of ['ptc', 'both'] as const) {
+      expect(() => createToolRuntime({ mode, sandbox: false })).toThrow(ToolRuntimeError);
+      try {
+        createToolRuntime({ mode, sandbox: false });
+      } catch (error) {
+        expect((error as ToolRuntimeError).code).toBe('PTC_NOT_CONFIGURED');
+      }
+      expect(() => native.setMode(mode, { agent })).toThrow(expect.objectContaining({ code: 'PTC_NOT_CONFIGURED' }) as Error);
+    }
+    expect(native.mode({ agent })).toBe('native');
+    await native.close();
+  });
+
+  it('an unknown mode is refused with the allowed values', () => {
+    expect(() => createToolRuntime({ mode: 'hybrid' as 'ptc', sandbox: false })).toThrow(/native, ptc, both/);
+  });
+});
+
+describe('model-direct calls in ptc mode', () => {
+  it('a native tool is refused with the exact message, UNKNOWN_TOOL, before any policy runs', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    let bodies = 0;
+    rt.register(probeTool({ name: 'counted', body: () => ++bodies }));
+    const preSeen: string[] = [];
+    const observed: string[] = [];
+    rt.on('tools/pre-execute', (exec, next) => {
+      preSeen.push(exec.callId);
+      return next();
+    });
+    rt.on('tools/result', (r) => {
+      observed.push(r.callId);
+    });
+    const result = await rt.execute({ callId: 'd1', name: 'counted', arguments: {} });
+    expect(result.isError).toBe(true);
+    expect(result.error).toEqual({ code: 'UNKNOWN_TOOL', message: refusal('counted') });
+    expect(result.content).toEqual([{ type: 'text', text: `Error: ${refusal('counted')}` }]);
+    expect(preSeen).toEqual([]);
+    expect(bodies).toBe(0);
+    // Still a final result: observers see it.
+    expect(observed).toEqual(['d1']);
+  });
+
+  it('the same tool called from inside a run_code program runs, through pre-execute', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    const preSeen: string[] = [];
+    rt.on('tools/pre-execute', (exec, next) => {
+      preSeen.push(exec.callId);
+      return next();
+    });
+    const result = await runCode(rt, 'return await tools.alpha({ tag: "x" })');
+    expect(runValue(result).result).toEqual({ tool: 'alpha', args: { tag: 'x' } });
+    expect(preSeen).toEqual(['rc', 'rc:ptc:1']);
+  });
+
+  it('a truly unknown name is UNKNOWN_TOOL without the run_code hint (it goes through dispatch)', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    const preSeen: string[] = [];
+    rt.on('tools/pre-execute', (exec, next) => {
+      preSeen.push(exec.name);
+      return next();
+    });
+    const result = await rt.execute({ callId: 'u1', name: 'nope', arguments: {} });
+    expect(result.error?.code).toBe('UNKNOWN_TOOL');
+    expect(result.error?.message).toBe('unknown tool "nope"');
+    expect(preSeen).toEqual(['nope']);
+  });
+
+  it('in both mode a model-direct native call runs normally', async () => {
+    const rt = withTools(runtime({ mode: 'both' }), 'alpha');
+    const result = await rt.execute({ callId: 'b1', name: 'alpha', arguments: { tag: 't' } });
+    expect(result.isError).toBe(false);
+    expect(result.value).toEqual({ tool: 'alpha', args: { tag: 't' } });
+  });
+
+  it('run_code itself is subject to pre-execute like any call', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    rt.on('tools/pre-execute', (exec, next) => (exec.name === 'run_code' ? deny('no programs today') : next()));
+    const result = await runCode(rt, 'return 1');
+    expect(result.error).toEqual({ code: 'DENIED', message: 'no programs today' });
+  });
+});
+
+describe('per-agent mode declarations', () => {
+  it('nearest scope wins, one declaration per scope, disposing restores the parent', () => {
+    const rt = withTools(runtime({ mode: 'native' }), 'alpha');
+    const team = rt.createAgent('team');
+    const worker = rt.createAgent('worker', { parent: team });
+    expect(rt.mode({ agent: worker })).toBe('native');
+
+    const teamPtc = rt.setMode('ptc', { agent: team });
+    expect(rt.mode({ agent: team })).toBe('ptc');
+    expect(rt.mode({ agent: worker })).toBe('ptc');
+    expect(rt.mode()).toBe('native');
+    expect(names(rt, 'worker')).toEqual(['run_code']);
+    expect(names(rt)).toEqual(['alpha']);
+
+    const workerBoth = rt.setMode('both', { agent: 'worker' });
+    expect(rt.mode({ agent: worker })).toBe('both');
+    expect(rt.mode({ agent: team })).toBe('ptc');
+    expect(names(rt, 'worker')).toEqual(['alpha', 'run_code']);
+    expect(() => rt.setMode('native', { agent: worker })).toThrow(/already declares a mode/);
+
+    workerBoth();
+    expect(rt.mode({ agent: worker })).toBe('ptc');
+    workerBoth(); // idempotent
+    expect(rt.mode({ agent: worker })).toBe('ptc');
+    teamPtc();
+    expect(rt.mode({ agent: worker })).toBe('native');
+    expect(rt.prompt({ agent: worker })).toEqual([]);
+    // After disposal the scope may declare again.
+    const again = rt.setMode('ptc', { agent: worker });
+    expect(rt.mode({ agent: worker })).toBe('ptc');
+    again();
+  });
+
+  it('setMode needs an agent; the runtime default comes from createToolRuntime', () => {
+    const rt = runtime({ mode: 'native' });
+    expect(() => rt.setMode('ptc', undefined as unknown as { agent: string })).toThrow(/give \{ agent \}/);
+  });
+
+  it('the refusal and run_code follow the calling agent\'s mode', async () => {
+    const rt = withTools(runtime({ mode: 'native' }), 'alpha');
+    const agent = rt.createAgent('p');
+    rt.setMode('ptc', { agent });
+    const direct = await rt.execute({ callId: 'x1', name: 'alpha', arguments: {}, agent: 'p' });
+    expect(direct.error?.message).toBe(refusal('alpha'));
+    const global = await rt.execute({ callId: 'x2', name: 'alpha', arguments: {} });
+    expect(global.isError).toBe(false);
+    const nested = await runCode(rt, 'return (await tools.alpha({})).tool', { agent: 'p' });
+    expect(runValue(nested).result).toBe('alpha');
+    const noRunCode = await runCode(rt, 'return 1');
+    expect(noRunCode.error?.code).toBe('UNKNOWN_TOOL');
+  });
+});
+
+describe('the SDK', () => {
+  it('embedSdkInDescription puts the SDK into run_code\'s description and leaves it out of the prompt', () => {
+    const rt = withTools(runtime({ embedSdkInDescription: true }), 'alpha');
+    const [schema] = rt.schemas();
+    expect(schema!.description.startsWith(RUN_CODE_DESCRIPTION)).toBe(true);
+    expect(schema!.description).toContain(rt.sdk());
+    expect(rt.prompt().map((s) => s.id)).toEqual(['ptc-instructions']);
+    expect(rt.prompt().some((s) => s.text.includes(rt.sdk()))).toBe(false);
+    // Without the option the description is the plain one.
+    const plain = withTools(runtime(), 'alpha');
+    expect(plain.schemas()[0]!.description).toBe(RUN_CODE_DESCRIPTION);
+  });
+
+  it('is byte-identical for identical inputs, whatever the registration order, and never lists run_code', () => {
+    const a = withTools(runtime(), 'zeta', 'alpha', 'mid');
+    const b = withTools(runtime({ mode: 'both' }), 'mid', 'zeta', 'alpha');
+    expect(a.sdk()).toBe(b.sdk());
+    expect(a.sdk()).toBe(a.sdk());
+    expect(a.sdk()).not.toMatch(/run_code/);
+    expect(b.prompt()[0]!.text).not.toMatch(/run_code\(/);
+    // Rebuilt when the registry changes.
+    const before = a.sdk();
+    const dispose = a.register(probeTool({ name: 'extra' }));
+    expect(a.sdk()).not.toBe(before);
+    dispose();
+    expect(a.sdk()).toBe(before);
+  });
+
+  it('a restriction hides a tool from the agent\'s SDK; the program cannot see it and a direct call is unknown', async () => {
+    const rt = withTools(runtime(), 'alpha', 'secret');
+    const agent = rt.createAgent('limited');
+    rt.restrict(agent, { deny: ['secret'] });
+    expect(rt.sdk()).toMatch(/secret\(args/);
+    expect(rt.sdk({ agent })).not.toMatch(/secret/);
+    expect(rt.prompt({ agent }).map((s) => s.text).join('\n')).not.toMatch(/secret/);
+    const seen = await runCode(rt, 'return { alpha: typeof tools.alpha, secret: typeof tools.secret, has: "secret" in tools }', { agent: 'limited' });
+    expect(runValue(seen).result).toEqual({ alpha: 'function', secret: 'undefined', has: false });
+    const called = await runCode(rt, 'try { await tools.secret({}); return "ran" } catch (e) { return String(e) }', { agent: 'limited' });
+    expect(runValue(called).result).toMatch(/TypeError/);
+    // Hidden is unknown: no ptc hint, since the agent has no such tool.
+    const direct = await rt.execute({ callId: 'r1', name: 'secret', arguments: {}, agent: 'limited' });
+    expect(direct.error).toEqual({ code: 'UNKNOWN_TOOL', message: 'unknown tool "secret"' });
+  });
+
+  it('a tool hidden while a run is under way fails inside the program as UNKNOWN_TOOL', async () => {
+    const rt = withTools(runtime(), 'secret');
+    const agent = rt.createAgent('limited');
+    let secretBodies = 0;
+    rt.register(probeTool({ name: 'counted_secret', body: () => ++secretBodies }));
+    rt.register(
+      probeTool({
+        name: 'hide',
+        body: () => {
+          rt.restrict(agent, { deny: ['counted_secret'] });
+          return 'hidden';
+        },
+      }),
+    );
+    const program = `
+      const before = typeof tools.counted_secret;
+      await tools.hide({});
+      try {
+        await tools.counted_secret({});
+        return 'ran';
+      } catch (e) {
+        return { before, name: e.name, code: e.code, toolName: e.toolName, isToolCallError: e instanceof ToolCallError };
+      }`;
+    const result = await runCode(rt, program, { agent: 'limited' });
+    expect(runValue(result).result).toEqual({ before: 'function', name: 'ToolCallError', code: 'UNKNOWN_TOOL', toolName: 'counted_secret', isToolCallError: true });
+    expect(secretBodies).toBe(0);
+  });
+
+  it('disposing a tool removes it from the SDK and from later programs; re-registering restores it', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    const dispose = rt.register(probeTool({ name: 'gone' }));
+    expect(rt.sdk()).toMatch(/gone\(args/);
+    dispose();
+    expect(rt.sdk()).not.toMatch(/gone/);
+    const after = await runCode(rt, 'return Object.keys(tools).sort()');
+    expect(runValue(after).result).toEqual(['alpha']);
+    const direct = await rt.execute({ callId: 'g1', name: 'gone', arguments: {} });
+    expect(direct.error?.message).toBe('unknown tool "gone"');
+    rt.register(probeTool({ name: 'gone' }));
+    const back = await runCode(rt, 'return (await tools.gone({})).tool');
+    expect(runValue(back).result).toBe('gone');
+  });
+});
