@@ -7,13 +7,26 @@ import { deepFreeze, type JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
-import type { InferArgs, InferNode, PropertyMap, SchemaNode } from './schema-node.ts';
+import type { InferArgs, InferNode, JsonValueType, PropertyMap, SchemaNode } from './schema-node.ts';
 import { schemaValidator } from './schema-validator.ts';
 
 type Awaitable<T> = T | Promise<T>;
 
-/** What a tool author writes. `A` is the argument type, `V` the canonical value type. */
-export interface ToolSpecBase<A, V> {
+/**
+ * What a body may return for a value of type `V`: the same shape, but readonly data is
+ * fine too (the pipeline snapshots it), so a body can hand back `exec.arguments` parts or
+ * another result's frozen `value` where the schema says `json`.
+ */
+export type ReturnableValue<V> = JsonValueType extends V
+  ? V | JsonValue
+  : V extends readonly (infer E)[]
+    ? readonly ReturnableValue<E>[]
+    : V extends object
+      ? { readonly [K in keyof V]: ReturnableValue<V[K]> }
+      : V;
+
+/** What a tool author writes. `A` is the argument type, `V` the canonical value type, `R` what the body may return. */
+export interface ToolSpecBase<A, V, R = V> {
   readonly name: string;
   readonly description: string;
   readonly output: {
@@ -21,7 +34,7 @@ export interface ToolSpecBase<A, V> {
     readonly render: (args: A, value: V) => ContentBlock[];
   };
   /** Returns the canonical JSON value (not a result object). */
-  readonly execute: (args: A, exec: ToolExecution) => Awaitable<V>;
+  readonly execute: (args: A, exec: ToolExecution) => Awaitable<R>;
   /** Cooperative deadline, enforced when the timeout policy is installed. Positive, finite. */
   readonly timeoutMs?: number;
   /** Return exactly `true` to let this call overlap others. Invalid args or a throw mean exclusive. */
@@ -40,7 +53,8 @@ export interface ToolSpecBase<A, V> {
 }
 
 /** The DSL form (SPEC §1): a property map and a schema node for the output. */
-export interface ToolSpec<P extends PropertyMap, O extends SchemaNode> extends ToolSpecBase<InferArgs<P>, InferNode<O>> {
+export interface ToolSpec<P extends PropertyMap, O extends SchemaNode>
+  extends ToolSpecBase<InferArgs<P>, InferNode<O>, ReturnableValue<InferNode<O>>> {
   readonly parameters: P;
   readonly output: ToolSpecBase<InferArgs<P>, InferNode<O>>['output'] & { readonly schema: O };
 }

@@ -117,6 +117,33 @@ const typed = defineTool({
   },
 });
 
+// ---- a body may return frozen (readonly) JSON where the schema allows it ----
+const passThrough = defineTool({
+  name: 'pass-through',
+  description: 'd',
+  parameters: { payload: { type: 'json', required: true } },
+  output: { schema: { type: 'json' }, render: () => [] },
+  execute: (_args, exec) => exec.arguments, // a readonly JsonValue
+});
+const wrapped = defineTool({
+  name: 'wrapped',
+  description: 'd',
+  parameters: {},
+  output: {
+    schema: { type: 'object', additionalProperties: false, properties: { items: { type: 'array', items: { type: 'json' }, required: true } } },
+    render: (_args, value) => text(String(value.items.length)),
+  },
+  execute: (_args, exec) => ({ items: [exec.arguments] as const }),
+});
+defineTool({
+  name: 'still-checked',
+  description: 'd',
+  parameters: {},
+  output: { schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } }, render: () => [] },
+  // @ts-expect-error readonly is accepted, a wrong type is not
+  execute: () => ({ n: 'one' }) as const,
+});
+
 describe('argument inference', () => {
   it('matches what the body receives at run time', async () => {
     const rt = createToolRuntime();
@@ -124,6 +151,14 @@ describe('argument inference', () => {
     const result = await rt.execute(call('typed', { q: 'x', mode: 'fast' }));
     expect(result.value).toEqual({ hits: ['x'] });
     expect(result.content).toEqual(text('fast:x:x'));
+  });
+
+  it('bodies returning frozen JSON (the arguments) work at run time too', async () => {
+    const rt = createToolRuntime();
+    rt.register(passThrough);
+    rt.register(wrapped);
+    expect((await rt.execute(call('pass-through', { payload: [1] }))).value).toEqual({ payload: [1] });
+    expect((await rt.execute(call('wrapped', { x: 1 }))).value).toEqual({ items: [{ x: 1 }] });
   });
 
   it('a body that breaks the output type is a compile error and, at run time, INVALID_TOOL_OUTPUT', async () => {
