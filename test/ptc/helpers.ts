@@ -56,6 +56,12 @@ export const contextTexts = (contexts: readonly ContextMessage[] | undefined): s
   (contexts ?? []).map((c) => c.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join(''));
 
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits for `promise`, or at most `ms` (a bound for a failing test, not a timing assertion); leaves no timer behind. */
+export async function atMost(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  clearTimeout(timer);
+}
 export const untilAborted = (signal: AbortSignal): Promise<void> =>
   new Promise((resolve) => {
     if (signal.aborted) resolve();
