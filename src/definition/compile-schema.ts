@@ -123,6 +123,11 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
       (members as unknown[]).forEach((m, i) =>
         stack.push({ node: m, path: `${path}.${union}[${i}]`, depth: depth + 1, assign: (s) => (compiled[i] = s) }),
       );
+      if (nullable === true && union === 'oneOf') {
+        // An extra null member of a oneOf would make null fail whenever a member accepts null too.
+        out.anyOf = [{ oneOf: compiled as unknown as JsonMutable }, { type: 'null' }];
+        return task.assign(out);
+      }
       if (nullable === true) compiled.push({ type: 'null' });
       out[union] = compiled as unknown as JsonMutable;
       return task.assign(out);

@@ -47,6 +47,7 @@ describe('DSL nodes accept exactly their values', () => {
     ['json', { type: 'json' }, [null, true, 1, 'x', [], [1, [2]], {}, { a: { b: [null] } }], []],
     ['anyOf', { anyOf: [{ type: 'string' }, { type: 'integer' }] }, ['x', 2], [1.5, null]],
     ['nullable oneOf', { oneOf: [{ type: 'string' }, { type: 'boolean' }], nullable: true }, ['x', true, null], [1]],
+    ['nullable oneOf whose member accepts null too', { oneOf: [{ type: 'string', nullable: true }, { type: 'integer' }], nullable: true }, ['x', 1, null], [1.5]],
     ['nested object', { type: 'object', additionalProperties: false, properties: { o: { type: 'object', additionalProperties: false, properties: { n: { type: 'null', required: true } }, required: true } } }, [{ o: { n: null } }], [{ o: {} }, { o: { n: null, x: 1 } }]],
     ['Object.prototype names as properties', { type: 'object', additionalProperties: false, properties: { constructor: { type: 'number', required: true }, toString: { type: 'string' }, valueOf: { type: 'boolean' } } } as const, [{ constructor: 1 }, { constructor: 1, toString: 'x', valueOf: true }], [{}, { toString: 'x' }, { constructor: 1, valueOf: 1 }]],
   ];
@@ -63,7 +64,8 @@ describe('DSL compiles to plain JSON Schema', () => {
     ['nullable becomes a type array', { type: 'string', nullable: true }, { type: ['string', 'null'] }],
     ['nullable enum lists null', { type: 'integer', enum: [1], nullable: true }, { type: ['integer', 'null'], enum: [1, null] }],
     ['required flags become a required array', { type: 'object', additionalProperties: false, properties: { a: { type: 'string', required: true }, b: { type: 'string', required: false } } }, { type: 'object', additionalProperties: false, properties: { a: { type: 'string' }, b: { type: 'string' } }, required: ['a'] }],
-    ['nullable union gains a null member', { anyOf: [{ type: 'string' }], nullable: true }, { anyOf: [{ type: 'string' }, { type: 'null' }] }],
+    ['nullable anyOf gains a null member', { anyOf: [{ type: 'string' }], nullable: true }, { anyOf: [{ type: 'string' }, { type: 'null' }] }],
+    ['nullable oneOf is wrapped, not extended', { oneOf: [{ type: 'string' }], nullable: true }, { anyOf: [{ oneOf: [{ type: 'string' }] }, { type: 'null' }] }],
   ];
   it.each(table)('%s', (_label, schema, expected) => {
     expect(withOutput(schema).outputSchema).toEqual(expected);
