@@ -1,0 +1,140 @@
+// Starts one MCP server over stdio, lists its tools (every page) and defines one of
+// our tools per MCP tool. A tool whose schema we cannot represent is skipped with a
+// warning, so one odd tool does not make the whole server unusable.
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { Tool } from '../definition/define-tool.ts';
+import { DefinitionError } from '../errors/definition-error.ts';
+import { defineMcpTool } from './define-mcp-tool.ts';
+import { parseCommandLine } from './parse-command-line.ts';
+
+/** How to start one MCP server (stdio). A string is a command line, split without a shell. */
+export type McpServerSpec = string | McpServerCommand;
+
+export interface McpServerCommand {
+  readonly command: string;
+  readonly args?: readonly string[];
+  /** The server's environment. @default the MCP SDK's safe subset of ours (HOME, PATH, USER, …) */
+  readonly env?: Readonly<Record<string, string>>;
+  readonly cwd?: string;
+  /** Registered name = prefix + MCP name, for servers whose names collide. @default '' */
+  readonly prefix?: string;
+  /** Request timeout of one tool call, also the tools' `timeoutMs`. @default 60000 */
+  readonly timeoutMs?: number;
+}
+
+/** A tool the server lists that could not be imported. */
+export interface SkippedMcpTool {
+  readonly server: string;
+  readonly tool: string;
+  /** The unsupported JSON Schema keyword, when that is the reason. */
+  readonly keyword?: string;
+  readonly reason: string;
+}
+
+export interface ConnectMcpOptions {
+  /** Where skip warnings go. @default console.warn (stderr) */
+  readonly onWarning?: (message: string) => void;
+  /** Receives the server's stderr text. @default kept (last 8 KiB) for error messages only */
+  readonly onStderr?: (text: string) => void;
+}
+
+export interface McpConnection {
+  /** The server's own name (from its handshake), else the command. */
+  readonly serverName: string;
+  readonly serverVersion: string | undefined;
+  /** Defined, not registered: register them where you like (or use importMcpTools). */
+  readonly tools: readonly Tool[];
+  readonly skipped: readonly SkippedMcpTool[];
+  readonly client: Client;
+  /** Closes the connection and stops the server process. Idempotent. */
+  close(): Promise<void>;
+}
+
+const STDERR_TAIL = 8 * 1024;
+
+export function describeServerSpec(spec: McpServerSpec): string {
+  return typeof spec === 'string' ? spec : [spec.command, ...(spec.args ?? [])].join(' ');
+}
+
+function resolveSpec(spec: McpServerSpec): McpServerCommand {
+  if (typeof spec === 'string') return parseCommandLine(spec);
+  if (typeof spec !== 'object' || spec === null || typeof spec.command !== 'string' || spec.command === '') {
+    throw new TypeError('connectMcpServer: expected a command line string or { command, args?, env?, cwd?, prefix?, timeoutMs? }');
+  }
+  if (spec.timeoutMs !== undefined && (!Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0)) {
+    throw new TypeError(`connectMcpServer(${describeServerSpec(spec)}): timeoutMs must be a positive finite number, got ${String(spec.timeoutMs)}`);
+  }
+  return spec;
+}
+
+/** Starts the server and imports its tool list. Rejects (and stops the process) when it cannot start or list. */
+export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
+  const resolved = resolveSpec(spec);
+  const where = describeServerSpec(spec);
+  const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const transport = new StdioClientTransport({
+    command: resolved.command,
+    args: [...(resolved.args ?? [])],
+    ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
+    ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
+    stderr: 'pipe',
+  });
+  // Drained always (a full pipe would block the server); the tail explains a failed start.
+  let stderrTail = '';
+  transport.stderr?.on('data', (chunk: Buffer) => {
+    const text = chunk.toString('utf8');
+    stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+    options.onStderr?.(text);
+  });
+  const client = new Client({ name: 'ptc-runtime', version: '0' });
+  let closed = false;
+  const close = async (): Promise<void> => {
+    if (closed) return;
+    closed = true;
+    await client.close();
+  };
+
+  let listed: McpTool[];
+  try {
+    await client.connect(transport);
+    listed = [];
+    let cursor: string | undefined;
+    do {
+      const page = await client.listTools(cursor === undefined ? {} : { cursor });
+      listed.push(...page.tools);
+      cursor = page.nextCursor;
+    } while (cursor !== undefined);
+  } catch (error) {
+    await close().catch(() => {});
+    const tail = stderrTail.trim();
+    throw new Error(
+      `MCP server "${where}" could not be started or listed: ${(error as Error).message}${tail === '' ? '' : `\nserver stderr:\n${tail}`}`,
+      { cause: error },
+    );
+  }
+
+  const serverName = client.getServerVersion()?.name ?? where;
+  const tools: Tool[] = [];
+  const skipped: SkippedMcpTool[] = [];
+  for (const entry of listed) {
+    try {
+      tools.push(defineMcpTool(client, entry, {
+        serverName,
+        ...(resolved.prefix === undefined ? {} : { prefix: resolved.prefix }),
+        ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
+      }));
+    } catch (error) {
+      if (!(error instanceof DefinitionError)) {
+        await close().catch(() => {});
+        throw error;
+      }
+      const keyword = /keyword "([^"]+)"/u.exec(error.message)?.[1];
+      const reason = error.message.replace(/ \(supported subset: .*$/su, '');
+      skipped.push({ server: serverName, tool: entry.name, ...(keyword === undefined ? {} : { keyword }), reason });
+      warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (unsupported schema keyword "${keyword}")`}: ${reason}`);
+    }
+  }
+  return { serverName, serverVersion: client.getServerVersion()?.version, tools, skipped, client, close };
+}

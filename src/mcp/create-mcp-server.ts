@@ -1,0 +1,58 @@
+// The runtime as an MCP server: tools/list shows what `rt.schemas()` shows for the
+// mode in force (ptc: run_code only, the SDK in its description; both: everything),
+// and tools/call runs the whole pipeline through `rt.execute`.
+// Built on the SDK's low-level request handlers because our schemas are raw JSON
+// Schema, not zod (the high-level registerTool takes zod shapes).
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { AgentRef } from '../registry/tool-registry.ts';
+import { RUN_CODE } from '../registry/tool-registry.ts';
+import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
+
+export interface McpServerOptions {
+  /** The agent whose view (mode, visible tools, policy) the server exposes. @default the global scope */
+  readonly agent?: AgentRef;
+  /** Server name in the MCP handshake. @default 'ptc-runtime' */
+  readonly name?: string;
+  /** Server version in the MCP handshake. @default '0.1.0' */
+  readonly version?: string;
+}
+
+export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {}): McpServer {
+  const scope = options.agent === undefined ? {} : { agent: options.agent };
+  const instruction = rt.prompt(scope).find((s) => s.id === 'ptc-instructions')?.text;
+  const server = new McpServer(
+    { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
+    { capabilities: { tools: {} }, ...(instruction === undefined ? {} : { instructions: instruction }) },
+  );
+
+  server.server.setRequestHandler(ListToolsRequestSchema, () => {
+    // An MCP client sees tool descriptions only, so the SDK goes into run_code's
+    // description unless the runtime already embeds it there.
+    const sdk = rt.prompt(scope).find((s) => s.id === 'ptc-sdk')?.text;
+    const tools = rt.schemas(scope).map((projection): McpTool => {
+      const outputSchema = rt.tool(projection.name, scope)?.outputSchema;
+      return {
+        name: projection.name,
+        description: projection.name === RUN_CODE && sdk !== undefined ? `${projection.description}\n\n${sdk}` : projection.description,
+        inputSchema: projection.parameters as McpTool['inputSchema'],
+        // MCP output schemas describe structuredContent, which must be an object.
+        ...(outputSchema?.type === 'object' ? { outputSchema: outputSchema as McpTool['outputSchema'] & object } : {}),
+      };
+    });
+    return { tools };
+  });
+
+  server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const result = await rt.execute({
+      callId: `mcp-${String(extra.requestId)}`,
+      name: request.params.name,
+      arguments: request.params.arguments ?? {},
+      signal: extra.signal,
+      ...scope,
+    });
+    return toMcpCallToolResult(result);
+  });
+  return server;
+}

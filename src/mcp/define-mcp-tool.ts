@@ -1,0 +1,67 @@
+// One tool an MCP server lists → one of our tools that calls it over the client.
+// inputSchema → parameters and outputSchema → output schema (raw JSON Schema, checked
+// against our subset); structuredContent → the canonical value, else the text content.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { ContentBlock as McpContentBlock, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { withoutSchemaDialect } from '../adapters/without-schema-dialect.ts';
+import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import { mcpContentText, mcpImages } from './mcp-content.ts';
+
+export interface McpToolOptions {
+  /** Registered name = prefix + the MCP name (the server is still called with its own name). @default '' */
+  readonly prefix?: string;
+  /** The server's name, for error messages. */
+  readonly serverName: string;
+  /** Request timeout of one call, and the tool's `timeoutMs`. @default 60000 (the MCP SDK's default) */
+  readonly timeoutMs?: number;
+}
+
+/** A failed MCP call (`isError: true` from the server). Keeps the default TOOL_ERROR code. */
+export class McpToolError extends Error {
+  readonly info: { readonly server: string; readonly tool: string };
+  constructor(server: string, tool: string, message: string) {
+    super(message);
+    this.name = 'McpToolError';
+    this.info = { server, tool };
+  }
+}
+
+const renderValue = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
+
+/**
+ * Defines (does not register) the tool. Throws DefinitionError when a schema uses a
+ * keyword outside the supported subset, or the name is not a valid tool name.
+ */
+export function defineMcpTool(client: Client, listed: McpTool, options: McpToolOptions): Tool {
+  const mcpName = listed.name;
+  const timeout = options.timeoutMs;
+  return defineJsonSchemaTool({
+    name: `${options.prefix ?? ''}${mcpName}`,
+    description: listed.description ?? listed.title ?? listed.annotations?.title ?? '',
+    parameters: withoutSchemaDialect(listed.inputSchema),
+    output: {
+      ...(listed.outputSchema === undefined ? {} : { schema: withoutSchemaDialect(listed.outputSchema) }),
+      render: (_args, value) => [{ type: 'text', text: renderValue(value) }],
+    },
+    ...(timeout === undefined ? {} : { timeoutMs: timeout }),
+    // MCP's own promise: a read-only tool does not change its environment.
+    ...(listed.annotations?.readOnlyHint === true ? { isConcurrencySafe: () => true } : {}),
+    async execute(args, exec) {
+      const result = await client.callTool(
+        { name: mcpName, arguments: args as { [key: string]: JsonValue } },
+        undefined,
+        { signal: exec.signal, ...(timeout === undefined ? {} : { timeout }) },
+      );
+      const content = (Array.isArray(result.content) ? result.content : []) as McpContentBlock[];
+      if (result.isError === true) {
+        throw new McpToolError(options.serverName, mcpName, mcpContentText(content) || `MCP tool "${mcpName}" failed without a message`);
+      }
+      // Images reach the model as a context message; the value stays JSON.
+      const images = mcpImages(content);
+      if (images.length > 0) exec.deferContext({ role: 'user', content: images });
+      const structured = result.structuredContent;
+      return structured !== undefined && structured !== null ? (structured as JsonValue) : mcpContentText(content);
+    },
+  });
+}

@@ -1,0 +1,15 @@
+// `ptc-runtime/mcp`: the runtime as an MCP server, and MCP servers' tools imported
+// into the runtime. Kept off the root entry so that it never loads the MCP SDK.
+export { createMcpServer } from './create-mcp-server.ts';
+export type { McpServerOptions } from './create-mcp-server.ts';
+export { serveMcpStdio } from './serve-mcp-stdio.ts';
+export type { ServeMcpStdioOptions } from './serve-mcp-stdio.ts';
+export { toMcpCallToolResult, MCP_META_ERROR, MCP_META_CONTEXTS } from './to-mcp-call-tool-result.ts';
+export { importMcpTools } from './import-mcp-tools.ts';
+export type { ImportMcpToolsOptions, McpToolImport } from './import-mcp-tools.ts';
+export { connectMcpServer } from './connect-mcp-server.ts';
+export type { ConnectMcpOptions, McpConnection, McpServerCommand, McpServerSpec, SkippedMcpTool } from './connect-mcp-server.ts';
+export { defineMcpTool, McpToolError } from './define-mcp-tool.ts';
+export type { McpToolOptions } from './define-mcp-tool.ts';
+export { parseCommandLine } from './parse-command-line.ts';
+export type { ParsedCommandLine } from './parse-command-line.ts';
