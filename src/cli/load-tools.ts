@@ -44,3 +44,38 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: ${(error as Error).message}`);
   }
 }
+
+/** `--mcp "<command line>"` (repeatable) and `--mcp-prefix <prefix>` (repeatable, paired with the --mcp servers in order). */
+export interface McpCliOptions {
+  readonly mcp?: readonly string[];
+  readonly mcpPrefix?: readonly string[];
+}
+
+/**
+ * Starts the --mcp servers and registers their tools. Returns the close that stops
+ * them (call it in a finally, before closing the runtime). Skipped tools are warned about.
+ */
+export async function loadMcpServers(runtime: ToolRuntime, options: McpCliOptions, warn: (message: string) => void): Promise<() => Promise<void>> {
+  const lines = options.mcp ?? [];
+  const prefixes = options.mcpPrefix ?? [];
+  if (prefixes.length > lines.length) {
+    throw new UsageError(`--mcp-prefix: ${prefixes.length} prefixes for ${lines.length} --mcp servers (the n-th prefix applies to the n-th --mcp; use "" for none)`);
+  }
+  if (lines.length === 0) return async () => {};
+  // Loaded only when asked for: the MCP SDK stays out of every other command.
+  const { importMcpTools, parseCommandLine } = await import('../mcp/index.ts');
+  const servers = lines.map((line, i) => {
+    try {
+      const prefix = prefixes[i];
+      return { ...parseCommandLine(line), ...(prefix === undefined || prefix === '' ? {} : { prefix }) };
+    } catch (error) {
+      throw new UsageError(`--mcp ${JSON.stringify(line)}: ${(error as Error).message}`);
+    }
+  });
+  try {
+    const imported = await importMcpTools(runtime, { servers, onWarning: warn });
+    return () => imported.close();
+  } catch (error) {
+    throw new UsageError(`--mcp: ${(error as Error).message}`);
+  }
+}

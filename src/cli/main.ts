@@ -7,7 +7,7 @@ import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '..
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
-import { loadTools } from './load-tools.ts';
+import { loadMcpServers, loadTools, type McpCliOptions } from './load-tools.ts';
 import { readProgram } from './read-program.ts';
 import { UsageError } from './usage-error.ts';
 
@@ -22,14 +22,32 @@ interface Io {
   readonly err: (text: string) => void;
 }
 
-async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undefined, body: (rt: ToolRuntime) => Promise<T>): Promise<T> {
+/** The --mcp servers of a command and where their warnings go. */
+interface McpLoad {
+  readonly options: McpCliOptions;
+  readonly warn: (text: string) => void;
+}
+
+async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undefined, body: (rt: ToolRuntime) => Promise<T>, mcp?: McpLoad): Promise<T> {
   const rt = createToolRuntime(options);
+  let closeMcp = async (): Promise<void> => {};
   try {
     await loadTools(rt, tools);
+    if (mcp !== undefined) closeMcp = await loadMcpServers(rt, mcp.options, (message) => mcp.warn(`ptc: warning: ${message}\n`));
     return await body(rt);
   } finally {
+    await closeMcp();
     await rt.close();
   }
+}
+
+const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
+
+/** `--mcp` and `--mcp-prefix`, on every command that loads tools. */
+function withMcpOptions(command: Command): Command {
+  return command
+    .option('--mcp <command line>', 'also import the tools of this MCP server, started over stdio (repeatable)', collect)
+    .option('--mcp-prefix <prefix>', 'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)', collect);
 }
 
 function agentOption(rt: ToolRuntime, agent: string | undefined): { agent?: string } {
@@ -68,10 +86,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('Print the TypeScript SDK a model would see')
     .option('--tools <module>', 'module whose default export is an array of tools or a function (runtime) => void')
     .option('--agent <id>', 'the agent whose visible tools form the SDK')
-    .action(async (o: { tools?: string; agent?: string }) => {
+    .action(async (o: { tools?: string; agent?: string } & McpCliOptions) => {
       await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => {
         io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
-      });
+      }, { options: o, warn: io.err });
       setExit(0);
     });
 
@@ -81,10 +99,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--tools <module>', 'tools module (default: built-in example tools)')
     .addOption(new Option('--mode <mode>', 'tool mode').choices(['native', 'ptc', 'both']).default('native'))
     .addOption(new Option('--format <format>', 'provider format').choices([...SCHEMA_FORMATS]).default('raw'))
-    .action(async (o: { tools?: string; mode: ToolMode; format: SchemaFormat }) => {
+    .action(async (o: { tools?: string; mode: ToolMode; format: SchemaFormat } & McpCliOptions) => {
       await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
         io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
-      });
+      }, { options: o, warn: io.err });
       setExit(0);
     });
 
@@ -98,7 +116,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
     .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
     .option('--json', 'print the run_code result as one JSON object')
-    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean }) => {
+    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean } & McpCliOptions) => {
       const code = await readProgram(file);
       const limits: Partial<SandboxLimits> = {
         ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
@@ -107,7 +125,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       };
       const result = await withRuntime({ mode: o.mode, limits }, o.tools, (rt) =>
         rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code } }),
-      );
+      { options: o, warn: io.err });
       if (o.json === true) {
         io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
       } else {
@@ -122,12 +140,39 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('Type-check a program against the SDK; prints line:column message')
     .argument('<file>', 'program file, or - for standard input')
     .option('--tools <module>', 'tools module (default: built-in example tools)')
-    .action(async (file: string, o: { tools?: string }) => {
+    .action(async (file: string, o: { tools?: string } & McpCliOptions) => {
       const code = await readProgram(file);
-      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(), code));
+      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(), code), { options: o, warn: io.err });
       for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
       setExit(diagnostics.length > 0 ? 1 : 0);
     });
+
+  program
+    .command('serve')
+    .description('Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects')
+    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .addOption(new Option('--mode <mode>', 'tool mode: ptc exposes run_code only (the SDK in its description), both exposes everything').choices(['native', 'ptc', 'both']).default('native'))
+    .action(async (o: { tools?: string; mode: ToolMode } & McpCliOptions) => {
+      await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
+        const { serveMcpStdio } = await import('../mcp/index.ts');
+        const stop = new AbortController();
+        const onSignal = (): void => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          await serveMcpStdio(rt, { signal: stop.signal });
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      }, { options: o, warn: io.err });
+      setExit(0);
+    });
+
+  // Every command that loads tools can also import MCP servers' tools.
+  for (const command of program.commands) {
+    if (['sdk', 'schemas', 'run', 'check', 'serve'].includes(command.name())) withMcpOptions(command);
+  }
 
   return program;
 }
