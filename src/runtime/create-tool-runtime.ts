@@ -91,6 +91,18 @@ function isSandbox(value: unknown): value is Sandbox {
   return typeof value === 'object' && value !== null && typeof (value as Sandbox).run === 'function';
 }
 
+/**
+ * A public call is always a top-level call: `parent` and `rootCallId` belong to nested
+ * calls (run_code) and are not taken from outside. `arguments` stays a lazy read, so
+ * the pipeline still captures the definition's finalizers before touching it.
+ */
+function publicRequest(request: ExecuteRequest): ExecuteRequest {
+  if (typeof request !== 'object' || request === null) return request;
+  const { callId, name, agent, signal } = request;
+  const copy = { callId, name, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) };
+  return Object.defineProperty(copy, 'arguments', { enumerable: true, get: () => request.arguments }) as ExecuteRequest;
+}
+
 export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime {
   const registry = new ToolRegistry();
   const hooks = new Hooks();
@@ -191,7 +203,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
-    execute: (request) => executeTool(deps, request),
+    execute: (request) => executeTool(deps, publicRequest(request)),
     executeTurn: createTurnExecutor(deps, options),
     async close() {
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
