@@ -15,6 +15,15 @@ function withTools(rt: ToolRuntime, ...names: string[]): ToolRuntime {
   return rt;
 }
 
+function thrownBy(fn: () => unknown): unknown {
+  try {
+    fn();
+  } catch (error) {
+    return error;
+  }
+  throw new Error('expected a throw');
+}
+
 const names = (rt: ToolRuntime, agent?: string): string[] => rt.schemas(agent === undefined ? {} : { agent }).map((s) => s.name);
 const refusal = (name: string): string =>
   `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
@@ -67,13 +76,9 @@ describe('schemas and prompt per mode', () => {
     expect((await native.execute({ callId: 'n1', name: 'alpha', arguments: {} })).isError).toBe(false);
     const agent = native.createAgent('a');
     for (const mode of ['ptc', 'both'] as const) {
-      expect(() => createToolRuntime({ mode, sandbox: false })).toThrow(ToolRuntimeError);
-      try {
-        createToolRuntime({ mode, sandbox: false });
-      } catch (error) {
-        expect((error as ToolRuntimeError).code).toBe('PTC_NOT_CONFIGURED');
-      }
-      expect(() => native.setMode(mode, { agent })).toThrow(expect.objectContaining({ code: 'PTC_NOT_CONFIGURED' }) as Error);
+      expect(thrownBy(() => createToolRuntime({ mode, sandbox: false }))).toMatchObject({ code: 'PTC_NOT_CONFIGURED' });
+      expect(thrownBy(() => createToolRuntime({ mode, sandbox: false }))).toBeInstanceOf(ToolRuntimeError);
+      expect(thrownBy(() => native.setMode(mode, { agent }))).toMatchObject({ code: 'PTC_NOT_CONFIGURED' });
     }
     expect(native.mode({ agent })).toBe('native');
     await native.close();
