@@ -44,6 +44,8 @@ export interface McpConnection {
   /** The server's own name (from its handshake), else the command. */
   readonly serverName: string;
   readonly serverVersion: string | undefined;
+  /** The server process id (while it runs). */
+  readonly pid: number | undefined;
   /** Defined, not registered: register them where you like (or use importMcpTools). */
   readonly tools: readonly Tool[];
   readonly skipped: readonly SkippedMcpTool[];
@@ -136,5 +138,6 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (unsupported schema keyword "${keyword}")`}: ${reason}`);
     }
   }
-  return { serverName, serverVersion: client.getServerVersion()?.version, tools, skipped, client, close };
+  const pid = transport.pid ?? undefined;
+  return { serverName, serverVersion: client.getServerVersion()?.version, pid, tools, skipped, client, close };
 }

@@ -17,8 +17,9 @@ export interface McpToolOptions {
   readonly timeoutMs?: number;
 }
 
-/** A failed MCP call (`isError: true` from the server). Keeps the default TOOL_ERROR code. */
+/** A failed MCP call (`isError: true` from the server): code TOOL_ERROR, `info` names the server and tool. */
 export class McpToolError extends Error {
+  readonly code = 'TOOL_ERROR';
   readonly info: { readonly server: string; readonly tool: string };
   constructor(server: string, tool: string, message: string) {
     super(message);

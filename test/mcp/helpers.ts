@@ -1,0 +1,42 @@
+// Paths and versions of the real third-party MCP servers the suite runs (installed
+// from the npm registry by `npm ci`), and a scratch directory for the filesystem one.
+import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const REPO = fileURLToPath(new URL('../../', import.meta.url));
+export const PTC_BIN = join(REPO, 'bin', 'ptc.js');
+const pkgDir = (name: string): string => join(REPO, 'node_modules', ...name.split('/'));
+
+/** `node <entry>` of an installed MCP server package (its `bin`). */
+export function serverEntry(name: '@modelcontextprotocol/server-filesystem' | '@modelcontextprotocol/server-everything'): { entry: string; version: string } {
+  const pkg = JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+  const bin = Object.values(pkg.bin)[0]!;
+  return { entry: join(pkgDir(name), bin), version: pkg.version };
+}
+
+export const FS = serverEntry('@modelcontextprotocol/server-filesystem');
+export const EVERYTHING = serverEntry('@modelcontextprotocol/server-everything');
+
+/** A command line that starts a server with this Node (paths quoted for the splitter). */
+export const commandLine = (entry: string, ...args: string[]): string =>
+  [process.execPath, entry, ...args].map((w) => `'${w}'`).join(' ');
+
+/** A fresh directory with two small text files; remove() deletes it. */
+export function scratchDir(): { dir: string; remove: () => void } {
+  const dir = realpathSync(mkdtempSync(join(tmpdir(), 'ptc-mcp-')));
+  writeFileSync(join(dir, 'a.txt'), 'alpha\n');
+  writeFileSync(join(dir, 'b.txt'), 'beta\n');
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+/** Whether a process still exists. */
+export function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
