@@ -14,6 +14,17 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     throw new TypeError(`createSandbox: poolSize must be a non-negative integer, got ${String(poolSize)}`);
   }
   warnIfOldIsolatedVm();
-  const common = options.limits === undefined ? { poolSize } : { poolSize, limits: options.limits };
-  return isolation === 'process' ? new ProcessSandbox(common) : new InProcessSandbox(common);
+  for (const key of ['settleGraceMs', 'hangGraceMs'] as const) {
+    const value = options[key];
+    if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {
+      throw new TypeError(`createSandbox: ${key} must be a non-negative integer (milliseconds), got ${String(value)}`);
+    }
+  }
+  const common = {
+    poolSize,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.settleGraceMs === undefined ? {} : { settleGraceMs: options.settleGraceMs }),
+  };
+  if (isolation === 'in-process') return new InProcessSandbox(common);
+  return new ProcessSandbox(options.hangGraceMs === undefined ? common : { ...common, hangGraceMs: options.hangGraceMs });
 }

@@ -74,6 +74,7 @@ export class InProcessSandbox implements Sandbox {
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     const raw = await run.outcome;
+    this.#pool.replenish();
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
     await bridge.settled(this.#settleGraceMs);

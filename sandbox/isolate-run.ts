@@ -101,7 +101,7 @@ class Run {
       maxLogBytes: limits.maxLogBytes,
       maxResultBytes: limits.maxResultBytes,
       maxArgsBytes: MAX_ARGS_BYTES,
-      resizableBytes: limits.memoryMb * 1_048_576,
+      offHeapBytes: limits.memoryMb * 1_048_576,
     };
     if (!(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } }), 'configure'))) {
       return;

@@ -108,6 +108,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);
     const outcome = await handle.outcome;
     send({ type: 'done', runId, outcome });
+    pool.replenish();
   } catch (error) {
     send({ type: 'done', runId, outcome: failure('crash', `the sandbox process could not start the run: ${String(error)}`) });
   } finally {

@@ -10,7 +10,7 @@ export type FailureKind =
   | 'exception' // the program threw or rejected
   | 'timeout' // wall-clock deadline over the whole run, awaits included
   | 'cpu' // the isolate's own CPU time exceeded the budget
-  | 'memory' // heap limit, or an off-heap allocation (Wasm, resizable/growable buffers)
+  | 'memory' // heap limit, or an off-heap allocation (Wasm, resizable/growable buffers, Intl/ICU objects)
   | 'output-limit' // returned value larger than maxResultBytes
   | 'call-limit' // more tool calls than maxCalls
   | 'invalid-output' // returned value is not JSON (function, BigInt, cycle, ...)
@@ -85,4 +85,8 @@ export interface SandboxOptions {
   readonly poolSize?: number;
   /** Defaults for every run; a run's own limits override them. */
   readonly limits?: Partial<SandboxLimits>;
+  /** After a run ends, how long it waits for its aborted in-flight host calls to settle. @default 2000 */
+  readonly settleGraceMs?: number;
+  /** `process` only: how long a cancelled run's sandbox process may take to confirm before it is killed and replaced. @default 1000 */
+  readonly hangGraceMs?: number;
 }

@@ -103,6 +103,20 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
     expectOk(probe, ['undefined', 'undefined', 'undefined']);
   });
 
+  it('memory: keeping hundreds of thousands of Intl objects (ICU memory outside the heap) ends with memory', async () => {
+    for (const make of ['new Intl.DateTimeFormat("en")', 'Intl.Collator("en")', 'seg.segment("a b")']) {
+      const code = `const seg = new Intl.Segmenter("en"); const keep = []; for (let i = 0; i < 300000; i++) keep.push(${make}); return keep.length;`;
+      const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 64 } });
+      expectKind(outcome, 'memory', /reuse it/);
+    }
+    const reuse = await sandbox.run({
+      code: 'const f = new Intl.NumberFormat("en-US", { style: "currency", currency: "USD" }); return [f.format(1234.5), f instanceof Intl.NumberFormat, f.constructor === Intl.NumberFormat];',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+    });
+    expectOk(reuse, ['$1,234.50', true, true]);
+  });
+
   it('memory: a plain ArrayBuffer over the heap limit is refused inside the guest (memory when uncaught)', async () => {
     const outcome = await sandbox.run({ code: 'return new ArrayBuffer(2 ** 30).byteLength;', toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 64 } });
     expectKind(outcome, 'memory');
