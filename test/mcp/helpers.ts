@@ -1,6 +1,6 @@
 // Paths and versions of the real third-party MCP servers the suite runs (installed
 // from the npm registry by `npm ci`), and a scratch directory for the filesystem one.
-import { mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -39,4 +39,21 @@ export function alive(pid: number): boolean {
   } catch {
     return false;
   }
+}
+
+/** Ids of this process's live children whose command line mentions `needle` (Linux /proc). */
+export function childPids(needle: string): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/u.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
+      if (ppid === process.pid && state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return pids;
 }
