@@ -1,6 +1,7 @@
 // The `ptc` command line. Exit status: 0 success, 1 the result is an error (or
 // diagnostics were found), 2 a usage error (one line on stderr).
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { resolveLimits } from '../../sandbox/limits.ts';
 import type { SandboxLimits } from '../../sandbox/types.ts';
 import { checkProgram } from '../../sdk-gen/index.ts';
 import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
@@ -70,7 +71,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('ptc')
     .description('Programmatic tool calling: run model-written TypeScript against your tools, safely.')
     .exitOverride()
-    .configureOutput({ writeOut: io.out, writeErr: io.err, outputError: () => {} })
+    // Errors are reported by main() as one line; help asked for goes to stdout, and the
+    // help commander would dump on stderr for a missing command is replaced by one line too.
+    .configureOutput({ writeOut: io.out, writeErr: () => {}, outputError: () => {} })
     .showHelpAfterError(false);
 
   program
@@ -123,6 +126,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         ...(o.memoryMb === undefined ? {} : { memoryMb: o.memoryMb }),
         ...(o.maxCalls === undefined ? {} : { maxCalls: o.maxCalls }),
       };
+      try {
+        resolveLimits(undefined, limits); // e.g. --memory-mb below the sandbox's minimum is a usage error
+      } catch (error) {
+        const flags: Record<string, string> = { wallTimeMs: '--timeout-ms', memoryMb: '--memory-mb', maxCalls: '--max-calls' };
+        throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
+      }
       const result = await withRuntime({ mode: o.mode, limits }, o.tools, (rt) =>
         rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code } }),
       { options: o, warn: io.err });
@@ -187,6 +196,11 @@ export async function main(argv: readonly string[], io: Io = { out: (t) => proce
   } catch (error) {
     if (error instanceof CommanderError) {
       if (error.exitCode === 0) return 0; // --help, --version
+      if (error.code === 'commander.help') {
+        const asked = argv[0] === 'help' ? argv[1] : undefined; // `ptc help <unknown>`
+        io.err(`ptc: ${asked === undefined ? 'missing command' : `unknown command '${asked}'`}: one of ${program.commands.map((c) => c.name()).join(', ')} (ptc --help describes them)\n`);
+        return 2;
+      }
       io.err(`ptc: ${error.message.replace(/^error: /, '')}\n`);
       return 2;
     }

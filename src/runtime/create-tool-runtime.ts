@@ -1,6 +1,7 @@
 // The public face: one runtime object composing the registry, the hooks, the
 // execution pipeline, the turn scheduler and the PTC layer (modes, run_code, SDK).
 import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
+import { resolveLimits } from '../../sandbox/limits.ts';
 import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
 import { generateSdk, type ToolSchema } from '../../sdk-gen/index.ts';
 import type { JsonSchema } from '../definition/compile-schema.ts';
@@ -115,6 +116,18 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     }
   };
   requirePtc(modes.defaultMode, 'createToolRuntime');
+  // Bad settings fail here, not later as a run_code error that the model reads on every run.
+  if (options.limits !== undefined) {
+    try {
+      resolveLimits(options.limits);
+    } catch (error) {
+      throw new TypeError(`createToolRuntime: limits: ${(error as Error).message}`);
+    }
+  }
+  const maxVisibleChars = options.maxVisibleChars ?? DEFAULT_MAX_VISIBLE_CHARS;
+  if (!Number.isSafeInteger(maxVisibleChars) || maxVisibleChars < 1) {
+    throw new TypeError(`createToolRuntime: maxVisibleChars must be a positive integer (characters), got ${String(maxVisibleChars)}`);
+  }
 
   let sandbox: Sandbox | undefined = isSandbox(sandboxOption) ? sandboxOption : undefined;
   const ownsSandbox = sandbox === undefined;
@@ -161,7 +174,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     toolNames: (agent) => registry.visible(agent).map((t) => t.name),
     sequencer,
     limits: options.limits ?? {},
-    maxVisibleChars: options.maxVisibleChars ?? DEFAULT_MAX_VISIBLE_CHARS,
+    maxVisibleChars,
   });
   const runCodeSchema = (agent: string | undefined): ToolSchemaProjection => {
     const base = projectSchema(runCode);

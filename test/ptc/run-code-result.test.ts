@@ -1,7 +1,7 @@
 // The run_code result (SPEC §5): its value and model-visible text, argument checks,
 // failures with their kind and captured output, truncation, and cancellation.
 import { describe, expect, it } from '@jest/globals';
-import type { ToolResult } from '../../src/index.ts';
+import { createToolRuntime, type ToolResult } from '../../src/index.ts';
 import { NO_OUTPUT_TEXT } from '../../src/ptc/run-code-output.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf, untilAborted } from './helpers.ts';
 
@@ -77,6 +77,17 @@ describe('arguments', () => {
     for (const args of [{ description: 'd' }, { description: 'd', code: 42 }, { code: 'return 1' }]) {
       const result = await rt.execute({ callId: 'a', name: 'run_code', arguments: args });
       expect(result.error?.code).toBe('INVALID_ARGS');
+    }
+  });
+});
+
+describe('configuration', () => {
+  it('bad limits and a bad maxVisibleChars fail at createToolRuntime, naming the setting', () => {
+    expect(() => createToolRuntime({ sandbox: false, limits: { memoryMb: 4 } })).toThrow(/createToolRuntime: limits: .*memoryMb must be at least 8/);
+    expect(() => createToolRuntime({ sandbox: false, limits: { maxCalls: 0 } })).toThrow(/maxCalls must be a positive integer/);
+    expect(() => createToolRuntime({ sandbox: false, limits: { wallTime: 5 } as never })).toThrow(/unknown sandbox limit "wallTime"/);
+    for (const maxVisibleChars of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createToolRuntime({ sandbox: false, maxVisibleChars })).toThrow(/maxVisibleChars must be a positive integer/);
     }
   });
 });
