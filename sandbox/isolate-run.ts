@@ -103,7 +103,7 @@ class Run {
       maxArgsBytes: MAX_ARGS_BYTES,
       offHeapBytes: limits.memoryMb * 1_048_576,
     };
-    if (!(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } }), 'configure'))) {
+    if (!(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))) {
       return;
     }
     let script;
@@ -113,21 +113,21 @@ class Run {
       if (!this.#ended && !prepared.disposed) {
         this.end(failure('compile', `The program could not be compiled: ${describeHostSide(error)}`));
       } else {
-        this.#onOpError(error, 'compile');
+        this.#onOpError(error);
       }
       return;
     }
     if (this.#ended) return;
     // The script's completion value is always undefined (see compile-program.ts).
-    await this.#op(script.run(prepared.context, { release: true }), 'script');
+    await this.#op(script.run(prepared.context, { release: true }));
   }
 
   /** Tracks a call into the isolate; its failure is a memory kill or an unhandled rejection. */
-  async #op(promise: Promise<unknown>, label: string): Promise<boolean> {
+  async #op(promise: Promise<unknown>): Promise<boolean> {
     const tracked = promise.then(
       () => true,
       (error: unknown) => {
-        this.#onOpError(error, label);
+        this.#onOpError(error);
         return false;
       },
     );
@@ -139,7 +139,7 @@ class Run {
     }
   }
 
-  #onOpError(error: unknown, label: string): void {
+  #onOpError(error: unknown): void {
     if (this.#ended) return;
     const { prepared, limits } = this.#options;
     const text = describeHostSide(error);
@@ -149,7 +149,6 @@ class Run {
     }
     // isolated-vm reports a rejection nobody handled as the failure of the task in which
     // it happened (the copy was made on the isolate's thread, bounded by the watchdog).
-    void label;
     this.#options.logs.add(`[unhandled rejection] ${text}`);
   }
 
@@ -234,7 +233,7 @@ class Run {
     const delivery: GuestDelivery = outcome.ok
       ? { seq, ok: true, value: outcome.valueJson }
       : { seq, ok: false, code: outcome.code, message: outcome.message };
-    void this.#op(this.#options.prepared.deliver.apply(undefined, [JSON.stringify(delivery)], { arguments: { copy: true } }), 'deliver');
+    void this.#op(this.#options.prepared.deliver.apply(undefined, [JSON.stringify(delivery)], { arguments: { copy: true } }));
   }
 
   #onDone(m: Record<string, unknown>): void {

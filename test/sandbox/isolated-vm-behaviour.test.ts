@@ -1,0 +1,56 @@
+// What isolated-vm 7.0.1 itself does with the two host-killers of issue 5, probed in a
+// separate process with no sandbox code. The sandbox defends against both either way
+// (see the bridge and security suites); these tests record whether they still happen.
+import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from '@jest/globals';
+import { installedIsolatedVmVersion } from '../../sandbox/isolated-vm-version.ts';
+
+const PROBE = fileURLToPath(new URL('./fixtures/isolated-vm-probe.ts', import.meta.url));
+
+function runProbe(name: string): Promise<{ exitCode: number; reports: Record<string, unknown>[]; stderr: string }> {
+  const env = { ...process.env };
+  delete env['NODE_OPTIONS'];
+  return new Promise((resolve) => {
+    execFile(
+      process.execPath,
+      ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', PROBE, name],
+      { env, timeout: 30_000 },
+      (error, stdout, stderr) => {
+        const reports = stdout
+          .split('\n')
+          .filter((line) => line.startsWith('PROBE '))
+          .map((line) => JSON.parse(line.slice('PROBE '.length)) as Record<string, unknown>);
+        const exitCode = error === null ? 0 : typeof error.code === 'number' ? error.code : -1;
+        resolve({ exitCode, reports, stderr });
+      },
+    );
+  });
+}
+
+describe(`isolated-vm ${installedIsolatedVmVersion() ?? '?'} host-killers`, () => {
+  it('still kills the host: a host promise rejected before its first await, even when the guest catches it (#314)', async () => {
+    const { exitCode, reports, stderr } = await runProbe('rejected-host-promise');
+    // The guest catches the error, yet the same rejection is also unhandled on the host,
+    // which ends the process (usually before the guest's result is even printed).
+    expect(reports.filter((r) => 'guest' in r)).not.toContainEqual({ guest: 'resolved' });
+    expect(reports).not.toContainEqual({ survived: true });
+    expect(exitCode).not.toBe(0);
+    expect(stderr).toMatch(/host failure/);
+  });
+
+  it('does not deadlock the host on a looping message getter thrown after an await (async API): timers run, dispose works', async () => {
+    const { exitCode, reports } = await runProbe('looping-getter-after-await');
+    expect(exitCode).toBe(0);
+    expect(reports).toHaveLength(1);
+    expect(reports[0]).toMatchObject({ ticks: 5, disposed: true });
+    expect(String(reports[0]?.['settled'])).toMatch(/^rejected: /);
+  });
+
+  it('still lets 1 GiB of Wasm memory, resizable and growable shared buffers past a 64 MiB memoryLimit (plain buffers are refused)', async () => {
+    const { exitCode, reports } = await runProbe('off-heap');
+    expect(exitCode).toBe(0);
+    expect(reports[0]).toMatchObject({ wasm: 2 ** 30, resizable: 2 ** 30, growableShared: 2 ** 30 });
+    expect(String(reports[0]?.['plain'])).toMatch(/^refused: /);
+  });
+});
