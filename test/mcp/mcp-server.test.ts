@@ -66,7 +66,7 @@ describe('createMcpServer: tools/list per mode', () => {
   it('an SDK the runtime already embeds is not added twice', async () => {
     const { client, rt } = await connect({ mode: 'ptc', embedSdkInDescription: true });
     const [runCode] = (await client.listTools()).tools;
-    expect(runCode!.description.split(rt.sdk()).length).toBe(2);
+    expect((runCode!.description ?? "").split(rt.sdk()).length).toBe(2);
   });
 
   it('both lists every tool plus run_code, without the ptc-only instruction', async () => {
