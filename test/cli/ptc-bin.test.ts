@@ -1,0 +1,116 @@
+// The real executable, spawned as a user would run it (`node --no-node-snapshot
+// bin/ptc.js ...` from the repository root): one spawn per exit status and per way in
+// (file, stdin, a TS --tools module loaded by Node itself). The detailed cases run
+// in-process in main.test.ts.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
+
+interface Spawned {
+  readonly code: number | null;
+  readonly out: string;
+  readonly err: string;
+}
+
+function ptc(args: readonly string[], stdin = ''): Promise<Spawned> {
+  return new Promise((resolve, reject) => {
+    // A clean NODE_OPTIONS: the child must not inherit jest's VM-module flags.
+    const child = spawn(process.execPath, ['--no-node-snapshot', 'bin/ptc.js', ...args], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+    let out = '';
+    let err = '';
+    child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => (err += chunk));
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, out, err }));
+    child.stdin.end(stdin);
+  });
+}
+
+const oneLine = (text: string): void => expect(text).toMatch(/^ptc: [^\n]+\n$/);
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-bin-'));
+  await writeFile(join(dir, 'greet.ts'), 'console.log("greeting");\nreturn await tools.greet({ name: "Grace" });\n');
+  await writeFile(join(dir, 'type-error.ts'), 'const n: string = (await tools.list_customers({})).length;\nreturn n;\n');
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('bin/ptc.js', () => {
+  it('ptc demo exits 0 and its two answers agree', async () => {
+    const run = await ptc(['demo']);
+    expect(run.err).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.out).toContain('Both answers agree.');
+    const answerRow = run.out.split('\n').find((line) => line.startsWith('answer'));
+    const [, native, programmatic] = answerRow!.split('|').map((cell) => cell.trim());
+    expect(JSON.parse(native!)).toEqual(JSON.parse(programmatic!));
+    expect(JSON.parse(native!)).toMatchObject({ carrier: expect.any(String), late: expect.any(Number) });
+  });
+
+  it('ptc run - --json reads the program from stdin and prints one JSON object', async () => {
+    const run = await ptc(['run', '-', '--json'], 'console.log("hi");\nreturn { answer: 42 };\n');
+    expect(run.code).toBe(0);
+    expect(run.err).toBe('');
+    expect(run.out.endsWith('\n')).toBe(true);
+    expect(run.out.trimEnd().split('\n')).toHaveLength(1);
+    expect(JSON.parse(run.out)).toEqual({
+      isError: false,
+      value: { logs: ['hi'], result: { answer: 42 } },
+      content: [{ type: 'text', text: 'hi\n{\n  "answer": 42\n}' }],
+      error: null,
+    });
+  });
+
+  it('ptc run exits 1 when the program throws', async () => {
+    const run = await ptc(['run', '-'], 'throw new Error("stdin program failed");\n');
+    expect(run.code).toBe(1);
+    expect(run.out).toBe('');
+    expect(run.err).toMatch(/run_code failed \(exception\): .*stdin program failed/);
+  });
+
+  it('ptc run file --tools loads a TypeScript module with Node itself', async () => {
+    const run = await ptc(['run', join(dir, 'greet.ts'), '--tools', fixture('array-tools.ts')]);
+    expect(run).toEqual({ code: 0, out: 'greeting\nhello, Grace\n', err: '' });
+  });
+
+  it('ptc sdk --tools (a function module) --agent prints that agent\'s SDK', async () => {
+    const run = await ptc(['sdk', '--tools', fixture('function-tools.ts'), '--agent', 'reader']);
+    expect(run.code).toBe(0);
+    expect(run.out).toMatch(/count_words\(args/);
+    expect(run.out).not.toMatch(/wipe_disk/);
+  });
+
+  it('ptc schemas --mode ptc --format anthropic prints run_code only', async () => {
+    const run = await ptc(['schemas', '--mode', 'ptc', '--format', 'anthropic']);
+    expect(run.code).toBe(0);
+    const tools = JSON.parse(run.out) as { name: string; input_schema: { properties: object } }[];
+    expect(tools.map((t) => t.name)).toEqual(['run_code']);
+    expect(Object.keys(tools[0]!.input_schema.properties)).toEqual(['description', 'code']);
+  });
+
+  it('ptc check exits 1 with line:column message', async () => {
+    const run = await ptc(['check', join(dir, 'type-error.ts')]);
+    expect(run).toEqual({ code: 1, out: "1:7 Type 'number' is not assignable to type 'string'.\n", err: '' });
+  });
+
+  it('usage errors exit 2 with one line on stderr: a bad flag value, no command', async () => {
+    const badFlag = await ptc(['run', join(dir, 'greet.ts'), '--timeout-ms', 'abc']);
+    expect(badFlag.code).toBe(2);
+    expect(badFlag.out).toBe('');
+    oneLine(badFlag.err);
+    expect(badFlag.err).toMatch(/--timeout-ms must be a positive integer, got "abc"/);
+
+    const none = await ptc([]);
+    expect(none.code).toBe(2);
+    oneLine(none.err);
+  });
+});
