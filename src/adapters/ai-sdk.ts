@@ -1,0 +1,121 @@
+// Vercel AI SDK (`ai` >= 7) in both directions: the runtime's tools as a ToolSet for
+// generateText/streamText, and AI SDK tool() definitions as our tools.
+import { asSchema, jsonSchema, tool, type Tool as AiTool, type ToolSet } from 'ai';
+import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
+import { ToolArgsError } from '../errors/tool-args-error.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
+import type { AgentRef } from '../registry/tool-registry.ts';
+import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { createTurnBatcher } from './create-turn-batcher.ts';
+import { withoutSchemaDialect } from './without-schema-dialect.ts';
+
+/** What a tool's `toModelOutput` returns. */
+export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<AiTool['toModelOutput']>>>;
+type JsonSchema7 = Parameters<typeof jsonSchema>[0] & object;
+type ModelContentPart = Extract<AiSdkModelOutput, { type: 'content' }>['value'][number];
+
+const textOf = (blocks: readonly ContentBlock[]): string =>
+  blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+
+const toPart = (block: ContentBlock): ModelContentPart =>
+  block.type === 'text'
+    ? { type: 'text', text: block.text }
+    : { type: 'file', mediaType: block.mimeType, data: { type: 'data', data: block.data } };
+
+/**
+ * What the model reads for one result: its content (failures as `error-text`, which
+ * providers flag as errors), followed by the result's additional contexts.
+ */
+export function toAiSdkModelOutput(result: ToolResult): AiSdkModelOutput {
+  const contexts = (result.additionalContexts ?? []).flatMap((c) => c.content);
+  if (result.isError) {
+    return { type: 'error-text', value: [textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n') };
+  }
+  return { type: 'content', value: [...result.content, ...contexts].map(toPart) };
+}
+
+export interface ToAiSdkToolsOptions {
+  /** The agent whose mode, visible tools and policy apply. @default the global scope */
+  readonly agent?: AgentRef;
+}
+
+/**
+ * The runtime's tools for the mode in force, as an AI SDK ToolSet. Each tool's output
+ * is the ToolResult (read `value` in your code); the model reads `content` through
+ * `toModelOutput`. The calls of one model step that arrive together run as one
+ * `rt.executeTurn`, so the turn rules hold (exclusive unless concurrency-safe).
+ */
+export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {}): ToolSet {
+  const scope = options.agent === undefined ? {} : { agent: options.agent };
+  const turns = createTurnBatcher(rt, scope);
+  const set: ToolSet = {};
+  for (const projection of rt.schemas(scope)) {
+    const name = projection.name;
+    const aiTool = tool<JsonValue, ToolResult, Record<string, unknown>>({
+      description: projection.description,
+      inputSchema: jsonSchema<JsonValue>(projection.parameters as JsonSchema7),
+      execute: (input, { toolCallId, abortSignal }) => turns.submit({ callId: toolCallId, name, arguments: input }, abortSignal),
+      toModelOutput: ({ output }) => toAiSdkModelOutput(output),
+    });
+    // Own data property: a tool named "__proto__" must be an ordinary key.
+    Object.defineProperty(set, name, { value: aiTool, enumerable: true, writable: true, configurable: true });
+  }
+  return set;
+}
+
+export interface FromAiSdkToolsOptions {
+  /** Which imported tools may overlap others in a turn. @default none (exclusive) */
+  readonly isConcurrencySafe?: (name: string, args: JsonValue) => boolean;
+}
+
+const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
+  typeof v === 'object' && v !== null && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+
+/**
+ * AI SDK tool() definitions → our tools (define only; register them yourself). Input
+ * and output schemas (zod or jsonSchema) become raw JSON Schema checked against our
+ * subset; the tool's own `validate` still parses the input (zod defaults and
+ * transforms apply). A streaming `execute` gives its last value.
+ * Throws for provider-executed tools and tools without `execute`.
+ */
+export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOptions = {}): Promise<Tool[]> {
+  const out: Tool[] = [];
+  for (const name of Object.keys(tools)) {
+    const source = tools[name]!;
+    if (source.type === 'provider' || typeof source.execute !== 'function') {
+      throw new TypeError(`fromAiSdkTools: tool "${name}" has no execute function this runtime could call (provider tools are run by the provider)`);
+    }
+    const execute = source.execute.bind(source);
+    const input = asSchema(source.inputSchema);
+    const parameters = withoutSchemaDialect(await input.jsonSchema);
+    const outputSchema = source.outputSchema === undefined ? undefined : withoutSchemaDialect(await asSchema(source.outputSchema).jsonSchema);
+    const safe = options.isConcurrencySafe;
+    out.push(defineJsonSchemaTool({
+      name,
+      description: typeof source.description === 'string' ? source.description : '',
+      parameters,
+      output: {
+        ...(outputSchema === undefined ? {} : { schema: outputSchema }),
+        render: (_args, value) => [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
+      },
+      ...(safe === undefined ? {} : { isConcurrencySafe: (args: JsonValue) => safe(name, args) }),
+      async execute(args, exec) {
+        let parsed: unknown = args;
+        if (input.validate !== undefined) {
+          const check = await input.validate(args);
+          if (!check.success) throw new ToolArgsError(name, [{ path: '', message: check.error.message }]);
+          parsed = check.value;
+        }
+        let result: unknown = await execute(parsed, { toolCallId: exec.callId, messages: [], abortSignal: exec.signal, context: undefined });
+        if (isAsyncIterable(result)) {
+          let last: unknown = null;
+          for await (const chunk of result) last = chunk;
+          result = last;
+        }
+        return (result ?? null) as JsonValue;
+      },
+    }));
+  }
+  return out;
+}
