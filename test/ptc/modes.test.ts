@@ -125,6 +125,15 @@ describe('model-direct calls in ptc mode', () => {
     expect(preSeen).toEqual(['rc', 'rc:ptc:1']);
   });
 
+  it('the refusal applies to model-direct calls in a turn too; run_code in the same turn runs', async () => {
+    const rt = withTools(runtime(), 'alpha');
+    const turn = await rt.executeTurn([
+      { callId: 't1', name: 'alpha', arguments: {} },
+      { callId: 't2', name: 'run_code', arguments: { description: 'Call alpha', code: 'return (await tools.alpha({})).tool' } },
+    ]);
+    expect(turn.results.map((r) => r.error?.message ?? r.value)).toEqual([refusal('alpha'), { logs: [], result: 'alpha' }]);
+  });
+
   it('a truly unknown name is UNKNOWN_TOOL without the run_code hint (it goes through dispatch)', async () => {
     const rt = withTools(runtime(), 'alpha');
     const preSeen: string[] = [];

@@ -4,8 +4,8 @@
 // are concurrency-safe, and commits follow submission order.
 import { describe, expect, it } from '@jest/globals';
 import { accept, ask, block, deny, type ApprovalRequest, type ApprovalService, type JsonValue, type ToolResult } from '../../src/index.ts';
-import { defineTool } from '../../src/index.ts';
-import { atMost, OverlapRecorder, probeTool, ptcRuntimes, runCode, runValue, sleep } from './helpers.ts';
+import { defineTool, installTimeoutPolicy } from '../../src/index.ts';
+import { atMost, OverlapRecorder, probeTool, ptcRuntimes, runCode, runValue, sleep, untilAborted } from './helpers.ts';
 
 const runtime = ptcRuntimes();
 
@@ -210,6 +210,53 @@ describe('nested calls meet every policy layer', () => {
       return codes;`);
     expect(runValue(result).result).toEqual(['INVALID_ARGS', 'INVALID_ARGS', 'NEGATIVE']);
     expect(bodies).toBe(1);
+  });
+
+  it('around dispatch: the timeout policy gives a nested call TOOL_TIMEOUT; finalizeContent and observers apply', async () => {
+    const rt = runtime();
+    installTimeoutPolicy(rt, { graceMs: 1000 });
+    let settled = false;
+    rt.register(
+      defineTool({
+        name: 'sluggish',
+        description: 'Waits for its signal.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'never' }] },
+        timeoutMs: 50,
+        execute: async (_args, exec) => {
+          await untilAborted(exec.signal);
+          settled = true;
+          throw exec.signal.reason;
+        },
+      }),
+    );
+    rt.register(
+      defineTool({
+        name: 'finalized',
+        description: 'Has a last-mile content transform.',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        finalizeContent: (content) => [...content, { type: 'text', text: '(finalized)' }],
+        execute: () => 'value',
+      }),
+    );
+    const wrapped: string[] = [];
+    rt.on('tools/execute', (exec, next) => {
+      if (exec.parent !== undefined) wrapped.push(exec.callId);
+      return next();
+    });
+    const finalContent = new Map<string, string>();
+    rt.on('tools/result', (r) => {
+      finalContent.set(r.callId, r.content.map((b) => (b.type === 'text' ? b.text : '')).join('|'));
+    });
+    const result = await runCode(rt, `
+      let timeout;
+      try { await tools.sluggish({}); } catch (e) { timeout = e.code; }
+      return { timeout, value: await tools.finalized({}) };`);
+    expect(runValue(result).result).toEqual({ timeout: 'TOOL_TIMEOUT', value: 'value' });
+    expect(settled).toBe(true);
+    expect(wrapped).toEqual(['rc:ptc:1', 'rc:ptc:2']);
+    expect(finalContent.get('rc:ptc:2')).toBe('value|(finalized)');
   });
 
   it('arguments that are not lossless JSON are refused inside the sandbox, before dispatch', async () => {
