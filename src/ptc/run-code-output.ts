@@ -14,8 +14,23 @@ export interface RunCodeValue {
 
 export function truncateVisible(text: string, max: number): string {
   if (text.length <= max) return text;
-  const marker = `\n… [truncated: ${text.length - max} more characters not shown]`;
-  return text.slice(0, Math.max(0, max - marker.length)) + marker;
+  // The marker counts what is really hidden, which depends on the marker's own length.
+  let kept = max;
+  let marker = '';
+  for (let i = 0; i < 3; i += 1) {
+    marker = `\n… [truncated: ${text.length - kept} more characters not shown]`;
+    kept = Math.max(0, max - marker.length);
+  }
+  // The cap holds even when it is too small for the marker.
+  if (marker.length >= max) return cutWhole(text, max);
+  const head = cutWhole(text, kept);
+  return `${head}\n… [truncated: ${text.length - head.length} more characters not shown]`;
+}
+
+/** The first `n` UTF-16 units, without splitting a surrogate pair. */
+function cutWhole(text: string, n: number): string {
+  const code = text.charCodeAt(n - 1);
+  return text.slice(0, code >= 0xd800 && code <= 0xdbff ? n - 1 : n);
 }
 
 export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VISIBLE_CHARS): string {

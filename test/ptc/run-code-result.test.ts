@@ -2,7 +2,7 @@
 // failures with their kind and captured output, truncation, and cancellation.
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolResult } from '../../src/index.ts';
-import { NO_OUTPUT_TEXT } from '../../src/ptc/run-code-output.ts';
+import { NO_OUTPUT_TEXT, truncateVisible } from '../../src/ptc/run-code-output.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf, untilAborted } from './helpers.ts';
 
 const runtime = ptcRuntimes();
@@ -181,10 +181,24 @@ describe('model-visible text is capped', () => {
     expect(text.startsWith('a'.repeat(150))).toBe(true);
     const marker = text.match(/… \[truncated: (\d+) more characters not shown\]$/);
     expect(marker).not.toBeNull();
-    // The marker counts what the model does not see.
+    // The shown part is a prefix of the full text, and the marker counts exactly what is not shown.
     const full = `${'a'.repeat(150)}\n${'b'.repeat(150)}\nend`;
-    expect(Number(marker![1])).toBe(full.length - 200);
+    const shown = text.slice(0, text.indexOf('\n… [truncated'));
+    expect(full.startsWith(shown)).toBe(true);
+    expect(Number(marker![1])).toBe(full.length - shown.length);
     expect(runValue(result)).toEqual({ logs: ['a'.repeat(150), 'b'.repeat(150)], result: 'end' });
+  });
+
+  it('truncateVisible: the cap holds when it is too small for the marker, and surrogate pairs stay whole', () => {
+    expect(truncateVisible('x'.repeat(50), 10)).toBe('x'.repeat(10));
+    const emoji = '😀'.repeat(100);
+    for (const max of [60, 61, 101, 150]) {
+      const text = truncateVisible(emoji, max);
+      expect(text.length).toBeLessThanOrEqual(max);
+      const shown = text.slice(0, text.indexOf('\n…'));
+      expect(shown).toBe('😀'.repeat(shown.length / 2));
+      expect(text.endsWith(`[truncated: ${emoji.length - shown.length} more characters not shown]`)).toBe(true);
+    }
   });
 
   it('text under the cap is untouched', async () => {
