@@ -62,8 +62,9 @@ describe('toAiSdkTools with generateText', () => {
           content: [toolCall('c1', 'log', { entry: 'first' }), toolCall('c2', 'log', { entry: 'second' }), toolCall('c3', 'broken', {})],
           finishReason: { unified: 'tool-calls', raw: undefined },
           usage,
+          warnings: [],
         },
-        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage },
+        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
       ],
     });
     const result = await generateText({ model, tools: toAiSdkTools(rt), prompt: 'go', stopWhen: isStepCount(3) });
