@@ -104,7 +104,7 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
   });
 
   it('timeout: a small wall-clock deadline ends a program that waits forever', async () => {
-    const rt = runtime({ limits: { wallTimeMs: 300 } });
+    const rt = runtime({ limits: { wallTimeMs: 1000 } });
     const result = await runCode(rt, 'console.log("waiting"); await new Promise(() => {});');
     const { code, kind, text } = failure(result);
     expect([code, kind]).toEqual(['CODE_RUN_FAILED', 'timeout']);
@@ -112,7 +112,7 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
   });
 
   it('timeout covers awaits on nested calls, and aborts the call in flight', async () => {
-    const rt = runtime({ limits: { wallTimeMs: 300 } });
+    const rt = runtime({ limits: { wallTimeMs: 1000 } });
     let sawAbort = false;
     rt.register(
       probeTool({
