@@ -19,6 +19,17 @@ export interface McpServerOptions {
   readonly version?: string;
 }
 
+/** Calls still running per server, so a closing transport can let them answer first. */
+const inFlight = new WeakMap<McpServer, Set<Promise<unknown>>>();
+
+/** Resolves when every call the server has started is settled. */
+export async function settleCalls(server: McpServer): Promise<void> {
+  const calls = inFlight.get(server);
+  while (calls !== undefined && calls.size > 0) await Promise.allSettled([...calls]);
+  // The SDK sends a handler's response a few microtasks later: let it go out.
+  await new Promise((resolve) => setImmediate(resolve));
+}
+
 export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {}): McpServer {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
   const instruction = rt.prompt(scope).find((s) => s.id === 'ptc-instructions')?.text;
@@ -44,15 +55,22 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     return { tools };
   });
 
+  const calls = new Set<Promise<unknown>>();
+  inFlight.set(server, calls);
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const result = await rt.execute({
+    const call = rt.execute({
       callId: `mcp-${String(extra.requestId)}`,
       name: request.params.name,
       arguments: request.params.arguments ?? {},
       signal: extra.signal,
       ...scope,
     });
-    return toMcpCallToolResult(result);
+    calls.add(call);
+    try {
+      return toMcpCallToolResult(await call);
+    } finally {
+      calls.delete(call);
+    }
   });
   return server;
 }

@@ -3,7 +3,7 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
-import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
+import { createMcpServer, settleCalls, type McpServerOptions } from './create-mcp-server.ts';
 
 export interface ServeMcpStdioOptions extends McpServerOptions {
   /** @default process.stdin */
@@ -14,7 +14,10 @@ export interface ServeMcpStdioOptions extends McpServerOptions {
   readonly signal?: AbortSignal;
 }
 
-/** Resolves when the connection is over; the caller then closes the runtime. */
+/**
+ * Resolves when the connection is over (stdin ended, or `signal` aborted) and the
+ * calls already started have answered; the caller then closes the runtime.
+ */
 export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptions = {}): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
   const server = createMcpServer(rt, options);
@@ -32,5 +35,7 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
     done();
   };
   await over;
+  // A client may send its last request and close stdin at once: answer it first.
+  if (options.signal?.aborted !== true) await settleCalls(server);
   await server.close();
 }

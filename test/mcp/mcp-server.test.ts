@@ -6,7 +6,8 @@ import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
 import { createToolRuntime, defineTool, deny, type ToolRuntime, type ToolRuntimeOptions } from '../../src/index.ts';
-import { createMcpServer, MCP_META_CONTEXTS, MCP_META_ERROR } from '../../src/mcp/index.ts';
+import { PassThrough } from 'node:stream';
+import { createMcpServer, MCP_META_CONTEXTS, MCP_META_ERROR, serveMcpStdio } from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
 
 let sandbox: Sandbox | undefined;
@@ -171,5 +172,36 @@ describe('createMcpServer: tools/call', () => {
     await expect(call).rejects.toThrow(/user gave up/u);
     await new Promise((resolve) => setImmediate(resolve));
     expect(seen?.aborted).toBe(true);
+  });
+});
+
+describe('serveMcpStdio', () => {
+  it('answers the calls already sent when the client closes stdin right after them', async () => {
+    const rt = createToolRuntime({ sandbox: false });
+    rt.register(defineTool({
+      name: 'slow',
+      description: 'Answers after a few turns of the event loop.',
+      parameters: {},
+      output: { schema: { type: 'object', additionalProperties: false, properties: { done: { type: 'boolean', required: true } } }, render: () => [{ type: 'text', text: 'done' }] },
+      execute: async () => {
+        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+        return { done: true };
+      },
+    }));
+    const stdin = new PassThrough();
+    const stdout = new PassThrough();
+    let written = '';
+    stdout.on('data', (chunk: Buffer) => (written += chunk.toString()));
+    const serving = serveMcpStdio(rt, { stdin, stdout });
+    const send = (message: object): boolean => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
+    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({ method: 'notifications/initialized' });
+    send({ id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
+    stdin.end();
+    await serving;
+    const responses = written.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    expect(responses.map((r) => r.id)).toEqual([1, 2]);
+    expect(responses[1]!.result.structuredContent).toEqual({ done: true });
+    await rt.close();
   });
 });
