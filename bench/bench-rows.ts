@@ -1,0 +1,264 @@
+// Turns section results into the rows of the table `npm run bench` prints: each row a
+// measured figure, the baseline measured in the same run, their ratio, and the issue's
+// target where it sets one.
+import type { ConcurrencyResult } from './concurrency-bench.ts';
+import type { ContextSavingsResult, DefinitionCost } from './context-savings-bench.ts';
+import type { LatencyResult } from './latency-bench.ts';
+import type { NestedCallResult } from './nested-call-bench.ts';
+import type { PeerResult } from './peer-bench.ts';
+import type { BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
+import type { SchedulerBenchReport } from './scheduler-bench.ts';
+import type { SdkSizeReport } from './sdk-size.ts';
+import type { MemoryResult, ThroughputResult } from './throughput-bench.ts';
+
+export interface Row {
+  readonly section: string;
+  readonly name: string;
+  /** The measured figure as shown (p50, and p90 where sampled). */
+  readonly value: string;
+  readonly baseline: string;
+  /** value / baseline (as the row says), or '' where none applies. */
+  readonly ratio: string;
+  readonly target: string;
+  /** true/false against the target; null where the issue sets none (information). */
+  readonly met: boolean | null;
+}
+
+const ms = (n: number): string => `${n.toFixed(2)} ms`;
+const us = (n: number): string => `${n.toFixed(1)} µs`;
+const x = (n: number): string => `${n.toFixed(2)}×`;
+const mb = (n: number | undefined): string => (n === undefined || Number.isNaN(n) ? 'n/a' : `${n.toFixed(1)} MiB`);
+
+export function latencyRows(results: readonly LatencyResult[]): Row[] {
+  return results.map((r) => ({
+    section: '1 latency',
+    name: `run_code ${r.program === 'trivial' ? '`return 1`' : `${r.programChars}-char program, 3 nested calls`} (${r.isolation})`,
+    value: `p50 ${ms(r.runtime.p50)} / p90 ${ms(r.runtime.p90)}`,
+    baseline: `floor p50 ${ms(r.floor.p50)} / p90 ${ms(r.floor.p90)} (transform ${r.floorParts.transformMs.toFixed(2)} + context ${r.floorParts.contextMs.toFixed(2)} + eval ${r.floorParts.evalMs.toFixed(2)})`,
+    ratio: `${x(r.ratioP50)} (p90 ${x(r.ratioP90)})`,
+    target: '≤ 1.5× at p50',
+    met: r.ratioP50 <= 1.5,
+  }));
+}
+
+export function nestedRows(results: readonly NestedCallResult[], scheduler?: SchedulerBenchReport): Row[] {
+  const rows: Row[] = [];
+  for (const r of results) {
+    const parts = `2 × direct ${us(r.directUs.p50)} + isolate RT ${us(r.bareIsolateUs.p50)}${r.bareIpcUs === undefined ? '' : ` + IPC RT ${us(r.bareIpcUs.p50)}`}`;
+    rows.push({
+      section: '2 nested call',
+      name: `nested call, 1,000 sequential in one program (${r.isolation})`,
+      value: `p50 ${us(r.nestedUs.p50)} / p90 ${us(r.nestedUs.p90)}`,
+      baseline: `${us(r.budgetUs)} = ${parts}`,
+      ratio: x(r.ratioToBudget),
+      target: '≤ 1× (2 × direct + bare round trip)',
+      met: r.ratioToBudget <= 1,
+    });
+    rows.push({
+      section: '2 nested call',
+      name: `  … against the direct call alone (${r.isolation})`,
+      value: us(r.nestedUs.p50),
+      baseline: `direct rt.execute p50 ${us(r.directUs.p50)} / p90 ${us(r.directUs.p90)}`,
+      ratio: x(r.nestedUs.p50 / r.directUs.p50),
+      target: '',
+      met: null,
+    });
+  }
+  if (scheduler !== undefined) {
+    rows.push({
+      section: '2 nested call',
+      name: `model turn of ${scheduler.callsPerRun} trivial calls, per call (executeTurn, concurrency-safe)`,
+      value: us(scheduler.turnParallelUs),
+      baseline: `sequential rt.execute ${us(scheduler.sequentialUs)}`,
+      ratio: x(scheduler.parallelRatio),
+      target: '',
+      met: null,
+    });
+    rows.push({
+      section: '2 nested call',
+      name: `model turn of ${scheduler.callsPerRun} trivial calls, per call (executeTurn, exclusive)`,
+      value: us(scheduler.turnExclusiveUs),
+      baseline: `sequential rt.execute ${us(scheduler.sequentialUs)}`,
+      ratio: x(scheduler.exclusiveRatio),
+      target: '',
+      met: null,
+    });
+  }
+  return rows;
+}
+
+/** The sandbox layer alone (bench/sandbox-bench.ts: Sandbox.run with an echo host, no pipeline). */
+export function sandboxLayerRows(rows: readonly SandboxBenchRow[]): Row[] {
+  return rows.map((r) => {
+    const perCall = r.metric.includes('per call');
+    const f = (n: number): string => (perCall ? us(n * 1000) : ms(n));
+    return {
+      section: '2b sandbox layer',
+      name: `${r.metric} (sandbox-bench.ts, echo host call)`,
+      value: `p50 ${f(r.ptc.median)} / p90 ${f(r.ptc.p90)}`,
+      baseline: `${r.baselineName} p50 ${f(r.baseline.median)} / p90 ${f(r.baseline.p90)}`,
+      ratio: x(r.ratio),
+      target: '',
+      met: null,
+    };
+  });
+}
+
+export function concurrencyRows(results: readonly ConcurrencyResult[]): Row[] {
+  return results.map((r) => {
+    const safe = r.mode === 'concurrency-safe';
+    return {
+      section: '3 concurrency',
+      name: `${r.calls} × wait(${r.waitMs} ms), ${r.mode}, ${r.path === 'run_code' ? `Promise.all in run_code (${r.isolation})` : 'one model turn (executeTurn)'}`,
+      value: `p50 ${ms(r.wallMs.p50)} / p90 ${ms(r.wallMs.p90)}; max ${r.maxInFlight} in flight`,
+      baseline: safe ? `ideal ceil(${r.calls}/${r.limit}) × ${r.waitMs} = ${ms(r.idealMs)}` : `ideal ${r.calls} × ${r.waitMs} = ${ms(r.idealMs)} (serialized)`,
+      ratio: x(r.ratioP50),
+      target: safe ? `≤ ${r.limit} in flight, near ideal` : 'serialize: 1 in flight',
+      met: safe ? r.maxInFlight <= r.limit : r.maxInFlight === 1 && r.wallMs.p50 >= r.idealMs,
+    };
+  });
+}
+
+export function throughputRows(results: readonly ThroughputResult[]): Row[] {
+  return results.map((r) => ({
+    section: '4 throughput',
+    name: `run_code 3-call program, ${r.inFlight} in flight (${r.isolation})`,
+    value: `${r.runsPerSecond.toFixed(0)} runs/s (${x(r.scaling)} of 1 in flight)`,
+    baseline: `floor ${r.floorRunsPerSecond.toFixed(0)} runs/s (sequential, one warm isolate)`,
+    ratio: x(r.ratioToFloor),
+    target: '',
+    met: null,
+  }));
+}
+
+/** Growth below this many MiB per 1,000 runs counts as noise (no per-run leak of even 1 KiB). */
+export const RSS_SLOPE_NOISE_MB_PER_1K = 1;
+
+export function memoryRows(results: readonly MemoryResult[]): Row[] {
+  const rows: Row[] = [];
+  for (const r of results) {
+    const runs = (n: number): string => n.toLocaleString('en-US');
+    const procs = [
+      { who: 'host', at1k: r.hostRssAtFitFromMb, atEnd: r.hostRssAtEndMb, slopeMb: r.hostSlopeMbPer1k, tailMb: r.hostTailSlopeMbPer1k },
+      ...(r.childRssAtFitFromMb === undefined
+        ? []
+        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k }]),
+    ];
+    for (const p of procs) {
+      const slopeMb = p.slopeMb ?? Number.NaN;
+      const tailMb = p.tailMb ?? Number.NaN;
+      rows.push({
+        section: '4 memory',
+        name: `RSS of the ${p.who}, ${r.totalRuns.toLocaleString('en-US')} runs ${r.inFlight} in flight (${r.isolation})`,
+        value: `${mb(p.atEnd)} after ${runs(r.totalRuns)} runs; slope ${slopeMb.toFixed(2)} MiB/1k runs from run ${runs(r.fitFromRuns)}, ${tailMb.toFixed(2)} from run ${runs(r.tailFromRuns)}`,
+        baseline: `${mb(p.at1k)} after ${runs(r.fitFromRuns)} runs`,
+        ratio: x((p.atEnd ?? Number.NaN) / p.at1k),
+        target: `second-half slope < ${RSS_SLOPE_NOISE_MB_PER_1K} MiB/1k runs`,
+        met: Math.abs(tailMb) < RSS_SLOPE_NOISE_MB_PER_1K,
+      });
+    }
+  }
+  return rows;
+}
+
+export function peerRows(results: readonly PeerResult[], utcp: string): Row[] {
+  const rows: Row[] = [];
+  const ours = results.find((r) => r.peer === 'ptc-runtime (pool)');
+  for (const r of results) {
+    if (r === ours || ours === undefined) continue;
+    rows.push(
+      {
+        section: '5 peers',
+        name: `${r.peer}: \`return 1\` (ptc-runtime, process)`,
+        value: `ptc-runtime p50 ${ms(ours.trivialMs.p50)} / p90 ${ms(ours.trivialMs.p90)}`,
+        baseline: `${r.peer} p50 ${ms(r.trivialMs.p50)} / p90 ${ms(r.trivialMs.p90)}`,
+        ratio: x(r.trivialRatio),
+        target: '',
+        met: null,
+      },
+      {
+        section: '5 peers',
+        name: `${r.peer}: 1 KB program, 3 calls`,
+        value: `ptc-runtime p50 ${ms(ours.kbMs.p50)} / p90 ${ms(ours.kbMs.p90)}`,
+        baseline: `${r.peer} p50 ${ms(r.kbMs.p50)} / p90 ${ms(r.kbMs.p90)}`,
+        ratio: x(r.kbRatio),
+        target: '',
+        met: null,
+      },
+      {
+        section: '5 peers',
+        name: `${r.peer}: per nested call (1,000 calls)`,
+        value: `ptc-runtime p50 ${us(ours.nestedUs.p50)}`,
+        baseline: `${r.peer} p50 ${us(r.nestedUs.p50)}`,
+        ratio: x(r.nestedRatio),
+        target: '',
+        met: null,
+      },
+    );
+  }
+  rows.push({ section: '5 peers', name: 'UTCP @utcp/code-mode', value: 'not run', baseline: utcp, ratio: '', target: '', met: null });
+  return rows;
+}
+
+export function contextRows(results: readonly ContextSavingsResult[], definitions?: DefinitionCost, sdk?: SdkSizeReport): Row[] {
+  const rows: Row[] = results.map((r) => ({
+    section: '6 context',
+    name: `${r.scenario}: tool output entering the context${r.sameAnswer ? '' : ' (ANSWERS DIFFER)'}`,
+    value: `run_code ${r.ptc.contextChars.toLocaleString('en-US')} chars, ${r.ptc.roundTrips} round trips`,
+    baseline: `native ${r.native.contextChars.toLocaleString('en-US')} chars, ${r.native.roundTrips} round trips, ${r.native.toolCalls} calls`,
+    ratio: `${(r.savedShare * 100).toFixed(1)}% fewer`,
+    target: '≥ 90% fewer chars',
+    met: r.sameAnswer && r.savedShare >= 0.9,
+  }));
+  if (definitions !== undefined) {
+    const ptc = definitions.runCodeSchemaChars + definitions.sdkChars + definitions.instructionChars;
+    rows.push({
+      section: '6 context',
+      name: 'shop tools: definitions sent with every model request',
+      value: `ptc ${ptc.toLocaleString('en-US')} chars (run_code ${definitions.runCodeSchemaChars} + SDK ${definitions.sdkChars} + instructions ${definitions.instructionChars})`,
+      baseline: `native schemas ${definitions.nativeSchemaChars.toLocaleString('en-US')} chars`,
+      ratio: x(ptc / definitions.nativeSchemaChars),
+      target: '',
+      met: null,
+    });
+  }
+  if (sdk !== undefined) {
+    rows.push({
+      section: '6 context',
+      name: `${sdk.tools}-tool fixture: SDK text against the JSON schemas it replaces`,
+      value: `SDK ${sdk.sdkChars.toLocaleString('en-US')} chars (generateSdk ${ms(sdk.generateMs)})`,
+      baseline: `schemas ${sdk.schemaChars.toLocaleString('en-US')} chars (${sdk.schemaWithOutputChars.toLocaleString('en-US')} with output schemas)`,
+      ratio: x(sdk.sdkChars / sdk.schemaChars),
+      target: '',
+      met: null,
+    });
+  }
+  return rows;
+}
+
+/** The rows as a plain-text table, grouped by section. */
+export function formatTable(rows: readonly Row[]): string {
+  const lines: string[] = [];
+  let section = '';
+  for (const row of rows) {
+    if (row.section !== section) {
+      section = row.section;
+      lines.push('', `== ${section} ==`);
+    }
+    const verdict = row.met === null ? '' : row.met ? '  [met]' : '  [MISSED]';
+    lines.push(`${row.name}`);
+    lines.push(`    ${row.value}`);
+    lines.push(`    vs ${row.baseline}${row.ratio === '' ? '' : `  ->  ${row.ratio}`}${row.target === '' ? '' : `  (target ${row.target})`}${verdict}`);
+  }
+  return lines.join('\n');
+}
+
+/** The rows as a Markdown table (for PERFORMANCE.md). */
+export function formatMarkdown(rows: readonly Row[]): string {
+  const esc = (s: string): string => s.replaceAll('|', '\\|');
+  const head = ['| § | measurement | measured | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
+  return [
+    ...head,
+    ...rows.map((r) => `| ${esc(r.section)} | ${esc(r.name.trim())} | ${esc(r.value)} | ${esc(r.baseline)} | ${esc(r.ratio)} | ${esc(r.target)} | ${r.met === null ? '' : r.met ? 'yes' : '**no**'} |`),
+  ].join('\n');
+}

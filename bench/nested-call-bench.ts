@@ -1,0 +1,75 @@
+// Section 2: the cost of one nested call. A program making 1,000 sequential calls to
+// the trivial `noop` tool (its run time less a trivial run's, per call) against 1,000
+// direct rt.execute calls of the same tool (the pipeline's own cost) and the bare
+// transports it crosses (bare-round-trips.ts).
+import { bareIpcRoundTripUs, bareIsolateRoundTripUs } from './bare-round-trips.ts';
+import { NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
+import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
+import { summarize, timeMs, type Summary } from './stats.ts';
+
+export interface NestedCallResult {
+  readonly isolation: Isolation;
+  /** Microseconds per nested call. */
+  readonly nestedUs: Summary;
+  /** Microseconds per direct rt.execute call. */
+  readonly directUs: Summary;
+  /** Microseconds per bare isolated-vm host round trip. */
+  readonly bareIsolateUs: Summary;
+  /** Microseconds per bare IPC round trip (process isolation only). */
+  readonly bareIpcUs?: Summary;
+  /** 2 × direct + bare isolate round trip (+ bare IPC in process isolation), at p50. */
+  readonly budgetUs: number;
+  readonly ratioToBudget: number;
+}
+
+export interface NestedCallOptions {
+  readonly isolations?: readonly Isolation[];
+  readonly iterations?: number;
+}
+
+export async function runNestedCallBench(options: NestedCallOptions = {}): Promise<NestedCallResult[]> {
+  const isolations = options.isolations ?? ['process', 'in-process'];
+  const iterations = options.iterations ?? 7;
+  const results: NestedCallResult[] = [];
+  for (const isolation of isolations) {
+    const bench = createBenchRuntime({ isolation });
+    try {
+      const direct = async (): Promise<void> => {
+        for (let n = 0; n < NESTED_CALLS; n += 1) await bench.execute('noop', { n });
+      };
+      // Warm-up: every path once (JIT, esbuild service, pool).
+      await bench.runCode(NESTED_CALLS_PROGRAM);
+      await direct();
+      const nested: number[] = [];
+      const directs: number[] = [];
+      const trivials: number[] = [];
+      const bareIsolate: number[] = [];
+      const bareIpc: number[] = [];
+      for (let i = 0; i < iterations; i += 1) {
+        trivials.push(await timeMs(() => bench.runCode(TRIVIAL_PROGRAM)));
+        nested.push(await timeMs(() => bench.runCode(NESTED_CALLS_PROGRAM)));
+        directs.push(((await timeMs(direct)) * 1000) / NESTED_CALLS);
+        bareIsolate.push(await bareIsolateRoundTripUs(NESTED_CALLS));
+        if (isolation === 'process') bareIpc.push(await bareIpcRoundTripUs(NESTED_CALLS));
+      }
+      const trivialMs = summarize(trivials).p50;
+      const nestedUs = summarize(nested.map((ms) => ((ms - trivialMs) * 1000) / NESTED_CALLS));
+      const directUs = summarize(directs);
+      const bareIsolateUs = summarize(bareIsolate);
+      const bareIpcUs = isolation === 'process' ? summarize(bareIpc) : undefined;
+      const budgetUs = 2 * directUs.p50 + bareIsolateUs.p50 + (bareIpcUs?.p50 ?? 0);
+      results.push({
+        isolation,
+        nestedUs,
+        directUs,
+        bareIsolateUs,
+        ...(bareIpcUs === undefined ? {} : { bareIpcUs }),
+        budgetUs,
+        ratioToBudget: nestedUs.p50 / budgetUs,
+      });
+    } finally {
+      await bench.close();
+    }
+  }
+  return results;
+}

@@ -1,0 +1,154 @@
+// `npm run bench`: every figure of issue 7 in one run, each against a baseline measured
+// in the same run on the same machine (a shared machine is noisy; ratios survive).
+//   --json          one JSON object on stdout (progress goes to stderr either way)
+//   --markdown      the table as Markdown (what PERFORMANCE.md holds)
+//   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
+//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context
+// Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
+import { execFileSync } from 'node:child_process';
+import { cpus, loadavg } from 'node:os';
+import { parseArgs } from 'node:util';
+import {
+  concurrencyRows,
+  contextRows,
+  formatMarkdown,
+  formatTable,
+  latencyRows,
+  memoryRows,
+  nestedRows,
+  peerRows,
+  sandboxLayerRows,
+  throughputRows,
+  type Row,
+} from './bench-rows.ts';
+import { runConcurrencyBench } from './concurrency-bench.ts';
+import { measureDefinitionCost, runContextSavingsBench } from './context-savings-bench.ts';
+import { runLatencyBench } from './latency-bench.ts';
+import { runNestedCallBench } from './nested-call-bench.ts';
+import { runPeerBench } from './peer-bench.ts';
+import { runSandboxBench, type BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
+import { runSchedulerBench } from './scheduler-bench.ts';
+import { measureSdkSize } from './sdk-size.ts';
+import { runThroughputBench } from './throughput-bench.ts';
+
+const SECTIONS = ['latency', 'nested', 'sandbox', 'concurrency', 'throughput', 'peers', 'context'] as const;
+type Section = (typeof SECTIONS)[number];
+
+/** Why UTCP's code-mode is not among the peers (checked with `npm view`, not installed). */
+export const UTCP_STATUS =
+  '@utcp/code-mode@1.2.12 declares peer isolated-vm ^6.0.0 (this project pins ^7.0.1) and needs @utcp/sdk plus a ' +
+  'protocol plugin (@utcp/direct-call) to call in-process tools: not a dev-dependency yet';
+
+function parseOptions(argv: readonly string[]): { json: boolean; markdown: boolean; quick: boolean; only: readonly Section[] } {
+  const { values } = parseArgs({
+    args: [...argv],
+    options: { json: { type: 'boolean', default: false }, markdown: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+    strict: true,
+  });
+  const only = values.only === undefined ? [...SECTIONS] : values.only.split(',').map((s) => s.trim());
+  for (const name of only) {
+    if (!(SECTIONS as readonly string[]).includes(name)) {
+      throw new TypeError(`bench: unknown section "${name}" in --only; known sections: ${SECTIONS.join(', ')}`);
+    }
+  }
+  return { json: values.json === true, markdown: values.markdown === true, quick: values.quick === true, only: only as Section[] };
+}
+
+/** The commit measured (a bench figure means little without it). */
+function gitCommit(): string {
+  try {
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  } catch {
+    return 'unknown';
+  }
+}
+
+const progress = (text: string): void => {
+  process.stderr.write(`[bench ${(performance.now() / 1000).toFixed(0).padStart(3)}s] ${text}\n`);
+};
+
+async function main(): Promise<void> {
+  const options = parseOptions(process.argv.slice(2));
+  const q = options.quick;
+  const started = performance.now();
+  const loadBefore = loadavg();
+  const sections: Record<string, unknown> = {};
+  const rows: Row[] = [];
+  const want = (s: Section): boolean => options.only.includes(s);
+
+  if (want('latency')) {
+    progress('1/6 run_code latency against the physical floor (process and in-process)');
+    const latency = await runLatencyBench(q ? { warmup: 5, iterations: 30 } : {});
+    sections['latency'] = latency;
+    rows.push(...latencyRows(latency));
+  }
+  if (want('nested')) {
+    progress('2/6 nested-call overhead');
+    const nested = await runNestedCallBench(q ? { iterations: 3 } : {});
+    const scheduler = await runSchedulerBench({ calls: 1000, runs: q ? 3 : 7 });
+    sections['nested'] = nested;
+    sections['scheduler'] = scheduler;
+    rows.push(...nestedRows(nested, scheduler));
+  }
+  if (want('sandbox')) {
+    progress('2b/6 the sandbox layer alone (bench/sandbox-bench.ts)');
+    // Its own RSS series is short here: the throughput section runs the long one.
+    const sandboxLayer = await runSandboxBench({ iterations: q ? 8 : 20, rssRuns: q ? 100 : 200 });
+    sections['sandboxLayer'] = sandboxLayer;
+    rows.push(...sandboxLayerRows(sandboxLayer['rows'] as SandboxBenchRow[]));
+  }
+  if (want('concurrency')) {
+    progress('3/6 concurrency: 100 × wait(10 ms)');
+    const concurrency = await runConcurrencyBench(q ? { safeIterations: 3, exclusiveIterations: 1 } : {});
+    sections['concurrency'] = concurrency;
+    rows.push(...concurrencyRows(concurrency));
+  }
+  if (want('throughput')) {
+    progress('4/6 throughput at 1, 4, 16 in flight, then RSS over the memory series (the long pole)');
+    const { throughput, memory } = await runThroughputBench({
+      ...(q ? { runsPerPoint: 40, rounds: 2, memoryRuns: 1_000, sampleEvery: 100 } : {}),
+      memoryInFlight: 16,
+      onProgress: progress,
+    });
+    sections['throughput'] = throughput;
+    sections['memory'] = memory;
+    rows.push(...throughputRows(throughput), ...memoryRows(memory));
+  }
+  if (want('peers')) {
+    progress('5/6 peers: worker per run, isolate per run without a pool');
+    const peers = await runPeerBench(q ? { iterations: 6, nestedIterations: 1 } : {});
+    sections['peers'] = peers;
+    sections['utcp'] = UTCP_STATUS;
+    rows.push(...peerRows(peers, UTCP_STATUS));
+  }
+  if (want('context')) {
+    progress('6/6 context savings: three scenarios, native against run_code');
+    const context = await runContextSavingsBench();
+    const definitions = await measureDefinitionCost();
+    const sdk = measureSdkSize();
+    sections['context'] = context;
+    sections['definitions'] = definitions;
+    sections['sdkSize'] = sdk;
+    rows.push(...contextRows(context, definitions, sdk));
+  }
+
+  const seconds = (performance.now() - started) / 1000;
+  const machine = {
+    commit: gitCommit(),
+    node: process.version,
+    cpus: cpus().length,
+    cpuModel: cpus()[0]?.model ?? 'unknown',
+    loadAvgBefore: loadBefore.map((n) => Number(n.toFixed(2))),
+    loadAvgAfter: loadavg().map((n) => Number(n.toFixed(2))),
+  };
+  if (options.json) {
+    process.stdout.write(`${JSON.stringify({ date: new Date().toISOString(), seconds, quick: q, machine, rows, sections })}\n`);
+  } else {
+    const header = `ptc-runtime bench @ ${machine.commit}: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, load ${machine.loadAvgBefore.join(' ')} -> ${machine.loadAvgAfter.join(' ')}, ${seconds.toFixed(0)} s${q ? ' (--quick)' : ''}`;
+    process.stdout.write(`${header}\n${options.markdown ? `\n${formatMarkdown(rows)}` : formatTable(rows)}\n`);
+  }
+  const missed = rows.filter((r) => r.met === false).length;
+  progress(`done in ${seconds.toFixed(0)} s: ${rows.filter((r) => r.met === true).length} targets met, ${missed} missed`);
+}
+
+await main();
