@@ -35,8 +35,11 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   const instruction = rt.prompt(scope).find((s) => s.id === 'ptc-instructions')?.text;
   const server = new McpServer(
     { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
-    { capabilities: { tools: {} }, ...(instruction === undefined ? {} : { instructions: instruction }) },
+    instruction === undefined ? {} : { instructions: instruction },
   );
+  // Declared here rather than in the options, where McpServer would install its own zod
+  // tool handlers. No listChanged: tools/list reads the runtime at each request.
+  server.server.registerCapabilities({ tools: {} });
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
     // An MCP client sees tool descriptions only, so the SDK goes into run_code's

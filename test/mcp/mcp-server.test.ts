@@ -62,6 +62,7 @@ describe('createMcpServer: tools/list per mode', () => {
     expect(listed[0]!.description).toContain(rt.sdk());
     expect(listed[0]!.description).toContain('add(args: AddArgs): Promise<AddResult>;');
     expect(client.getInstructions()).toMatch(/^Only the run_code tool is callable directly/u);
+    expect(client.getServerCapabilities()?.tools).toEqual({});
   });
 
   it('an SDK the runtime already embeds is not added twice', async () => {
