@@ -14,6 +14,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
 /** Arguments of one tool call as JSON text; larger calls are refused in the guest (code ARGS_TOO_LARGE). */
 export const MAX_ARGS_BYTES = 4 * 1_048_576;
 
+/** The longest delay a Node timer supports (about 24.8 days). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 /** isolated-vm refuses heap limits below 8 MiB. */
 const MIN_MEMORY_MB = 8;
 
@@ -40,6 +43,10 @@ export function resolveLimits(
       }
       merged[key as keyof SandboxLimits] = value;
     }
+  }
+  for (const key of ['wallTimeMs', 'cpuTimeMs'] as const) {
+    // Node timers cannot wait longer; a larger value would silently fire after 1 ms.
+    if (merged[key] > MAX_TIMER_MS) throw new TypeError(`sandbox limit ${key} must be at most ${MAX_TIMER_MS} ms, got ${merged[key]}`);
   }
   if (merged.memoryMb < MIN_MEMORY_MB) {
     throw new TypeError(`sandbox limit memoryMb must be at least ${MIN_MEMORY_MB}, got ${merged.memoryMb}`);

@@ -42,6 +42,8 @@ interface Child {
   readonly runs: Map<number, HostRun>;
   readonly exited: Promise<void>;
   ready: boolean;
+  /** Run once the child reports ready (its start-up does not count against a run's deadline). */
+  readonly onReady: Array<() => void>;
   draining: boolean;
   dead: boolean;
 }
@@ -49,6 +51,8 @@ interface Child {
 const CHILD_ENTRY = fileURLToPath(
   new URL(`./sandbox-process${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
+/** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
+const STARTUP_LIMIT_MS = 30_000;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
 
@@ -109,9 +113,15 @@ export class ProcessSandbox implements Sandbox {
       child.runs.set(runId, run);
       this.#refChild(child);
       this.#send(child, { type: 'run', runId, program: compiled.program, toolNames, limits });
-      run.wallTimer = setTimeout(() => {
-        this.#cancel(child, run, 'timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`);
-      }, limits.wallTimeMs);
+      // The deadline starts when the sandbox process can run the program, not while it boots.
+      const armDeadline = (): void => {
+        if (child.runs.get(runId) !== run) return;
+        run.wallTimer = setTimeout(() => {
+          this.#cancel(child, run, 'timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`);
+        }, limits.wallTimeMs);
+      };
+      if (child.ready) armDeadline();
+      else child.onReady.push(armDeadline);
       signal?.addEventListener('abort', onAbort, { once: true });
       if (child.dead) this.#failRuns(child, 'the sandbox process was not running');
     });
@@ -157,10 +167,16 @@ export class ProcessSandbox implements Sandbox {
         markExited = resolve;
       }),
       ready: false,
+      onReady: [],
       draining: false,
       dead: false,
     };
     this.#children.add(child);
+    const startupTimer = setTimeout(() => {
+      if (!child.ready) childProcess.kill('SIGKILL');
+    }, STARTUP_LIMIT_MS);
+    startupTimer.unref();
+    void child.exited.then(() => clearTimeout(startupTimer));
     childProcess.on('message', (value) => this.#onChildMessage(child, value));
     childProcess.on('error', () => {
       // spawn/IPC failure: 'exit' (or the watchdog) follows and fails the runs
@@ -194,6 +210,7 @@ export class ProcessSandbox implements Sandbox {
     if (message.type === 'ready') {
       child.ready = true;
       this.#earlyDeaths = 0;
+      for (const arm of child.onReady.splice(0)) arm();
       return;
     }
     if (message.type === 'retire') {
