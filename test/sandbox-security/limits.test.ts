@@ -167,7 +167,9 @@ const memoryCases: HostileCase[] = [
     limits: { memoryMb: 64 },
     timeoutMs: 60_000,
     code: 'await tools.slow({}); const keep = []; for (;;) keep.push("x".repeat(100000) + keep.length);',
-    check: (o) => expectFailure(o, ['memory']),
+    // Near the heap limit V8 runs back-to-back full GCs; on a loaded machine those can use
+    // up the CPU budget before the heap limit trips. Either way the run is stopped by a limit.
+    check: (o) => expectFailure(o, ['memory', 'cpu']),
   },
 ];
 
