@@ -2,13 +2,11 @@
 // as the process mode, but an isolated-vm crash or deadlock would take this process
 // with it: use it where a sandbox child process is not an option.
 import { CallBridge } from './call-bridge.ts';
-import { compileProgram } from './compile-program.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun } from './isolate-run.ts';
 import { resolveLimits } from './limits.ts';
-import { LogBuffer } from './log-buffer.ts';
 import { finalizeOutcome } from './run-outcome.ts';
-import { ABORT_MESSAGE, checkRunRequest } from './run-request.ts';
+import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
 export interface InProcessSandboxOptions {
@@ -51,14 +49,10 @@ export class InProcessSandbox implements Sandbox {
 
   async run(request: RunRequest): Promise<RunOutcome> {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
-    const { code, toolNames } = checkRunRequest(request);
-    const limits = resolveLimits(this.#defaults, request.limits);
-    const logs = new LogBuffer(limits.maxLogBytes);
+    const ready = await prepareRun(request, this.#defaults);
+    if (ready.outcome !== undefined) return ready.outcome;
+    const { toolNames, limits, logs, program } = ready;
     const { signal } = request;
-    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
-    const compiled = await compileProgram(code);
-    if (!compiled.ok) return { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] };
-    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
     const prepared = await this.#pool.take(limits.memoryMb);
     let terminate: (kind: 'call-limit' | 'exception' | 'abort', message: string) => void = () => undefined;
     const bridge = new CallBridge({
@@ -68,7 +62,7 @@ export class InProcessSandbox implements Sandbox {
       maxConcurrentCalls: limits.maxConcurrentCalls,
       onViolation: (kind, message) => terminate(kind, message),
     });
-    const run = startIsolateRun({ prepared, program: compiled.program, toolNames, limits, dispatcher: bridge, logs });
+    const run = startIsolateRun({ prepared, program, toolNames, limits, dispatcher: bridge, logs });
     terminate = run.terminate;
     const onAbort = (): void => run.terminate('abort', ABORT_MESSAGE);
     signal?.addEventListener('abort', onAbort, { once: true });

@@ -6,12 +6,11 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CallBridge } from './call-bridge.ts';
-import { compileProgram } from './compile-program.ts';
 import { parseChildMessage, type ChildConfig, type ChildToHost, type HostToChild } from './ipc-messages.ts';
 import { resolveLimits } from './limits.ts';
-import { LogBuffer } from './log-buffer.ts';
+import type { LogBuffer } from './log-buffer.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
-import { ABORT_MESSAGE, checkRunRequest } from './run-request.ts';
+import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
 export interface ProcessSandboxOptions {
@@ -84,14 +83,10 @@ export class ProcessSandbox implements Sandbox {
 
   async run(request: RunRequest): Promise<RunOutcome> {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
-    const { code, toolNames } = checkRunRequest(request);
-    const limits = resolveLimits(this.#defaults, request.limits);
-    const logs = new LogBuffer(limits.maxLogBytes);
+    const prepared = await prepareRun(request, this.#defaults);
+    if (prepared.outcome !== undefined) return prepared.outcome;
+    const { toolNames, limits, logs, program } = prepared;
     const { signal } = request;
-    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
-    const compiled = await compileProgram(code);
-    if (!compiled.ok) return { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] };
-    if (signal?.aborted) return { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] };
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
 
     const child = this.#takeChild();
@@ -112,7 +107,7 @@ export class ProcessSandbox implements Sandbox {
       run = { runId, bridge, logs, limits, resolve };
       child.runs.set(runId, run);
       this.#refChild(child);
-      this.#send(child, { type: 'run', runId, program: compiled.program, toolNames, limits });
+      this.#send(child, { type: 'run', runId, program, toolNames, limits });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) !== run) return;

@@ -1,6 +1,9 @@
 // Checks a RunRequest from the caller: a bad request is a bug in the caller, reported
 // as a TypeError that says which field is wrong, never as a run outcome.
-import type { RunRequest } from './types.ts';
+import { compileProgram, type CompiledProgram } from './compile-program.ts';
+import { resolveLimits } from './limits.ts';
+import { LogBuffer } from './log-buffer.ts';
+import type { RunOutcome, RunRequest, SandboxLimits } from './types.ts';
 
 export interface CheckedRequest {
   readonly code: string;
@@ -39,3 +42,26 @@ function describe(value: unknown): string {
 }
 
 export const ABORT_MESSAGE = 'The run was cancelled.';
+
+/** A checked, compiled request ready to run — or the outcome it already has (compile error, abort). */
+export type PreparedRun =
+  | { readonly outcome: RunOutcome }
+  | {
+      readonly outcome?: undefined;
+      readonly toolNames: string[];
+      readonly limits: SandboxLimits;
+      readonly logs: LogBuffer;
+      readonly program: CompiledProgram;
+    };
+
+/** The steps every sandbox takes before a program runs, in one place. */
+export async function prepareRun(request: RunRequest, defaults: SandboxLimits): Promise<PreparedRun> {
+  const { code, toolNames } = checkRunRequest(request);
+  const limits = resolveLimits(defaults, request.limits);
+  const aborted = { outcome: { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] } } as const;
+  if (request.signal?.aborted) return aborted;
+  const compiled = await compileProgram(code);
+  if (!compiled.ok) return { outcome: { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] } };
+  if (request.signal?.aborted) return aborted;
+  return { toolNames, limits, logs: new LogBuffer(limits.maxLogBytes), program: compiled.program };
+}
