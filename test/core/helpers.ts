@@ -52,20 +52,7 @@ export function echoRuntime(options: EchoOptions & { readonly runtime?: ToolRunt
 
 export const call = (name = 'echo', args: unknown = { q: 'hi' }, callId = 'c1') => ({ callId, name, arguments: args });
 
-export interface Deferred<T> {
-  readonly promise: Promise<T>;
-  resolve(value: T): void;
-  reject(error: unknown): void;
-}
-export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
-}
+export { deferred, type Deferred } from '../../src/scheduler/deferred.ts';
 
 /** Every object reachable from `value` is frozen. */
 export function isDeepFrozen(value: unknown): boolean {

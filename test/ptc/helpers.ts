@@ -92,25 +92,4 @@ export function probeTool(options: ProbeOptions): Tool {
   });
 }
 
-/** Watches bodies: which run at once, and whether an exclusive one ever overlapped another. */
-export class OverlapRecorder {
-  readonly running = new Map<string, boolean>();
-  readonly violations: string[] = [];
-  readonly events: string[] = [];
-  maxParallel = 0;
-
-  enter(id: string, parallel: boolean): void {
-    if (!parallel && this.running.size > 0) this.violations.push(`exclusive ${id} started while ${[...this.running.keys()].join(',')} ran`);
-    for (const [other, otherParallel] of this.running) {
-      if (!otherParallel) this.violations.push(`${id} started while exclusive ${other} ran`);
-    }
-    this.running.set(id, parallel);
-    this.events.push(`start:${id}`);
-    this.maxParallel = Math.max(this.maxParallel, this.running.size);
-  }
-
-  exit(id: string): void {
-    this.running.delete(id);
-    this.events.push(`end:${id}`);
-  }
-}
+export { OverlapRecorder } from '../support/overlap-recorder.ts';
