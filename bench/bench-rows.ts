@@ -139,10 +139,17 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
   for (const r of results) {
     const runs = (n: number): string => n.toLocaleString('en-US');
     const procs = [
-      { who: 'host', at1k: r.hostRssAtFitFromMb, atEnd: r.hostRssAtEndMb, slopeMb: r.hostSlopeMbPer1k, tailMb: r.hostTailSlopeMbPer1k },
+      {
+        who: 'host (after a forced GC)',
+        at1k: r.hostRssAtFitFromMb,
+        atEnd: r.hostRssAtEndMb,
+        slopeMb: r.hostSlopeMbPer1k,
+        tailMb: r.hostTailSlopeMbPer1k,
+        extra: `; JS heap slope ${r.hostHeapSlopeMbPer1k.toFixed(2)}`,
+      },
       ...(r.childRssAtFitFromMb === undefined
         ? []
-        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k }]),
+        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k, extra: '' }]),
     ];
     for (const p of procs) {
       const slopeMb = p.slopeMb ?? Number.NaN;
@@ -150,7 +157,7 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
       rows.push({
         section: '4 memory',
         name: `RSS of the ${p.who}, ${r.totalRuns.toLocaleString('en-US')} runs ${r.inFlight} in flight (${r.isolation})`,
-        value: `${mb(p.atEnd)} after ${runs(r.totalRuns)} runs; slope ${slopeMb.toFixed(2)} MiB/1k runs from run ${runs(r.fitFromRuns)}, ${tailMb.toFixed(2)} from run ${runs(r.tailFromRuns)}`,
+        value: `${mb(p.atEnd)} after ${runs(r.totalRuns)} runs; slope ${slopeMb.toFixed(2)} MiB/1k runs from run ${runs(r.fitFromRuns)}, ${tailMb.toFixed(2)} from run ${runs(r.tailFromRuns)}${p.extra}`,
         baseline: `${mb(p.at1k)} after ${runs(r.fitFromRuns)} runs`,
         ratio: x((p.atEnd ?? Number.NaN) / p.at1k),
         target: `second-half slope < ${RSS_SLOPE_NOISE_MB_PER_1K} MiB/1k runs`,

@@ -3,6 +3,8 @@
 // then RSS of the host and of the sandbox process across a long series of runs: the
 // slope from run 1,000 to the end says whether anything grows per run.
 import { readFileSync } from 'node:fs';
+import { setFlagsFromString } from 'node:v8';
+import { runInNewContext } from 'node:vm';
 import { KB_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type BenchRuntime, type Isolation } from './bench-runtime.ts';
 import { floorLookup } from './latency-bench.ts';
@@ -23,7 +25,10 @@ export interface ThroughputResult {
 
 export interface MemoryPoint {
   readonly runs: number;
+  /** Host RSS right after a full GC of the host (the sandbox process cannot be collected from here). */
   readonly hostRssMb: number;
+  /** Host JS heap in use after that GC: what a leak in the host's own objects would grow. */
+  readonly hostHeapMb: number;
   /** Sandbox process VmRSS (process isolation only). */
   readonly childRssMb?: number;
 }
@@ -48,6 +53,8 @@ export interface MemoryResult {
    */
   readonly tailFromRuns: number;
   readonly hostTailSlopeMbPer1k: number;
+  /** Slope of the host heap after GC, from `fitFromRuns`. */
+  readonly hostHeapSlopeMbPer1k: number;
   readonly childTailSlopeMbPer1k?: number;
   readonly seconds: number;
 }
@@ -77,17 +84,20 @@ export function processRssMb(pid: number): number | undefined {
   }
 }
 
-/** Runs `total` programs with `inFlight` workers pulling from one counter. */
-async function runMany(bench: BenchRuntime, total: number, inFlight: number, after?: (done: number) => void): Promise<number> {
+/** A full GC of this process, so host RSS samples do not follow V8's lazy heap growth. */
+function collectGarbage(): void {
+  setFlagsFromString('--expose-gc');
+  (runInNewContext('gc') as () => void)();
+}
+
+/** Runs `total` programs with `inFlight` workers pulling from one counter; returns ms. */
+async function runMany(bench: BenchRuntime, total: number, inFlight: number): Promise<number> {
   let started = 0;
-  let done = 0;
   const begin = performance.now();
   const worker = async (): Promise<void> => {
     while (started < total) {
       started += 1;
       await bench.runCode(KB_PROGRAM);
-      done += 1;
-      after?.(done);
     }
   };
   await Promise.all(Array.from({ length: inFlight }, worker));
@@ -154,16 +164,23 @@ export async function runThroughputBench(options: ThroughputOptions = {}): Promi
     try {
       const points: MemoryPoint[] = [];
       const sample = (runs: number): void => {
+        collectGarbage();
         const pid = bench.childPid();
         const childRssMb = pid === undefined ? undefined : processRssMb(pid);
-        points.push({ runs, hostRssMb: process.memoryUsage().rss / 1_048_576, ...(childRssMb === undefined ? {} : { childRssMb }) });
+        const { rss, heapUsed } = process.memoryUsage();
+        points.push({ runs, hostRssMb: rss / 1_048_576, hostHeapMb: heapUsed / 1_048_576, ...(childRssMb === undefined ? {} : { childRssMb }) });
       };
-      const ms = await runMany(bench, totalRuns, inFlight, (done) => {
-        if (done % every === 0) {
-          sample(done);
-          if (done % (every * 4) === 0) options.onProgress?.(`memory (${isolation}): ${done}/${totalRuns} runs`);
-        }
-      });
+      // Batches of `every` runs; each sample is taken with no run in flight and the pool
+      // refilled, so samples compare like with like.
+      let ms = 0;
+      for (let done = 0; done < totalRuns; ) {
+        const batch = Math.min(every, totalRuns - done);
+        ms += await runMany(bench, batch, inFlight);
+        done += batch;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        sample(done);
+        if (done % (every * 4) === 0) options.onProgress?.(`memory (${isolation}): ${done}/${totalRuns} runs`);
+      }
       const fitFromRuns = Math.min(1000, Math.floor(totalRuns / 2));
       const from1k = points.filter((p) => p.runs >= fitFromRuns);
       const at1k = from1k[0];
@@ -187,6 +204,7 @@ export async function runThroughputBench(options: ThroughputOptions = {}): Promi
         ...(hasChild ? { childSlopeMbPer1k: fit(from1k, (p) => p.childRssMb) } : {}),
         tailFromRuns,
         hostTailSlopeMbPer1k: fit(tail, (p) => p.hostRssMb),
+        hostHeapSlopeMbPer1k: fit(from1k, (p) => p.hostHeapMb),
         ...(hasChild ? { childTailSlopeMbPer1k: fit(tail, (p) => p.childRssMb) } : {}),
         seconds: ms / 1000,
       });
