@@ -24,6 +24,63 @@ export interface Row {
   readonly met: boolean | null;
 }
 
+/** Everything one run measured, as `--json` writes it under `sections` (absent sections were not run). */
+export interface BenchSections {
+  latency?: LatencyResult[];
+  nested?: NestedCallResult[];
+  scheduler?: SchedulerBenchReport;
+  /** runSandboxBench's result (bench/sandbox-bench.ts). */
+  sandboxLayer?: { readonly rows: readonly SandboxBenchRow[] } & Record<string, unknown>;
+  concurrency?: ConcurrencyResult[];
+  throughput?: ThroughputResult[];
+  memory?: MemoryResult[];
+  peers?: PeerResult[];
+  utcp?: string;
+  context?: ContextSavingsResult[];
+  definitions?: DefinitionCost;
+  sdkSize?: SdkSizeReport;
+}
+
+export interface BenchMachine {
+  readonly commit: string;
+  readonly node: string;
+  readonly cpus: number;
+  readonly cpuModel: string;
+  readonly loadAvgBefore: readonly number[];
+  readonly loadAvgAfter: readonly number[];
+}
+
+/** What `--json` writes: one object. */
+export interface BenchReport {
+  readonly date: string;
+  readonly seconds: number;
+  readonly quick: boolean;
+  readonly machine: BenchMachine;
+  readonly rows: readonly Row[];
+  readonly sections: BenchSections;
+}
+
+export function formatHeader(machine: BenchMachine, seconds: number, quick: boolean): string {
+  return (
+    `ptc-runtime bench @ ${machine.commit}: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ` +
+    `load ${machine.loadAvgBefore.join(' ')} -> ${machine.loadAvgAfter.join(' ')}, ${seconds.toFixed(0)} s${quick ? ' (--quick)' : ''}`
+  );
+}
+
+/** The table rows of one run, in section order. */
+export function allRows(s: BenchSections): Row[] {
+  return [
+    ...(s.latency === undefined ? [] : latencyRows(s.latency)),
+    ...(s.nested === undefined ? [] : nestedRows(s.nested, s.scheduler)),
+    ...(s.sandboxLayer === undefined ? [] : sandboxLayerRows(s.sandboxLayer.rows)),
+    ...(s.concurrency === undefined ? [] : concurrencyRows(s.concurrency)),
+    ...(s.throughput === undefined ? [] : throughputRows(s.throughput)),
+    ...(s.memory === undefined ? [] : memoryRows(s.memory)),
+    ...(s.peers === undefined ? [] : peerRows(s.peers, s.utcp ?? '')),
+    ...(s.context === undefined ? [] : contextRows(s.context, s.definitions, s.sdkSize)),
+  ];
+}
+
 const ms = (n: number): string => `${n.toFixed(2)} ms`;
 const us = (n: number): string => `${n.toFixed(1)} µs`;
 const x = (n: number): string => `${n.toFixed(2)}×`;
@@ -133,6 +190,8 @@ export function throughputRows(results: readonly ThroughputResult[]): Row[] {
 
 /** Growth below this many MiB per 1,000 runs counts as noise (no per-run leak of even 1 KiB). */
 export const RSS_SLOPE_NOISE_MB_PER_1K = 1;
+/** The host's JS heap after a full GC is exact: anything above 256 bytes per run is retained objects. */
+export const HEAP_SLOPE_NOISE_MB_PER_1K = 0.25;
 
 export function memoryRows(results: readonly MemoryResult[]): Row[] {
   const rows: Row[] = [];
@@ -149,7 +208,7 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
       },
       ...(r.childRssAtFitFromMb === undefined
         ? []
-        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k, extra: '' }]),
+        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k }]),
     ];
     for (const p of procs) {
       const slopeMb = p.slopeMb ?? Number.NaN;
@@ -157,13 +216,24 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
       rows.push({
         section: '4 memory',
         name: `RSS of the ${p.who}, ${r.totalRuns.toLocaleString('en-US')} runs ${r.inFlight} in flight (${r.isolation})`,
-        value: `${mb(p.atEnd)} after ${runs(r.totalRuns)} runs; slope ${slopeMb.toFixed(2)} MiB/1k runs from run ${runs(r.fitFromRuns)}, ${tailMb.toFixed(2)} from run ${runs(r.tailFromRuns)}${p.extra}`,
+        value: `${mb(p.atEnd)} after ${runs(r.totalRuns)} runs; slope ${slopeMb.toFixed(2)} MiB/1k runs from run ${runs(r.fitFromRuns)}, ${tailMb.toFixed(2)} from run ${runs(r.tailFromRuns)}`,
         baseline: `${mb(p.at1k)} after ${runs(r.fitFromRuns)} runs`,
         ratio: x((p.atEnd ?? Number.NaN) / p.at1k),
         target: `second-half slope < ${RSS_SLOPE_NOISE_MB_PER_1K} MiB/1k runs`,
         met: Math.abs(tailMb) < RSS_SLOPE_NOISE_MB_PER_1K,
       });
     }
+    const first = r.points.find((p) => p.runs >= r.fitFromRuns);
+    const last = r.points[r.points.length - 1];
+    rows.push({
+      section: '4 memory',
+      name: `host JS heap after a forced GC, same series (${r.isolation})`,
+      value: `${mb(last?.hostHeapMb)} after ${runs(r.totalRuns)} runs; slope ${r.hostHeapSlopeMbPer1k.toFixed(2)} MiB/1k runs (${((r.hostHeapSlopeMbPer1k * 1_048_576) / 1000).toFixed(0)} B per run)`,
+      baseline: `${mb(first?.hostHeapMb)} after ${runs(r.fitFromRuns)} runs`,
+      ratio: x((last?.hostHeapMb ?? Number.NaN) / (first?.hostHeapMb ?? Number.NaN)),
+      target: `slope < ${HEAP_SLOPE_NOISE_MB_PER_1K} MiB/1k runs`,
+      met: Math.abs(r.hostHeapSlopeMbPer1k) < HEAP_SLOPE_NOISE_MB_PER_1K,
+    });
   }
   return rows;
 }

@@ -8,19 +8,7 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import {
-  concurrencyRows,
-  contextRows,
-  formatMarkdown,
-  formatTable,
-  latencyRows,
-  memoryRows,
-  nestedRows,
-  peerRows,
-  sandboxLayerRows,
-  throughputRows,
-  type Row,
-} from './bench-rows.ts';
+import { allRows, formatHeader, formatMarkdown, formatTable, type BenchMachine, type BenchReport, type BenchSections } from './bench-rows.ts';
 import { runConcurrencyBench } from './concurrency-bench.ts';
 import { measureDefinitionCost, runContextSavingsBench } from './context-savings-bench.ts';
 import { runLatencyBench } from './latency-bench.ts';
@@ -72,36 +60,31 @@ async function main(): Promise<void> {
   const q = options.quick;
   const started = performance.now();
   const loadBefore = loadavg();
-  const sections: Record<string, unknown> = {};
-  const rows: Row[] = [];
+  const sections: BenchSections = {};
   const want = (s: Section): boolean => options.only.includes(s);
 
   if (want('latency')) {
     progress('1/6 run_code latency against the physical floor (process and in-process)');
     const latency = await runLatencyBench(q ? { warmup: 5, iterations: 30 } : {});
-    sections['latency'] = latency;
-    rows.push(...latencyRows(latency));
+    sections.latency = latency;
   }
   if (want('nested')) {
     progress('2/6 nested-call overhead');
     const nested = await runNestedCallBench(q ? { iterations: 3 } : {});
     const scheduler = await runSchedulerBench({ calls: 1000, runs: q ? 3 : 7 });
-    sections['nested'] = nested;
-    sections['scheduler'] = scheduler;
-    rows.push(...nestedRows(nested, scheduler));
+    sections.nested = nested;
+    sections.scheduler = scheduler;
   }
   if (want('sandbox')) {
     progress('2b/6 the sandbox layer alone (bench/sandbox-bench.ts)');
     // Its own RSS series is short here: the throughput section runs the long one.
     const sandboxLayer = await runSandboxBench({ iterations: q ? 8 : 20, rssRuns: q ? 100 : 200 });
-    sections['sandboxLayer'] = sandboxLayer;
-    rows.push(...sandboxLayerRows(sandboxLayer['rows'] as SandboxBenchRow[]));
+    sections.sandboxLayer = { ...sandboxLayer, rows: sandboxLayer['rows'] as SandboxBenchRow[] };
   }
   if (want('concurrency')) {
     progress('3/6 concurrency: 100 × wait(10 ms)');
     const concurrency = await runConcurrencyBench(q ? { safeIterations: 3, exclusiveIterations: 1 } : {});
-    sections['concurrency'] = concurrency;
-    rows.push(...concurrencyRows(concurrency));
+    sections.concurrency = concurrency;
   }
   if (want('throughput')) {
     progress('4/6 throughput at 1, 4, 16 in flight, then RSS over the memory series (the long pole)');
@@ -110,30 +93,28 @@ async function main(): Promise<void> {
       memoryInFlight: 16,
       onProgress: progress,
     });
-    sections['throughput'] = throughput;
-    sections['memory'] = memory;
-    rows.push(...throughputRows(throughput), ...memoryRows(memory));
+    sections.throughput = throughput;
+    sections.memory = memory;
   }
   if (want('peers')) {
     progress('5/6 peers: worker per run, isolate per run without a pool');
     const peers = await runPeerBench(q ? { iterations: 6, nestedIterations: 1 } : {});
-    sections['peers'] = peers;
-    sections['utcp'] = UTCP_STATUS;
-    rows.push(...peerRows(peers, UTCP_STATUS));
+    sections.peers = peers;
+    sections.utcp = UTCP_STATUS;
   }
   if (want('context')) {
     progress('6/6 context savings: three scenarios, native against run_code');
     const context = await runContextSavingsBench();
     const definitions = await measureDefinitionCost();
     const sdk = measureSdkSize();
-    sections['context'] = context;
-    sections['definitions'] = definitions;
-    sections['sdkSize'] = sdk;
-    rows.push(...contextRows(context, definitions, sdk));
+    sections.context = context;
+    sections.definitions = definitions;
+    sections.sdkSize = sdk;
   }
 
+  const rows = allRows(sections);
   const seconds = (performance.now() - started) / 1000;
-  const machine = {
+  const machine: BenchMachine = {
     commit: gitCommit(),
     node: process.version,
     cpus: cpus().length,
@@ -142,9 +123,10 @@ async function main(): Promise<void> {
     loadAvgAfter: loadavg().map((n) => Number(n.toFixed(2))),
   };
   if (options.json) {
-    process.stdout.write(`${JSON.stringify({ date: new Date().toISOString(), seconds, quick: q, machine, rows, sections })}\n`);
+    const report: BenchReport = { date: new Date().toISOString(), seconds, quick: q, machine, rows, sections };
+    process.stdout.write(`${JSON.stringify(report)}\n`);
   } else {
-    const header = `ptc-runtime bench @ ${machine.commit}: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, load ${machine.loadAvgBefore.join(' ')} -> ${machine.loadAvgAfter.join(' ')}, ${seconds.toFixed(0)} s${q ? ' (--quick)' : ''}`;
+    const header = formatHeader(machine, seconds, q);
     process.stdout.write(`${header}\n${options.markdown ? `\n${formatMarkdown(rows)}` : formatTable(rows)}\n`);
   }
   const missed = rows.filter((r) => r.met === false).length;
