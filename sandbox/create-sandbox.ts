@@ -26,5 +26,9 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.settleGraceMs === undefined ? {} : { settleGraceMs: options.settleGraceMs }),
   };
   if (isolation === 'in-process') return new InProcessSandbox(common);
-  return new ProcessSandbox(options.hangGraceMs === undefined ? common : { ...common, hangGraceMs: options.hangGraceMs });
+  return new ProcessSandbox({
+    ...common,
+    ...(options.hangGraceMs === undefined ? {} : { hangGraceMs: options.hangGraceMs }),
+    ...(options.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: options.recycleAfterRuns }),
+  });
 }

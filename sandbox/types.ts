@@ -89,4 +89,6 @@ export interface SandboxOptions {
   readonly settleGraceMs?: number;
   /** `process` only: how long a cancelled run's sandbox process may take to confirm before it is killed and replaced. @default 1000 */
   readonly hangGraceMs?: number;
+  /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
+  readonly recycleAfterRuns?: number;
 }

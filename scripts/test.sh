@@ -3,5 +3,5 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh
-[ -d node_modules/isolated-vm ] || npm ci
+[ -d node_modules/isolated-vm ] || npm ci --loglevel=warn
 npm test

@@ -106,6 +106,26 @@ describe('process isolation: crash recovery', () => {
     }
   });
 
+  it('recycleAfterRuns: a sandbox process is replaced after that many runs and exits once its runs are done', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, recycleAfterRuns: 3 });
+    try {
+      const pids: number[] = [];
+      for (let i = 0; i < 7; i++) {
+        pids.push(await childPid(sandbox));
+        await expectHealthy(sandbox);
+      }
+      // Runs 1–3 in the first process, 4–6 in the second, 7 in the third.
+      expect(new Set(pids.slice(0, 3)).size).toBe(1);
+      expect(new Set(pids.slice(3, 6)).size).toBe(1);
+      expect(new Set(pids).size).toBe(3);
+      const retired = [pids[0]!, pids[3]!];
+      while (retired.some(isAlive)) await sleep(10);
+      expect(isAlive(pids[6]!)).toBe(true);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
   it('close() ends the sandbox process and refuses new runs', async () => {
     const sandbox = new ProcessSandbox({ poolSize: 1 });
     await expectHealthy(sandbox);
