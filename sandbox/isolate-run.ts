@@ -32,7 +32,7 @@ export interface IsolateRunOptions {
 }
 
 export interface IsolateRun {
-  /** Resolves once the run is over and its isolate disposed; never rejects. */
+  /** Resolves once the run is over (its isolate disposed at once on failure, right after on success); never rejects. */
   readonly outcome: Promise<RawRunOutcome>;
   /** Ends the run now with this failure (no-op once it has ended). */
   terminate(kind: FailureKind, message: string): void;
@@ -283,8 +283,16 @@ class Run {
     clearTimeout(this.#wallTimer);
     clearInterval(this.#cpuTimer);
     this.#options.dispatcher.close();
-    this.#options.prepared.dispose();
-    this.#resolve(outcome);
+    if (outcome.ok) {
+      // The program has finished: hand the result on first and dispose right after,
+      // off the result's critical path. Nothing can cross any more (dispatcher closed).
+      this.#resolve(outcome);
+      setImmediate(() => this.#options.prepared.dispose());
+    } else {
+      // A limit or failure: stop the isolate now.
+      this.#options.prepared.dispose();
+      this.#resolve(outcome);
+    }
   }
 }
 
