@@ -12,6 +12,7 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.build-test/', '<rootDir>/.tools/'],
   testTimeout: 30000,
   maxWorkers: 2,
 };

@@ -213,6 +213,24 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
     for (const p of procs) {
       const slopeMb = p.slopeMb ?? Number.NaN;
       const tailMb = p.tailMb ?? Number.NaN;
+      if (p.who === 'sandbox process') {
+        // The sandbox process is replaced every `recycleAfterRuns` runs, so its RSS is a
+        // sawtooth: what must not grow is the peak, second half against first half.
+        const rssAt = (from: number, to: number): number[] =>
+          r.points.filter((q) => q.runs > from && q.runs <= to && q.childRssMb !== undefined).map((q) => q.childRssMb!);
+        const firstPeak = Math.max(...rssAt(0, r.tailFromRuns));
+        const secondPeak = Math.max(...rssAt(r.tailFromRuns, r.totalRuns));
+        rows.push({
+          section: '4 memory',
+          name: `RSS of the sandbox process (recycled every 2,000 runs), ${r.totalRuns.toLocaleString('en-US')} runs ${r.inFlight} in flight (${r.isolation})`,
+          value: `peak ${mb(secondPeak)} in runs ${runs(r.tailFromRuns)}–${runs(r.totalRuns)}; ${mb(p.atEnd)} at the end`,
+          baseline: `peak ${mb(firstPeak)} in runs 1–${runs(r.tailFromRuns)}`,
+          ratio: x(secondPeak / firstPeak),
+          target: `second-half peak ≤ first-half peak + ${RSS_SLOPE_NOISE_MB_PER_1K * 5} MiB`,
+          met: secondPeak <= firstPeak + RSS_SLOPE_NOISE_MB_PER_1K * 5,
+        });
+        continue;
+      }
       rows.push({
         section: '4 memory',
         name: `RSS of the ${p.who}, ${r.totalRuns.toLocaleString('en-US')} runs ${r.inFlight} in flight (${r.isolation})`,

@@ -1,0 +1,8 @@
+// Copies the non-TypeScript files the built package needs next to its compiled code.
+// Usage: node scripts/copy-assets.mjs <outDir>   (what `npm run build` does with dist)
+import { cpSync } from 'node:fs';
+import { join } from 'node:path';
+
+const outDir = process.argv[2] ?? 'dist';
+const assets = ['examples/shop/shop-data.json'];
+for (const asset of assets) cpSync(asset, join(outDir, asset));
