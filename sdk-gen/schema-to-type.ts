@@ -103,6 +103,9 @@ function renderArray(schema: Schema, depth: number, walk: Walk): Rendered {
   return arrayOf(render(items, depth + 1, walk));
 }
 
+/** Members of TypeScript's `Object` interface, which every object type inherits. */
+const OBJECT_MEMBERS = new Set(['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
+
 function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
   const properties = own(schema, 'properties') ?? {};
   const required = own(schema, 'required') ?? [];
@@ -118,7 +121,12 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
     const description = isRecord(propertySchema) ? own(propertySchema, 'description') : undefined;
     const doc = typeof description === 'string' ? docComment(description) : '';
     if (doc !== '' || type.text.includes('\n')) multiLine = true;
-    lines.push(`${doc}${propertyKey(name)}${requiredNames.has(name) ? '' : '?'}: ${type.text};`);
+    const optional = !requiredNames.has(name);
+    // TypeScript checks an omitted optional property against the member every object
+    // inherits (`{}` has a `toString(): string`), so `{}` would not fit `{ toString?: string }`.
+    // Admitting the inherited member's type keeps omission legal for these names.
+    const inherited = optional && OBJECT_MEMBERS.has(name) ? ` | Object[${JSON.stringify(name)}]` : '';
+    lines.push(`${doc}${propertyKey(name)}${optional ? '?' : ''}: ${type.text}${inherited};`);
   }
   // A required name without a property schema may hold any JSON value.
   for (const name of requiredNames) {

@@ -90,6 +90,8 @@ const cases: ReadonlyArray<readonly [rule: string, schema: unknown, expected: st
     properties: { 'x-y': { type: 'string' }, '3d': { type: 'string' }, new: { type: 'string' }, 'a"b': { type: 'string' }, delete: { type: 'string' } },
     additionalProperties: false,
   }, '{ "x-y"?: string; "3d"?: string; "new"?: string; "a\\"b"?: string; delete?: string }'],
+  ['an optional property named like an inherited member also admits that member (so it can be omitted)', { type: 'object', properties: { toString: { type: 'string' }, id: { type: 'string' } }, additionalProperties: false }, '{ toString?: string | Object["toString"]; id?: string }'],
+  ['a required property named like an inherited member stays exact', { type: 'object', properties: { valueOf: { type: 'number' } }, required: ['valueOf'], additionalProperties: false }, '{ valueOf: number }'],
   ['__proto__ is an ordinary property', JSON.parse('{"type":"object","properties":{"__proto__":{"type":"string"}},"required":["__proto__"],"additionalProperties":false}'), '{ __proto__: string }'],
   ['descriptions become one-line doc comments', {
     type: 'object',
