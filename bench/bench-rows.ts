@@ -348,7 +348,7 @@ export function formatTable(rows: readonly Row[]): string {
   return lines.join('\n');
 }
 
-/** The rows as a Markdown table (for PERFORMANCE.md). */
+/** The rows as a Markdown table (for the README's Performance section). */
 export function formatMarkdown(rows: readonly Row[]): string {
   const esc = (s: string): string => s.replaceAll('|', '\\|');
   const head = ['| § | measurement | measured | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];

@@ -1,7 +1,7 @@
 // Section 5: the same programs on in-repo peers, interleaved with ptc-runtime in the
 // same run: a fresh worker_threads Worker per run (worker-per-run-peer.ts), and a fresh
 // isolate per run without a pool (the real runtime with poolSize 0). UTCP's
-// @utcp/code-mode is reported as not installed (see PERFORMANCE.md).
+// @utcp/code-mode is reported as not installed (see the README's Performance section).
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KB_PROGRAM, NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type BenchRuntime } from './bench-runtime.ts';

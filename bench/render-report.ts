@@ -1,5 +1,5 @@
 // Re-renders a saved `npm run -s bench -- --json` result as the text table or as the
-// Markdown table of PERFORMANCE.md; rows are derived again from the raw sections, so a
+// Markdown table of the README's Performance section; rows are derived again from the raw sections, so a
 // saved run can be shown with the current row definitions.
 // Run: node bench/render-report.ts bench.json [--markdown]
 import { readFileSync } from 'node:fs';

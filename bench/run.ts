@@ -1,7 +1,7 @@
 // `npm run bench`: every figure of issue 7 in one run, each against a baseline measured
 // in the same run on the same machine (a shared machine is noisy; ratios survive).
 //   --json          one JSON object on stdout (progress goes to stderr either way)
-//   --markdown      the table as Markdown (what PERFORMANCE.md holds)
+//   --markdown      the table as Markdown (as in the README's Performance section)
 //   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
 //   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context
 // Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
