@@ -93,6 +93,47 @@ describe('createCallSequencer', () => {
     expect(recorder.events.filter((e) => e.startsWith('start'))).toEqual(['start:a', 'start:c']);
   });
 
+  it('a call with its own signal sees whichever of its own and the sequence’s aborts first, with that reason', async () => {
+    const started = { a: deferred(), b: deferred() };
+    const reasons: Record<string, unknown> = {};
+    const { deps } = pipeline({
+      during: async (args, exec) => {
+        started[args.id as 'a' | 'b'].resolve();
+        await new Promise<void>((resolve) => exec.signal.addEventListener('abort', () => resolve(), { once: true }));
+        reasons[args.id] = exec.signal.reason;
+      },
+    });
+    const sequence = new AbortController();
+    const sequencer = createCallSequencer(deps, { signal: sequence.signal });
+    const ownA = new AbortController();
+    const ownB = new AbortController();
+    const a = sequencer.submit({ ...work({ id: 'a', mode: 'safe' }), signal: ownA.signal });
+    const b = sequencer.submit({ ...work({ id: 'b', mode: 'safe' }), signal: ownB.signal });
+    await started.a.promise;
+    await started.b.promise;
+    ownA.abort('own-a');
+    expect((await a).error?.code).toBe('ABORTED');
+    sequence.abort('sequence');
+    expect((await b).error?.code).toBe('ABORTED');
+    expect(reasons).toEqual({ a: 'own-a', b: 'sequence' });
+    // An own signal aborted after its call committed changes nothing.
+    ownB.abort('late');
+    await sequencer.close();
+    expect(reasons).toEqual({ a: 'own-a', b: 'sequence' });
+  });
+
+  it('a call submitted with its own signal after the sequence aborted is not dispatched', async () => {
+    const { deps, recorder } = pipeline();
+    const sequence = new AbortController();
+    const sequencer = createCallSequencer(deps, { signal: sequence.signal });
+    sequence.abort('gone');
+    const own = new AbortController();
+    const result = await sequencer.submit({ ...work({ id: 'a', mode: 'safe' }), signal: own.signal });
+    expect(result.error?.code).toBe('ABORTED_BEFORE_DISPATCH');
+    expect(recorder.events).toEqual([]);
+    await sequencer.close();
+  });
+
   it('checks its options', () => {
     const { deps } = pipeline();
     expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow('createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1');
