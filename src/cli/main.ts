@@ -1,5 +1,6 @@
 // The `ptc` command line. Exit status: 0 success, 1 the result is an error (or
 // diagnostics were found), 2 a usage error (one line on stderr).
+import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolveLimits } from '../../sandbox/limits.ts';
 import type { SandboxLimits } from '../../sandbox/types.ts';
@@ -11,6 +12,15 @@ import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schem
 import { loadMcpServers, loadTools, type McpCliOptions } from './load-tools.ts';
 import { readProgram } from './read-program.ts';
 import { UsageError } from './usage-error.ts';
+
+/** From src/cli (a checkout) or dist/src/cli (the built package), package.json is two or three levels up. */
+const PACKAGE_VERSION = ((): string => {
+  for (const up of ['../../package.json', '../../../package.json']) {
+    const url = new URL(up, import.meta.url);
+    if (existsSync(url)) return (JSON.parse(readFileSync(url, 'utf8')) as { version: string }).version;
+  }
+  return 'unknown';
+})();
 
 const positiveInt = (flag: string) => (value: string): number => {
   const n = Number(value);
@@ -74,7 +84,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     // Errors are reported by main() as one line; help asked for goes to stdout, and the
     // help commander would dump on stderr for a missing command is replaced by one line too.
     .configureOutput({ writeOut: io.out, writeErr: () => {}, outputError: () => {} })
-    .showHelpAfterError(false);
+    .showHelpAfterError(false)
+    .version(PACKAGE_VERSION, '-V, --version', 'print the ptc-runtime version');
 
   program
     .command('demo')
@@ -98,12 +109,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('schemas')
-    .description('Print the tool list a provider would receive')
+    .description('Print the tool list a provider would receive (in ptc/both, run_code carries the SDK in its description)')
     .option('--tools <module>', 'tools module (default: built-in example tools)')
     .addOption(new Option('--mode <mode>', 'tool mode').choices(['native', 'ptc', 'both']).default('native'))
     .addOption(new Option('--format <format>', 'provider format').choices([...SCHEMA_FORMATS]).default('raw'))
     .action(async (o: { tools?: string; mode: ToolMode; format: SchemaFormat } & McpCliOptions) => {
-      await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
+      // A bare tool list must stand alone: the model learns the SDK from run_code's description.
+      await withRuntime({ mode: o.mode, embedSdkInDescription: true }, o.tools, async (rt) => {
         io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
       }, { options: o, warn: io.err });
       setExit(0);

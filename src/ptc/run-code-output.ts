@@ -34,11 +34,16 @@ function cutWhole(text: string, n: number): string {
 }
 
 export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VISIBLE_CHARS): string {
-  const parts = [...value.logs];
-  if (value.result !== undefined) {
-    parts.push(typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2));
-  }
-  return truncateVisible(parts.length === 0 ? NO_OUTPUT_TEXT : parts.join('\n'), maxChars);
+  const logs = value.logs.join('\n');
+  if (value.result === undefined) return truncateVisible(value.logs.length === 0 ? NO_OUTPUT_TEXT : logs, maxChars);
+  const result = typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2);
+  if (value.logs.length === 0) return truncateVisible(result, maxChars);
+  if (logs.length + 1 + result.length <= maxChars) return `${logs}\n${result}`;
+  // Too long: the returned value is the answer, so the logs give way first. They keep at
+  // least a quarter of the space (when they have that much); the value gets the rest.
+  const logBudget = Math.max(Math.min(logs.length, Math.floor(maxChars / 4)), maxChars - result.length - 1);
+  const shownLogs = truncateVisible(logs, logBudget);
+  return `${shownLogs}\n${truncateVisible(result, Math.max(0, maxChars - shownLogs.length - 1))}`;
 }
 
 /** The failure text: what went wrong, then the output the program printed before it. */

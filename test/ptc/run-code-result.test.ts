@@ -2,7 +2,7 @@
 // failures with their kind and captured output, truncation, and cancellation.
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolResult } from '../../src/index.ts';
-import { NO_OUTPUT_TEXT, truncateVisible } from '../../src/ptc/run-code-output.ts';
+import { NO_OUTPUT_TEXT, renderRunCodeText, truncateVisible } from '../../src/ptc/run-code-output.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf, untilAborted } from './helpers.ts';
 
 const runtime = ptcRuntimes();
@@ -173,20 +173,28 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
 });
 
 describe('model-visible text is capped', () => {
-  it('at maxVisibleChars with a marker; the value keeps everything', async () => {
+  it('at maxVisibleChars with a marker; the logs give way so the returned value stays visible; the value keeps everything', async () => {
     const rt = runtime({ maxVisibleChars: 200 });
     const result = await runCode(rt, 'console.log("a".repeat(150)); console.log("b".repeat(150)); return "end"');
     const text = textOf(result);
     expect(text.length).toBeLessThanOrEqual(200);
-    expect(text.startsWith('a'.repeat(150))).toBe(true);
-    const marker = text.match(/… \[truncated: (\d+) more characters not shown\]$/);
+    expect(text.startsWith('a'.repeat(100))).toBe(true);
+    expect(text.endsWith('\nend')).toBe(true);
+    const marker = text.match(/\n… \[truncated: (\d+) more characters not shown\]\nend$/);
     expect(marker).not.toBeNull();
-    // The shown part is a prefix of the full text, and the marker counts exactly what is not shown.
-    const full = `${'a'.repeat(150)}\n${'b'.repeat(150)}\nend`;
+    // The shown logs are a prefix of all logs, and the marker counts exactly what is not shown.
+    const logs = `${'a'.repeat(150)}\n${'b'.repeat(150)}`;
     const shown = text.slice(0, text.indexOf('\n… [truncated'));
-    expect(full.startsWith(shown)).toBe(true);
-    expect(Number(marker![1])).toBe(full.length - shown.length);
+    expect(logs.startsWith(shown)).toBe(true);
+    expect(Number(marker![1])).toBe(logs.length - shown.length);
     expect(runValue(result)).toEqual({ logs: ['a'.repeat(150), 'b'.repeat(150)], result: 'end' });
+  });
+
+  it('a returned value longer than the cap is itself truncated, after a share of the logs', () => {
+    const text = renderRunCodeText({ logs: ['log line'], result: 'r'.repeat(500) }, 200);
+    expect(text.length).toBeLessThanOrEqual(200);
+    expect(text.startsWith('log line\n')).toBe(true);
+    expect(text).toMatch(/^log line\nr+\n… \[truncated: \d+ more characters not shown\]$/);
   });
 
   it('truncateVisible: the cap holds when it is too small for the marker, and surrogate pairs stay whole', () => {
