@@ -112,13 +112,12 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
     }
     methods.push(`  ${docComment(tool.description)}${propertyKey(tool.name)}(args: ${base}Args): Promise<${result}>;`);
   });
-  out.push(methods.length === 0 ? 'declare const tools: {};' : `declare const tools: {\n${methods.join('\n')}\n};`);
   if (deferred.length > 0) {
-    out.push(DEFERRED_HEADING);
+    methods.push(DEFERRED_HEADING);
     for (const tool of deferred) {
-      const text = summary(tool.description);
-      out.push(`// - ${propertyKey(tool.name)}${text === '' ? '' : `: ${text}`}`);
+      methods.push(`  ${docComment(summary(tool.description))}${propertyKey(tool.name)}(args: Record<string, JsonValue>): Promise<JsonValue>;`);
     }
   }
+  out.push(methods.length === 0 ? 'declare const tools: {};' : `declare const tools: {\n${methods.join('\n')}\n};`);
   return `${out.join('\n')}\n`;
 }

@@ -10,5 +10,9 @@ export const SDK_PREAMBLE = `// Your code is the body of an async function: awai
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }`;
 
-/** Heading of the comment section that lists deferred tools. */
-export const DEFERRED_HEADING = '// Deferred tools (load before use):';
+/**
+ * Heads the deferred tools inside `tools`: they are listed by name and summary only
+ * (their schemas are not sent), typed loosely, and their arguments are checked when
+ * called — a wrong call fails with INVALID_ARGS saying what the tool expects.
+ */
+export const DEFERRED_HEADING = '  // Deferred tools: schemas not shown; arguments are checked when called.';

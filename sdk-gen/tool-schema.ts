@@ -10,7 +10,7 @@ export interface ToolSchema {
   readonly parameters: JsonSchema;
   /** Output schema; absent ⇒ the call resolves to `JsonValue`. */
   readonly outputSchema?: JsonSchema;
-  /** Deferred tools are listed by name and summary only, with no types and no `tools` member. */
+  /** Deferred tools are listed by name and summary only, loosely typed (their schemas are not shown). */
   readonly deferLoading?: boolean;
 }
 

@@ -53,9 +53,9 @@ type SearchOrdersResult = { id: string; total: number }[];
 declare const tools: {
   /** Current weather. */ "get-weather"(args: GetWeatherArgs): Promise<JsonValue>;
   /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs): Promise<SearchOrdersResult>;
+  // Deferred tools: schemas not shown; arguments are checked when called.
+  /** Translate text between languages. Supports 40 languages. */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;
 };
-// Deferred tools (load before use):
-// - translate: Translate text between languages. Supports 40 languages.
 `,
     );
   });
@@ -63,7 +63,7 @@ declare const tools: {
   it('writes an empty tools object when there are no loaded tools', () => {
     expect(generateSdk([])).toBe(`${PREAMBLE}declare const tools: {};\n`);
     expect(generateSdk([translate])).toBe(
-      `${PREAMBLE}declare const tools: {};\n// Deferred tools (load before use):\n// - translate: Translate text between languages. Supports 40 languages.\n`,
+      `${PREAMBLE}declare const tools: {\n  // Deferred tools: schemas not shown; arguments are checked when called.\n  /** Translate text between languages. Supports 40 languages. */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;\n};\n`,
     );
   });
 
@@ -74,8 +74,8 @@ declare const tools: {
 
   it('shortens long deferred summaries to one line of 120 characters', () => {
     const sdk = generateSdk([{ ...translate, description: `${'word '.repeat(60)}\nend` }]);
-    const line = sdk.split('\n').find((text) => text.startsWith('// - translate: ')) ?? '';
-    expect(line.slice('// - translate: '.length)).toBe(`${'word '.repeat(23)}word…`);
+    const line = sdk.split('\n').find((text) => text.endsWith('translate(args: Record<string, JsonValue>): Promise<JsonValue>;')) ?? '';
+    expect(line).toBe(`  /** ${'word '.repeat(23)}word… */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;`);
   });
 
   it('is byte-identical for identical input, whatever the input order', () => {
@@ -91,13 +91,16 @@ declare const tools: {
     expect(order).toEqual(['B', 'Z', '_', 'a', 'b', '"é"']);
   });
 
-  it('lists deferred tools by name and summary only, with no types', () => {
+  it('lists deferred tools by name and summary only, typed loosely (no schema types)', () => {
     const sdk = generateSdk(fiftyTools);
     for (const tool of fiftyTools.filter((t) => t.deferLoading === true)) {
-      expect(sdk).toContain(`// - ${tool.name}: `);
-      expect(sdk).not.toContain(`${tool.name}(args`);
+      expect(sdk).toContain(`${tool.name}(args: Record<string, JsonValue>): Promise<JsonValue>;`);
     }
     expect(sdk).not.toContain('TranslateTextArgs');
+  });
+
+  it('a program calling a deferred tool type-checks (its arguments are checked at call time)', () => {
+    expect(checkProgram(generateSdk([translate]), 'const r = await tools.translate({ text: "hola" }); return r;')).toEqual([]);
   });
 
   it('applies maxDepth to argument and output types', () => {

@@ -187,15 +187,21 @@ describe('adversarial descriptions and literals', () => {
         .replaceAll('*/', '*\\/');
     const literal = file.statements.find(ts.isVariableStatement)?.declarationList.declarations[0]?.type;
     if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
-    expect(literal.members).toHaveLength(nasty.length);
-    literal.members.forEach((member, index) => {
+    // The hostile tools, then the deferred one (after its heading comment).
+    expect(literal.members).toHaveLength(nasty.length + 1);
+    literal.members.slice(0, nasty.length).forEach((member, index) => {
       const comments = (ts.getLeadingCommentRanges(sdk, member.pos) ?? []).map((range) => sdk.slice(range.pos, range.end));
       expect(comments).toEqual([`/** ${expected(nasty[index] ?? '')} */`]);
     });
+    const deferredMember = literal.members[nasty.length]!;
+    const deferredComments = (ts.getLeadingCommentRanges(sdk, deferredMember.pos) ?? []).map((range) => sdk.slice(range.pos, range.end));
+    expect(deferredComments).toHaveLength(2); // the deferred heading, then one summary doc comment
+    expect(deferredComments[1]).toMatch(/^\/\*\* [^\n]*… \*\/$/);
+    expect(deferredComments[1]!.slice(3, -2)).not.toContain('*/');
     // No line holds a raw line terminator, and every line is layout, a comment, a
     // declaration or a member.
     for (const line of sdk.split('\n')) {
-      expect(line).toMatch(/^(|\/\/ .*|type .*|declare .*|\s+\/\*\* .*|\s+[\w"$].*|\s*}.*)$/);
+      expect(line).toMatch(/^(|\s*\/\/ .*|type .*|declare .*|\s+\/\*\* .*|\s+[\w"$].*|\s*}.*)$/);
     }
   });
 
