@@ -18,6 +18,7 @@ import {
   errorDraft, materialize, normalizeForeignResult, pipelineErrorDraft, successDraft, thrownDraft, type Draft,
 } from './result-drafts.ts';
 import { fuseSignals } from './signal-fusion.ts';
+import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
@@ -90,7 +91,9 @@ export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequ
   const entryTool = deps.resolveTool(name, agent);
   const projectContent = entryTool?.projectContent;
   const finalizeContent = entryTool?.finalizeContent;
-  const snapshot = trySnapshotJson(request.arguments, 'arguments');
+  const rawArguments = request.arguments;
+  // A scheduler's snapshot is already a deep-frozen copy: a second one would be equal.
+  const snapshot = isRegisteredSnapshot(rawArguments) ? { ok: true as const, value: rawArguments } : trySnapshotJson(rawArguments, 'arguments');
   const exec = new ExecutionState({
     callId,
     name,

@@ -16,6 +16,7 @@
 // executeTurn uses it for one model message; run_code reuses it for nested calls.
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import { executeTool, type ExecutionGates, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
+import { registerSnapshot } from '../pipeline/snapshot-registry.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { classifyCall, type CallMode } from './classify-call.ts';
@@ -186,6 +187,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     // Snapshot once: classification and the tool see the very same arguments.
     const snapshot = trySnapshotJson(request.arguments, 'arguments');
     const args = snapshot.ok ? snapshot.value : undefined;
+    if (snapshot.ok) registerSnapshot(snapshot.value);
     const normalized: NestedExecuteRequest = {
       callId,
       name,

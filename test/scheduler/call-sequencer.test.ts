@@ -134,6 +134,20 @@ describe('createCallSequencer', () => {
     await sequencer.close();
   });
 
+  it('the tool sees a frozen copy of the arguments taken at submit, whatever the caller does later', async () => {
+    const seen: unknown[] = [];
+    const { deps } = pipeline({ during: (_args, exec) => void seen.push(exec.arguments) });
+    const sequencer = createCallSequencer(deps);
+    const args = { id: 'a', mode: 'safe' as const, hops: 1 };
+    const pending = sequencer.submit({ callId: 'a', name: 'work', arguments: args });
+    args.id = 'changed';
+    expect((await pending).value).toEqual({ id: 'a' });
+    expect(seen).toEqual([{ id: 'a', mode: 'safe', hops: 1 }]);
+    expect(seen[0]).not.toBe(args);
+    expect(Object.isFrozen(seen[0])).toBe(true);
+    await sequencer.close();
+  });
+
   it('checks its options', () => {
     const { deps } = pipeline();
     expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow('createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1');
