@@ -13,6 +13,7 @@ import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
+import { failureHint } from './failure-hints.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
 /** Orders nested calls exactly as a model turn is ordered (SPEC §4 rules). */
@@ -117,9 +118,10 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     // The program receives the canonical value, never the content.
     return { ok: true, valueJson: JSON.stringify(result.value ?? null) };
   };
+  const toolNames = deps.toolNames(exec.agent);
   let outcome;
   try {
-    outcome = await sandbox.run({ code, toolNames: deps.toolNames(exec.agent), hostCall, limits: deps.limits, signal });
+    outcome = await sandbox.run({ code, toolNames, hostCall, limits: deps.limits, signal });
   } finally {
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
@@ -132,7 +134,9 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       info.line = outcome.location.line;
       info.column = outcome.location.column;
     }
-    const text = truncateVisible(runFailureText(outcome.kind, outcome.message, logs), deps.maxVisibleChars);
+    const hint = failureHint(outcome.kind, outcome.message, code, toolNames);
+    const message = hint === undefined ? outcome.message : `${outcome.message}\n${hint}`;
+    const text = truncateVisible(runFailureText(outcome.kind, message, logs), deps.maxVisibleChars);
     throw new CodeRunError(text, info);
   }
   return outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
