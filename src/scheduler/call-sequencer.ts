@@ -5,7 +5,7 @@
 //     after the previous call committed if that one is exclusive;
 //   - when it starts it is classified with the latest visible definition: parallel
 //     only if `isConcurrencySafe(args)` is exactly true, else exclusive;
-//   - parallel bodies share a bounded FIFO pool; an exclusive body waits for every
+//   - parallel bodies share a bounded p-queue pool; an exclusive body waits for every
 //     earlier call to commit, and later calls wait for it to commit;
 //   - post-policy, finish (observers) and the commit (journal, result) follow
 //     submission order, while bodies overlap.
@@ -14,6 +14,7 @@
 // An internal failure stops dispatch, waits for started work and rejects with a
 // SchedulerError; it never invents results.
 // executeTurn uses it for one model message; run_code reuses it for nested calls.
+import PQueue from 'p-queue';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import { executeTool, type ExecutionGates, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import { registerSnapshot } from '../pipeline/snapshot-registry.ts';
@@ -24,7 +25,6 @@ import { checkConcurrency } from './concurrency-limit.ts';
 import { deferred, type Deferred } from './deferred.ts';
 import type { Journal, ToolCallEvent } from './journal.ts';
 import { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler-error.ts';
-import { createSlotPool } from './slot-pool.ts';
 
 export interface CallSequencerOptions {
   /** Agent of the submitted calls (a request's own `agent` wins). Default: the global scope. */
@@ -79,7 +79,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const signal = options.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
   const { journal } = options;
-  const pool = createSlotPool(concurrency);
+  const pool = new PQueue({ concurrency });
   const slots: Slot[] = [];
   const callIds = new Set<string>();
   let failure: SchedulerError | undefined;
@@ -150,7 +150,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       runDispatch: async (dispatch) => {
         if (failure !== undefined) throw failure;
         if (slot.mode === 'parallel') {
-          await pool.run(async () => {
+          await pool.add(async () => {
             if (failure !== undefined) throw failure;
             await dispatch();
           });

@@ -1,4 +1,4 @@
-// The bound on concurrency-safe bodies that run at once (the sequencer's pool size).
+// The bound on concurrency-safe bodies that run at once (the p-queue pool size).
 
 /** Default pool size of one turn (or one run_code program). */
 export const DEFAULT_CONCURRENCY = 8;
