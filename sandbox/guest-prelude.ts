@@ -64,6 +64,7 @@ const defineProperty = ObjectCtor.defineProperty;
 const freeze = ObjectCtor.freeze;
 const getOwnPropertyDescriptor = ObjectCtor.getOwnPropertyDescriptor;
 const getPrototypeOf = ObjectCtor.getPrototypeOf;
+const objectIs = ObjectCtor.is;
 const objectKeys = ObjectCtor.keys;
 const getOwnPropertyNames = ObjectCtor.getOwnPropertyNames;
 const ObjectProto = ObjectCtor.prototype;
@@ -111,6 +112,7 @@ const LOSSY = [
   [String.prototype, 'a String object'],
   [Boolean.prototype, 'a Boolean object'],
   [Function.prototype, 'a function'],
+  [Date.prototype, 'a Date (send date.toISOString() or a number)'],
 ];
 
 // ---- run state -----------------------------------------------------------------
@@ -347,11 +349,19 @@ function pathSegment(key) {
   return IDENTIFIER.exec(key) !== null ? '.' + key : '[' + stringify(key) + ']';
 }
 
+// Lossless only (SPEC §3, §5): no toJSON conversions, no getters, no class instances,
+// no holes; what crosses is exactly the plain data the program built.
+function ownData(value, key) {
+  const descriptor = getOwnPropertyDescriptor(value, key);
+  if (descriptor === undefined) return { __proto__: null, missing: true, value: undefined };
+  // Own-property checks only: Object.prototype may have been polluted by the program.
+  if (!apply(hasOwn, descriptor, ['value'])) throw problem('an accessor property (getter/setter); JSON has only plain values', false);
+  // A Proxy can answer a read differently from its own data: send neither.
+  if (!objectIs(value[key], descriptor.value)) throw problem('an object whose reads disagree with its own data (a Proxy?)', false);
+  return { __proto__: null, missing: false, value: descriptor.value };
+}
+
 function serialize(value, key, state, depth) {
-  if (value !== null && typeof value === 'object') {
-    const toJSON = value.toJSON;
-    if (typeof toJSON === 'function') value = apply(toJSON, value, [typeof key === 'number' ? '' + key : key]);
-  }
   const type = typeof value;
   if (type === 'string') {
     const text = stringify(value);
@@ -375,6 +385,10 @@ function serialize(value, key, state, depth) {
   if (depth >= 256) throw problem('nesting deeper than 256 levels', false);
   const label = protoLabel(value);
   if (label !== undefined) throw problem(label, false);
+  if (!isArray(value)) {
+    const proto = getPrototypeOf(value);
+    if (proto !== ObjectProto && proto !== null) throw problem('an instance of a class (only plain objects and arrays are JSON)', false);
+  }
   state.seen[depth] = value;
   let out;
   let current;
@@ -384,7 +398,9 @@ function serialize(value, key, state, depth) {
       const length = value.length;
       for (let i = 0; i < length; i++) {
         current = i;
-        const item = serialize(value[i], i, state, depth + 1);
+        const slot = ownData(value, '' + i);
+        if (slot.missing) throw problem('an array hole (JSON arrays have no holes)', false);
+        const item = serialize(slot.value, i, state, depth + 1);
         if (item === undefined) throw problem('undefined (JSON has no undefined; use null)', false);
         out += (i === 0 ? '' : ',') + item;
         state.size += 1;
@@ -397,7 +413,9 @@ function serialize(value, key, state, depth) {
       let first = true;
       for (let i = 0; i < keys.length; i++) {
         current = keys[i];
-        const item = serialize(value[current], current, state, depth + 1);
+        const slot = ownData(value, current);
+        if (slot.missing) continue;
+        const item = serialize(slot.value, current, state, depth + 1);
         if (item === undefined) continue;
         const quoted = stringify(current);
         out += (first ? '' : ',') + quoted + ':' + item;

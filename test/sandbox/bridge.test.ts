@@ -36,10 +36,26 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
 
   it('passes arguments and results as JSON text only', async () => {
     const host = fakeHost((request) => ok({ got: request.argsJson, date: '2020-01-01T00:00:00.000Z', nested: [1, { x: null }] }));
-    const code = 'const r = await tools.a({ when: new Date(0), list: [1, "two", null], skip: undefined }); return r;';
+    const code = 'const r = await tools.a({ when: new Date(0).toISOString(), list: [1, "two", null], skip: undefined }); return r;';
     const outcome = await sandbox.run({ code, toolNames: ['a'], hostCall: host.hostCall });
     expectOk(outcome, { got: '{"when":"1970-01-01T00:00:00.000Z","list":[1,"two",null]}', date: '2020-01-01T00:00:00.000Z', nested: [1, { x: null }] });
     expect(typeof host.calls[0]?.argsJson).toBe('string');
+  });
+
+  it('sends only lossless data: a Date, a getter, a toJSON method or a class instance is refused, never converted', async () => {
+    const host = fakeHost();
+    for (const [args, reason] of [
+      ['{ when: new Date(0) }', /a Date/],
+      ['{ get x() { return 1; } }', /accessor property/],
+      ['{ toJSON() { return 1; } }', /a function/],
+      ['new (class Point { constructor() { this.x = 1; } })()', /instance of a class/],
+    ] as const) {
+      const outcome = await sandbox.run({ code: `try { await tools.a(${args}); return 'sent'; } catch (e) { return e.code + ': ' + e.message; }`, toolNames: ['a'], hostCall: host.hostCall });
+      expectOk(outcome);
+      expect(String(outcome.ok ? outcome.result : '')).toMatch(/^INVALID_ARGS: /);
+      expect(String(outcome.ok ? outcome.result : '')).toMatch(reason);
+    }
+    expect(host.calls).toHaveLength(0);
   });
 
   it('refuses non-JSON arguments inside the guest with INVALID_ARGS, without a host call', async () => {
