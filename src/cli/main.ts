@@ -131,7 +131,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
     .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
     .option('--json', 'print the run_code result as one JSON object')
-    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean } & McpCliOptions) => {
+    .option('--agent <id>', 'run as this agent (its scope, restrictions and guards)')
+    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean; agent?: string } & McpCliOptions) => {
       const code = await readProgram(file);
       const limits: Partial<SandboxLimits> = {
         ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
@@ -145,7 +146,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
       }
       const result = await withRuntime({ mode: o.mode, limits }, o.tools, (rt) =>
-        rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code } }),
+        rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) }),
       { options: o, warn: io.err });
       if (o.json === true) {
         io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
@@ -161,9 +162,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .description('Type-check a program against the SDK; prints line:column message')
     .argument('<file>', 'program file, or - for standard input')
     .option('--tools <module>', 'tools module (default: built-in example tools)')
-    .action(async (file: string, o: { tools?: string } & McpCliOptions) => {
+    .option('--agent <id>', "check against this agent's SDK (its visible tools)")
+    .action(async (file: string, o: { tools?: string; agent?: string } & McpCliOptions) => {
       const code = await readProgram(file);
-      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(), code), { options: o, warn: io.err });
+      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code), { options: o, warn: io.err });
       for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
       setExit(diagnostics.length > 0 ? 1 : 0);
     });

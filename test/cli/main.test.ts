@@ -42,6 +42,7 @@ const PROGRAMS: Record<string, string> = {
   'three-calls.ts': 'for (let i = 0; i < 3; i++) { await tools.list_customers({}); console.log(`call ${i + 1}`); }\nreturn "all three";\n',
   'forever.ts': 'console.log("waiting");\nawait new Promise(() => {});\n',
   'big-buffer.ts': 'return new ArrayBuffer(100 * 2 ** 20).byteLength;\n',
+  'wipe.ts': 'return await tools.wipe_disk({});\n',
   'type-error.ts': 'const customers = await tools.list_customers({ region: "EU" });\nconst n: string = customers.length;\nreturn n;\n',
   'bad-region.ts': 'return await tools.list_customers({ region: "MARS" });\n',
   'clean.ts': 'const customers = await tools.list_customers({ region: "EU" });\nreturn customers.length;\n',
@@ -227,6 +228,21 @@ describe('ptc run', () => {
     expectUsageError(await cli('run', program('ok.ts'), '--tools', fixture('not-tools.ts')), /the default export must be an array of defineTool\(\) definitions or a function/);
     expectUsageError(await cli('run', program('ok.ts'), '--tools', fixture('throwing-tools.ts')), /registering the tools failed: the tools could not be set up/);
     expectUsageError(await cli('sdk', '--tools', fixture('failing-import.ts')), /could not load the module: this module cannot be loaded/);
+  });
+});
+
+describe('--agent on run and check', () => {
+  it("runs and checks as the agent: its restriction hides the tool from the SDK and from the program", async () => {
+    const tools = fixture('function-tools.ts');
+    expect((await cli('run', program('wipe.ts'), '--tools', tools)).code).toBe(0);
+    const asReader = await cli('run', program('wipe.ts'), '--tools', tools, '--agent', 'reader');
+    expect(asReader.code).toBe(1);
+    expect(asReader.err).toMatch(/tools\.wipe_disk is not a function[\s\S]*Available tools: "count_words"/);
+    expect((await cli('check', program('wipe.ts'), '--tools', tools)).code).toBe(0);
+    const checked = await cli('check', program('wipe.ts'), '--tools', tools, '--agent', 'reader');
+    expect(checked.code).toBe(1);
+    expect(checked.out).toMatch(/^1:\d+ Property 'wipe_disk' does not exist/);
+    expectUsageError(await cli('check', program('wipe.ts'), '--tools', tools, '--agent', 'nobody'), /--agent nobody: no such agent/);
   });
 });
 
