@@ -5,6 +5,7 @@ import { afterAll, describe, expect } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, RunOutcome } from '../../sandbox/types.ts';
 import { expectFailure, expectResult, type HostileCase, type HostImpl, okJson, type Recorder, runCases, sleep } from './helpers.ts';
+import { recursiveGetters, throwingTraps } from './hostile-host-values.ts';
 
 const sandbox = createSandbox({ limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
 afterAll(() => sandbox.close());
@@ -221,35 +222,6 @@ function expectToolCallError(o: RunOutcome): void {
   expect(typeof text).toBe('string');
 }
 
-const throwingTraps = {
-  get(): never {
-    throw new Error('trap get');
-  },
-  getPrototypeOf(): never {
-    throw new Error('trap getPrototypeOf');
-  },
-  ownKeys(): never {
-    throw new Error('trap ownKeys');
-  },
-  has(): never {
-    throw new Error('trap has');
-  },
-  getOwnPropertyDescriptor(): never {
-    throw new Error('trap descriptor');
-  },
-};
-
-function recursiveGetters(): object {
-  const value = {};
-  for (const key of ['message', 'name', 'code', 'stack', 'toString', 'cause']) {
-    Object.defineProperty(value, key, {
-      get(this: Record<string, unknown>): unknown {
-        return this[key];
-      },
-    });
-  }
-  return value;
-}
 
 const hostFailures: { name: string; host: HostImpl }[] = [
   {
