@@ -17,6 +17,7 @@ import { waterfall, type Hooks } from './hooks.ts';
 import {
   errorDraft, materialize, normalizeForeignResult, pipelineErrorDraft, successDraft, thrownDraft, type Draft,
 } from './result-drafts.ts';
+import { NEVER_ABORTED } from './never-aborted.ts';
 import { fuseSignals } from './signal-fusion.ts';
 import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
@@ -72,8 +73,6 @@ export interface ExecutionGates {
   /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. */
   readonly beforeCommit?: () => Promise<void>;
 }
-
-const NEVER_ABORTED = new AbortController().signal;
 
 /** Proof that a result object is the canonical one of one exact execution. */
 const canonicalResults = new WeakMap<object, symbol>();

@@ -80,13 +80,8 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
   }
   const sandbox = deps.sandbox();
   const signal = exec.signal;
-  // A run-scoped signal: nested calls compose with it rather than with the caller's,
-  // which may live as long as the process (composite signals keep their sources' links).
-  const run = new AbortController();
-  const relay = (): void => run.abort(signal.reason);
-  if (signal.aborted) relay();
-  else signal.addEventListener('abort', relay, { once: true });
-  const sequencer = deps.sequencer({ agent: exec.agent, signal: run.signal });
+  // The sequencer links nested calls to the run's signal with listeners it removes on close.
+  const sequencer = deps.sequencer({ agent: exec.agent, signal });
   const ferry = orderedFerry(exec);
   let submitted = 0;
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
@@ -125,7 +120,6 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
   } finally {
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
-    signal.removeEventListener('abort', relay);
   }
   if (!outcome.ok) {
     const logs = [...outcome.logs];

@@ -15,6 +15,7 @@
 // SchedulerError; it never invents results.
 // executeTurn uses it for one model message; run_code reuses it for nested calls.
 import PQueue from 'p-queue';
+import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import { executeTool, type ExecutionGates, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import { registerSnapshot } from '../pipeline/snapshot-registry.ts';
@@ -70,7 +71,6 @@ interface Slot {
   readonly unlink: () => void;
 }
 
-const NEVER_ABORTED = new AbortController().signal;
 const noop = (): void => {};
 
 export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOptions = {}): CallSequencer {
