@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The main job: brings Node >= 22 if needed, installs once, then runs `ptc demo`.
+# The main job: brings Node >= 24 if needed, installs once, then runs `ptc demo`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The test command: brings Node >= 22 if needed, installs once, then type check + jest.
+# The test command: brings Node >= 24 if needed, installs once, then type check + jest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh
