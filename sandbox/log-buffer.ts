@@ -1,5 +1,7 @@
 // Captured console output of one run, capped in UTF-8 bytes: the prefix is kept, then
 // one marker line. The guest enforces the same cap; this is the host's own check.
+// An optional listener sees each kept line (and the marker) as it is added, so a caller
+// can stream a run's logs live; the lines it sees are exactly the run's final logs.
 
 export function truncationMarker(maxBytes: number): string {
   return `[log output truncated: more than ${maxBytes} bytes]`;
@@ -9,10 +11,12 @@ export class LogBuffer {
   readonly #maxBytes: number;
   readonly #lines: string[] = [];
   #bytes = 0;
+  readonly #onLine: ((line: string) => void) | undefined;
   #truncated = false;
 
-  constructor(maxBytes: number) {
+  constructor(maxBytes: number, onLine?: (line: string) => void) {
     this.#maxBytes = maxBytes;
+    this.#onLine = onLine;
   }
 
   /** Adds one line; returns the part that was kept (possibly cut), or undefined when full. */
@@ -23,17 +27,23 @@ export class LogBuffer {
     if (size <= room) {
       this.#lines.push(text);
       this.#bytes += size;
+      this.#onLine?.(text);
       return text;
     }
     const kept = utf8Prefix(text, room);
-    if (kept !== '') this.#lines.push(kept);
+    if (kept !== '') {
+      this.#lines.push(kept);
+      this.#onLine?.(kept);
+    }
     this.#bytes = this.#maxBytes;
-    this.#truncated = true;
+    this.markTruncated();
     return kept === '' ? undefined : kept;
   }
 
   markTruncated(): void {
+    if (this.#truncated) return;
     this.#truncated = true;
+    this.#onLine?.(truncationMarker(this.#maxBytes));
   }
 
   get truncated(): boolean {

@@ -31,6 +31,9 @@ export function checkRunRequest(request: RunRequest): CheckedRequest {
   if (typeof request.hostCall !== 'function') {
     throw new TypeError(`sandbox.run(request): request.hostCall must be a function, got ${describe(request.hostCall)}`);
   }
+  if (request.onLog !== undefined && typeof request.onLog !== 'function') {
+    throw new TypeError(`sandbox.run(request): request.onLog must be a function when given, got ${describe(request.onLog)}`);
+  }
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
     throw new TypeError('sandbox.run(request): request.signal must be an AbortSignal when given');
   }
@@ -63,5 +66,17 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
   const compiled = await compileProgram(code);
   if (!compiled.ok) return { outcome: { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] } };
   if (request.signal?.aborted) return aborted;
-  return { toolNames, limits, logs: new LogBuffer(limits.maxLogBytes), program: compiled.program };
+  return { toolNames, limits, logs: new LogBuffer(limits.maxLogBytes, liveLogListener(request.onLog)), program: compiled.program };
+}
+
+/** The caller's onLog, made unable to disturb the run: whatever it throws is dropped. */
+function liveLogListener(onLog: RunRequest['onLog']): ((line: string) => void) | undefined {
+  if (onLog === undefined) return undefined;
+  return (line) => {
+    try {
+      onLog(line);
+    } catch {
+      // a listener's failure is its own; the run and its final logs are unaffected
+    }
+  };
 }

@@ -59,6 +59,12 @@ export interface RunRequest {
   readonly hostCall: HostCall;
   readonly limits?: Partial<SandboxLimits>;
   readonly signal?: AbortSignal;
+  /**
+   * Called with each console line as the program logs it (after the log cap, then the
+   * truncation marker once), so logs can be streamed while the run goes on. The lines
+   * are exactly the outcome's `logs`, in order. Whatever it throws is ignored.
+   */
+  readonly onLog?: (line: string) => void;
 }
 
 export type RunOutcome =
