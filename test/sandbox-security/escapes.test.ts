@@ -13,8 +13,8 @@ import {
   okJson,
   runCases,
   sleep,
-  V8_CONTEXT_GLOBALS,
 } from './helpers.ts';
+import { bareContextGlobals, namesBeyondIntrinsics, SANDBOX_GLOBALS } from '../sandbox/bare-context-globals.ts';
 
 const sandbox = createSandbox({ limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
 afterAll(() => sandbox.close());
@@ -89,7 +89,7 @@ const cases: HostileCase[] = [
     },
   },
   {
-    name: 'the guest global holds only V8 intrinsics plus tools and ToolCallError',
+    name: 'the guest global holds only the intrinsics of a bare context plus tools, ToolCallError and console',
     toolNames: ['a', 'fail', 'slow'],
     code: `
       return {
@@ -106,9 +106,9 @@ const cases: HostileCase[] = [
     check: (outcome) => {
       const out = resultOf(outcome);
       const names = out['names'] as string[];
-      const extras = names.filter((name) => !V8_CONTEXT_GLOBALS.includes(name)).sort();
-      expect(extras).toStrictEqual(['ToolCallError', 'tools']);
-      expect(out['symbols']).toStrictEqual([]);
+      expect(namesBeyondIntrinsics(names)).toStrictEqual([...SANDBOX_GLOBALS]);
+      const bareSymbols = bareContextGlobals().symbols;
+      expect((out['symbols'] as string[]).filter((symbol) => !bareSymbols.includes(symbol))).toStrictEqual([]);
       expect((out['toolsNames'] as string[]).slice().sort()).toStrictEqual(['a', 'fail', 'slow']);
       expect(out['toolsSymbols']).toStrictEqual([]);
       for (const key of ['toolFnNames', 'logNames', 'ctorNames', 'consoleNames']) {

@@ -141,18 +141,6 @@ export function untilAborted(request: HostCallRequest): Promise<HostCallOutcome>
   });
 }
 
-/** Global names of a fresh isolated-vm context on this V8 (Node 22): the guest's baseline. */
-export const V8_CONTEXT_GLOBALS: readonly string[] = [
-  'Object', 'Function', 'Array', 'Number', 'parseFloat', 'parseInt', 'Infinity', 'NaN', 'undefined',
-  'Boolean', 'String', 'Symbol', 'Date', 'Promise', 'RegExp', 'Error', 'AggregateError', 'EvalError',
-  'RangeError', 'ReferenceError', 'SyntaxError', 'TypeError', 'URIError', 'globalThis', 'JSON', 'Math',
-  'Intl', 'ArrayBuffer', 'Atomics', 'Uint8Array', 'Int8Array', 'Uint16Array', 'Int16Array', 'Uint32Array',
-  'Int32Array', 'Float32Array', 'Float64Array', 'Uint8ClampedArray', 'BigUint64Array', 'BigInt64Array',
-  'DataView', 'Map', 'BigInt', 'Set', 'WeakMap', 'WeakSet', 'Proxy', 'Reflect', 'FinalizationRegistry',
-  'WeakRef', 'decodeURI', 'decodeURIComponent', 'encodeURI', 'encodeURIComponent', 'escape', 'unescape',
-  'eval', 'isFinite', 'isNaN', 'console', 'Iterator', 'SharedArrayBuffer', 'WebAssembly',
-];
-
 interface ProcMemory {
   rssKb: number;
   hwmKb: number;

@@ -2,7 +2,7 @@
 // replaced tools, late callbacks, failed runs, and concurrent runs on one sandbox.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
-import type { Sandbox } from '../../sandbox/types.ts';
+import type { FailureKind, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, recordingHost, sleep } from './helpers.ts';
 
 const sandbox = createSandbox({ limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
@@ -121,19 +121,21 @@ describe('sandbox security: no state survives between runs', () => {
 
   it('runs that died of cpu, memory and exceptions leave no state behind', async () => {
     const rec = recordingHost([]);
-    const killers: [string, string][] = [
-      ['globalThis.x = 1; Object.prototype.polluted = 1; for (;;) {}', 'cpu'],
-      ['globalThis.x = 1; Object.prototype.polluted = 1; const k = []; for (;;) k.push(new Array(100000).fill(0));', 'memory'],
-      ['globalThis.x = 1; Object.prototype.polluted = 1; throw new Error("boom");', 'exception'],
+    // Each killer gets limits that only it can hit: the memory bomb allocates 8 MB a step
+    // (few, large objects, little GC work) under a CPU budget it cannot exhaust first, so
+    // it ends with memory even on a loaded machine; the CPU loop allocates nothing.
+    const killers: [string, FailureKind[], Partial<SandboxLimits>][] = [
+      ['globalThis.x = 1; Object.prototype.polluted = 1; for (;;) {}', ['cpu', 'timeout'], { cpuTimeMs: 500, wallTimeMs: 5_000 }],
+      [
+        'globalThis.x = 1; Object.prototype.polluted = 1; const k = []; for (;;) k.push(new Array(1_000_000).fill(0));',
+        ['memory'],
+        { cpuTimeMs: 15_000, wallTimeMs: 20_000, memoryMb: 64 },
+      ],
+      ['globalThis.x = 1; Object.prototype.polluted = 1; throw new Error("boom");', ['exception'], { cpuTimeMs: 500, wallTimeMs: 5_000 }],
     ];
-    for (const [code, kind] of killers) {
-      const outcome = await sandbox.run({
-        code,
-        toolNames: [],
-        hostCall: rec.hostCall,
-        limits: { cpuTimeMs: 500, wallTimeMs: 5_000, memoryMb: 64 },
-      });
-      expectFailure(outcome, kind === 'cpu' ? ['cpu', 'timeout'] : [kind as 'memory' | 'exception']);
+    for (const [code, kinds, limits] of killers) {
+      const outcome = await sandbox.run({ code, toolNames: [], hostCall: rec.hostCall, limits });
+      expectFailure(outcome, kinds);
       await expectPristine(sandbox);
     }
   }, 60_000);
