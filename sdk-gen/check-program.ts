@@ -54,6 +54,10 @@ function getChecker(): Checker {
     lib: ['lib.es2023.d.ts'],
     types: [],
     strict: true,
+    // A caught value is \`any\`, as a \`.catch(e => …)\` callback's already is: the SDK
+    // promises that a failed call rejects with a ToolCallError, so \`catch (e) { e.code }\`
+    // must check. Narrowing with \`e instanceof ToolCallError\` still works.
+    useUnknownInCatchVariables: false,
     noEmit: true,
     skipLibCheck: true,
     noResolve: true,
@@ -114,7 +118,8 @@ function format(ts: typeof TypeScript, diagnostic: TypeScript.Diagnostic): strin
  * sandbox will run it: the program is the body of an async function (top-level
  * `await` and `return` allowed) with globals `tools` and `ToolCallError` from the
  * SDK, a `console` with log/info/warn/error/debug, and lib ES2023 — nothing of
- * Node or the DOM. Compiler options: `strict`.
+ * Node or the DOM. Compiler options: `strict`, except that a `catch` variable is
+ * `any` (not `unknown`), so a program can read `e.code` of a ToolCallError.
  *
  * Returns the program's syntax errors if it has any, else its type errors, sorted
  * by position; `[]` means it type-checks. Throws if the SDK text itself does not

@@ -1,4 +1,5 @@
 import { allocateTypeNames } from './allocate-type-names.ts';
+import { closedArgsRoot } from './closed-args-root.ts';
 import { docComment } from './doc-comment.ts';
 import { oneLine } from './one-line.ts';
 import { propertyKey } from './property-key.ts';
@@ -74,7 +75,8 @@ function summary(description: string): string {
 
 /**
  * The SDK text shown to the model for these tools: an instruction comment, the
- * `JsonValue` and `ToolCallError` declarations, one `type <Name>Args` (and
+ * `JsonValue` and `ToolCallError` declarations, one `type <Name>Args` (its root
+ * closed, so a misspelled argument is a type error; and
  * `<Name>Result` when the tool has an output schema) per tool, and `declare const
  * tools` with one doc-commented method per tool, sorted by wire name. Deferred
  * tools are listed last, by name and one-line summary, in a comment.
@@ -87,7 +89,7 @@ function summary(description: string): string {
  * generateSdk([{ name: 'search_orders', description: 'Search orders.', parameters: {
  *   type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }]);
  * // ...
- * // type SearchOrdersArgs = { q: string } & Record<string, JsonValue>;
+ * // type SearchOrdersArgs = { q: string };
  * // declare const tools: {
  * //   /** Search orders. *\/ search_orders(args: SearchOrdersArgs): Promise<JsonValue>;
  * // };
@@ -104,7 +106,7 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
   const methods: string[] = [];
   loaded.forEach((tool, index) => {
     const base = typeNames[index] ?? 'Tool';
-    out.push(`type ${base}Args = ${schemaToType(tool.parameters, maxDepth)};`);
+    out.push(`type ${base}Args = ${schemaToType(closedArgsRoot(tool.parameters), maxDepth)};`);
     let result = 'JsonValue';
     if (tool.outputSchema !== undefined) {
       result = `${base}Result`;

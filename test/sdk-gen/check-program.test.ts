@@ -44,10 +44,10 @@ if (weather !== null && typeof weather === "object" && !Array.isArray(weather)) 
   return weather["temperature"];
 }
 return null;`],
-  ['union arguments, nested objects and extra fields', `
+  ['union arguments and nested objects', `
 await tools.create_discount_code({ code: "SPRING10", discount: { kind: "percent", percent: 10 }, expiresAt: null });
 await tools.create_discount_code({ code: "FIVE", discount: { kind: "fixed", amount: { amount: 500, currency: "EUR" } } });
-await tools.create_shipment({ orderId: "ord_1", carrier: "dhl", items: [{ sku: "A", quantity: 1 }], extra: [1, "two"] });
+await tools.create_shipment({ orderId: "ord_1", carrier: "dhl", items: [{ sku: "A", quantity: 1 }] });
 const rows = await tools.run_sql_query({ sql: "select 1", params: [1, "a", true, null] });
 return rows.rows.length;`],
 ];
@@ -84,6 +84,34 @@ describe('checkProgram', () => {
     expect(diagnostics[0]?.message).toContain("Property 'orderId' is missing");
     expect(diagnostics[1]?.message).toContain('Did you mean \'"customer_request"\'?');
     expect(diagnostics[2]?.message).toContain("Did you mean 'get_order'?");
+  });
+
+  it('rejects a misspelled or extra argument property: the argument root is closed in the types', () => {
+    const diagnostics = checkProgram(sdk, 'await tools.get_order({ orderId: "o" });\nawait tools.get_order({ orderId: "o", qurey: "vpn" });');
+    expect(diagnostics).toMatchObject([{ line: 2, code: 2353 }]);
+    expect(diagnostics[0]?.message).toContain("'qurey' does not exist in type 'GetOrderArgs'");
+  });
+
+  it('keeps an argument root without declared properties, and nested objects declared open, open', () => {
+    const open = generateSdk([
+      { name: 'anything', description: '', parameters: { type: 'object' } },
+      {
+        name: 'tag',
+        description: '',
+        parameters: { type: 'object', properties: { meta: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true } }, additionalProperties: true },
+      },
+    ]);
+    expect(checkProgram(open, 'await tools.anything({ x: 1, y: [2] });\nawait tools.tag({ meta: { a: "x", b: 2 } });')).toEqual([]);
+    expect(checkProgram(open, 'await tools.tag({ meta: {}, other: 1 });')).toMatchObject([{ code: 2353 }]);
+  });
+
+  it('lets a catch block read the ToolCallError fields the SDK promises', () => {
+    const program = [
+      'try { await tools.get_order({ orderId: "o" }); }',
+      'catch (e) { console.log(e.code, e.toolName, e.message); }',
+      'return "done";',
+    ].join('\n');
+    expect(checkProgram(sdk, program)).toEqual([]);
   });
 
   it('rejects misuse of a typed result', () => {

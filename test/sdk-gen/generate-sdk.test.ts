@@ -43,12 +43,12 @@ const translate: ToolSchema = {
 describe('generateSdk', () => {
   it('writes instructions, shared declarations, per-tool types and the tools object, sorted by name', () => {
     expect(generateSdk([searchOrders, translate, getWeather])).toBe(
-      `${PREAMBLE}type GetWeatherArgs = { city: string } & Record<string, JsonValue>;
+      `${PREAMBLE}type GetWeatherArgs = { city: string };
 type SearchOrdersArgs = {
   /** Free text. */ query: string;
   status?: "open" | "closed";
   limit?: number;
-} & Record<string, JsonValue>;
+};
 type SearchOrdersResult = { id: string; total: number }[];
 declare const tools: {
   /** Current weather. */ "get-weather"(args: GetWeatherArgs): Promise<JsonValue>;
