@@ -8,7 +8,9 @@ export type {
 export { MAX_SCHEMA_DEPTH, SUPPORTED_KEYWORDS } from './definition/compile-schema.ts';
 export type { JsonSchema } from './definition/compile-schema.ts';
 export { createToolRuntime } from './runtime/create-tool-runtime.ts';
-export type { ToolRuntime, ToolRuntimeOptions, ToolSchemaProjection } from './runtime/create-tool-runtime.ts';
+export type { ToolRuntime, ToolRuntimeOptions, ToolSchemaProjection, RuntimeEventMap, RuntimeEventName } from './runtime/create-tool-runtime.ts';
+export { RUN_EVENT_NAMES } from './ptc/run-events.ts';
+export type { RunEventMap, RunEventName, RunEventSource, RunLogEvent, RunCallStartEvent, RunCallEndEvent } from './ptc/run-events.ts';
 export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts';
 export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } from './pipeline/decisions.ts';
 export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest, ExecutionGates } from './pipeline/execute-tool.ts';

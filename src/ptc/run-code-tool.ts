@@ -2,7 +2,7 @@
 // model's program in the sandbox; every SDK call the program makes comes back here
 // and becomes a nested registry execution through the whole pipeline, ordered by the
 // same call sequencer that schedules a model turn.
-import type { HostCall, HostCallOutcome, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
+import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
@@ -14,6 +14,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
 import { failureHint } from './failure-hints.ts';
+import type { RunEvents, RunEventSource } from './run-events.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
 /** Orders nested calls exactly as a model turn is ordered (SPEC §4 rules). */
@@ -32,6 +33,8 @@ export interface RunCodeDeps {
   sequencer(options: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter;
   readonly limits: Partial<SandboxLimits>;
   readonly maxVisibleChars: number;
+  /** Where live log lines and nested call starts/ends go while a program runs. */
+  readonly events?: RunEvents;
 }
 
 export const RUN_CODE_DESCRIPTION =
@@ -83,20 +86,28 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
   const sequencer = deps.sequencer({ agent: exec.agent, signal });
   const ferry = orderedFerry(exec);
+  const live = liveEvents(deps.events, { runCallId: exec.callId, rootCallId: exec.rootCallId, agent: exec.agent });
   let submitted = 0;
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
     const seq = ++submitted;
+    const callId = `${exec.callId}:ptc:${seq}`;
+    live.callStart(callId, seq, request.toolName);
+    const outcome = await nestedCall(request, seq, callId);
+    live.callEnd(callId, seq, request.toolName, outcome);
+    return outcome.outcome;
+  };
+  const nestedCall = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
     let args: unknown;
     try {
       args = JSON.parse(request.argsJson);
     } catch {
       ferry.skip(seq);
-      return { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' };
+      return { outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' } };
     }
     let result: ToolResult;
     try {
       result = await sequencer.submit({
-        callId: `${exec.callId}:ptc:${seq}`,
+        callId,
         name: request.toolName,
         arguments: args,
         ...(exec.agent === undefined ? {} : { agent: exec.agent }),
@@ -106,17 +117,21 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       });
     } catch (error) {
       ferry.skip(seq);
+      // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
+      live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
       throw error;
     }
     ferry.commit(seq, result);
-    if (result.isError) return { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' };
+    if (result.isError) {
+      return { outcome: { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' }, result };
+    }
     // The program receives the canonical value, never the content.
-    return { ok: true, valueJson: JSON.stringify(result.value ?? null) };
+    return { outcome: { ok: true, valueJson: JSON.stringify(result.value ?? null) }, result };
   };
   const toolNames = deps.toolNames(exec.agent);
   let outcome;
   try {
-    outcome = await sandbox.run({ code, toolNames, hostCall, limits: deps.limits, signal });
+    outcome = await sandbox.run({ code, toolNames, hostCall, limits: deps.limits, signal, ...(live.onLog === undefined ? {} : { onLog: live.onLog }) });
   } finally {
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
@@ -134,6 +149,49 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     throw new CodeRunError(text, info);
   }
   return outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
+}
+
+interface NestedOutcome {
+  readonly outcome: HostCallOutcome;
+  readonly result?: ToolResult;
+}
+
+function thrownOutcome(error: unknown): HostCallOutcome {
+  const code = (error as { code?: unknown } | null)?.code;
+  return { ok: false, code: typeof code === 'string' ? code : ERROR_CODES.TOOL_ERROR, message: error instanceof Error ? error.message : String(error) };
+}
+
+interface LiveEvents {
+  readonly onLog: ((line: string) => void) | undefined;
+  callStart(callId: string, seq: number, name: string): void;
+  callEnd(callId: string, seq: number, name: string, outcome: NestedOutcome): void;
+}
+
+/** The run's live events; nothing is built for an event nobody listens to. */
+function liveEvents(events: RunEvents | undefined, source: RunEventSource): LiveEvents {
+  if (events === undefined) return { onLog: undefined, callStart: () => {}, callEnd: () => {} };
+  let index = 0;
+  return {
+    onLog: (line) => {
+      index += 1;
+      if (events.has('run/log')) events.emit('run/log', Object.freeze({ ...source, line, index }));
+    },
+    callStart(callId, seq, name) {
+      if (events.has('run/call-start')) events.emit('run/call-start', Object.freeze({ ...source, callId, seq, name }));
+    },
+    callEnd(callId, seq, name, { outcome, result }) {
+      if (!events.has('run/call-end')) return;
+      events.emit('run/call-end', Object.freeze({
+        ...source,
+        callId,
+        seq,
+        name,
+        isError: !outcome.ok,
+        ...(outcome.ok ? {} : { error: Object.freeze({ code: outcome.code, message: outcome.message }) }),
+        ...(result === undefined ? {} : { result }),
+      }));
+    },
+  };
 }
 
 /**

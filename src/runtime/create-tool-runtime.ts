@@ -14,6 +14,7 @@ import { checkMode, ModeDeclarations, type ToolMode } from '../ptc/mode-declarat
 import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection } from '../ptc/ptc-prompt.ts';
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } from '../ptc/run-code-tool.ts';
+import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
@@ -46,12 +47,21 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
   readonly maxVisibleChars?: number;
 }
 
+/** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
+export type RuntimeEventMap = HookMap & RunEventMap;
+export type RuntimeEventName = keyof RuntimeEventMap;
+
 export interface ToolRuntime {
   register(tool: Tool, options?: { readonly agent?: AgentRef }): Dispose;
   createAgent(id: string, options?: { readonly parent?: AgentRef }): Agent;
   restrict(agent: AgentRef, restriction: Restriction): Dispose;
   guard(guard: Guard, options?: { readonly agent?: AgentRef }): Dispose;
-  on<K extends HookName>(name: K, handler: HookMap[K]): Dispose;
+  /**
+   * A pipeline hook (`tools/pre-execute`, `tools/execute`, `tools/post-execute`), a result
+   * observer (`tools/result`), or a live run event (`run/log`, `run/call-start`,
+   * `run/call-end`: console lines and nested calls of run_code programs as they happen).
+   */
+  on<K extends RuntimeEventName>(name: K, handler: RuntimeEventMap[K]): Dispose;
   /** Declares the tool mode of one agent scope (nearest scope wins); dispose restores the parent's. */
   setMode(mode: ToolMode, options: { readonly agent: AgentRef }): Dispose;
   /** The mode in force for the agent. */
@@ -107,6 +117,7 @@ function publicRequest(request: ExecuteRequest): ExecuteRequest {
 export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime {
   const registry = new ToolRegistry();
   const hooks = new Hooks();
+  const runEvents = new RunEvents();
   const modes = new ModeDeclarations(checkMode(options.mode ?? 'native', 'createToolRuntime'));
   const sandboxOption = options.sandbox;
   const ptcConfigured = sandboxOption !== false;
@@ -175,6 +186,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     sequencer,
     limits: options.limits ?? {},
     maxVisibleChars,
+    events: runEvents,
   });
   const runCodeSchema = (agent: string | undefined): ToolSchemaProjection => {
     const base = projectSchema(runCode);
@@ -188,7 +200,17 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     createAgent: (id, o) => registry.createAgent(id, o),
     restrict: (agent, r) => registry.restrict(agent, r),
     guard: (g, o) => registry.guard(g, o),
-    on: (name, handler) => hooks.on(name, handler),
+    on(name, handler) {
+      if (isRunEventName(name)) return runEvents.on(name, handler as RunEventMap[typeof name]);
+      try {
+        return hooks.on(name as HookName, handler as HookMap[HookName]);
+      } catch (error) {
+        if (error instanceof TypeError && /unknown hook/.test(error.message)) {
+          throw new TypeError(`${error.message.replace(/\)$/, '')}, ${RUN_EVENT_NAMES.join(', ')})`);
+        }
+        throw error;
+      }
+    },
     setMode(mode, o) {
       const checked = checkMode(mode, 'setMode');
       requirePtc(checked, 'setMode');
