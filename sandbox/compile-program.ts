@@ -1,8 +1,18 @@
 // Compiles the model's TypeScript (the body of an async function) into the script a
-// run evaluates. esbuild strips types only (no type check); its async `transform`
-// keeps one esbuild service alive for the whole process.
+// run evaluates. esbuild strips types only (no type check). The model's code is hostile
+// input to the compiler too: its size, the compiled size and the compile time are
+// bounded, the output has no indentation (its size stays linear in the nesting depth),
+// and a compiler that dies on a program is replaced (see esbuild-service.ts).
 import { randomBytes } from 'node:crypto';
-import { transform, type Message, type TransformFailure } from 'esbuild';
+import type { Message, TransformFailure } from 'esbuild';
+import { boundedTransform } from './esbuild-service.ts';
+
+/** Largest program accepted, in UTF-8 bytes (model programs are a few KiB). */
+export const MAX_PROGRAM_BYTES = 1_048_576;
+/** Largest compiled output (script plus source map), in characters. */
+export const MAX_COMPILED_CHARS = 16 * 1_048_576;
+/** Longest a compile may take before the compiler is stopped. */
+export const COMPILE_TIME_LIMIT_MS = 10_000;
 
 /** The guest prelude defines this starter; the program script calls it once. */
 export const PROGRAM_START_GLOBAL = '__ptc_start';
@@ -35,33 +45,58 @@ export type CompileResult =
   | {
       readonly ok: false;
       readonly message: string;
-      /** 1-based, in the model's own code. */
-      readonly location: { readonly line: number; readonly column: number };
+      /** 1-based, in the model's own code (absent when the program as a whole was refused). */
+      readonly location?: { readonly line: number; readonly column: number };
     };
 
 const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
 
-export async function compileProgram(code: string): Promise<CompileResult> {
+export interface CompileOptions {
+  /** Longest the compile may take. @default COMPILE_TIME_LIMIT_MS */
+  readonly deadlineMs?: number;
+}
+
+/** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
+export async function compileProgram(code: string, options: CompileOptions = {}): Promise<CompileResult> {
   if (typeof code !== 'string') {
     throw new TypeError(`compileProgram: code must be a string, got ${code === null ? 'null' : typeof code}`);
   }
+  const bytes = Buffer.byteLength(code, 'utf8');
+  if (bytes > MAX_PROGRAM_BYTES) {
+    return {
+      ok: false,
+      message: `The program is ${bytes} bytes, over the limit of ${MAX_PROGRAM_BYTES} bytes: write a shorter program (fetch data with tool calls instead of embedding it).`,
+    };
+  }
   const lines = code.split(LINE_BREAK);
   const wrapped = wrap(code);
-  try {
-    const output = await transform(wrapped.text, {
+  const result = await boundedTransform(
+    wrapped.text,
+    {
       loader: 'ts',
       sourcefile: PROGRAM_FILE_NAME,
       sourcemap: 'external',
       sourcesContent: false,
       target: 'es2023',
+      // No indentation: with it the output grows with the square of the nesting depth.
+      minifyWhitespace: true,
       logLevel: 'silent',
-    });
-    return { ok: true, program: { js: output.code + COMPLETION, sourceMap: output.map, lineCount: lines.length } };
-  } catch (error) {
-    const first = (error as Partial<TransformFailure>).errors?.[0];
-    if (first === undefined) throw error; // not a syntax error: esbuild itself failed
+    },
+    options.deadlineMs ?? COMPILE_TIME_LIMIT_MS,
+  );
+  if (!result.ok) {
+    if (result.reason === 'compiler') {
+      return { ok: false, message: `The compiler could not compile this program (${result.message}): simplify it, e.g. nest less deeply.` };
+    }
+    const first = (result.error as Partial<TransformFailure>).errors?.[0];
+    if (first === undefined) return { ok: false, message: 'The program could not be compiled.' };
     return describeSyntaxError(first, lines, wrapped.label);
   }
+  const { code: js, map } = result.output;
+  if (js.length + map.length > MAX_COMPILED_CHARS) {
+    return { ok: false, message: `The compiled program is over the limit of ${MAX_COMPILED_CHARS} characters: write a shorter program.` };
+  }
+  return { ok: true, program: { js: js + COMPLETION, sourceMap: map, lineCount: lines.length } };
 }
 
 function describeSyntaxError(error: Message, lines: readonly string[], label: string): CompileResult & { ok: false } {

@@ -1,6 +1,6 @@
 // Checks a RunRequest from the caller: a bad request is a bug in the caller, reported
 // as a TypeError that says which field is wrong, never as a run outcome.
-import { compileProgram, type CompiledProgram } from './compile-program.ts';
+import { COMPILE_TIME_LIMIT_MS, compileProgram, type CompiledProgram } from './compile-program.ts';
 import { resolveLimits } from './limits.ts';
 import { LogBuffer } from './log-buffer.ts';
 import type { RunOutcome, RunRequest, SandboxLimits } from './types.ts';
@@ -63,8 +63,15 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
   const limits = resolveLimits(defaults, request.limits);
   const aborted = { outcome: { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] } } as const;
   if (request.signal?.aborted) return aborted;
-  const compiled = await compileProgram(code);
-  if (!compiled.ok) return { outcome: { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] } };
+  const compiled = await compileProgram(code, { deadlineMs: Math.min(limits.wallTimeMs, COMPILE_TIME_LIMIT_MS) });
+  if (!compiled.ok) {
+    return {
+      outcome:
+        compiled.location === undefined
+          ? { ok: false, kind: 'compile', message: compiled.message, logs: [] }
+          : { ok: false, kind: 'compile', message: compiled.message, location: compiled.location, logs: [] },
+    };
+  }
   if (request.signal?.aborted) return aborted;
   return { toolNames, limits, logs: new LogBuffer(limits.maxLogBytes, liveLogListener(request.onLog)), program: compiled.program };
 }

@@ -6,7 +6,8 @@ import { compileProgram } from '../../sandbox/index.ts';
 async function compileError(code: string): Promise<{ message: string; location: { line: number; column: number } }> {
   const result = await compileProgram(code);
   if (result.ok) throw new Error(`expected a compile error for ${JSON.stringify(code)}`);
-  return result;
+  if (result.location === undefined) throw new Error(`expected a located compile error, got: ${result.message}`);
+  return { message: result.message, location: result.location };
 }
 
 describe('compileProgram', () => {

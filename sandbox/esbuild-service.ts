@@ -1,0 +1,95 @@
+// esbuild's `transform`, bounded and self-healing. esbuild keeps one long-lived service
+// process; a hostile program can kill it (a Go stack overflow on deep nesting) or keep it
+// busy for many seconds (quadratic paths), and esbuild never restarts a dead service on
+// its own: every later call would fail with "The service is no longer running". Here a
+// transform has a deadline; a dead or overdue service is stopped (the next call starts a
+// fresh one), and a transform that died with the service but did not cause it is retried
+// once, alone, so that one program cannot fail another program's compile.
+import { stop, transform, type TransformOptions, type TransformResult } from 'esbuild';
+
+export type BoundedTransformResult =
+  | { readonly ok: true; readonly output: TransformResult }
+  /** esbuild reported errors in the input (the thrown TransformFailure). */
+  | { readonly ok: false; readonly reason: 'syntax'; readonly error: unknown }
+  /** The compiler itself failed on this input: it died twice, or took too long. */
+  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string };
+
+// Restarts are counted so that a failure seen after someone else's restart is known to
+// be collateral damage, not this input's doing.
+let generation = 0;
+let running = 0;
+let exclusive: Promise<void> | undefined;
+const idleWaiters: Array<() => void> = [];
+
+/** Transforms `input`, never throwing for a dead service or a deadline; see the file comment. */
+export async function boundedTransform(input: string, options: TransformOptions, deadlineMs: number): Promise<BoundedTransformResult> {
+  while (exclusive !== undefined) await exclusive;
+  const first = await attempt(input, options, deadlineMs);
+  if (first.ok || first.reason === 'syntax' || first.timedOut) return settle(first);
+  // The service died under this input and others: try again with the compiler to itself,
+  // so that only the input that kills it fails.
+  let release!: () => void;
+  while (exclusive !== undefined) await exclusive;
+  exclusive = new Promise<void>((resolve) => {
+    release = resolve;
+  });
+  try {
+    while (running > 0) await new Promise<void>((resolve) => idleWaiters.push(resolve));
+    return settle(await attempt(input, options, deadlineMs));
+  } finally {
+    exclusive = undefined;
+    release();
+  }
+}
+
+type Attempt = (BoundedTransformResult & { readonly timedOut?: false }) | { readonly ok: false; readonly reason: 'compiler'; readonly message: string; readonly timedOut: boolean };
+
+function settle(result: Attempt): BoundedTransformResult {
+  if (result.ok || result.reason === 'syntax') return result;
+  return { ok: false, reason: 'compiler', message: result.message };
+}
+
+async function attempt(input: string, options: TransformOptions, deadlineMs: number): Promise<Attempt> {
+  const startedIn = generation;
+  running += 1;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const deadline = new Promise<'deadline'>((resolve) => {
+    timer = setTimeout(() => resolve('deadline'), deadlineMs);
+  });
+  try {
+    const output = await Promise.race([transform(input, options), deadline]);
+    if (output === 'deadline') {
+      restart(startedIn); // the only way to stop esbuild working on it
+      return { ok: false, reason: 'compiler', message: `compiling took longer than ${deadlineMs} ms`, timedOut: true };
+    }
+    return { ok: true, output };
+  } catch (error) {
+    if (isSyntaxFailure(error)) return { ok: false, reason: 'syntax', error };
+    restart(startedIn);
+    return { ok: false, reason: 'compiler', message: describe(error), timedOut: false };
+  } finally {
+    clearTimeout(timer);
+    running -= 1;
+    if (running === 0) for (const wake of idleWaiters.splice(0)) wake();
+  }
+}
+
+/** Stops the service (the next transform starts a fresh one), once per generation. */
+function restart(seenGeneration: number): void {
+  if (seenGeneration !== generation) return;
+  generation += 1;
+  void stop().catch(() => undefined);
+}
+
+/** A TransformFailure whose errors point into the input (not the service's own failure). */
+function isSyntaxFailure(error: unknown): boolean {
+  const errors = (error as { errors?: unknown } | null)?.errors;
+  if (!Array.isArray(errors) || errors.length === 0) return false;
+  const first = errors[0] as { location?: unknown } | undefined;
+  return typeof first?.location === 'object' && first.location !== null;
+}
+
+function describe(error: unknown): string {
+  const text = error instanceof Error ? error.message : String(error);
+  return text.length > 300 ? `${text.slice(0, 300)}...` : text;
+}
