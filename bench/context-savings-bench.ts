@@ -54,7 +54,8 @@ export async function runContextSavingsBench(scenarios: readonly Scenario[] = SC
 
 export async function measureDefinitionCost(): Promise<DefinitionCost> {
   const rt = createToolRuntime({ mode: 'native', sandbox: false });
-  const ptc = createToolRuntime({ mode: 'ptc' });
+  // The SDK as prompt sections, so that its size is counted apart from run_code's schema.
+  const ptc = createToolRuntime({ mode: 'ptc', embedSdkInDescription: false });
   try {
     for (const tool of shopTools()) {
       rt.register(tool);

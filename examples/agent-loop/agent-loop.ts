@@ -3,7 +3,7 @@
 // It speaks the Anthropic Messages shapes through the adapter, but takes the model as
 // a plain function: a scripted model in tests, the Anthropic SDK in anthropic-live.ts.
 import {
-  fromAnthropicToolUses, toAnthropicTools, toAnthropicUserMessage, type AnthropicTool, type AnthropicUserMessage,
+  fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage, type AnthropicTool, type AnthropicUserMessage,
 } from '../../src/adapters/anthropic.ts';
 import type { AgentRef, ToolRuntime } from '../../src/index.ts';
 
@@ -44,16 +44,17 @@ export interface AgentLoopResult {
 export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoopResult> {
   const { rt, model } = options;
   const scope = options.agent === undefined ? {} : { agent: options.agent };
-  // The mode decides what the model gets: native schemas, or run_code plus the SDK.
-  const system = ['You answer questions using the tools.', ...rt.prompt(scope).map((s) => s.text)].join('\n\n');
-  const tools = toAnthropicTools(rt.schemas(scope));
+  // The mode decides what the model gets: native schemas, or run_code whose description
+  // carries the SDK (or, with embedSdkInDescription: false, the SDK in the system text).
+  const { tools, system = '' } = toAnthropicRequest(rt, { ...scope, system: 'You answer questions using the tools.' });
   const messages: LoopMessage[] = [{ role: 'user', content: options.question }];
   const maxSteps = options.maxSteps ?? 10;
   for (let step = 1; step <= maxSteps; step++) {
     const reply = await model({ system, messages: [...messages], tools });
     messages.push({ role: 'assistant', content: reply.content });
     const answer = reply.content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
-    const calls = fromAnthropicToolUses(reply.content);
+    // The runtime maps any name sent as an alias (e.g. for `tickets.count`) back.
+    const calls = fromAnthropicToolUses(reply.content, rt, scope);
     if (calls.length === 0) return { answer, messages, steps: step, stoppedBy: 'answer' };
     const turn = await rt.executeTurn(calls, { ...scope, ...(options.signal === undefined ? {} : { signal: options.signal }) });
     // Results in model order, then the contexts — one user message.

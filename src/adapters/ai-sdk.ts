@@ -8,6 +8,9 @@ import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { createTurnBatcher } from './create-turn-batcher.ts';
+import { nonEmptyText } from './non-empty-text.ts';
+import { promptText, type RequestOptions } from './prompt-text.ts';
+import { OPENAI_MAX_TOOL_NAME, providerToolNames } from './provider-tool-names.ts';
 import { withoutSchemaDialect } from './without-schema-dialect.ts';
 
 /** What a tool's `toModelOutput` returns. */
@@ -16,7 +19,7 @@ type JsonSchema7 = Parameters<typeof jsonSchema>[0] & object;
 type ModelContentPart = Extract<AiSdkModelOutput, { type: 'content' }>['value'][number];
 
 const textOf = (blocks: readonly ContentBlock[]): string =>
-  blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+  blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).filter((t) => t !== '').join('\n');
 
 const toPart = (block: ContentBlock): ModelContentPart =>
   block.type === 'text'
@@ -25,14 +28,17 @@ const toPart = (block: ContentBlock): ModelContentPart =>
 
 /**
  * What the model reads for one result: its content (failures as `error-text`, which
- * providers flag as errors), followed by the result's additional contexts.
+ * providers flag as errors), followed by the result's additional contexts. No text
+ * part is empty (providers refuse those): empty text is left out, and a result left
+ * with nothing reads `(no output)`.
  */
 export function toAiSdkModelOutput(result: ToolResult): AiSdkModelOutput {
   const contexts = (result.additionalContexts ?? []).flatMap((c) => c.content);
   if (result.isError) {
-    return { type: 'error-text', value: [textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n') };
+    return { type: 'error-text', value: nonEmptyText([textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n')) };
   }
-  return { type: 'content', value: [...result.content, ...contexts].map(toPart) };
+  const parts = [...result.content, ...contexts].filter((b) => b.type !== 'text' || b.text !== '').map(toPart);
+  return { type: 'content', value: parts.length === 0 ? [{ type: 'text', text: nonEmptyText('') }] : parts };
 }
 
 export interface ToAiSdkToolsOptions {
@@ -45,13 +51,20 @@ export interface ToAiSdkToolsOptions {
  * is the ToolResult (read `value` in your code); the model reads `content` through
  * `toModelOutput`. The calls of one model step that arrive together run as one
  * `rt.executeTurn`, so the turn rules hold (exclusive unless concurrency-safe).
+ * In ptc and both modes run_code's description carries the SDK (the default); with
+ * `embedSdkInDescription: false` use {@link toAiSdkRequest}, which adds the prompt.
+ * Tool names the providers would refuse (outside `^[a-zA-Z0-9_-]{1,64}$`, e.g.
+ * `tickets.count`) are keyed by a safe alias; calls still run the registered tool.
  */
 export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {}): ToolSet {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
   const turns = createTurnBatcher(rt, scope);
   const set: ToolSet = {};
-  for (const projection of rt.schemas(scope)) {
+  const schemas = rt.schemas(scope);
+  const aliases = providerToolNames(schemas.map((s) => s.name), OPENAI_MAX_TOOL_NAME);
+  for (const projection of schemas) {
     const name = projection.name;
+    const key = aliases.get(name) ?? name;
     const aiTool = tool<JsonValue, ToolResult, Record<string, unknown>>({
       description: projection.description,
       inputSchema: jsonSchema<JsonValue>(projection.parameters as JsonSchema7),
@@ -59,9 +72,20 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
       toModelOutput: ({ output }) => toAiSdkModelOutput(output),
     });
     // Own data property: a tool named "__proto__" must be an ordinary key.
-    Object.defineProperty(set, name, { value: aiTool, enumerable: true, writable: true, configurable: true });
+    Object.defineProperty(set, key, { value: aiTool, enumerable: true, writable: true, configurable: true });
   }
   return set;
+}
+
+/**
+ * What `generateText`/`streamText` need from the runtime, to spread into
+ * `generateText({ model, prompt, ...toAiSdkRequest(rt) })`: the ToolSet of
+ * {@link toAiSdkTools} and, when `rt.prompt()` has sections (`embedSdkInDescription:
+ * false`), `system` with them after your own `options.system`.
+ */
+export function toAiSdkRequest(rt: ToolRuntime, options: RequestOptions = {}): { tools: ToolSet; system?: string } {
+  const system = promptText(rt, options);
+  return { tools: toAiSdkTools(rt, options.agent === undefined ? {} : { agent: options.agent }), ...(system === undefined ? {} : { system }) };
 }
 
 export interface FromAiSdkToolsOptions {

@@ -1,9 +1,17 @@
 // OpenAI Chat Completions and Responses formats: tools out, tool calls in, results back.
-// Plain data shapes only; this module never imports a provider SDK.
-import type { JsonValue } from '../json/json-value.ts';
-import type { ContentBlock, ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
-import type { ToolSchemaProjection } from '../runtime/create-tool-runtime.ts';
-import type { TurnCall } from '../scheduler/execute-turn.ts';
+// Plain data shapes, assignable to the `openai` package's param types (checked by the
+// adapter tests); this module never imports a provider SDK. The API's rules hold for
+// everything built here: function names match `^[a-zA-Z0-9_-]{1,64}$` (others are sent
+// as aliases and mapped back), no text is empty, images are png, jpeg, gif or webp.
+import { parseJsonArguments } from '../json/malformed-json.ts';
+import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
+import type { ToolRuntime, ToolSchemaProjection } from '../runtime/create-tool-runtime.ts';
+import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
+import { nonEmptyText } from './non-empty-text.ts';
+import { promptText, type RequestOptions } from './prompt-text.ts';
+import {
+  OPENAI_MAX_TOOL_NAME, providerToolNames, registeredToolNames, type ToolNameOptions, type ToolNameSource,
+} from './provider-tool-names.ts';
 
 export interface OpenAIChatTool {
   type: 'function';
@@ -28,45 +36,124 @@ export interface OpenAIResponsesOutput {
 }
 export type OpenAIChatUserContent = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 export type OpenAIResponsesUserContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
+export interface OpenAIChatUserMessage {
+  role: 'user';
+  content: OpenAIChatUserContent[];
+}
+export interface OpenAIResponsesUserMessage {
+  role: 'user';
+  content: OpenAIResponsesUserContent[];
+}
+/** What every context helper takes: the turn as `rt.executeTurn` returns it. */
+export type TurnOutcome = Pick<TurnResult, 'results' | 'additionalContexts'>;
 
-export const toOpenAIChatTools = (schemas: readonly ToolSchemaProjection[]): OpenAIChatTool[] =>
-  schemas.map((s) => ({ type: 'function', function: { name: s.name, description: s.description, parameters: s.parameters } }));
+const aliases = (schemas: readonly ToolSchemaProjection[]): Map<string, string> =>
+  providerToolNames(schemas.map((s) => s.name), OPENAI_MAX_TOOL_NAME);
 
-/** `strict: false`: our schemas keep optional properties and open objects, which strict mode refuses. */
-export const toOpenAIResponsesTools = (schemas: readonly ToolSchemaProjection[]): OpenAIResponsesTool[] =>
-  schemas.map((s) => ({ type: 'function', name: s.name, description: s.description, parameters: s.parameters, strict: false }));
+/** `rt.schemas()` → Chat Completions `tools`; names the API would refuse are sent as safe aliases. */
+export function toOpenAIChatTools(schemas: readonly ToolSchemaProjection[]): OpenAIChatTool[] {
+  const names = aliases(schemas);
+  return schemas.map((s) => ({
+    type: 'function',
+    function: { name: names.get(s.name) ?? s.name, description: s.description, parameters: s.parameters },
+  }));
+}
 
-const parseArguments = (text: string): JsonValue => {
-  try {
-    return JSON.parse(text) as JsonValue;
-  } catch {
-    // Invalid JSON from the model: pass the raw text on, so the pipeline answers INVALID_ARGS.
-    return text;
-  }
-};
+/**
+ * `rt.schemas()` → Responses API `tools`. `strict: false`: our schemas keep optional
+ * properties and open objects, which strict mode refuses.
+ */
+export function toOpenAIResponsesTools(schemas: readonly ToolSchemaProjection[]): OpenAIResponsesTool[] {
+  const names = aliases(schemas);
+  return schemas.map((s) => ({ type: 'function', name: names.get(s.name) ?? s.name, description: s.description, parameters: s.parameters, strict: false }));
+}
 
-/** `message.tool_calls` of a Chat Completions response → calls for rt.executeTurn. */
-export const fromOpenAIChatToolCalls = (
+const scopeOf = (options: RequestOptions): { readonly agent?: NonNullable<RequestOptions['agent']> } =>
+  options.agent === undefined ? {} : { agent: options.agent };
+
+/**
+ * A Chat Completions request's `tools` and `messages`, to spread into
+ * `client.chat.completions.create({ model, ...toOpenAIChatRequest(rt, history) })`:
+ * the tools for the agent's mode (left out when there are none: the API refuses an
+ * empty list) and your messages, after a system message with `options.system` and
+ * `rt.prompt()`'s sections when there is any such text.
+ */
+export function toOpenAIChatRequest<M>(
+  rt: ToolRuntime,
+  messages: readonly M[],
+  options: RequestOptions = {},
+): { tools?: OpenAIChatTool[]; messages: (M | { role: 'system'; content: string })[] } {
+  const tools = toOpenAIChatTools(rt.schemas(scopeOf(options)));
+  const system = promptText(rt, options);
+  return {
+    ...(tools.length === 0 ? {} : { tools }),
+    messages: system === undefined ? [...messages] : [{ role: 'system', content: system }, ...messages],
+  };
+}
+
+/**
+ * A Responses request's `tools` and `instructions`, to spread into
+ * `client.responses.create({ model, input, ...toOpenAIResponsesRequest(rt) })`; as
+ * {@link toOpenAIChatRequest}, with the system text as `instructions`.
+ */
+export function toOpenAIResponsesRequest(rt: ToolRuntime, options: RequestOptions = {}): { tools?: OpenAIResponsesTool[]; instructions?: string } {
+  const tools = toOpenAIResponsesTools(rt.schemas(scopeOf(options)));
+  const instructions = promptText(rt, options);
+  return { ...(tools.length === 0 ? {} : { tools }), ...(instructions === undefined ? {} : { instructions }) };
+}
+
+/**
+ * `message.tool_calls` of a Chat Completions response → calls for rt.executeTurn, under
+ * their registered names (the runtime or the sent list is needed only when a name was
+ * sent as an alias). Arguments that are not valid JSON are refused by the runtime with
+ * INVALID_ARGS saying so. Custom (non-function) tool calls are ignored.
+ */
+export function fromOpenAIChatToolCalls(
   calls: readonly { readonly id: string; readonly type?: string; readonly function?: { readonly name: string; readonly arguments: string } }[],
-): TurnCall[] =>
-  calls
-    .filter((c) => (c.type === undefined || c.type === 'function') && c.function !== undefined)
-    .map((c) => ({ callId: c.id, name: c.function!.name, arguments: parseArguments(c.function!.arguments) }));
+  source?: ToolNameSource,
+  options: ToolNameOptions = {},
+): TurnCall[] {
+  const registered = registeredToolNames(source, OPENAI_MAX_TOOL_NAME, options);
+  return calls.flatMap((c) =>
+    (c.type === undefined || c.type === 'function') && c.function !== undefined
+      ? [{ callId: c.id, name: registered(c.function.name), arguments: parseJsonArguments(c.function.arguments) }]
+      : [],
+  );
+}
 
-/** `function_call` items of a Responses API `output` (other items are ignored) → calls. */
-export const fromOpenAIResponsesCalls = (
-  items: readonly { readonly type: string; readonly call_id?: string; readonly name?: string; readonly arguments?: string }[],
-): TurnCall[] =>
-  items
-    .filter((i) => i.type === 'function_call' && typeof i.call_id === 'string' && typeof i.name === 'string')
-    .map((i) => ({ callId: i.call_id!, name: i.name!, arguments: parseArguments(i.arguments ?? '{}') }));
+/** The fields of a Responses `output` item this adapter reads; any item of the union fits. */
+interface ResponsesItem {
+  readonly type: string;
+  readonly call_id?: string | null;
+  readonly name?: unknown;
+  readonly arguments?: unknown;
+}
+
+/**
+ * `function_call` items of a Responses API `output` (other items are ignored) → calls,
+ * as {@link fromOpenAIChatToolCalls}. Takes `response.output` as the `openai` package
+ * types it.
+ */
+export function fromOpenAIResponsesCalls(items: readonly ResponsesItem[], source?: ToolNameSource, options: ToolNameOptions = {}): TurnCall[] {
+  const registered = registeredToolNames(source, OPENAI_MAX_TOOL_NAME, options);
+  return items.flatMap((i) =>
+    i.type === 'function_call' && typeof i.call_id === 'string' && typeof i.name === 'string'
+      ? [{ callId: i.call_id, name: registered(i.name), arguments: typeof i.arguments === 'string' ? parseJsonArguments(i.arguments) : {} }]
+      : [],
+  );
+}
+
+/** The image types OpenAI's image inputs accept; others are sent as a text marker. */
+const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'image/gif', 'image/webp']);
+const unsupportedImage = (mimeType: string): string => `[image ${mimeType}: not a type the OpenAI API accepts]`;
 
 const resultText = (result: ToolResult): string =>
-  result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+  nonEmptyText(result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).filter((t) => t !== '').join('\n'));
 
 /**
  * A Chat Completions `tool` message. The format has no error flag: a failure's
- * content already reads `Error: …` (the runtime renders failures that way).
+ * content already reads `Error: …` (the runtime renders failures that way). An empty
+ * result reads `(no output)`.
  */
 export const toOpenAIChatToolMessage = (result: ToolResult): OpenAIChatToolMessage => ({
   role: 'tool',
@@ -82,17 +169,40 @@ export const toOpenAIResponsesOutput = (result: ToolResult): OpenAIResponsesOutp
 });
 
 const dataUrl = (block: ContentBlock & { type: 'image' }): string => `data:${block.mimeType};base64,${block.data}`;
+const nonEmpty = (blocks: readonly ContentBlock[]): ContentBlock[] => blocks.filter((b) => b.type !== 'text' || b.text !== '');
+
+const chatContent = (b: ContentBlock): OpenAIChatUserContent =>
+  b.type === 'text'
+    ? { type: 'text', text: b.text }
+    : IMAGE_TYPES.has(b.mimeType) ? { type: 'image_url', image_url: { url: dataUrl(b) } } : { type: 'text', text: unsupportedImage(b.mimeType) };
+
+const responsesContent = (b: ContentBlock): OpenAIResponsesUserContent =>
+  b.type === 'text'
+    ? { type: 'input_text', text: b.text }
+    : IMAGE_TYPES.has(b.mimeType) ? { type: 'input_image', image_url: dataUrl(b), detail: 'auto' } : { type: 'input_text', text: unsupportedImage(b.mimeType) };
 
 /** A turn's additional contexts as Chat Completions user messages (send them after the tool messages). */
-export const toOpenAIChatContextMessages = (contexts: readonly ContextMessage[]): { role: 'user'; content: OpenAIChatUserContent[] }[] =>
-  contexts.map((c) => ({
-    role: 'user',
-    content: c.content.map((b): OpenAIChatUserContent => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image_url', image_url: { url: dataUrl(b) } })),
-  }));
+export const toOpenAIChatContextMessages = (turn: Pick<TurnOutcome, 'additionalContexts'>): OpenAIChatUserMessage[] =>
+  turn.additionalContexts.flatMap((c) => {
+    const blocks = nonEmpty(c.content);
+    return blocks.length === 0 ? [] : [{ role: 'user' as const, content: blocks.map(chatContent) }];
+  });
 
 /** A turn's additional contexts as Responses API input messages (after the function_call_output items). */
-export const toOpenAIResponsesContextMessages = (contexts: readonly ContextMessage[]): { role: 'user'; content: OpenAIResponsesUserContent[] }[] =>
-  contexts.map((c) => ({
-    role: 'user',
-    content: c.content.map((b): OpenAIResponsesUserContent => (b.type === 'text' ? { type: 'input_text', text: b.text } : { type: 'input_image', image_url: dataUrl(b), detail: 'auto' })),
-  }));
+export const toOpenAIResponsesContextMessages = (turn: Pick<TurnOutcome, 'additionalContexts'>): OpenAIResponsesUserMessage[] =>
+  turn.additionalContexts.flatMap((c) => {
+    const blocks = nonEmpty(c.content);
+    return blocks.length === 0 ? [] : [{ role: 'user' as const, content: blocks.map(responsesContent) }];
+  });
+
+/** Everything a turn adds to a Chat Completions conversation: the tool messages in model order, then the contexts. */
+export const toOpenAIChatMessages = (turn: TurnOutcome): (OpenAIChatToolMessage | OpenAIChatUserMessage)[] => [
+  ...turn.results.map(toOpenAIChatToolMessage),
+  ...toOpenAIChatContextMessages(turn),
+];
+
+/** Everything a turn adds to a Responses `input`: the function_call_output items in model order, then the contexts. */
+export const toOpenAIResponsesInput = (turn: TurnOutcome): (OpenAIResponsesOutput | OpenAIResponsesUserMessage)[] => [
+  ...turn.results.map(toOpenAIResponsesOutput),
+  ...toOpenAIResponsesContextMessages(turn),
+];

@@ -1,6 +1,7 @@
 // Lossless JSON snapshots. Tool arguments and values cross trust boundaries (model,
 // sandbox, journal), so we copy them into plain frozen JSON and refuse anything that
 // would not survive a JSON round trip unchanged.
+import { MalformedJson } from './malformed-json.ts';
 
 export type JsonPrimitive = null | boolean | number | string;
 export type JsonValue = JsonPrimitive | readonly JsonValue[] | { readonly [key: string]: JsonValue };
@@ -26,6 +27,7 @@ function describe(value: unknown): string {
   if (typeof value === 'symbol') return 'a Symbol is not JSON';
   if (typeof value === 'number') return `${String(value)} is not a finite JSON number`;
   if (value instanceof Date) return 'a Date is not JSON (send an ISO string)';
+  if (value instanceof MalformedJson) return value.reason;
   return 'only plain objects and arrays are JSON (class instance or exotic object)';
 }
 

@@ -5,6 +5,7 @@
 // Schema, not zod (the high-level registerTool takes zod shapes).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { CallToolRequestSchema, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
@@ -32,7 +33,9 @@ export async function settleCalls(server: McpServer): Promise<void> {
 
 export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {}): McpServer {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
-  const instruction = rt.prompt(scope).find((s) => s.id === 'ptc-instructions')?.text;
+  // In ptc mode the client is told that only run_code is callable directly (run_code's
+  // description says it too when the SDK is embedded there, the default).
+  const instruction = rt.mode(scope) === 'ptc' ? PTC_ONLY_INSTRUCTION : undefined;
   const server = new McpServer(
     { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
     instruction === undefined ? {} : { instructions: instruction },
@@ -42,8 +45,8 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   server.server.registerCapabilities({ tools: {} });
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
-    // An MCP client sees tool descriptions only, so the SDK goes into run_code's
-    // description unless the runtime already embeds it there.
+    // An MCP client sees tool descriptions only, so with embedSdkInDescription: false
+    // the SDK the prompt carries goes into run_code's description here.
     const sdk = rt.prompt(scope).find((s) => s.id === 'ptc-sdk')?.text;
     const tools = rt.schemas(scope).map((projection): McpTool => {
       const outputSchema = rt.tool(projection.name, scope)?.outputSchema;

@@ -41,7 +41,15 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
   readonly sandbox?: Sandbox | SandboxOptions | false;
   /** Limits of every run_code program (SandboxLimits; defaults per SPEC §5). */
   readonly limits?: Partial<SandboxLimits>;
-  /** Put the SDK into run_code's description too, so a plain tool list works alone. @default false */
+  /**
+   * Where the model finds the SDK in ptc and both modes. `true` (the default): inside
+   * run_code's description (with the "only run_code is callable directly" instruction
+   * in ptc mode), so a plain `rt.schemas()` tool list — and every adapter — gives the
+   * model everything with no extra step, and `rt.prompt()` is empty. `false`: the
+   * description stays short and `rt.prompt()` carries the instruction and the SDK as
+   * system-prompt sections; send both (the adapters' request builders do).
+   * @default true
+   */
   readonly embedSdkInDescription?: boolean;
   /** Model-visible text of a run_code result, in characters. @default 65536 */
   readonly maxVisibleChars?: number;
@@ -68,7 +76,12 @@ export interface ToolRuntime {
   mode(options?: { readonly agent?: AgentRef }): ToolMode;
   /** What a provider should receive, per the agent's mode. */
   schemas(options?: { readonly agent?: AgentRef }): ToolSchemaProjection[];
-  /** Ordered system-prompt sections for the agent's mode (empty in native). */
+  /**
+   * Ordered system-prompt sections for the agent's mode: what `schemas()` does not
+   * carry. Empty in native mode and when the SDK is embedded in run_code's description
+   * (the default); with `embedSdkInDescription: false`, the ptc-only instruction (ptc
+   * mode) and the SDK.
+   */
   prompt(options?: { readonly agent?: AgentRef }): PromptSection[];
   /** The typed SDK of the agent's visible tools. */
   sdk(options?: { readonly agent?: AgentRef }): string;
@@ -188,11 +201,15 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxVisibleChars,
     events: runEvents,
   });
-  const runCodeSchema = (agent: string | undefined): ToolSchemaProjection => {
+  const embedSdk = options.embedSdkInDescription ?? true;
+  if (typeof embedSdk !== 'boolean') {
+    throw new TypeError(`createToolRuntime: embedSdkInDescription must be a boolean, got ${JSON.stringify(embedSdk)}`);
+  }
+  const runCodeSchema = (agent: string | undefined, mode: ToolMode): ToolSchemaProjection => {
     const base = projectSchema(runCode);
-    return options.embedSdkInDescription === true
-      ? { ...base, description: `${RUN_CODE_DESCRIPTION}\n\n${sdkFor(agent)}` }
-      : base;
+    if (!embedSdk) return base;
+    const instruction = mode === 'ptc' ? `\n\n${PTC_ONLY_INSTRUCTION}` : '';
+    return Object.freeze({ ...base, description: `${RUN_CODE_DESCRIPTION}${instruction}\n\n${sdkFor(agent)}` });
   };
 
   return {
@@ -224,16 +241,17 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       const mode = modeOf(agent);
       const native = registry.visible(agent).map(projectSchema);
       if (mode === 'native') return native;
-      if (mode === 'ptc') return [runCodeSchema(agent)];
-      return [...native, runCodeSchema(agent)];
+      if (mode === 'ptc') return [runCodeSchema(agent, mode)];
+      return [...native, runCodeSchema(agent, mode)];
     },
     prompt(o = {}) {
       const agent = registry.agentId(o.agent);
       const mode = modeOf(agent);
-      if (mode === 'native') return [];
+      // Only what the schemas do not already carry: the SDK is never sent twice.
+      if (mode === 'native' || embedSdk) return [];
       const sections: PromptSection[] = [];
       if (mode === 'ptc') sections.push({ id: 'ptc-instructions', text: PTC_ONLY_INSTRUCTION });
-      if (options.embedSdkInDescription !== true) sections.push(sdkSection(sdkFor(agent)));
+      sections.push(sdkSection(sdkFor(agent)));
       return sections;
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),

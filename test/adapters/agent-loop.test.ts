@@ -40,8 +40,10 @@ describe('agent loop with a scripted model', () => {
     expect(result).toEqual(expect.objectContaining({ answer: `There are ${total} customers.`, steps: 2, stoppedBy: 'answer' }));
     const first = model.requests[0]!;
     expect(first.tools.map((t) => t.name)).toEqual(['run_code']);
-    expect(first.system).toContain('Only the run_code tool is callable directly');
-    expect(first.system).toContain('list_customers(args: ListCustomersArgs)');
+    // The SDK and the ptc-only instruction travel in run_code's description: no extra step.
+    expect(first.tools[0]!.description).toContain('Only the run_code tool is callable directly');
+    expect(first.tools[0]!.description).toContain('list_customers(args: ListCustomersArgs)');
+    expect(first.system).toBe('You answer questions using the tools.');
     await rt.close();
   });
 

@@ -47,7 +47,7 @@ describe('OpenAI Chat Completions adapter', () => {
       { role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error: .*invalid arguments/isu) },
     ]);
     expect(turn.results[2]!.error?.code).toBe('INVALID_ARGS');
-    expect(toOpenAIChatContextMessages(turn.additionalContexts)).toEqual([
+    expect(toOpenAIChatContextMessages(turn)).toEqual([
       { role: 'user', content: [{ type: 'text', text: 'saw a' }, { type: 'image_url', image_url: { url: 'data:image/png;base64,AAAA' } }] },
     ]);
   });
@@ -78,7 +78,7 @@ describe('OpenAI Responses adapter', () => {
       { type: 'function_call_output', call_id: 'fc_1', output: 'b=B' },
       { type: 'function_call_output', call_id: 'fc_2', output: expect.stringMatching(/^Error: .*unknown tool "nope"/u) },
     ]);
-    expect(toOpenAIResponsesContextMessages(turn.additionalContexts)).toEqual([
+    expect(toOpenAIResponsesContextMessages(turn)).toEqual([
       { role: 'user', content: [{ type: 'input_text', text: 'saw b' }, { type: 'input_image', image_url: 'data:image/png;base64,AAAA', detail: 'auto' }] },
     ]);
   });

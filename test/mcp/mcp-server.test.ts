@@ -65,10 +65,11 @@ describe('createMcpServer: tools/list per mode', () => {
     expect(client.getServerCapabilities()?.tools).toEqual({});
   });
 
-  it('an SDK the runtime already embeds is not added twice', async () => {
-    const { client, rt } = await connect({ mode: 'ptc', embedSdkInDescription: true });
+  it.each([true, false])('the SDK is in run_code\'s description exactly once (embedSdkInDescription: %s)', async (embedSdkInDescription) => {
+    const { client, rt } = await connect({ mode: 'ptc', embedSdkInDescription });
     const [runCode] = (await client.listTools()).tools;
     expect((runCode!.description ?? "").split(rt.sdk()).length).toBe(2);
+    expect(client.getInstructions()).toMatch(/^Only the run_code tool is callable directly/u);
   });
 
   it('both lists every tool plus run_code, without the ptc-only instruction', async () => {

@@ -35,7 +35,8 @@ describe('schemas and prompt per mode', () => {
     expect(schemas).toHaveLength(1);
     const [runCodeSchema] = schemas;
     expect(runCodeSchema!.name).toBe('run_code');
-    expect(runCodeSchema!.description).toBe(RUN_CODE_DESCRIPTION);
+    // By default the description carries the instruction and the SDK: a plain tool list is enough.
+    expect(runCodeSchema!.description).toBe(`${RUN_CODE_DESCRIPTION}\n\n${PTC_ONLY_INSTRUCTION}\n\n${rt.sdk()}`);
     const parameters = runCodeSchema!.parameters as { properties: Record<string, unknown>; required: string[] };
     expect(Object.keys(parameters.properties)).toEqual(['description', 'code']);
     expect(parameters.required).toEqual(['description', 'code']);
@@ -43,8 +44,10 @@ describe('schemas and prompt per mode', () => {
     expect(Object.keys(runCodeSchema!).sort()).toEqual(['description', 'name', 'parameters']);
   });
 
-  it('ptc: the prompt is the instruction, then the SDK of the visible tools', () => {
-    const rt = withTools(runtime(), 'alpha', 'beta');
+  it('ptc: the SDK is embedded by default, so the prompt is empty; opted out, the prompt is the instruction, then the SDK', () => {
+    expect(withTools(runtime(), 'alpha').prompt()).toEqual([]);
+    const rt = withTools(runtime({ embedSdkInDescription: false }), 'alpha', 'beta');
+    expect(rt.schemas()[0]!.description).toBe(RUN_CODE_DESCRIPTION);
     const prompt = rt.prompt();
     expect(prompt.map((s) => s.id)).toEqual(['ptc-instructions', 'ptc-sdk']);
     expect(prompt[0]!.text).toBe(PTC_ONLY_INSTRUCTION);
@@ -53,8 +56,12 @@ describe('schemas and prompt per mode', () => {
     expect(rt.sdk()).toMatch(/beta\(args/);
   });
 
-  it('both: every native schema plus run_code; the prompt has the SDK but not the ptc-only instruction', () => {
-    const rt = withTools(runtime({ mode: 'both' }), 'beta', 'alpha');
+  it('both: every native schema plus run_code (with the SDK, not the ptc-only instruction); opted out, the prompt has the SDK', () => {
+    const embedded = withTools(runtime({ mode: 'both' }), 'beta', 'alpha');
+    expect(names(embedded)).toEqual(['alpha', 'beta', 'run_code']);
+    expect(embedded.schemas()[2]!.description).toBe(`${RUN_CODE_DESCRIPTION}\n\n${embedded.sdk()}`);
+    expect(embedded.prompt()).toEqual([]);
+    const rt = withTools(runtime({ mode: 'both', embedSdkInDescription: false }), 'beta', 'alpha');
     expect(names(rt)).toEqual(['alpha', 'beta', 'run_code']);
     expect(rt.prompt().map((s) => s.id)).toEqual(['ptc-sdk']);
     expect(rt.prompt()[0]!.text).toContain(rt.sdk());
@@ -216,21 +223,23 @@ describe('per-agent mode declarations', () => {
 });
 
 describe('the SDK', () => {
-  it('embedSdkInDescription puts the SDK into run_code\'s description and leaves it out of the prompt', () => {
-    const rt = withTools(runtime({ embedSdkInDescription: true }), 'alpha');
+  it('is in run_code\'s description by default and never in the prompt too; embedSdkInDescription: false moves it to the prompt', () => {
+    const rt = withTools(runtime(), 'alpha');
     const [schema] = rt.schemas();
     expect(schema!.description.startsWith(RUN_CODE_DESCRIPTION)).toBe(true);
     expect(schema!.description).toContain(rt.sdk());
-    expect(rt.prompt().map((s) => s.id)).toEqual(['ptc-instructions']);
-    expect(rt.prompt().some((s) => s.text.includes(rt.sdk()))).toBe(false);
-    // Without the option the description is the plain one.
-    const plain = withTools(runtime(), 'alpha');
+    expect(rt.prompt()).toEqual([]);
+    const plain = withTools(runtime({ embedSdkInDescription: false }), 'alpha');
     expect(plain.schemas()[0]!.description).toBe(RUN_CODE_DESCRIPTION);
+    expect(plain.prompt().filter((s) => s.text.includes(plain.sdk())).map((s) => s.id)).toEqual(['ptc-sdk']);
+    expect(() => createToolRuntime({ embedSdkInDescription: 'yes' as unknown as boolean, sandbox: false })).toThrow(
+      'createToolRuntime: embedSdkInDescription must be a boolean, got "yes"',
+    );
   });
 
   it('is byte-identical for identical inputs, whatever the registration order, and never lists run_code', () => {
     const a = withTools(runtime(), 'zeta', 'alpha', 'mid');
-    const b = withTools(runtime({ mode: 'both' }), 'mid', 'zeta', 'alpha');
+    const b = withTools(runtime({ mode: 'both', embedSdkInDescription: false }), 'mid', 'zeta', 'alpha');
     expect(a.sdk()).toBe(b.sdk());
     expect(a.sdk()).toBe(a.sdk());
     expect(a.sdk()).not.toMatch(/run_code/);
@@ -249,7 +258,7 @@ describe('the SDK', () => {
     rt.restrict(agent, { deny: ['secret'] });
     expect(rt.sdk()).toMatch(/secret\(args/);
     expect(rt.sdk({ agent })).not.toMatch(/secret/);
-    expect(rt.prompt({ agent }).map((s) => s.text).join('\n')).not.toMatch(/secret/);
+    expect(rt.schemas({ agent }).map((s) => s.description).join('\n')).not.toMatch(/secret/);
     const seen = await runCode(rt, 'return { alpha: typeof tools.alpha, secret: typeof tools.secret, has: "secret" in tools }', { agent: 'limited' });
     expect(runValue(seen).result).toEqual({ alpha: 'function', secret: 'undefined', has: false });
     const called = await runCode(rt, 'try { await tools.secret({}); return "ran" } catch (e) { return String(e) }', { agent: 'limited' });
