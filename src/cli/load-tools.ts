@@ -45,10 +45,38 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
   }
 }
 
-/** `--mcp "<command line>"` (repeatable) and `--mcp-prefix <prefix>` (repeatable, paired with the --mcp servers in order). */
+/** One `--mcp-header`, with the index of the `--mcp-url` it follows (-1: none). */
+export interface McpHeaderFlag {
+  readonly server: number;
+  readonly header: string;
+}
+
+/**
+ * `--mcp "<command line>"` (repeatable) and `--mcp-prefix <prefix>` (repeatable, paired
+ * with the --mcp servers in order); `--mcp-url <url>` (repeatable) with the
+ * `--mcp-header "Name: value"` flags that follow it.
+ */
 export interface McpCliOptions {
   readonly mcp?: readonly string[];
   readonly mcpPrefix?: readonly string[];
+  readonly mcpUrl?: readonly string[];
+  readonly mcpHeader?: readonly McpHeaderFlag[];
+}
+
+/** The --mcp-url servers with their headers. Header values are never echoed (they are usually secrets). */
+function urlServers(options: McpCliOptions): { url: string; headers: Record<string, string> }[] {
+  const servers = (options.mcpUrl ?? []).map((url) => ({ url, headers: {} as Record<string, string> }));
+  for (const { server, header } of options.mcpHeader ?? []) {
+    const target = servers[server];
+    if (target === undefined) throw new UsageError('--mcp-header must follow the --mcp-url it is sent to');
+    const colon = header.indexOf(':');
+    const name = colon < 0 ? '' : header.slice(0, colon).trim();
+    if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u.test(name)) {
+      throw new UsageError(`--mcp-header: expected "Name: value" (e.g. "Authorization: Bearer $TOKEN"), got a header without a valid name before ":"`);
+    }
+    target.headers[name] = header.slice(colon + 1).trim();
+  }
+  return servers;
 }
 
 /**
@@ -61,7 +89,8 @@ export async function loadMcpServers(runtime: ToolRuntime, options: McpCliOption
   if (prefixes.length > lines.length) {
     throw new UsageError(`--mcp-prefix: ${prefixes.length} prefixes for ${lines.length} --mcp servers (the n-th prefix applies to the n-th --mcp; use "" for none)`);
   }
-  if (lines.length === 0) return async () => {};
+  const remote = urlServers(options);
+  if (lines.length === 0 && remote.length === 0) return async () => {};
   // Loaded only when asked for: the MCP SDK stays out of every other command.
   const { importMcpTools, parseCommandLine } = await import('../mcp/index.ts');
   const servers = lines.map((line, i) => {
@@ -73,7 +102,7 @@ export async function loadMcpServers(runtime: ToolRuntime, options: McpCliOption
     }
   });
   try {
-    const imported = await importMcpTools(runtime, { servers, onWarning: warn });
+    const imported = await importMcpTools(runtime, { servers: [...servers, ...remote], onWarning: warn });
     return () => imported.close();
   } catch (error) {
     throw new UsageError(`--mcp: ${(error as Error).message}`);

@@ -9,8 +9,9 @@ import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '..
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
-import { loadMcpServers, loadTools, type McpCliOptions } from './load-tools.ts';
+import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag } from './load-tools.ts';
 import { readProgram } from './read-program.ts';
+import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
 
 /** From src/cli (a checkout) or dist/src/cli (the built package), package.json is two or three levels up. */
@@ -54,11 +55,21 @@ async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undef
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** `--mcp` and `--mcp-prefix`, on every command that loads tools. */
+/** `--mcp`, `--mcp-prefix`, `--mcp-url` and `--mcp-header`, on every command that loads tools. */
 function withMcpOptions(command: Command): Command {
+  // Commander parses options in command-line order: a header belongs to the --mcp-url before it.
+  let urls = 0;
   return command
     .option('--mcp <command line>', 'also import the tools of this MCP server, started over stdio (repeatable)', collect)
-    .option('--mcp-prefix <prefix>', 'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)', collect);
+    .option('--mcp-prefix <prefix>', 'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)', collect)
+    .option('--mcp-url <url>', 'also import the tools of this remote MCP server (Streamable HTTP) (repeatable)', (value: string, previous: string[] = []) => {
+      urls += 1;
+      return [...previous, value];
+    })
+    .option('--mcp-header <Name: value>', 'an HTTP header (e.g. "Authorization: Bearer …") for the --mcp-url before it (repeatable)', (value: string, previous: McpHeaderFlag[] = []) => [
+      ...previous,
+      { server: urls - 1, header: value },
+    ]);
 }
 
 function agentOption(rt: ToolRuntime, agent: string | undefined): { agent?: string } {
@@ -172,10 +183,25 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('serve')
-    .description('Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects')
+    .description('Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects, or over Streamable HTTP with --http')
     .option('--tools <module>', 'tools module (default: built-in example tools)')
     .addOption(new Option('--mode <mode>', 'tool mode: ptc exposes run_code only (the SDK in its description), both exposes everything').choices(['native', 'ptc', 'both']).default('native'))
-    .action(async (o: { tools?: string; mode: ToolMode } & McpCliOptions) => {
+    .option('--http <host:port>', 'serve MCP over Streamable HTTP (stateless) at http://<host:port>/mcp instead of stdio; needs PTC_SERVE_TOKEN unless loopback')
+    .option('--allowed-host <name>', '--http: a Host name clients may use besides loopback and the bound address (repeatable; required when binding 0.0.0.0)', collect)
+    .option('--allowed-origin <origin>', '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)', collect)
+    .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
+    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number } & McpCliOptions) => {
+      if (o.http !== undefined) {
+        const flags: HttpServeFlags = { ...o, http: o.http };
+        // Address and token are checked before any tool or server starts.
+        const plan = planHttpServe(flags, process.env);
+        await withRuntime({ mode: o.mode }, o.tools, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), { options: o, warn: io.err });
+        setExit(0);
+        return;
+      }
+      if (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined) {
+        throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
+      }
       await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
         const { serveMcpStdio } = await import('../mcp/index.ts');
         const stop = new AbortController();

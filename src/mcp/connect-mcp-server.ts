@@ -1,16 +1,30 @@
-// Starts one MCP server over stdio, lists its tools (every page) and defines one of
-// our tools per MCP tool. A tool whose schema we cannot represent is skipped with a
+// Starts one MCP server over stdio (or reaches a remote one over Streamable HTTP), lists
+// its tools (every page) and defines one of our tools per MCP tool. A tool whose schema we cannot represent is skipped with a
 // warning, so one odd tool does not make the whole server unusable.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { defineMcpTool } from './define-mcp-tool.ts';
 import { parseCommandLine } from './parse-command-line.ts';
 
-/** How to start one MCP server (stdio). A string is a command line, split without a shell. */
-export type McpServerSpec = string | McpServerCommand;
+/** How to start one MCP server (stdio), or where to reach one (Streamable HTTP). A string is a command line, split without a shell. */
+export type McpServerSpec = string | McpServerCommand | McpServerUrl;
+
+/** A remote MCP server over Streamable HTTP. */
+export interface McpServerUrl {
+  /** The endpoint, e.g. `https://tools.example.com/mcp`. */
+  readonly url: string;
+  /** Sent with every request, e.g. `{ Authorization: 'Bearer …' }`. Never shown in messages. */
+  readonly headers?: Readonly<Record<string, string>>;
+  /** Registered name = prefix + MCP name. @default '' */
+  readonly prefix?: string;
+  /** Request timeout of one tool call, also the tools' `timeoutMs`. @default 60000 */
+  readonly timeoutMs?: number;
+}
 
 export interface McpServerCommand {
   readonly command: string;
@@ -56,14 +70,47 @@ export interface McpConnection {
 
 const STDERR_TAIL = 8 * 1024;
 
-export function describeServerSpec(spec: McpServerSpec): string {
-  return typeof spec === 'string' ? spec : [spec.command, ...(spec.args ?? [])].join(' ');
+const isUrlSpec = (spec: McpServerSpec): spec is McpServerUrl => typeof spec === 'object' && spec !== null && 'url' in spec;
+
+/** The URL without credentials, query or fragment: safe to print. */
+function describeUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}${parsed.pathname}`;
+  } catch {
+    return '(invalid URL)';
+  }
 }
 
-function resolveSpec(spec: McpServerSpec): McpServerCommand {
+export function describeServerSpec(spec: McpServerSpec): string {
+  if (typeof spec === 'string') return spec;
+  return isUrlSpec(spec) ? describeUrl(spec.url) : [spec.command, ...(spec.args ?? [])].join(' ');
+}
+
+function checkUrlSpec(spec: McpServerUrl): McpServerUrl {
+  let parsed: URL | undefined;
+  try {
+    parsed = typeof spec.url === 'string' ? new URL(spec.url) : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
+    throw new TypeError(`connectMcpServer: url must be an http:// or https:// URL, got ${typeof spec.url === 'string' ? JSON.stringify(describeUrl(spec.url)) : typeof spec.url}`);
+  }
+  for (const [name, value] of Object.entries(spec.headers ?? {})) {
+    if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u.test(name)) {
+      throw new TypeError(`connectMcpServer(${describeUrl(spec.url)}): header ${JSON.stringify(name)} must be a valid header name with a string value`);
+    }
+  }
+  return spec;
+}
+
+function resolveSpec(spec: McpServerSpec): McpServerCommand | McpServerUrl {
   if (typeof spec === 'string') return parseCommandLine(spec);
-  if (typeof spec !== 'object' || spec === null || typeof spec.command !== 'string' || spec.command === '') {
-    throw new TypeError('connectMcpServer: expected a command line string or { command, args?, env?, cwd?, prefix?, timeoutMs? }');
+  if (isUrlSpec(spec)) {
+    checkUrlSpec(spec);
+  } else if (typeof spec !== 'object' || spec === null || typeof spec.command !== 'string' || spec.command === '') {
+    throw new TypeError('connectMcpServer: expected a command line string, { command, args?, env?, cwd?, prefix?, timeoutMs? } or { url, headers?, prefix?, timeoutMs? }');
   }
   if (spec.timeoutMs !== undefined && (!Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0)) {
     throw new TypeError(`connectMcpServer(${describeServerSpec(spec)}): timeoutMs must be a positive finite number, got ${String(spec.timeoutMs)}`);
@@ -76,20 +123,28 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const resolved = resolveSpec(spec);
   const where = describeServerSpec(spec);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
-  const transport = new StdioClientTransport({
-    command: resolved.command,
-    args: [...(resolved.args ?? [])],
-    ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
-    ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
-    stderr: 'pipe',
-  });
-  // Drained always (a full pipe would block the server); the tail explains a failed start.
   let stderrTail = '';
-  transport.stderr?.on('data', (chunk: Buffer) => {
-    const text = chunk.toString('utf8');
-    stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-    options.onStderr?.(text);
-  });
+  let transport: Transport;
+  let pidOf = (): number | undefined => undefined;
+  if (isUrlSpec(resolved)) {
+    transport = new StreamableHTTPClientTransport(new URL(resolved.url), { requestInit: { headers: { ...resolved.headers } } });
+  } else {
+    const stdio = new StdioClientTransport({
+      command: resolved.command,
+      args: [...(resolved.args ?? [])],
+      ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
+      ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
+      stderr: 'pipe',
+    });
+    // Drained always (a full pipe would block the server); the tail explains a failed start.
+    stdio.stderr?.on('data', (chunk: Buffer) => {
+      const text = chunk.toString('utf8');
+      stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+      options.onStderr?.(text);
+    });
+    transport = stdio;
+    pidOf = () => stdio.pid ?? undefined;
+  }
   const client = new Client({ name: 'ptc-runtime', version: '0' });
   let closed = false;
   const close = async (): Promise<void> => {
@@ -138,6 +193,6 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (unsupported schema keyword "${keyword}")`}: ${reason}`);
     }
   }
-  const pid = transport.pid ?? undefined;
+  const pid = pidOf();
   return { serverName, serverVersion: client.getServerVersion()?.version, pid, tools, skipped, client, close };
 }

@@ -9,6 +9,7 @@ import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { streamRunProgress } from './run-progress.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 
 export interface McpServerOptions {
@@ -18,6 +19,8 @@ export interface McpServerOptions {
   readonly name?: string;
   /** Server version in the MCP handshake. @default '0.1.0' */
   readonly version?: string;
+  /** A call's callId is this prefix plus the JSON-RPC request id; make it unique per connection when many share a runtime. @default 'mcp-' */
+  readonly callIdPrefix?: string;
 }
 
 /** Calls still running per server, so a closing transport can let them answer first. */
@@ -63,9 +66,14 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
 
   const calls = new Set<Promise<unknown>>();
   inFlight.set(server, calls);
+  const callIdPrefix = options.callIdPrefix ?? 'mcp-';
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    const callId = `${callIdPrefix}${String(extra.requestId)}`;
+    // Live progress (log lines, call counts) for a client that asked for it.
+    const token = request.params._meta?.progressToken;
+    const stopProgress = token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
     const call = rt.execute({
-      callId: `mcp-${String(extra.requestId)}`,
+      callId,
       name: request.params.name,
       arguments: request.params.arguments ?? {},
       signal: extra.signal,
@@ -75,6 +83,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     try {
       return toMcpCallToolResult(await call);
     } finally {
+      stopProgress?.();
       calls.delete(call);
     }
   });

@@ -1,0 +1,169 @@
+// Serves the runtime over MCP's Streamable HTTP transport (the official SDK's), stateless:
+// each POST gets a fresh MCP server and transport, so any number of processes can sit
+// behind an ordinary HTTP load balancer. Before anything runs, a request must pass, in
+// order: the path, the Host and Origin checks (DNS-rebinding protection), the bearer
+// token (constant-time compare) and the method; the SDK then bounds the body (413).
+// close() is graceful: no new requests, the ones in flight finish, then it resolves.
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { isIP, type AddressInfo } from 'node:net';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
+import { bearerChecker, MIN_TOKEN_LENGTH } from './http-access.ts';
+
+export interface ServeMcpHttpOptions extends Omit<McpServerOptions, 'callIdPrefix'> {
+  /** Every request must carry `Authorization: Bearer <token>`. At least 16 characters. */
+  readonly token: string;
+  /** Address to bind. @default '127.0.0.1' */
+  readonly host?: string;
+  /** Port to bind; 0 picks a free one (read it from `url`). @default 0 */
+  readonly port?: number;
+  /** The endpoint path. @default '/mcp' */
+  readonly path?: string;
+  /**
+   * Host names (without port) clients may use in the Host header. Always allowed:
+   * localhost, 127.0.0.1, [::1] and the bound address unless it is a wildcard
+   * (0.0.0.0, ::), where this list is required.
+   */
+  readonly allowedHosts?: readonly string[];
+  /** Origins (`scheme://host[:port]`) allowed in an Origin header; a request with any other Origin is refused. @default none */
+  readonly allowedOrigins?: readonly string[];
+  /** Largest request body in bytes; more is answered 413 without being read. @default 1048576 */
+  readonly maxBodyBytes?: number;
+}
+
+export interface McpHttpServer {
+  /** The endpoint, e.g. `http://127.0.0.1:43121/mcp`. */
+  readonly url: string;
+  readonly host: string;
+  readonly port: number;
+  /** Requests being served right now. */
+  readonly inFlight: number;
+  /** Stops taking requests, lets the ones in flight finish, then closes. Idempotent. */
+  close(): Promise<void>;
+}
+
+const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+const isWildcard = (host: string): boolean => ['0.0.0.0', '::', '[::]'].includes(host);
+
+/** `Host` header names are compared as URL hostnames: lower case, IPv6 in brackets. */
+const hostName = (host: string): string => (isIP(host) === 6 ? `[${host}]` : host).toLowerCase();
+
+function checkOptions(options: ServeMcpHttpOptions): { host: string; port: number; path: string; allowedHosts: Set<string>; allowedOrigins: Set<string>; maxBodyBytes: number } {
+  const where = 'serveMcpHttp';
+  if (typeof options.token !== 'string' || options.token.length < MIN_TOKEN_LENGTH) {
+    throw new TypeError(`${where}: token must be a string of at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`);
+  }
+  const host = options.host ?? '127.0.0.1';
+  const port = options.port ?? 0;
+  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`${where}: port must be an integer 0–65535, got ${String(port)}`);
+  const path = options.path ?? '/mcp';
+  if (!path.startsWith('/')) throw new TypeError(`${where}: path must start with "/", got ${JSON.stringify(path)}`);
+  const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new TypeError(`${where}: maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
+  const extra = (options.allowedHosts ?? []).map((h) => h.toLowerCase());
+  if (isWildcard(host) && extra.length === 0) {
+    throw new TypeError(
+      `${where}: binding ${host} (every interface) needs allowedHosts (CLI: --allowed-host <name>): the host names clients use to reach this server. ` +
+        'Requests with any other Host header are refused (DNS-rebinding protection).',
+    );
+  }
+  const allowedHosts = new Set([...LOOPBACK_NAMES, ...(isWildcard(host) ? [] : [hostName(host)]), ...extra]);
+  return { host, port, path, allowedHosts, allowedOrigins: new Set(options.allowedOrigins ?? []), maxBodyBytes };
+}
+
+function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
+  if (res.headersSent) return;
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify({ jsonrpc: '2.0', error: { code: -32_000, message }, id: null }));
+}
+
+/** Starts listening; resolves once the server accepts connections. */
+export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions): Promise<McpHttpServer> {
+  const { host, port, path, allowedHosts, allowedOrigins, maxBodyBytes } = checkOptions(options);
+  const bearerOk = bearerChecker(options.token);
+  const authorized = (req: IncomingMessage): boolean => bearerOk(req.headers.authorization);
+  const hostAllowed = (req: IncomingMessage): boolean => {
+    const header = req.headers.host;
+    if (header === undefined) return false;
+    try {
+      return allowedHosts.has(new URL(`http://${header}`).hostname);
+    } catch {
+      return false;
+    }
+  };
+  const serverOptions: McpServerOptions = {
+    ...(options.agent === undefined ? {} : { agent: options.agent }),
+    ...(options.name === undefined ? {} : { name: options.name }),
+    ...(options.version === undefined ? {} : { version: options.version }),
+  };
+
+  let inFlight = 0;
+  let draining = false;
+  let idle: (() => void) | undefined;
+  const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (draining) return refuse(res, 503, 'Service Unavailable: the server is shutting down', { connection: 'close' });
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
+    if (!hostAllowed(req)) return refuse(res, 403, `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
+    const origin = req.headers.origin;
+    if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
+    if (!authorized(req)) return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+    // Stateless: no session, so no standalone SSE stream (GET) and nothing to delete.
+    if (req.method !== 'POST') return refuse(res, 405, 'Method Not Allowed: this server is stateless; POST MCP messages', { allow: 'POST' });
+    // Request ids repeat across clients: a unique prefix keeps callIds (journal, events) apart.
+    const server = createMcpServer(rt, { ...serverOptions, callIdPrefix: `mcp-${randomUUID()}:` });
+    // No sessionIdGenerator (undefined): the SDK's stateless mode.
+    const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: maxBodyBytes });
+    // A client that goes away cancels its calls (the SDK aborts their signals on close).
+    res.once('close', () => {
+      void transport.close().catch(() => {});
+      void server.close().catch(() => {});
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  };
+
+  const http = createServer((req, res) => {
+    inFlight += 1;
+    res.once('close', () => {
+      inFlight -= 1;
+      if (inFlight === 0) idle?.();
+    });
+    handle(req, res).catch((error: unknown) => {
+      refuse(res, 500, `Internal Server Error: ${error instanceof Error ? error.message : String(error)}`);
+    });
+  });
+  await new Promise<void>((resolve, reject) => {
+    http.once('error', reject);
+    http.listen(port, host, () => {
+      http.off('error', reject);
+      resolve();
+    });
+  });
+  const address = http.address() as AddressInfo;
+  const url = `http://${hostName(isWildcard(host) ? '127.0.0.1' : address.address)}:${address.port}${path}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      draining = true;
+      const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+      http.closeAllConnections();
+      await stopped;
+    })();
+    return closing;
+  };
+  return {
+    url,
+    host: address.address,
+    port: address.port,
+    get inFlight() {
+      return inFlight;
+    },
+    close,
+  };
+}

@@ -1,0 +1,176 @@
+// `ptc serve --http` as a user starts it (the real executable, 127.0.0.1 port 0): the
+// official client lists and runs run_code, SIGTERM ends it after the call in flight;
+// the token rules (a public address without PTC_SERVE_TOKEN is refused; on loopback a
+// token is generated and printed); and `--mcp-url` / `--mcp-header` importing the tools
+// of an HTTP server this test starts.
+import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import { main } from '../../src/cli/main.ts';
+import { createToolRuntime } from '../../src/index.ts';
+import { connectMcpServer, serveMcpHttp } from '../../src/mcp/index.ts';
+import tools from './fixtures/tools.ts';
+import { REPO, scratchDir } from './helpers.ts';
+
+const TOKEN = 'cli-test-token-0123456789';
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+async function ptc(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
+  const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
+  for (const [k, v] of Object.entries(env)) {
+    if (v === undefined) delete process.env[k];
+    else process.env[k] = v;
+  }
+  let out = '';
+  let err = '';
+  try {
+    const code = await main(argv, { out: (t) => (out += t), err: (t) => (err += t) });
+    return { code, out, err };
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      if (v === undefined) delete process.env[k];
+      else process.env[k] = v;
+    }
+  }
+}
+
+/** Spawns `ptc serve --http 127.0.0.1:0 …` and waits for the line that gives its URL. */
+async function spawnServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string; exited: Promise<number | null> }> {
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_OPTIONS: '', ...env };
+  if (env['PTC_SERVE_TOKEN'] === '') delete childEnv['PTC_SERVE_TOKEN'];
+  const child = spawn(process.execPath, ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args], { cwd: REPO, env: childEnv });
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
+      if (match !== null) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
+  });
+  return { child, url, stderr: () => err, exited };
+}
+
+async function client(url: string, token: string): Promise<Client> {
+  const c = new Client({ name: 'cli-test', version: '1' });
+  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  cleanups.push(() => c.close());
+  return c;
+}
+
+describe('ptc serve --http: token rules', () => {
+  it('refuses a public address without PTC_SERVE_TOKEN, before starting anything', async () => {
+    const run = await ptc(['serve', '--http', '0.0.0.0:0'], { PTC_SERVE_TOKEN: undefined });
+    expect(run.code).toBe(2);
+    expect(run.err).toMatch(/^ptc: --http 0\.0\.0\.0:0: refusing to serve on a non-loopback address without a bearer token; set PTC_SERVE_TOKEN[^\n]*\n$/);
+  });
+
+  it('refuses a short token, a bad address, and a wildcard address without --allowed-host', async () => {
+    expect((await ptc(['serve', '--http', '127.0.0.1:0'], { PTC_SERVE_TOKEN: 'short' })).err).toMatch(/PTC_SERVE_TOKEN must be at least 16 characters/);
+    expect((await ptc(['serve', '--http', 'nowhere'], { PTC_SERVE_TOKEN: TOKEN })).err).toMatch(/expected <host:port>/);
+    const wildcard = await ptc(['serve', '--http', '0.0.0.0:0'], { PTC_SERVE_TOKEN: TOKEN });
+    expect(wildcard.code).toBe(2);
+    expect(wildcard.err).toMatch(/needs --allowed-host <name>/);
+    expect((await ptc(['serve', '--allowed-host', 'x'])).err).toMatch(/apply to --http only/);
+  });
+});
+
+describe('ptc serve --http: the real executable', () => {
+  it('serves run_code to the official client and exits 0 on SIGTERM after the call in flight', async () => {
+    const served = await spawnServe(['--mode', 'ptc'], { PTC_SERVE_TOKEN: TOKEN });
+    expect(served.stderr()).not.toContain(TOKEN); // a given token is never printed
+    const c = await client(served.url, TOKEN);
+    expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
+    // A run that is still going when SIGTERM arrives: it finishes and answers.
+    const running = c.callTool({
+      name: 'run_code',
+      arguments: { description: 'Count EU customers', code: 'const c = await tools.list_customers({ region: "EU" }); let n = 0; for (let i = 0; i < 3e7; i++) n += i % 2; return c.length;' },
+    }) as Promise<CallToolResult>;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    served.child.kill('SIGTERM');
+    const result = await running;
+    expect(result.isError).toBe(false);
+    expect(result.structuredContent).toEqual({ logs: [], result: 16 });
+    expect(await served.exited).toBe(0);
+    expect(served.stderr()).toMatch(/shutting down; finishing \d+ request\(s\) in flight/);
+  });
+
+  it('on loopback without PTC_SERVE_TOKEN, generates a token, prints it, and requires it', async () => {
+    const served = await spawnServe([], { PTC_SERVE_TOKEN: '' });
+    const token = /bearer token for this run: (\S+)/.exec(served.stderr())?.[1];
+    expect(token).toMatch(/^[\w-]{40,}$/);
+    const denied = await fetch(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    expect(denied.status).toBe(401);
+    const c = await client(served.url, token!);
+    expect((await c.listTools()).tools.map((t) => t.name)).toContain('list_customers');
+  });
+});
+
+describe('--mcp-url: tools of a remote Streamable HTTP server', () => {
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  async function remote() {
+    const rt = createToolRuntime({ sandbox: false });
+    for (const t of tools) rt.register(t);
+    const server = await serveMcpHttp(rt, { token: TOKEN, port: 0 });
+    cleanups.push(async () => {
+      await server.close();
+      await rt.close();
+    });
+    return server;
+  }
+
+  it('connectMcpServer({ url, headers }) imports the tools; a run_code program calls them', async () => {
+    const server = await remote();
+    const connection = await connectMcpServer({ url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } });
+    cleanups.push(() => connection.close());
+    expect(connection.tools.map((t) => t.name).sort()).toEqual(['add', 'explode', 'greet']);
+    expect(connection.pid).toBeUndefined();
+    const rt = createToolRuntime({ mode: 'ptc' });
+    cleanups.push(() => rt.close());
+    for (const t of connection.tools) rt.register(t);
+    const result = await rt.execute({
+      callId: 'c1',
+      name: 'run_code',
+      arguments: { description: 'Remote add', code: 'const r = await tools.add({ a: 20, b: 22 }); return r.sum;' },
+    });
+    expect(result.value).toEqual({ logs: [], result: 42 });
+  });
+
+  it('ptc run --mcp-url … --mcp-header "Authorization: Bearer …"', async () => {
+    const server = await remote();
+    const file = join(scratch.dir, 'remote.ts');
+    writeFileSync(file, 'const r = await tools.add({ a: 1, b: 2 }); const g = await tools.greet({ who: "Ada" }); return `${g} ${r.sum}`;');
+    const ok = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', `Authorization: Bearer ${TOKEN}`]);
+    expect(ok).toEqual({ code: 0, out: 'hello Ada 3\n', err: '' });
+    const sdk = await ptc(['sdk', '--mcp-url', server.url, '--mcp-header', `Authorization: Bearer ${TOKEN}`]);
+    expect(sdk.out).toMatch(/add\(args: AddArgs\)/);
+  });
+
+  it('without the header the import fails with a usage error that does not echo secrets', async () => {
+    const server = await remote();
+    const file = join(scratch.dir, 'remote2.ts');
+    writeFileSync(file, 'return 1;');
+    const denied = await ptc(['run', file, '--mcp-url', `${server.url}?key=secret-in-query`]);
+    expect(denied.code).toBe(2);
+    expect(denied.err).toMatch(/^ptc: --mcp: MCP server "http:\/\/127\.0\.0\.1:\d+\/mcp" could not be started or listed/);
+    expect(denied.err).not.toContain('secret-in-query');
+    const orphan = await ptc(['run', file, '--mcp-header', 'Authorization: Bearer x', '--mcp-url', server.url]);
+    expect(orphan.err).toMatch(/--mcp-header must follow the --mcp-url/);
+    const malformed = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', 'no colon here']);
+    expect(malformed.err).toMatch(/expected "Name: value"/);
+  });
+});
