@@ -21,6 +21,9 @@ export interface GuestConfig {
   readonly maxCalls: number;
   readonly maxConcurrentCalls: number;
   readonly maxLogBytes: number;
+  readonly maxLogLines: number;
+  /** What one log line costs at least against maxLogBytes. */
+  readonly logLineMinBytes: number;
   readonly maxResultBytes: number;
   readonly maxArgsBytes: number;
   /**
@@ -35,7 +38,7 @@ export interface GuestConfig {
 export type GuestMessage =
   | { readonly t: 'call'; readonly seq: number; readonly tool: string; readonly args: string }
   | { readonly t: 'log'; readonly text: string }
-  | { readonly t: 'logs-truncated' }
+  | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
   | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory'; readonly message: string }
   | { readonly t: 'done'; readonly ok: true; readonly result?: string }
   | {
@@ -122,6 +125,9 @@ let settled = false;
 let maxCalls = 0;
 let maxConcurrent = 1;
 let maxLogBytes = 0;
+let maxLogLines = 0;
+let logLineMinBytes = 0;
+let logLines = 0;
 let maxResultBytes = 0;
 let maxArgsBytes = 0;
 let offHeapLeft = 0;
@@ -542,8 +548,19 @@ function deliver(text) {
   pump();
 }
 
+// Every line costs at least logLineMinBytes, and at most maxLogLines lines are sent: a
+// flood of empty lines ends as surely as a flood of long ones.
+function closeLogs(by) {
+  logsClosed = true;
+  post({ __proto__: null, t: 'logs-truncated', by: by });
+}
+
 function log(prefix, args) {
   if (logsClosed || settled) return;
+  if (logLines >= maxLogLines) {
+    closeLogs('lines');
+    return;
+  }
   const room = maxLogBytes - logBytes;
   let line = prefix;
   for (let i = 0; i < args.length; i++) {
@@ -551,15 +568,16 @@ function log(prefix, args) {
     if (line.length > room) break;
   }
   const fit = utf8Prefix(cut(line, room + 1), room);
-  if (fit.whole) {
-    logBytes += fit.bytes;
+  const cost = fit.bytes > logLineMinBytes ? fit.bytes : logLineMinBytes;
+  if (fit.whole && cost <= room) {
+    logBytes += cost;
+    logLines++;
     post({ __proto__: null, t: 'log', text: line });
     return;
   }
-  if (fit.end > 0) post({ __proto__: null, t: 'log', text: apply(stringSlice, line, [0, fit.end]) });
+  if (!fit.whole && fit.end > 0 && room >= logLineMinBytes) post({ __proto__: null, t: 'log', text: apply(stringSlice, line, [0, fit.end]) });
   logBytes = maxLogBytes;
-  logsClosed = true;
-  post({ __proto__: null, t: 'logs-truncated' });
+  closeLogs('bytes');
 }
 
 const sandboxConsole = {};
@@ -699,6 +717,8 @@ function configure(text) {
   maxCalls = config.maxCalls;
   maxConcurrent = config.maxConcurrentCalls;
   maxLogBytes = config.maxLogBytes;
+  maxLogLines = config.maxLogLines;
+  logLineMinBytes = config.logLineMinBytes;
   maxResultBytes = config.maxResultBytes;
   maxArgsBytes = config.maxArgsBytes;
   offHeapLeft = config.offHeapBytes;

@@ -29,7 +29,7 @@ export type ChildToHost =
   /** The run is over in the child: abort its in-flight calls, refuse new ones. */
   | { readonly type: 'calls-closed'; readonly runId: number }
   | { readonly type: 'log'; readonly runId: number; readonly text: string }
-  | { readonly type: 'logs-truncated'; readonly runId: number }
+  | { readonly type: 'logs-truncated'; readonly runId: number; readonly by: 'bytes' | 'lines' }
   | { readonly type: 'done'; readonly runId: number; readonly outcome: RawRunOutcome }
   /** isolated-vm parked a thread for good: replace this process once its runs end. */
   | { readonly type: 'retire'; readonly reason: string };
@@ -47,8 +47,9 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
         ? (value as ChildToHost)
         : undefined;
     case 'calls-closed':
-    case 'logs-truncated':
       return runIdOk ? (value as ChildToHost) : undefined;
+    case 'logs-truncated':
+      return runIdOk && (m['by'] === 'bytes' || m['by'] === 'lines') ? (value as ChildToHost) : undefined;
     case 'log':
       return runIdOk && typeof m['text'] === 'string' ? (value as ChildToHost) : undefined;
     case 'done':

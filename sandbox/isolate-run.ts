@@ -9,13 +9,14 @@ import type { CallDispatcher } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
 import { MAX_ARGS_BYTES } from './limits.ts';
+import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { locateInProgram } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
 
 export interface LogSink {
   add(text: string): unknown;
-  markTruncated(): void;
+  markTruncated(by: 'bytes' | 'lines'): void;
 }
 
 export interface IsolateRunOptions {
@@ -99,6 +100,8 @@ class Run {
       maxCalls: limits.maxCalls,
       maxConcurrentCalls: limits.maxConcurrentCalls,
       maxLogBytes: limits.maxLogBytes,
+      maxLogLines: limits.maxLogLines,
+      logLineMinBytes: LOG_LINE_MIN_BYTES,
       maxResultBytes: limits.maxResultBytes,
       maxArgsBytes: MAX_ARGS_BYTES,
       offHeapBytes: limits.memoryMb * 1_048_576,
@@ -184,7 +187,7 @@ class Run {
         if (typeof m['text'] === 'string') this.#options.logs.add(m['text']);
         return;
       case 'logs-truncated':
-        this.#options.logs.markTruncated();
+        this.#options.logs.markTruncated(m['by'] === 'lines' ? 'lines' : 'bytes');
         return;
       case 'call':
         this.#onCall(m);

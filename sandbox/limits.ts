@@ -9,6 +9,7 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxConcurrentCalls: 10,
   maxResultBytes: 1_048_576,
   maxLogBytes: 65_536,
+  maxLogLines: 1_000,
 });
 
 /** Arguments of one tool call as JSON text; larger calls are refused in the guest (code ARGS_TOO_LARGE). */

@@ -257,7 +257,7 @@ export class ProcessSandbox implements Sandbox {
         run.logs.add(message.text);
         return;
       case 'logs-truncated':
-        run.logs.markTruncated();
+        run.logs.markTruncated(message.by);
         return;
       case 'done':
         this.#finishRun(child, run, message.outcome);

@@ -73,7 +73,7 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
     };
   }
   if (request.signal?.aborted) return aborted;
-  return { toolNames, limits, logs: new LogBuffer(limits.maxLogBytes, liveLogListener(request.onLog)), program: compiled.program };
+  return { toolNames, limits, logs: new LogBuffer({ maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }, liveLogListener(request.onLog)), program: compiled.program };
 }
 
 /** The caller's onLog, made unable to disturb the run: whatever it throws is dropped. */

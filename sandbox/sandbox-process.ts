@@ -5,7 +5,7 @@ import { notDispatched, type CallDispatcher, type DispatchRequest } from './call
 import type { ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
-import { LogBuffer } from './log-buffer.ts';
+import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
 
@@ -52,22 +52,22 @@ class IpcLogSink {
   readonly #buffer: LogBuffer;
   #truncatedSent = false;
 
-  constructor(runId: number, maxBytes: number) {
+  constructor(runId: number, caps: LogCaps) {
     this.#runId = runId;
-    this.#buffer = new LogBuffer(maxBytes);
+    this.#buffer = new LogBuffer(caps);
   }
 
   add(text: string): void {
     const kept = this.#buffer.add(text);
     if (kept !== undefined) send({ type: 'log', runId: this.#runId, text: kept });
-    if (this.#buffer.truncated) this.markTruncated();
+    if (this.#buffer.truncated) this.markTruncated(this.#buffer.truncatedBy ?? 'bytes');
   }
 
-  markTruncated(): void {
-    this.#buffer.markTruncated();
+  markTruncated(by: 'bytes' | 'lines'): void {
+    this.#buffer.markTruncated(by);
     if (this.#truncatedSent) return;
     this.#truncatedSent = true;
-    send({ type: 'logs-truncated', runId: this.#runId });
+    send({ type: 'logs-truncated', runId: this.#runId, by: this.#buffer.truncatedBy ?? by });
   }
 }
 
@@ -102,7 +102,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
       toolNames,
       limits,
       dispatcher: run.dispatcher,
-      logs: new IpcLogSink(runId, limits.maxLogBytes),
+      logs: new IpcLogSink(runId, { maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }),
     });
     run.handle = handle;
     if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);

@@ -30,8 +30,10 @@ export interface SandboxLimits {
   maxConcurrentCalls: number;
   /** Size of the returned value as JSON text, in bytes. @default 1048576 */
   maxResultBytes: number;
-  /** Captured console output in bytes; the prefix is kept, then a marker. @default 65536 */
+  /** Captured console output in bytes, each line counted as at least 16; the prefix is kept, then a marker. @default 65536 */
   maxLogBytes: number;
+  /** Captured console lines; the first ones are kept, then a marker. @default 1000 */
+  maxLogLines: number;
 }
 
 export type HostCallOutcome =

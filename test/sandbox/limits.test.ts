@@ -212,6 +212,7 @@ describe('sandbox limit defaults', () => {
       maxConcurrentCalls: 10,
       maxResultBytes: 1_048_576,
       maxLogBytes: 65_536,
+      maxLogLines: 1_000,
     });
   });
 

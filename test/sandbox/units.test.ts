@@ -4,31 +4,47 @@ import { compileProgram } from '../../sandbox/compile-program.ts';
 import { versionAtLeast } from '../../sandbox/isolated-vm-version.ts';
 import { DEFAULT_LIMITS, resolveLimits } from '../../sandbox/limits.ts';
 import { locateInProgram } from '../../sandbox/locate-in-program.ts';
-import { LogBuffer, utf8Prefix } from '../../sandbox/log-buffer.ts';
+import { LOG_LINE_MIN_BYTES, LogBuffer, utf8Prefix } from '../../sandbox/log-buffer.ts';
 
 describe('LogBuffer', () => {
+  const caps = (maxBytes: number, maxLines = 1_000) => ({ maxBytes, maxLines });
+
   it('keeps whole lines until the cap, cuts the line that crosses it, then adds one marker', () => {
-    const logs = new LogBuffer(10);
-    expect(logs.add('abcd')).toBe('abcd');
-    expect(logs.add('efghij')).toBe('efghij');
+    const logs = new LogBuffer(caps(40));
+    expect(logs.add('a'.repeat(20))).toBe('a'.repeat(20));
+    expect(logs.add('b'.repeat(30))).toBe('b'.repeat(20));
     expect(logs.add('k')).toBeUndefined();
-    expect(logs.lines()).toStrictEqual(['abcd', 'efghij', '[log output truncated: more than 10 bytes]']);
+    expect(logs.lines()).toStrictEqual(['a'.repeat(20), 'b'.repeat(20), '[log output truncated: more than 40 bytes]']);
   });
 
   it('counts UTF-8 bytes and never splits a surrogate pair', () => {
     expect(utf8Prefix('a😀b', 4)).toBe('a');
     expect(utf8Prefix('a😀b', 5)).toBe('a😀');
-    const logs = new LogBuffer(5);
-    logs.add('ééé');
-    expect(logs.lines()).toStrictEqual(['éé', '[log output truncated: more than 5 bytes]']);
+    const logs = new LogBuffer(caps(21));
+    logs.add('é'.repeat(15));
+    expect(logs.lines()).toStrictEqual(['é'.repeat(10), '[log output truncated: more than 21 bytes]']);
+  });
+
+  it(`counts every line as at least ${LOG_LINE_MIN_BYTES} bytes: empty lines are not free`, () => {
+    const logs = new LogBuffer(caps(LOG_LINE_MIN_BYTES * 4));
+    for (let i = 0; i < 4; i++) expect(logs.add('')).toBe('');
+    expect(logs.add('')).toBeUndefined();
+    expect(logs.lines()).toStrictEqual(['', '', '', '', `[log output truncated: more than ${LOG_LINE_MIN_BYTES * 4} bytes]`]);
+  });
+
+  it('caps the number of lines', () => {
+    const logs = new LogBuffer(caps(100_000, 3));
+    for (let i = 0; i < 3; i++) expect(logs.add(`line ${i}`)).toBe(`line ${i}`);
+    expect(logs.add('line 3')).toBeUndefined();
+    expect(logs.lines()).toStrictEqual(['line 0', 'line 1', 'line 2', '[log output truncated: more than 3 lines]']);
   });
 
   it('shows the marker when the guest reports a truncation', () => {
-    const logs = new LogBuffer(100);
+    const logs = new LogBuffer(caps(100));
     logs.add('a');
-    logs.markTruncated();
+    logs.markTruncated('lines');
     logs.add('b');
-    expect(logs.lines()).toStrictEqual(['a', '[log output truncated: more than 100 bytes]']);
+    expect(logs.lines()).toStrictEqual(['a', '[log output truncated: more than 1000 lines]']);
   });
 });
 
