@@ -1,7 +1,7 @@
 // Vercel AI SDK (`ai` >= 7) in both directions: the runtime's tools as a ToolSet for
 // generateText/streamText, and AI SDK tool() definitions as our tools.
 import { asSchema, jsonSchema, tool, type Tool as AiTool, type ToolSet } from 'ai';
-import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
+import { defineJsonSchemaTool, type OutsideSchema, type Tool } from '../definition/define-tool.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
@@ -11,7 +11,6 @@ import { createTurnBatcher } from './create-turn-batcher.ts';
 import { nonEmptyText } from './non-empty-text.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import { OPENAI_MAX_TOOL_NAME, providerToolNames } from './provider-tool-names.ts';
-import { withoutSchemaDialect } from './without-schema-dialect.ts';
 
 /** What a tool's `toModelOutput` returns. */
 export type AiSdkModelOutput = Awaited<ReturnType<NonNullable<AiTool['toModelOutput']>>>;
@@ -98,9 +97,9 @@ const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
 
 /**
  * AI SDK tool() definitions → our tools (define only; register them yourself). Input
- * and output schemas (zod or jsonSchema) become raw JSON Schema checked against our
- * subset; the tool's own `validate` still parses the input (zod defaults and
- * transforms apply). A streaming `execute` gives its last value.
+ * and output schemas (zod or jsonSchema) become full JSON Schema, validated by ajv;
+ * the tool's own `validate` still parses the input (zod defaults and transforms
+ * apply). A streaming `execute` gives its last value.
  * Throws for provider-executed tools and tools without `execute`.
  */
 export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOptions = {}): Promise<Tool[]> {
@@ -112,8 +111,9 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
     }
     const execute = source.execute.bind(source);
     const input = asSchema(source.inputSchema);
-    const parameters = withoutSchemaDialect(await input.jsonSchema);
-    const outputSchema = source.outputSchema === undefined ? undefined : withoutSchemaDialect(await asSchema(source.outputSchema).jsonSchema);
+    // Full JSON Schema in the dialect its `$schema` names (zod via the AI SDK says draft-07).
+    const parameters = (await input.jsonSchema) as OutsideSchema;
+    const outputSchema = source.outputSchema === undefined ? undefined : ((await asSchema(source.outputSchema).jsonSchema) as OutsideSchema);
     const safe = options.isConcurrencySafe;
     out.push(defineJsonSchemaTool({
       name,

@@ -6,9 +6,12 @@ import { ToolArgsError, type ArgIssue } from '../errors/tool-args-error.ts';
 import { deepFreeze, type JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
+import type { SchemaDialect } from './create-ajv.ts';
 import type { InferArgs, InferNode, JsonValueType, PropertyMap, SchemaNode } from './schema-node.ts';
 import { schemaValidator } from './schema-validator.ts';
+import { isStandardSchema, parseStandardArgs, standardJsonSchema, type StandardSchemaV1 } from './standard-schema.ts';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -67,6 +70,8 @@ export interface Tool {
   readonly parameters: JsonSchema;
   readonly outputSchema: JsonSchema;
   readonly deferLoading: boolean;
+  /** What an outside schema lost at definition (typed loosely, or not validated here); empty for the DSL. */
+  readonly schemaWarnings?: readonly string[];
   readonly timeoutMs: number | undefined;
   /** Validates, then calls the author's body. Throws ToolArgsError (INVALID_ARGS) first if invalid. */
   invoke(args: JsonValue, exec: ToolExecution): Promise<unknown>;
@@ -113,32 +118,89 @@ export function defineTool<const P extends PropertyMap, const O extends SchemaNo
   checkSpec(spec as unknown as Record<string, unknown>);
   const parameters = compileParameters(spec.parameters, 'parameters');
   const outputSchema = compileSchema(spec.output.schema, 'output.schema', { dialect: 'dsl' });
-  return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, parameters, outputSchema);
+  // Compiled once per definition, never per call.
+  return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, {
+    parameters,
+    outputSchema,
+    validateArgs: schemaValidator(parameters, spec.name, 'parameters'),
+    validateOutput: schemaValidator(outputSchema, spec.name, 'output.schema'),
+  });
+}
+
+/** A schema from outside: JSON Schema (an object or `true`/`false`) or a Standard Schema v1 (zod 4, …). */
+export type OutsideSchema = StandardSchemaV1 | { readonly [keyword: string]: unknown } | boolean;
+/** Arguments a body receives: the Standard Schema's parsed output, else any JSON. */
+export type OutsideArgs<P> = [P] extends [StandardSchemaV1] ? StandardSchemaV1.InferOutput<P> : JsonValue;
+/** The value a body returns: what the Standard Schema accepts, else any JSON. */
+export type OutsideValue<O> = [O] extends [StandardSchemaV1] ? StandardSchemaV1.InferInput<O> : JsonValue;
+
+/** The outside-schema form: full JSON Schema or a Standard Schema for the arguments and (optionally) the value. */
+export interface JsonSchemaToolSpec<P extends OutsideSchema, O extends OutsideSchema>
+  extends ToolSpecBase<OutsideArgs<P>, OutsideValue<O>> {
+  readonly parameters: P;
+  readonly output: ToolSpecBase<OutsideArgs<P>, OutsideValue<O>>['output'] & { readonly schema?: O };
+  /** Dialect of a JSON Schema without a recognised `$schema`. @default 'draft-2020-12' */
+  readonly schemaDialect?: SchemaDialect;
+}
+
+const OBJECT_ROOT: JsonSchema = Object.freeze({ type: 'object' });
+const ANY_VALUE: JsonSchema = Object.freeze({});
+
+/** Resolves one outside schema to JSON Schema; a Standard Schema without a usable converter degrades. */
+function outsideJsonSchema(source: unknown, io: 'input' | 'output', degraded: JsonSchema, warnings: string[], where: string, toolName: string): unknown {
+  if (!isStandardSchema(source)) return source;
+  const converted = standardJsonSchema(source, io);
+  if (converted.ok) return converted.schema;
+  warnings.push(`tool "${toolName}": ${where} is typed loosely (${converted.reason})`);
+  return degraded;
 }
 
 /**
- * Defines a tool whose schemas are raw JSON Schema (e.g. imported over MCP), checked
- * against the same supported subset. Absent output schema means any JSON value.
+ * Defines a tool whose schemas come from outside (MCP servers, zod, raw JSON Schema):
+ * full JSON Schema in its dialect (draft 2020-12 or draft-07, chosen by `$schema`),
+ * validated by ajv with formats. A Standard Schema (zod 4, …) is converted to JSON
+ * Schema for models and the SDK, and its own `validate` is the authority on the
+ * arguments (the body receives its parsed output). An absent output schema means any
+ * JSON value. Refused (DefinitionError UNSUPPORTED_SCHEMA) only: a reference outside the
+ * schema, or a schema beyond the nesting/size limits. A schema ajv cannot compile is kept
+ * unvalidated here, with a note in `schemaWarnings`.
  */
-export function defineJsonSchemaTool(
-  spec: ToolSpecBase<JsonValue, JsonValue> & {
-    readonly parameters: unknown;
-    readonly output: ToolSpecBase<JsonValue, JsonValue>['output'] & { readonly schema?: unknown };
-  },
-): Tool {
+export function defineJsonSchemaTool<const P extends OutsideSchema, const O extends OutsideSchema = true>(spec: JsonSchemaToolSpec<P, O>): Tool {
   checkSpec({ ...spec, output: { ...spec.output, schema: spec.output.schema ?? {} } } as unknown as Record<string, unknown>);
-  const parameters = compileSchema(spec.parameters, 'parameters', { dialect: 'json-schema' });
-  if (parameters.type !== 'object') {
-    throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at parameters: the root must be { type: "object" }`, { path: 'parameters' });
+  const warnings: string[] = [];
+  const defaultDialect = spec.schemaDialect ?? 'draft-2020-12';
+  const rawParameters = outsideJsonSchema(spec.parameters, 'input', OBJECT_ROOT, warnings, 'parameters', spec.name);
+  const parameters = compileJsonSchema(rawParameters, { path: 'parameters', toolName: spec.name, defaultDialect, fallback: OBJECT_ROOT });
+  const rootType = parameters.schema.type;
+  if (rootType !== undefined && rootType !== 'object' && !(Array.isArray(rootType) && rootType.includes('object'))) {
+    throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at parameters: the root must be { type: "object" } (tool arguments are an object), got type ${JSON.stringify(rootType)}`, { path: 'parameters' });
   }
-  const outputSchema = compileSchema(spec.output.schema ?? {}, 'output.schema', { dialect: 'json-schema' });
-  return buildTool(spec, parameters, outputSchema);
+  const rawOutput = spec.output.schema === undefined ? ANY_VALUE : outsideJsonSchema(spec.output.schema, 'output', ANY_VALUE, warnings, 'output.schema', spec.name);
+  const output = compileJsonSchema(rawOutput, { path: 'output.schema', toolName: spec.name, defaultDialect, fallback: ANY_VALUE });
+  for (const compiled of [parameters, output]) if (compiled.warning !== undefined) warnings.push(compiled.warning);
+  const standard = isStandardSchema(spec.parameters) ? spec.parameters : undefined;
+  return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, {
+    parameters: parameters.schema,
+    outputSchema: output.schema,
+    validateArgs: parameters.validate,
+    validateOutput: output.validate,
+    ...(standard === undefined ? {} : { parseArgs: (args: JsonValue) => parseStandardArgs(standard, spec.name, args) as Promise<JsonValue> }),
+    schemaWarnings: warnings,
+  });
 }
 
-function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, parameters: JsonSchema, outputSchema: JsonSchema): Tool {
-  // Compiled once per definition, never per call.
-  const validateArgs = schemaValidator(parameters, spec.name, 'parameters');
-  const validateOutput = schemaValidator(outputSchema, spec.name, 'output.schema');
+interface CompiledSchemas {
+  readonly parameters: JsonSchema;
+  readonly outputSchema: JsonSchema;
+  readonly validateArgs: ValidateFunction;
+  readonly validateOutput: ValidateFunction;
+  /** The authority on arguments after ajv, when the schema has its own (Standard Schema). */
+  readonly parseArgs?: (args: JsonValue) => Promise<JsonValue>;
+  readonly schemaWarnings?: readonly string[];
+}
+
+function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledSchemas): Tool {
+  const { parameters, outputSchema, validateArgs, validateOutput, parseArgs } = compiled;
   // The compiled schemas are shared with every projection sent to a model: nobody may edit them.
   deepFreeze(parameters);
   deepFreeze(outputSchema);
@@ -154,11 +216,12 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, parameters: JsonSch
     parameters,
     outputSchema,
     deferLoading: spec.deferLoading === true,
+    schemaWarnings: Object.freeze([...(compiled.schemaWarnings ?? [])]),
     timeoutMs: spec.timeoutMs,
     async invoke(args, exec) {
       const issues = issuesOf(validateArgs, args);
       if (issues.length > 0) throw new ToolArgsError(spec.name, issues);
-      return userExecute(args, exec);
+      return userExecute(parseArgs === undefined ? args : await parseArgs(args), exec);
     },
     argIssues: (args) => issuesOf(validateArgs, args),
     outputIssues: (value) => issuesOf(validateOutput, value),

@@ -1,16 +1,39 @@
-// One shared ajv instance; each schema is compiled exactly once, at definition time.
-import { Ajv, type ValidateFunction } from 'ajv';
+// One shared ajv instance per schema kind; each schema is compiled exactly once, at definition time.
+import type { ValidateFunction } from 'ajv';
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonSchema } from './compile-schema.ts';
+import { createAjv, type AjvKind, type AnyAjv } from './create-ajv.ts';
 
-// ownProperties: a property named "constructor" or "toString" must not be read from
-// Object.prototype (ajv's default would see an absent optional one as present).
-const ajv = new Ajv({ strict: true, allErrors: true, allowUnionTypes: true, validateSchema: true, ownProperties: true });
+const instances = new Map<AjvKind, AnyAjv>();
+const ajvFor = (kind: AjvKind): AnyAjv => {
+  let ajv = instances.get(kind);
+  if (ajv === undefined) {
+    ajv = createAjv(kind);
+    instances.set(kind, ajv);
+  }
+  return ajv;
+};
 
+/** Compiles a DSL schema (already checked by our compiler). Throws DefinitionError if ajv refuses it. */
 export function schemaValidator(schema: JsonSchema, toolName: string, where: string): ValidateFunction {
   try {
-    return ajv.compile(schema);
+    return ajvFor('dsl').compile(schema);
   } catch (error) {
     throw new DefinitionError('UNSUPPORTED_SCHEMA', `tool "${toolName}": ${where} could not be compiled: ${(error as Error).message}`, { where });
+  }
+}
+
+/**
+ * Compiles an outside schema in its dialect. The schema is removed from ajv's registry
+ * right after, so two tools may declare the same `$id` and one tool can never reach
+ * another's schema through a `$ref`. Throws what ajv throws (MissingRefError for a
+ * reference it cannot resolve locally: ajv never fetches).
+ */
+export function jsonSchemaValidator(schema: JsonSchema, kind: Exclude<AjvKind, 'dsl'>): ValidateFunction {
+  const ajv = ajvFor(kind);
+  try {
+    return ajv.compile(schema);
+  } finally {
+    ajv.removeSchema(schema);
   }
 }

@@ -1,11 +1,14 @@
 // Starts one MCP server over stdio (or reaches a remote one over Streamable HTTP), lists
-// its tools (every page) and defines one of our tools per MCP tool. A tool whose schema we cannot represent is skipped with a
-// warning, so one odd tool does not make the whole server unusable.
+// its tools (every page) and defines one of our tools per MCP tool. Schemas are full
+// JSON Schema: a tool is skipped (with a warning) only when its schema is refused as
+// unsafe — a remote `$ref`, or beyond the nesting/size limits — so one odd tool never
+// makes the whole server unusable.
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { defineMcpTool } from './define-mcp-tool.ts';
@@ -42,13 +45,13 @@ export interface McpServerCommand {
 export interface SkippedMcpTool {
   readonly server: string;
   readonly tool: string;
-  /** The unsupported JSON Schema keyword, when that is the reason. */
+  /** The refused JSON Schema keyword (`$ref`), when that is the reason. */
   readonly keyword?: string;
   readonly reason: string;
 }
 
 export interface ConnectMcpOptions {
-  /** Where skip warnings go. @default console.warn (stderr) */
+  /** Where warnings go (a skipped tool, a schema not validated here). @default console.warn (stderr) */
   readonly onWarning?: (message: string) => void;
   /** Receives the server's stderr text. @default kept (last 8 KiB) for error messages only */
   readonly onStderr?: (text: string) => void;
@@ -69,6 +72,12 @@ export interface McpConnection {
 }
 
 const STDERR_TAIL = 8 * 1024;
+
+const PERMISSIVE_VALIDATOR: jsonSchemaValidator = {
+  getValidator<T>(): JsonSchemaValidator<T> {
+    return (input) => ({ valid: true, data: input as T, errorMessage: undefined });
+  },
+};
 
 const isUrlSpec = (spec: McpServerSpec): spec is McpServerUrl => typeof spec === 'object' && spec !== null && 'url' in spec;
 
@@ -145,7 +154,10 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     transport = stdio;
     pidOf = () => stdio.pid ?? undefined;
   }
-  const client = new Client({ name: 'ptc-runtime', version: '0' });
+  // Our pipeline validates structuredContent against the output schema in its own
+  // dialect; the SDK's draft-07 validator would refuse a 2020-12 schema and fail the
+  // whole listing, so the client's check is left to us.
+  const client = new Client({ name: 'ptc-runtime', version: '0' }, { jsonSchemaValidator: PERMISSIVE_VALIDATOR });
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
@@ -177,20 +189,23 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const skipped: SkippedMcpTool[] = [];
   for (const entry of listed) {
     try {
-      tools.push(defineMcpTool(client, entry, {
+      const tool = defineMcpTool(client, entry, {
         serverName,
         ...(resolved.prefix === undefined ? {} : { prefix: resolved.prefix }),
         ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
-      }));
+      });
+      tools.push(tool);
+      for (const warning of tool.schemaWarnings ?? []) warn(`MCP server "${serverName}": ${warning}`);
     } catch (error) {
       if (!(error instanceof DefinitionError)) {
         await close().catch(() => {});
         throw error;
       }
-      const keyword = /keyword "([^"]+)"/u.exec(error.message)?.[1];
-      const reason = error.message.replace(/ \(supported subset: .*$/su, '');
+      const detail = error.details?.keyword;
+      const keyword = typeof detail === 'string' ? detail : undefined;
+      const reason = error.message;
       skipped.push({ server: serverName, tool: entry.name, ...(keyword === undefined ? {} : { keyword }), reason });
-      warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (unsupported schema keyword "${keyword}")`}: ${reason}`);
+      warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (refused schema keyword "${keyword}")`}: ${reason}`);
     }
   }
   const pid = pidOf();

@@ -1,9 +1,9 @@
 // One tool an MCP server lists → one of our tools that calls it over the client.
-// inputSchema → parameters and outputSchema → output schema (raw JSON Schema, checked
-// against our subset); structuredContent → the canonical value, else the text content.
+// inputSchema → parameters and outputSchema → output schema (full JSON Schema, 2020-12
+// unless the schema's `$schema` says otherwise, as MCP specifies); structuredContent →
+// the canonical value, else the text content.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ContentBlock as McpContentBlock, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { withoutSchemaDialect } from '../adapters/without-schema-dialect.ts';
 import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { mcpContentText, mcpImages } from './mcp-content.ts';
@@ -31,8 +31,9 @@ export class McpToolError extends Error {
 const renderValue = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
 /**
- * Defines (does not register) the tool. Throws DefinitionError when a schema uses a
- * keyword outside the supported subset, or the name is not a valid tool name.
+ * Defines (does not register) the tool. Throws DefinitionError only when a schema is
+ * refused (a remote `$ref`, beyond the nesting/size limits) or the name is not a valid
+ * tool name; what a schema loses otherwise is in the tool's `schemaWarnings`.
  */
 export function defineMcpTool(client: Client, listed: McpTool, options: McpToolOptions): Tool {
   const mcpName = listed.name;
@@ -40,9 +41,10 @@ export function defineMcpTool(client: Client, listed: McpTool, options: McpToolO
   return defineJsonSchemaTool({
     name: `${options.prefix ?? ''}${mcpName}`,
     description: listed.description ?? listed.title ?? listed.annotations?.title ?? '',
-    parameters: withoutSchemaDialect(listed.inputSchema),
+    parameters: listed.inputSchema,
+    schemaDialect: 'draft-2020-12',
     output: {
-      ...(listed.outputSchema === undefined ? {} : { schema: withoutSchemaDialect(listed.outputSchema) }),
+      ...(listed.outputSchema === undefined ? {} : { schema: listed.outputSchema }),
       render: (_args, value) => [{ type: 'text', text: renderValue(value) }],
     },
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),

@@ -90,16 +90,14 @@ describe('the validating wrapper: invalid input never runs the body', () => {
     expect(body).not.toHaveBeenCalled();
   });
 
-  it('reports every issue with its JSON pointer', () => {
+  it('reports the first issue with its JSON pointer (validation stops there: bounded work)', () => {
     const tool = defineTool({
       ...valid,
       parameters: { a: { type: 'integer', required: true }, o: { type: 'object', additionalProperties: false, properties: { b: { type: 'boolean' } } } },
       execute: () => 'x',
     });
-    expect(tool.argIssues({ a: 'x', o: { b: 1 } })).toEqual([
-      { path: '/a', message: 'must be integer' },
-      { path: '/o/b', message: 'must be boolean' },
-    ]);
+    expect(tool.argIssues({ a: 'x', o: { b: 1 } })).toEqual([{ path: '/a', message: 'must be integer' }]);
+    expect(tool.argIssues({ a: 1, o: { b: 1 } })).toEqual([{ path: '/o/b', message: 'must be boolean' }]);
   });
 
   it('calls the body with the validated args and the exec when they fit', async () => {

@@ -246,7 +246,7 @@ describe('depth and cycles', () => {
   });
 });
 
-describe('defineJsonSchemaTool (raw JSON Schema subset)', () => {
+describe('defineJsonSchemaTool (full JSON Schema from outside)', () => {
   const base = { name: 'raw', description: 'd', output: { render: () => text('x') }, execute: () => null };
 
   it('reads required arrays, treats absent additionalProperties as open and an absent output schema as any JSON', () => {
@@ -259,10 +259,28 @@ describe('defineJsonSchemaTool (raw JSON Schema subset)', () => {
     expect(tool.outputIssues([1, { b: null }])).toEqual([]);
   });
 
+  it('accepts keywords outside the DSL subset: an unknown format is ignored, a known one is checked', () => {
+    const tool = defineJsonSchemaTool({
+      ...base,
+      parameters: { type: 'object', properties: { a: { type: 'string', format: 'x-vendor' }, e: { type: 'string', format: 'email' } } },
+    });
+    expect(tool.argIssues({ a: 'anything', e: 'a@b.co' })).toEqual([]);
+    expect(tool.argIssues({ e: 'not an email' })).toEqual([{ path: '/e', message: 'must match format "email"' }]);
+    expect(tool.schemaWarnings).toEqual([]);
+  });
+
+  it('keeps a schema ajv cannot compile, unvalidated here, with a warning', () => {
+    const tool = defineJsonSchemaTool({ ...base, parameters: { type: 'object', properties: { a: { type: 'string', minLength: 'two' } } } });
+    expect(tool.argIssues({ a: 1 })).toEqual([]);
+    expect(tool.argIssues('not an object' as never)).not.toEqual([]);
+    expect(tool.schemaWarnings).toEqual([expect.stringContaining('tool "raw": parameters is not validated here')]);
+  });
+
   it.each([
     ['a non-object root', { type: 'string' }, 'root must be'],
-    ['an unsupported keyword', { type: 'object', properties: { a: { type: 'string', format: 'x' } } }, 'parameters.properties["a"].format'],
-    ['the DSL-only json type', { type: 'object', properties: { a: { type: 'json' } } }, 'DSL type'],
+    ['a remote $ref', { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } }, 'parameters["properties"]["a"].$ref: keyword "$ref" points outside the schema'],
+    ['a $ref that does not resolve', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, 'cannot be resolved'],
+    ['a schema nested too deep', { type: 'object', properties: { a: JSON.parse(`${'{"items":'.repeat(200)}{}${'}'.repeat(200)}`) as object } }, 'nested deeper than 128'],
   ])('refuses %s', (_label, parameters, mention) => {
     const error = defineError(() => defineJsonSchemaTool({ ...base, parameters }));
     expect(error.code).toBe('UNSUPPORTED_SCHEMA');

@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import { commandLine, EVERYTHING, FS, scratchDir } from './helpers.ts';
+import { commandLine, EVERYTHING, FS, JSON_SCHEMA_SERVER, scratchDir } from './helpers.ts';
 
 async function ptc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -73,11 +73,15 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
     expect(r.out).toMatch(/^1:\d+ .*'size'/u);
   });
 
-  it('skipped tools are warned about on stderr; the rest works', async () => {
-    const r = await ptc('schemas', '--mcp', commandLine(EVERYTHING.entry));
+  it('every tool of server-everything is imported (formats and all); a refused tool is warned about on stderr; the rest works', async () => {
+    const everything = await ptc('schemas', '--mcp', commandLine(EVERYTHING.entry));
+    expect(everything.code).toBe(0);
+    expect(everything.err).toBe('');
+    expect((JSON.parse(everything.out) as { name: string }[]).map((t) => t.name)).toEqual(expect.arrayContaining(['get-sum', 'gzip-file-as-resource']));
+    const r = await ptc('schemas', '--mcp', commandLine(JSON_SCHEMA_SERVER));
     expect(r.code).toBe(0);
-    expect(r.err).toMatch(/^ptc: warning: MCP server "mcp-servers\/everything": skipped tool "gzip-file-as-resource" \(unsupported schema keyword "format"\)/u);
-    expect((JSON.parse(r.out) as { name: string }[]).map((t) => t.name)).toContain('get-sum');
+    expect(r.err).toMatch(/^ptc: warning: MCP server "json-schema-fixture": skipped tool "fetch_remote" \(refused schema keyword "\$ref"\)/mu);
+    expect((JSON.parse(r.out) as { name: string }[]).map((t) => t.name)).toContain('count_tree');
   });
 
   it('usage errors: a server that does not start, an unterminated quote, too many prefixes', async () => {

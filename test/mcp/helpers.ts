@@ -10,7 +10,7 @@ export const PTC_BIN = join(REPO, 'bin', 'ptc.js');
 const pkgDir = (name: string): string => join(REPO, 'node_modules', ...name.split('/'));
 
 /** `node <entry>` of an installed MCP server package (its `bin`). */
-export function serverEntry(name: '@modelcontextprotocol/server-filesystem' | '@modelcontextprotocol/server-everything'): { entry: string; version: string } {
+export function serverEntry(name: '@modelcontextprotocol/server-filesystem' | '@modelcontextprotocol/server-everything' | '@modelcontextprotocol/server-memory'): { entry: string; version: string } {
   const pkg = JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
   const bin = Object.values(pkg.bin)[0]!;
   return { entry: join(pkgDir(name), bin), version: pkg.version };
@@ -18,6 +18,9 @@ export function serverEntry(name: '@modelcontextprotocol/server-filesystem' | '@
 
 export const FS = serverEntry('@modelcontextprotocol/server-filesystem');
 export const EVERYTHING = serverEntry('@modelcontextprotocol/server-everything');
+export const MEMORY = serverEntry('@modelcontextprotocol/server-memory');
+/** Our own stdio MCP server whose tools use every JSON Schema keyword the import accepts (and one it refuses). */
+export const JSON_SCHEMA_SERVER = join(REPO, 'test', 'mcp', 'fixtures', 'json-schema-server.ts');
 
 /** A command line that starts a server with this Node (paths quoted for the splitter). */
 export const commandLine = (entry: string, ...args: string[]): string =>

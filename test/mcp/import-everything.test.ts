@@ -22,17 +22,13 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
     await rt?.close();
   });
 
-  it('skips a tool whose schema uses an unsupported keyword, with a warning naming the tool and keyword', () => {
-    // gzip-file-as-resource declares `format: "uri"`, outside our subset.
-    expect(imported.skipped).toEqual([
-      expect.objectContaining({ server: 'mcp-servers/everything', tool: 'gzip-file-as-resource', keyword: 'format' }),
-    ]);
-    expect(warnings).toHaveLength(1);
-    expect(warnings[0]).toContain('skipped tool "gzip-file-as-resource"');
-    expect(warnings[0]).toContain('unsupported schema keyword "format"');
-    expect(rt.tool('gzip-file-as-resource')).toBeUndefined();
-    // The rest of the server stays usable.
-    expect(imported.tools).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-structured-content', 'get-tiny-image']));
+  it('imports every tool, with no warning: full JSON Schema, formats included', async () => {
+    // gzip-file-as-resource declares `format: "uri"`, once outside our subset.
+    expect(imported.skipped).toEqual([]);
+    expect(warnings).toEqual([]);
+    expect(imported.tools).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-structured-content', 'get-tiny-image', 'gzip-file-as-resource']));
+    const result = await rt.execute({ callId: 'g1', name: 'gzip-file-as-resource', arguments: { name: 'x.gz', data: 'not a uri' } });
+    expect(result.error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('must match format "uri"') });
   });
 
   it('without outputSchema the value is the text content and the SDK returns JsonValue', async () => {
