@@ -34,18 +34,28 @@ interface Io {
   readonly err: (text: string) => void;
 }
 
-/** The --mcp servers of a command and where their warnings go. */
-interface McpLoad {
-  readonly options: McpCliOptions;
-  readonly warn: (text: string) => void;
+/** Where a command's tools come from: `--tools`, `--mcp`, and `--demo-tools`. */
+interface ToolSources extends McpCliOptions {
+  readonly tools?: string;
+  readonly demoTools?: boolean;
 }
 
-async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undefined, body: (rt: ToolRuntime) => Promise<T>, mcp?: McpLoad): Promise<T> {
+/**
+ * The built-in example tools (which include one that changes data, `flag_order`) are
+ * loaded only when asked for with --demo-tools, or when no other tools are given:
+ * never beside your own --tools, --mcp or --mcp-url tools.
+ */
+const wantsDemoTools = (o: ToolSources): boolean =>
+  o.demoTools === true || (o.tools === undefined && (o.mcp ?? []).length === 0 && (o.mcpUrl ?? []).length === 0);
+
+async function withRuntime<T>(options: ToolRuntimeOptions, sources: ToolSources, body: (rt: ToolRuntime) => Promise<T>, warn: (text: string) => void): Promise<T> {
+  // Tools' timeoutMs is enforced: createToolRuntime installs the timeout policy by default.
   const rt = createToolRuntime(options);
   let closeMcp = async (): Promise<void> => {};
   try {
-    await loadTools(rt, tools);
-    if (mcp !== undefined) closeMcp = await loadMcpServers(rt, mcp.options, (message) => mcp.warn(`ptc: warning: ${message}\n`));
+    if (wantsDemoTools(sources)) await loadTools(rt, undefined);
+    if (sources.tools !== undefined) await loadTools(rt, sources.tools);
+    closeMcp = await loadMcpServers(rt, sources, (message) => warn(`ptc: warning: ${message}\n`));
     return await body(rt);
   } finally {
     await closeMcp();
@@ -55,7 +65,7 @@ async function withRuntime<T>(options: ToolRuntimeOptions, tools: string | undef
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** `--mcp`, `--mcp-prefix`, `--mcp-url` and `--mcp-header`, on every command that loads tools. */
+/** `--mcp`, `--mcp-prefix`, `--mcp-url`, `--mcp-header` and `--demo-tools`, on every command that loads tools. */
 function withMcpOptions(command: Command): Command {
   // Commander parses options in command-line order: a header belongs to the --mcp-url before it.
   let urls = 0;
@@ -69,7 +79,8 @@ function withMcpOptions(command: Command): Command {
     .option('--mcp-header <Name: value>', 'an HTTP header (e.g. "Authorization: Bearer …") for the --mcp-url before it (repeatable)', (value: string, previous: McpHeaderFlag[] = []) => [
       ...previous,
       { server: urls - 1, header: value },
-    ]);
+    ])
+    .option('--demo-tools', 'also load the built-in example shop tools (loaded by default only when no --tools, --mcp or --mcp-url is given)');
 }
 
 function agentOption(rt: ToolRuntime, agent: string | undefined): { agent?: string } {
@@ -109,26 +120,26 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('sdk')
     .description('Print the TypeScript SDK a model would see')
-    .option('--tools <module>', 'module whose default export is an array of tools or a function (runtime) => void')
+    .option('--tools <module>', 'module whose default export is an array of tools or a function (runtime) => void (the built-in example tools are loaded only without --tools and --mcp)')
     .option('--agent <id>', 'the agent whose visible tools form the SDK')
-    .action(async (o: { tools?: string; agent?: string } & McpCliOptions) => {
-      await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => {
+    .action(async (o: { agent?: string } & ToolSources) => {
+      await withRuntime({ mode: 'ptc' }, o, async (rt) => {
         io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
-      }, { options: o, warn: io.err });
+      }, io.err);
       setExit(0);
     });
 
   program
     .command('schemas')
     .description('Print the tool list a provider would receive (in ptc/both, run_code carries the SDK in its description)')
-    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
     .addOption(new Option('--mode <mode>', 'tool mode').choices(['native', 'ptc', 'both']).default('native'))
     .addOption(new Option('--format <format>', 'provider format').choices([...SCHEMA_FORMATS]).default('raw'))
-    .action(async (o: { tools?: string; mode: ToolMode; format: SchemaFormat } & McpCliOptions) => {
-      // A bare tool list must stand alone: the model learns the SDK from run_code's description.
-      await withRuntime({ mode: o.mode, embedSdkInDescription: true }, o.tools, async (rt) => {
+    .action(async (o: { mode: ToolMode; format: SchemaFormat } & ToolSources) => {
+      // A bare tool list stands alone: run_code's description carries the SDK (the runtime's default).
+      await withRuntime({ mode: o.mode }, o, async (rt) => {
         io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
-      }, { options: o, warn: io.err });
+      }, io.err);
       setExit(0);
     });
 
@@ -136,14 +147,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('run')
     .description('Run a program exactly as run_code would and print its content')
     .argument('<file>', 'program file, or - for standard input')
-    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
     .addOption(new Option('--mode <mode>', 'tool mode').choices(['ptc', 'both']).default('ptc'))
     .option('--timeout-ms <n>', 'wall-clock deadline of the run', positiveInt('--timeout-ms'))
     .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
     .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
     .option('--json', 'print the run_code result as one JSON object')
     .option('--agent <id>', 'run as this agent (its scope, restrictions and guards)')
-    .action(async (file: string, o: { tools?: string; mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean; agent?: string } & McpCliOptions) => {
+    .action(async (file: string, o: { mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean; agent?: string } & ToolSources) => {
       const code = await readProgram(file);
       const limits: Partial<SandboxLimits> = {
         ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
@@ -156,9 +167,9 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         const flags: Record<string, string> = { wallTimeMs: '--timeout-ms', memoryMb: '--memory-mb', maxCalls: '--max-calls' };
         throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
       }
-      const result = await withRuntime({ mode: o.mode, limits }, o.tools, (rt) =>
+      const result = await withRuntime({ mode: o.mode, limits }, o, (rt) =>
         rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) }),
-      { options: o, warn: io.err });
+      io.err);
       if (o.json === true) {
         io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
       } else {
@@ -172,11 +183,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .command('check')
     .description('Type-check a program against the SDK; prints line:column message')
     .argument('<file>', 'program file, or - for standard input')
-    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
     .option('--agent <id>', "check against this agent's SDK (its visible tools)")
-    .action(async (file: string, o: { tools?: string; agent?: string } & McpCliOptions) => {
+    .action(async (file: string, o: { agent?: string } & ToolSources) => {
       const code = await readProgram(file);
-      const diagnostics = await withRuntime({ mode: 'ptc' }, o.tools, async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code), { options: o, warn: io.err });
+      const diagnostics = await withRuntime({ mode: 'ptc' }, o, async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code), io.err);
       for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
       setExit(diagnostics.length > 0 ? 1 : 0);
     });
@@ -184,25 +195,25 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('serve')
     .description('Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects, or over Streamable HTTP with --http')
-    .option('--tools <module>', 'tools module (default: built-in example tools)')
+    .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
     .addOption(new Option('--mode <mode>', 'tool mode: ptc exposes run_code only (the SDK in its description), both exposes everything').choices(['native', 'ptc', 'both']).default('native'))
     .option('--http <host:port>', 'serve MCP over Streamable HTTP (stateless) at http://<host:port>/mcp instead of stdio; needs PTC_SERVE_TOKEN unless loopback')
     .option('--allowed-host <name>', '--http: a Host name clients may use besides loopback and the bound address (repeatable; required when binding 0.0.0.0)', collect)
     .option('--allowed-origin <origin>', '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)', collect)
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
-    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number } & McpCliOptions) => {
+    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number } & ToolSources) => {
       if (o.http !== undefined) {
         const flags: HttpServeFlags = { ...o, http: o.http };
         // Address and token are checked before any tool or server starts.
         const plan = planHttpServe(flags, process.env);
-        await withRuntime({ mode: o.mode }, o.tools, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), { options: o, warn: io.err });
+        await withRuntime({ mode: o.mode }, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
         setExit(0);
         return;
       }
       if (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined) {
         throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
       }
-      await withRuntime({ mode: o.mode }, o.tools, async (rt) => {
+      await withRuntime({ mode: o.mode }, o, async (rt) => {
         const { serveMcpStdio } = await import('../mcp/index.ts');
         const stop = new AbortController();
         const onSignal = (): void => stop.abort();
@@ -214,7 +225,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);
         }
-      }, { options: o, warn: io.err });
+      }, io.err);
       setExit(0);
     });
 

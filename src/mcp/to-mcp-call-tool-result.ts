@@ -1,8 +1,10 @@
 // A ToolResult as an MCP tools/call result: `content` from the rendered content,
-// `structuredContent` from the canonical value (MCP allows only an object there),
+// `structuredContent` from the canonical value (MCP allows only an object there; left
+// out when post-execute replaced the content, so that a redaction holds),
 // `isError` for failures, and our error code and contexts under `_meta`.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonValue } from '../json/json-value.ts';
+import { isContentReplaced } from '../pipeline/content-replaced.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { toMcpContent } from './mcp-content.ts';
 
@@ -19,7 +21,8 @@ export function toMcpCallToolResult(result: ToolResult): CallToolResult {
   if (result.additionalContexts !== undefined && result.additionalContexts.length > 0) meta[MCP_META_CONTEXTS] = result.additionalContexts;
   return {
     content: toMcpContent(result.content),
-    ...(!result.isError && isObject(result.value) ? { structuredContent: result.value as Record<string, unknown> } : {}),
+    // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
+    ...(!result.isError && isObject(result.value) && !isContentReplaced(result) ? { structuredContent: result.value as Record<string, unknown> } : {}),
     isError: result.isError,
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };

@@ -10,6 +10,7 @@ import { ToolArgsError } from '../errors/tool-args-error.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import type { AgentRef, ToolRegistry } from '../registry/tool-registry.ts';
 import type { ApprovalRequestInput, PostDecision, PreDecision } from './decisions.ts';
+import { markContentReplaced } from './content-replaced.ts';
 import { accept, allow } from './decisions.ts';
 import { checkContent, checkContexts } from './content.ts';
 import { ExecutionState } from './execution-state.ts';
@@ -398,7 +399,7 @@ async function postExecute(
     const tool = deps.resolveTool(exec.name, exec.agent);
     next = tool === undefined ? errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`) : successDraft(tool, exec, changes.value);
   } else if (hasContent) {
-    next = { ...draft, content: checkContent(changes.content, 'accept({ content })') };
+    next = { ...draft, content: checkContent(changes.content, 'accept({ content })'), contentReplaced: true };
   }
   return { draft: next, contexts: [...exec.deferredContexts, ...checkContexts(changes.additionalContexts, 'accept({ additionalContexts })')] };
 }
@@ -420,6 +421,7 @@ async function finish(
       result = materialize(exec, pipelineErrorDraft('finalizeContent', error), contexts, false);
     }
   }
+  if (draft.contentReplaced === true && !result.isError) markContentReplaced(result);
   exec.finish();
   for (const observer of deps.hooks.list('tools/result')) {
     try {

@@ -14,6 +14,8 @@ export interface Draft {
   readonly content: readonly ContentBlock[];
   readonly error?: ToolErrorInfo;
   readonly presentationMeta?: JsonValue;
+  /** post-execute replaced the content and kept the value (see content-replaced.ts). */
+  readonly contentReplaced?: true;
 }
 
 /** Messages whose text the SPEC fixes. */

@@ -17,6 +17,7 @@ import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } fro
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
+import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
@@ -51,6 +52,14 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * @default true
    */
   readonly embedSdkInDescription?: boolean;
+  /**
+   * Enforces each tool's `timeoutMs` (an around-dispatch deadline; a late call fails
+   * with TOOL_TIMEOUT once its body settled, see installTimeoutPolicy). On by default;
+   * options such as `graceMs` go here; `false` turns it off (then `timeoutMs` is only
+   * a declaration, and you may install your own policy).
+   * @default {}
+   */
+  readonly timeoutPolicy?: TimeoutPolicyOptions | false;
   /** Model-visible text of a run_code result, in characters. @default 65536 */
   readonly maxVisibleChars?: number;
 }
@@ -148,6 +157,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       throw new TypeError(`createToolRuntime: limits: ${(error as Error).message}`);
     }
   }
+  const timeoutPolicy = options.timeoutPolicy ?? {};
+  if (timeoutPolicy !== false && (typeof timeoutPolicy !== 'object' || timeoutPolicy === null)) {
+    throw new TypeError(`createToolRuntime: timeoutPolicy must be false or an options object such as { graceMs: 1000 }, got ${String(timeoutPolicy)}`);
+  }
   const maxVisibleChars = options.maxVisibleChars ?? DEFAULT_MAX_VISIBLE_CHARS;
   if (!Number.isSafeInteger(maxVisibleChars) || maxVisibleChars < 1) {
     throw new TypeError(`createToolRuntime: maxVisibleChars must be a positive integer (characters), got ${String(maxVisibleChars)}`);
@@ -212,7 +225,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return Object.freeze({ ...base, description: `${RUN_CODE_DESCRIPTION}${instruction}\n\n${sdkFor(agent)}` });
   };
 
-  return {
+  const runtime: ToolRuntime = {
     register: (tool, o) => registry.register(tool, o),
     createAgent: (id, o) => registry.createAgent(id, o),
     restrict: (agent, r) => registry.restrict(agent, r),
@@ -263,4 +276,6 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       sandbox = ownsSandbox ? undefined : sandbox;
     },
   };
+  if (timeoutPolicy !== false) installTimeoutPolicy(runtime, timeoutPolicy);
+  return runtime;
 }

@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
-import { createToolRuntime, defineTool, deny, type ToolRuntime, type ToolRuntimeOptions } from '../../src/index.ts';
+import { accept, createToolRuntime, defineTool, deny, type ToolRuntime, type ToolRuntimeOptions } from '../../src/index.ts';
 import { PassThrough } from 'node:stream';
 import { createMcpServer, MCP_META_CONTEXTS, MCP_META_ERROR, serveMcpStdio } from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
@@ -148,6 +148,30 @@ describe('createMcpServer: tools/call', () => {
     const direct = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
     expect(direct.isError).toBe(true);
     expect(direct.content).toEqual([{ type: 'text', text: expect.stringContaining('only run_code is callable directly') }]);
+  });
+
+  it('redaction holds: a result whose content post-execute replaced has no structuredContent; a replaced value is sent', async () => {
+    const { client } = await connect({}, (rt) => {
+      rt.register(defineTool({
+        name: 'account',
+        description: 'An account record.',
+        parameters: { how: { type: 'string', required: true } },
+        output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
+        execute: () => ({ owner: 'Ada', iban: 'DE89370400440532013000' }),
+      }));
+      rt.on('tools/post-execute', async (exec, result, next) => {
+        const args = exec.arguments as { how?: string };
+        if (exec.name !== 'account') return next();
+        if (args.how === 'content') return accept({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }] });
+        return accept({ value: { owner: 'Ada', iban: '[redacted]' } });
+      });
+    });
+    const contentOnly = await client.callTool({ name: 'account', arguments: { how: 'content' } });
+    expect(contentOnly).toEqual({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }], isError: false });
+    expect(JSON.stringify(contentOnly)).not.toContain('DE89');
+    const value = await client.callTool({ name: 'account', arguments: { how: 'value' } });
+    expect(value.structuredContent).toEqual({ owner: 'Ada', iban: '[redacted]' });
+    expect(JSON.stringify(value)).not.toContain('DE89');
   });
 
   it('a cancelled request aborts the execution', async () => {

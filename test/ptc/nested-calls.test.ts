@@ -4,7 +4,7 @@
 // are concurrency-safe, and commits follow submission order.
 import { describe, expect, it } from '@jest/globals';
 import { accept, ask, block, deny, type ApprovalRequest, type ApprovalService, type JsonValue, type ToolResult } from '../../src/index.ts';
-import { defineTool, installTimeoutPolicy } from '../../src/index.ts';
+import { defineTool } from '../../src/index.ts';
 import { atMost, OverlapRecorder, probeTool, ptcRuntimes, runCode, runValue, sleep, untilAborted } from './helpers.ts';
 
 const runtime = ptcRuntimes();
@@ -213,8 +213,7 @@ describe('nested calls meet every policy layer', () => {
   });
 
   it('around dispatch: the timeout policy gives a nested call TOOL_TIMEOUT; finalizeContent and observers apply', async () => {
-    const rt = runtime();
-    installTimeoutPolicy(rt, { graceMs: 1000 });
+    const rt = runtime(); // the runtime's own timeout policy, on by default
     let settled = false;
     rt.register(
       defineTool({

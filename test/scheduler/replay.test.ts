@@ -11,7 +11,6 @@ import { openFileJournal } from '../../src/scheduler/file-journal.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { presentExecution, type ExecutionPresentation } from '../../src/scheduler/present-execution.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
-import { installTimeoutPolicy } from '../../src/scheduler/timeout-policy.ts';
 import { work, workTool } from './helpers.ts';
 
 let dir = '';
@@ -62,9 +61,8 @@ const liveOf = (rt: ToolRuntime, calls: readonly TurnCall[], results: readonly T
 describe('journal replay', () => {
   it('renders exactly the live presentation, from the file journal, in a fresh runtime', async () => {
     const path = join(dir, 'session.jsonl');
-    const rt = createToolRuntime({ sandbox: false, journal: path });
+    const rt = createToolRuntime({ sandbox: false, journal: path, timeoutPolicy: { graceMs: 5000 } });
     registerTools(rt);
-    installTimeoutPolicy(rt, { graceMs: 5000 });
 
     const first: TurnCall[] = [
       work({ id: 'a', mode: 'safe', contexts: 1 }),

@@ -3,15 +3,15 @@
 // leaked silently; the caller's cancellation wins. Timers here are small and the
 // assertions are about outcomes and order, never durations.
 import { describe, expect, it } from '@jest/globals';
-import { createToolRuntime, defineTool, type JsonValue, type ToolExecution } from '../../src/index.ts';
+import { createToolRuntime, defineTool, type JsonValue, type ToolExecution, type ToolRuntimeOptions } from '../../src/index.ts';
 import { installTimeoutPolicy, type UnsettledBody } from '../../src/scheduler/timeout-policy.ts';
 import { deferred, work, workTool } from './helpers.ts';
 
 type Body = (exec: ToolExecution) => Promise<JsonValue>;
 
 /** `timeoutMs: null` declares no timeout. */
-function runtimeWith(body: Body, timeoutMs: number | null = 20) {
-  const rt = createToolRuntime({ sandbox: false });
+function runtimeWith(body: Body, timeoutMs: number | null = 20, options: ToolRuntimeOptions = { timeoutPolicy: false }) {
+  const rt = createToolRuntime({ sandbox: false, ...options });
   rt.register(
     defineTool({
       name: 'slow',
@@ -28,6 +28,49 @@ function runtimeWith(body: Body, timeoutMs: number | null = 20) {
 
 const untilAborted = (signal: AbortSignal): Promise<unknown> =>
   new Promise((resolve) => signal.addEventListener('abort', () => resolve(signal.reason), { once: true }));
+
+describe('the runtime enforces timeoutMs by default', () => {
+  const waitsForSignal: Body = async (exec) => {
+    await untilAborted(exec.signal);
+    throw new Error('stopped');
+  };
+
+  it('createToolRuntime installs the policy: a late call is TOOL_TIMEOUT with no extra step', async () => {
+    const rt = runtimeWith(waitsForSignal, 20, {});
+    const result = await rt.execute({ callId: 'd1', name: 'slow', arguments: {} });
+    expect(result.error).toEqual({ code: 'TOOL_TIMEOUT', message: 'tool "slow" timed out after 20 ms', info: { timeoutMs: 20, bodySettled: true } });
+  });
+
+  it('timeoutPolicy options reach the policy (graceMs, onUnsettled)', async () => {
+    const release = deferred<JsonValue>();
+    const reports: UnsettledBody[] = [];
+    const rt = runtimeWith(() => release.promise, 20, { timeoutPolicy: { graceMs: 5, onUnsettled: (r) => void reports.push(r) } });
+    const result = await rt.execute({ callId: 'd2', name: 'slow', arguments: {} });
+    expect(result.error).toMatchObject({ code: 'TOOL_TIMEOUT', info: { bodySettled: false } });
+    expect(reports.map((r) => r.graceMs)).toEqual([5]);
+    release.resolve('late');
+  });
+
+  it('timeoutPolicy: false turns it off: timeoutMs is then only a declaration', async () => {
+    const caller = new AbortController();
+    const rt = runtimeWith(async (exec) => {
+      // Without a policy the body sees its caller's own signal, and no deadline ever fires.
+      const same = exec.signal === exec.callerSignal;
+      await new Promise((resolve) => setTimeout(resolve, 40));
+      return same;
+    }, 5, { timeoutPolicy: false });
+    const result = await rt.execute({ callId: 'd3', name: 'slow', arguments: {}, signal: caller.signal });
+    expect(result.isError).toBe(false);
+    expect(result.value).toBe(true);
+  });
+
+  it('rejects a malformed timeoutPolicy', () => {
+    expect(() => createToolRuntime({ sandbox: false, timeoutPolicy: true as unknown as false })).toThrow(
+      'createToolRuntime: timeoutPolicy must be false or an options object such as { graceMs: 1000 }, got true',
+    );
+    expect(() => createToolRuntime({ sandbox: false, timeoutPolicy: { graceMs: -1 } })).toThrow(/graceMs/);
+  });
+});
 
 describe('installTimeoutPolicy', () => {
   it('a body that honours its signal: TOOL_TIMEOUT after the body settled', async () => {
@@ -129,7 +172,7 @@ describe('installTimeoutPolicy', () => {
   });
 
   it('in a turn: a timed-out call converges and order holds', async () => {
-    const rt = createToolRuntime({ sandbox: false });
+    const rt = createToolRuntime({ sandbox: false, timeoutPolicy: false });
     rt.register(
       workTool({
         timeoutMs: 15,
