@@ -29,7 +29,7 @@ export interface GuestConfig {
   /**
    * Memory outside the V8 heap the program may claim, which isolated-vm's heap limit
    * does not see: `maxByteLength` of resizable ArrayBuffers plus an estimate for every
-   * Intl object (each owns ICU memory).
+   * Intl formatter (each owns ICU memory; Intl.Segmenter and Intl.Locale are removed).
    */
   readonly offHeapBytes: number;
 }
@@ -620,14 +620,18 @@ defineProperty(SandboxArrayBuffer, Symbol.species, getOwnPropertyDescriptor(Arra
 defineProperty(arrayBufferProto, 'constructor', { value: SandboxArrayBuffer, writable: true, configurable: true });
 defineProperty(global, 'ArrayBuffer', { value: SandboxArrayBuffer, writable: true, configurable: true });
 
-// ICU memory per Intl object, measured on V8 12 (bytes, rounded up): a program that keeps
-// hundreds of thousands of them would otherwise fill gigabytes behind a small heap.
-const INTL_COSTS = { __proto__: null, DateTimeFormat: 28672, RelativeTimeFormat: 9216, Segmenter: 5120,
-  PluralRules: 3072, Collator: 2048, DisplayNames: 2048, NumberFormat: 2048, ListFormat: 1024, Locale: 1024 };
+// Intl: the formatting classes stay, each charged for the ICU memory it owns (bytes
+// measured on V8 12, rounded up), so a program that keeps hundreds of thousands of them
+// fails with memory instead of filling gigabytes behind a small heap. Segmenter and Locale
+// are removed: Segmenter#segment() copies its whole input into ICU memory and
+// Locale#maximize() makes new ICU objects without a constructor call, neither of which a
+// per-construction charge can see; a program has little use for either.
+const INTL_REMOVED = ['Segmenter', 'Locale'];
+const INTL_COSTS = { __proto__: null, DateTimeFormat: 28672, RelativeTimeFormat: 9216, PluralRules: 3072,
+  Collator: 2048, DisplayNames: 2048, NumberFormat: 2048, ListFormat: 1024 };
 const INTL_ADVICE = ' (create one Intl object and reuse it)';
 const intl = global.Intl;
-const sampleSegmenter = new intl.Segmenter('en');
-const sampleSegments = sampleSegmenter.segment('');
+for (let i = 0; i < INTL_REMOVED.length; i++) delete intl[INTL_REMOVED[i]];
 const intlNames = getOwnPropertyNames(intl);
 for (let i = 0; i < intlNames.length; i++) {
   const name = intlNames[i];
@@ -647,17 +651,6 @@ for (let i = 0; i < intlNames.length; i++) {
   defineProperty(Original.prototype, 'constructor', { value: Wrapped, writable: true, configurable: true });
   defineProperty(intl, name, { value: Wrapped, writable: true, configurable: true });
 }
-// Segmenter#segment() and its iterators clone an ICU break iterator each.
-function chargeMethod(target, key, cost, label) {
-  const original = target[key];
-  const method = { [key]: function () {
-    chargeOffHeap(cost, label, INTL_ADVICE);
-    return apply(original, this, arguments);
-  } }[key];
-  defineProperty(target, key, { value: method, writable: true, configurable: true });
-}
-chargeMethod(getPrototypeOf(sampleSegmenter), 'segment', 3072, 'Intl.Segmenter#segment()');
-chargeMethod(getPrototypeOf(sampleSegments), Symbol.iterator, 4096, 'iterating Intl segments');
 delete global.WebAssembly;
 delete global.SharedArrayBuffer;
 delete global.Atomics;
