@@ -35,6 +35,13 @@ export const ERROR_CODES = {
   CODE_RUN_FAILED: 'CODE_RUN_FAILED',
   /** A mode needs a piece that is missing (sandbox, SDK renderer); never a silent fall back to native. */
   PTC_NOT_CONFIGURED: 'PTC_NOT_CONFIGURED',
+  /** A nested call (run_code, `exec.callTool`) deeper than `maxCallDepth` (default 8); refused before policy. */
+  NESTING_TOO_DEEP: 'NESTING_TOO_DEEP',
+  /**
+   * An internal failure (e.g. the journal could not be written) kept this call from
+   * committing. `info.dispatched` says whether it was dispatched (its body may have run).
+   */
+  SCHEDULER_FAILURE: 'SCHEDULER_FAILURE',
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

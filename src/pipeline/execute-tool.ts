@@ -1,5 +1,5 @@
 // One execution, stage by stage in the order of SPEC §3:
-//   create (snapshot + token) → entry checks → tools/pre-execute → approval → guards
+//   create (snapshot + token) → write-ahead record → entry checks → tools/pre-execute → approval → guards
 //   + cancellation recheck → tools/execute (around dispatch) → body, output, render
 //   → projectContent → tools/post-execute → finish (finalizeContent, materialize,
 //   freeze exec, tools/result observers).
@@ -9,6 +9,9 @@ import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import type { AgentRef, ToolRegistry } from '../registry/tool-registry.ts';
+import type { CallRecord } from './call-record.ts';
+import { DEFAULT_MAX_CALL_DEPTH } from './call-depth.ts';
+import { openCompositeCalls } from './composite-calls.ts';
 import type { ApprovalRequestInput, PostDecision, PreDecision } from './decisions.ts';
 import { markContentReplaced } from './content-replaced.ts';
 import { accept, allow } from './decisions.ts';
@@ -20,6 +23,7 @@ import {
 } from './result-drafts.ts';
 import { NEVER_ABORTED } from './never-aborted.ts';
 import { fuseSignals } from './signal-fusion.ts';
+import type { OpenNestedCalls } from './nested-call-submitter.ts';
 import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
@@ -32,7 +36,7 @@ export interface ExecuteRequest {
   readonly signal?: AbortSignal;
 }
 
-/** A nested call (run_code): parent token and root call id of the outer execution. */
+/** A nested call (run_code, `exec.callTool`): the outer execution's token (its callId, root and depth follow from it). */
 export interface NestedExecuteRequest extends ExecuteRequest {
   readonly parent?: symbol;
   readonly rootCallId?: string;
@@ -63,6 +67,10 @@ export interface PipelineDeps {
   resolveTool(name: string, agent: string | undefined): Tool | undefined;
   /** ptc mode: a refusal message for a model-direct call of a native tool, else undefined. */
   directCallRefusal(name: string, agent: string | undefined): string | undefined;
+  /** Where `exec.callTool` sends nested calls; without it, callTool is refused. */
+  readonly openNestedCalls?: OpenNestedCalls;
+  /** Deepest nesting allowed (top level is 0). @default 8 */
+  readonly maxCallDepth?: number;
 }
 
 /** Points where a scheduler orders executions (SPEC §4). All optional. */
@@ -73,6 +81,13 @@ export interface ExecutionGates {
   readonly runDispatch?: (dispatch: () => Promise<void>) => Promise<void>;
   /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. */
   readonly beforeCommit?: () => Promise<void>;
+  /**
+   * Write-ahead: makes the call durable before any other stage (so before the body).
+   * A throw is the scheduler's own failure: nothing runs, and it propagates.
+   */
+  readonly recordCall?: (call: CallRecord) => Promise<void>;
+  /** Makes the final result durable before `tools/result` observers see it; a throw propagates the same way. */
+  readonly recordResult?: (result: ToolResult) => Promise<void>;
 }
 
 /** Proof that a result object is the canonical one of one exact execution. */
@@ -121,14 +136,34 @@ export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequ
   const finalResult = async (draft: Draft): Promise<ToolResult> => {
     policyDone();
     await commitTurn();
-    return finish(deps, exec, draft, exec.deferredContexts, finalizeContent);
+    return finish(deps, exec, draft, exec.deferredContexts, finalizeContent, gates.recordResult);
   };
+
+  // ---- write-ahead: the call is durable before anything of it runs ----
+  if (gates.recordCall !== undefined) {
+    await gates.recordCall({
+      callId,
+      name,
+      agent,
+      arguments: exec.arguments,
+      rootCallId: exec.rootCallId,
+      parentCallId: exec.parentCallId,
+    });
+  }
 
   // ---- entry checks: final results, no policy ----
   if (!snapshot.ok) {
     return finalResult(errorDraft(ERROR_CODES.INVALID_ARGS, `invalid arguments for tool "${name}": ${snapshot.error.message}`));
   }
   if (signal.aborted) return finalResult(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+  const maxDepth = deps.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
+  if (exec.depth > maxDepth) {
+    return finalResult(errorDraft(
+      ERROR_CODES.NESTING_TOO_DEEP,
+      `call of "${name}" is nested ${exec.depth} calls deep, beyond the limit of ${maxDepth} (createToolRuntime({ maxCallDepth })); a composite tool may be calling itself`,
+      { depth: exec.depth, maxCallDepth: maxDepth },
+    ));
+  }
   if (request.parent === undefined) {
     const refusal = deps.directCallRefusal(name, agent);
     if (refusal !== undefined) return finalResult(errorDraft(ERROR_CODES.UNKNOWN_TOOL, refusal));
@@ -175,9 +210,9 @@ export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequ
   try {
     ({ draft, contexts } = await postExecute(deps, exec, draft));
   } catch (error) {
-    return finish(deps, exec, pipelineErrorDraft('tools/post-execute', error), exec.deferredContexts, finalizeContent);
+    return finish(deps, exec, pipelineErrorDraft('tools/post-execute', error), exec.deferredContexts, finalizeContent, gates.recordResult);
   }
-  return finish(deps, exec, draft, contexts, finalizeContent);
+  return finish(deps, exec, draft, contexts, finalizeContent, gates.recordResult);
 }
 
 /** Returns a draft when the call must not dispatch, undefined to dispatch. */
@@ -353,7 +388,10 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   }
   exec.setBodySignal(fused.signal);
   exec.enterPhase('body');
+  exec.useDefinition(tool);
   exec.markBodyInvoked();
+  const composite = openCompositeCalls(deps.openNestedCalls, exec, fused.signal);
+  exec.setCallTool(composite.callTool);
   let draft: Draft;
   try {
     const raw = await tool.invoke(exec.arguments, exec.view);
@@ -361,6 +399,9 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   } catch (error) {
     draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
+    // Nested calls the body left running are aborted and drained before its outcome moves on.
+    exec.setCallTool(undefined);
+    await composite.close();
     fused.dispose();
     exec.setBodySignal(wrapperSignal);
     exec.enterPhase('around');
@@ -396,7 +437,9 @@ async function postExecute(
   if (hasValue && draft.isError) throw new TypeError('accept({ value }) cannot give a failed call a value');
   let next = draft;
   if (hasValue) {
-    const tool = deps.resolveTool(exec.name, exec.agent);
+    // Validated and rendered by the definition whose body produced the outcome, not by
+    // whatever is registered under the name by now.
+    const tool = exec.definition ?? deps.resolveTool(exec.name, exec.agent);
     next = tool === undefined ? errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`) : successDraft(tool, exec, changes.value);
   } else if (hasContent) {
     next = { ...draft, content: checkContent(changes.content, 'accept({ content })'), contentReplaced: true };
@@ -410,6 +453,7 @@ async function finish(
   draft: Draft,
   contexts: readonly ContextMessage[],
   finalizeContent: Tool['finalizeContent'],
+  recordResult: ((result: ToolResult) => Promise<void>) | undefined,
 ): Promise<ToolResult> {
   let result = materialize(exec, draft, contexts, exec.concluded);
   if (finalizeContent !== undefined) {
@@ -423,9 +467,11 @@ async function finish(
   }
   if (draft.contentReplaced === true && !result.isError) markContentReplaced(result);
   exec.finish();
+  // Durable before anyone is told: an observer never sees a result the journal lacks.
+  if (recordResult !== undefined) await recordResult(result);
   for (const observer of deps.hooks.list('tools/result')) {
     try {
-      await observer(result);
+      await observer(result, exec.view);
     } catch {
       // Observers are contained: they cannot change the outcome.
     }

@@ -1,8 +1,10 @@
 // The mutable side of one execution, behind the read-only ToolExecution view.
+import type { Tool } from '../definition/define-tool.ts';
+import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { checkContext } from './content.ts';
 import type { ToolExecution } from './tool-execution.ts';
-import type { ContextMessage } from './tool-result.ts';
+import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export type Phase = 'policy' | 'around' | 'body' | 'post' | 'done';
 
@@ -16,16 +18,28 @@ export interface ExecutionInit {
   readonly callerSignal: AbortSignal;
 }
 
+export type CallTool = (name: string, args: unknown) => Promise<ToolResult>;
+
+// Token → execution, so a nested request that names its parent only by the opaque token
+// still gets the parent's callId, root and depth. Weak: an entry lives as long as its token.
+const byToken = new WeakMap<symbol, ExecutionState>();
+
 export class ExecutionState implements ToolExecution {
   readonly callId: string;
   readonly name: string;
   readonly agent: string | undefined;
   readonly parent: symbol | undefined;
+  /** The parent execution's callId (nested calls whose parent token is known). */
+  readonly parentCallId: string | undefined;
+  /** 0 at top level; a nested call is one deeper than its parent. */
+  readonly depth: number;
   readonly rootCallId: string;
   readonly token: symbol;
   readonly arguments: JsonValue;
   readonly callerSignal: AbortSignal;
   #signal: AbortSignal;
+  #callTool: CallTool | undefined;
+  #definition: Tool | undefined;
   #phase: Phase = 'policy';
   #bodyInvoked = false;
   #concluded = false;
@@ -41,8 +55,12 @@ export class ExecutionState implements ToolExecution {
     this.name = init.name;
     this.agent = init.agent;
     this.parent = init.parent;
-    this.rootCallId = init.rootCallId;
+    const parentState = init.parent === undefined ? undefined : byToken.get(init.parent);
+    this.parentCallId = parentState?.callId;
+    this.depth = init.parent === undefined ? 0 : (parentState?.depth ?? 0) + 1;
+    this.rootCallId = parentState?.rootCallId ?? init.rootCallId;
     this.token = Symbol(`tool-execution:${init.callId}`);
+    byToken.set(this.token, this);
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
@@ -52,6 +70,7 @@ export class ExecutionState implements ToolExecution {
       name: this.name,
       agent: this.agent,
       parent: this.parent,
+      parentCallId: this.parentCallId,
       rootCallId: this.rootCallId,
       token: this.token,
       arguments: this.arguments,
@@ -67,6 +86,7 @@ export class ExecutionState implements ToolExecution {
       },
       deferContext: (message: ContextMessage): void => state.deferContext(message),
       concludeTurn: (): void => state.concludeTurn(),
+      callTool: (name: string, args: unknown): Promise<ToolResult> => state.callTool(name, args),
     });
     // Read-only at run time too, not only for TypeScript: a hook must not rename the call,
     // change its caller or token, or swap its arguments. One freeze (the mutable state
@@ -106,7 +126,26 @@ export class ExecutionState implements ToolExecution {
     this.#concluded = true;
   }
 
+  callTool(name: string, args: unknown): Promise<ToolResult> {
+    const call = this.#callTool;
+    if (call === undefined) {
+      return Promise.reject(new ToolRuntimeError('NOT_DISPATCHED', `exec.callTool(${JSON.stringify(String(name))}): nested calls are made only while the body of "${this.name}" runs`));
+    }
+    return call(name, args);
+  }
+  /** The definition whose body ran (or that validated a wrapper's own success). */
+  get definition(): Tool | undefined {
+    return this.#definition;
+  }
+
   // ---- pipeline-only ----
+  /** While the body runs: where `callTool` goes; undefined closes it. */
+  setCallTool(call: CallTool | undefined): void {
+    this.#callTool = call;
+  }
+  useDefinition(tool: Tool): void {
+    if (this.#phase !== 'done') this.#definition = tool;
+  }
   // A finished execution stays finished: a body that a wrapper gave up on (timeout
   // policy) may settle later and must not reopen it.
   enterPhase(phase: Phase): void {

@@ -12,8 +12,13 @@ export type PostExecuteHandler = (
   outcome: ToolResult,
   next: () => Promise<PostDecision>,
 ) => PostDecision | Promise<PostDecision>;
-/** Observers of final results; a throw or rejection does not change the outcome. */
-export type ResultObserver = (result: ToolResult) => void | Promise<void>;
+/**
+ * Observers of final results, with the (finished, frozen) execution that produced them:
+ * enough to present the call live (`presentExecution(rt, exec, result)`) and to place a
+ * nested call under its parent (`exec.parentCallId`). A throw or rejection does not
+ * change the outcome.
+ */
+export type ResultObserver = (result: ToolResult, exec: ToolExecution) => void | Promise<void>;
 
 export interface HookMap {
   'tools/pre-execute': PreExecuteHandler;

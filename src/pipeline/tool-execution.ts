@@ -1,7 +1,7 @@
 // The per-call execution object handed to bodies and hooks. Identity fields are
 // read-only; only an around-dispatch wrapper may swap `signal`, and only while it runs.
 import type { JsonValue } from '../json/json-value.ts';
-import type { ContextMessage } from './tool-result.ts';
+import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export interface ToolExecution {
   readonly callId: string;
@@ -10,6 +10,8 @@ export interface ToolExecution {
   readonly agent: string | undefined;
   /** The parent execution's opaque token (nested calls only). Never the parent object. */
   readonly parent: symbol | undefined;
+  /** The callId of the execution that made this nested call (run_code or `callTool`); undefined at top level. */
+  readonly parentCallId: string | undefined;
   readonly rootCallId: string;
   /** Opaque identity of this execution. */
   readonly token: symbol;
@@ -24,4 +26,12 @@ export interface ToolExecution {
   deferContext(message: ContextMessage): void;
   /** Ends the turn after this call, if it finishes as a success. */
   concludeTurn(): void;
+  /**
+   * Composite tools: runs `name` as a nested call of this execution, while the body runs
+   * (callId `<callId>:call:<n>`, this execution as parent, same root, agent and signal,
+   * the whole pipeline). Resolves with the final result, failures included; its contexts,
+   * image content and concludeTurn are ferried onto this execution's result. Rejects
+   * (`NOT_DISPATCHED`) once the body has ended.
+   */
+  callTool(name: string, args: unknown): Promise<ToolResult>;
 }

@@ -8,7 +8,8 @@ import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
-import type { NestedExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
+import { orderedFerry } from '../pipeline/ordered-ferry.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
@@ -17,20 +18,13 @@ import { failureHint } from './failure-hints.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
-/** Orders nested calls exactly as a model turn is ordered (SPEC §4 rules). */
-export interface NestedCallSubmitter {
-  submit(request: NestedExecuteRequest): Promise<ToolResult>;
-  /** Refuses later calls (NOT_DISPATCHED) and waits for the started ones. */
-  close(): Promise<void>;
-}
-
 export interface RunCodeDeps {
   /** The sandbox; throws PTC_NOT_CONFIGURED when there is none. */
   sandbox(): Sandbox;
   /** Names the program may call: the agent's visible tools. */
   toolNames(agent: string | undefined): string[];
-  /** A fresh sequencer for one run, bound to the run's agent and signal. */
-  sequencer(options: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter;
+  /** A fresh sequencer for one run, bound to the run's agent and signal (orders nested calls as a model turn is ordered). */
+  readonly sequencer: OpenNestedCalls;
   readonly limits: Partial<SandboxLimits>;
   readonly maxVisibleChars: number;
   /** Where live log lines and nested call starts/ends go while a program runs. */
@@ -117,6 +111,8 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       });
     } catch (error) {
       ferry.skip(seq);
+      // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
+      if (error instanceof ToolRuntimeError) return { outcome: { ok: false, code: error.code, message: error.message } };
       // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
       live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
       throw error;
@@ -190,39 +186,6 @@ function liveEvents(events: RunEvents | undefined, source: RunEventSource): Live
         ...(outcome.ok ? {} : { error: Object.freeze({ code: outcome.code, message: outcome.message }) }),
         ...(result === undefined ? {} : { result }),
       }));
-    },
-  };
-}
-
-/**
- * Ferries what nested calls hand up, in submission order: their deferred contexts,
- * image content of a success (as a deferred context), and concludesTurn.
- */
-function orderedFerry(exec: ToolExecution): { commit(seq: number, result: ToolResult): void; skip(seq: number): void } {
-  const pending = new Map<number, ToolResult | null>();
-  let next = 1;
-  const flush = (): void => {
-    while (pending.has(next)) {
-      const result = pending.get(next)!;
-      pending.delete(next);
-      next += 1;
-      if (result === null) continue;
-      for (const context of result.additionalContexts ?? []) exec.deferContext(context);
-      if (!result.isError) {
-        const images = result.content.filter((block) => block.type === 'image');
-        if (images.length > 0) exec.deferContext({ role: 'user', content: images });
-        if (result.concludesTurn === true) exec.concludeTurn();
-      }
-    }
-  };
-  return {
-    commit(seq, result) {
-      pending.set(seq, result);
-      flush();
-    },
-    skip(seq) {
-      pending.set(seq, null);
-      flush();
     },
   };
 }

@@ -7,18 +7,22 @@ import { generateSdk, type ToolSchema } from '../../sdk-gen/index.ts';
 import type { JsonSchema } from '../definition/compile-schema.ts';
 import type { Tool } from '../definition/define-tool.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
+import { checkMaxCallDepth } from '../pipeline/call-depth.ts';
 import { executeTool, type ApprovalService, type ExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import { Hooks, type HookMap, type HookName } from '../pipeline/hooks.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { checkMode, ModeDeclarations, type ToolMode } from '../ptc/mode-declarations.ts';
 import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection } from '../ptc/ptc-prompt.ts';
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
-import { createRunCodeTool, RUN_CODE_DESCRIPTION, type NestedCallSubmitter } from '../ptc/run-code-tool.ts';
+import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
+import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
+import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
+import { resolveJournal } from '../scheduler/resolve-journal.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -62,6 +66,12 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
   readonly timeoutPolicy?: TimeoutPolicyOptions | false;
   /** Model-visible text of a run_code result, in characters. @default 65536 */
   readonly maxVisibleChars?: number;
+  /**
+   * How deep nested calls may go (run_code's SDK calls and composite tools'
+   * `exec.callTool`, top level = 0); a deeper call is refused with NESTING_TOO_DEEP.
+   * @default 8
+   */
+  readonly maxCallDepth?: number;
 }
 
 /** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
@@ -96,6 +106,11 @@ export interface ToolRuntime {
   sdk(options?: { readonly agent?: AgentRef }): string;
   /** The tool a name resolves to for the agent (after scope and restrictions), if visible. */
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
+  /**
+   * Runs one top-level call through the whole pipeline. With a journal it is journaled
+   * like a call of a turn (write-ahead, commit) and a journal failure gives a
+   * SCHEDULER_FAILURE result.
+   */
   execute(request: ExecuteRequest): Promise<ToolResult>;
   /** Runs the tool calls of one model message (SPEC §4): results and contexts in model order. */
   executeTurn(calls: readonly TurnCall[], options?: TurnOptions): Promise<TurnResult>;
@@ -174,6 +189,21 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return sandbox;
   };
 
+  const maxCallDepth = checkMaxCallDepth(options.maxCallDepth, 'createToolRuntime');
+  // One store for every call of the runtime: turns, direct calls and nested calls.
+  const journal = resolveJournal(options.journal);
+
+  // Nested calls (run_code's and composite tools') follow the same rules as a model
+  // turn; the pool is as wide as the sandbox lets calls be in flight.
+  const nestedConcurrency = options.limits?.maxConcurrentCalls ?? DEFAULT_LIMITS.maxConcurrentCalls;
+  const openNestedCalls: OpenNestedCalls = (o) =>
+    createCallSequencer(deps, {
+      ...(o.agent === undefined ? {} : { agent: o.agent }),
+      signal: o.signal,
+      concurrency: nestedConcurrency,
+      ...(journal === undefined ? {} : { journal }),
+    });
+
   const modeOf = (agent: string | undefined): ToolMode => modes.resolve(registry.chain(agent));
   const deps: PipelineDeps = {
     registry,
@@ -182,6 +212,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     resolveTool: (name, agent) => (name === RUN_CODE ? (modeOf(agent) === 'native' ? undefined : runCode) : registry.resolve(name, agent)),
     directCallRefusal: (name, agent) =>
       modeOf(agent) === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined,
+    openNestedCalls,
+    maxCallDepth,
   };
 
   // SDK text per agent, rebuilt only when the registry changes.
@@ -201,15 +233,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return text;
   };
 
-  // Nested calls follow the same rules as a model turn; the pool is as wide as the
-  // sandbox lets calls be in flight.
-  const nestedConcurrency = options.limits?.maxConcurrentCalls ?? DEFAULT_LIMITS.maxConcurrentCalls;
-  const sequencer = (o: { readonly agent: string | undefined; readonly signal: AbortSignal }): NestedCallSubmitter =>
-    createCallSequencer(deps, { ...(o.agent === undefined ? {} : { agent: o.agent }), signal: o.signal, concurrency: nestedConcurrency });
   const runCode = createRunCodeTool({
     sandbox: getSandbox,
     toolNames: (agent) => registry.visible(agent).map((t) => t.name),
-    sequencer,
+    sequencer: openNestedCalls,
     limits: options.limits ?? {},
     maxVisibleChars,
     events: runEvents,
@@ -269,8 +296,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
-    execute: (request) => executeTool(deps, publicRequest(request)),
-    executeTurn: createTurnExecutor(deps, options),
+    execute: journal === undefined
+      ? (request) => executeTool(deps, publicRequest(request))
+      : (request) => executeJournaled(deps, publicRequest(request), journal),
+    executeTurn: createTurnExecutor(deps, { ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }), ...(journal === undefined ? {} : { journal }) }),
     async close() {
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
       sandbox = ownsSandbox ? undefined : sandbox;

@@ -9,11 +9,16 @@
 //     earlier call to commit, and later calls wait for it to commit;
 //   - post-policy, finish (observers) and the commit (journal, result) follow
 //     submission order, while bodies overlap.
+// With a journal, each call's `tool/call` event is durable before its policy runs
+// (write-ahead) and its `tool/result` event before observers see it (the commit).
 // On abort nothing new starts: unstarted calls still go through the pipeline, which
 // gives them ABORTED_BEFORE_DISPATCH (observers included), and started calls drain.
-// An internal failure stops dispatch, waits for started work and rejects with a
-// SchedulerError; it never invents results.
-// executeTurn uses it for one model message; run_code reuses it for nested calls.
+// An internal failure (a journal that cannot be written) stops dispatch and waits for
+// started work; every call that had not committed then resolves with a structured
+// SCHEDULER_FAILURE result (not journaled, not observed; `info.dispatched` says
+// whether its body may have run). Nothing is retried and nothing else is invented.
+// executeTurn uses it for one model message; run_code and composite tools reuse it
+// for nested calls.
 import PQueue from 'p-queue';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
@@ -24,8 +29,9 @@ import type { AgentRef } from '../registry/tool-registry.ts';
 import { classifyCall, type CallMode } from './classify-call.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import { deferred, type Deferred } from './deferred.ts';
-import type { Journal, ToolCallEvent } from './journal.ts';
-import { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler-error.ts';
+import type { Journal } from './journal.ts';
+import { journalGates } from './journal-gates.ts';
+import { SchedulerError, SCHEDULER_ERROR_CODES, schedulerFailureResult } from './scheduler-error.ts';
 
 export interface CallSequencerOptions {
   /** Agent of the submitted calls (a request's own `agent` wins). Default: the global scope. */
@@ -37,19 +43,19 @@ export interface CallSequencerOptions {
    * @default 8
    */
   readonly concurrency?: number;
-  /** Each committed call/result pair is appended (durably) before its `submit` resolves. */
+  /** Each call is appended (durably) before its policy runs, and its result before observers see it. */
   readonly journal?: Journal;
 }
 
 export interface CallSequencer {
   /**
    * Queues one call behind the ones already submitted and resolves with its final
-   * result once it has committed. Rejects with a TypeError for a malformed request
-   * (nothing is queued), with SchedulerError `NOT_DISPATCHED` after `close()`, and with
-   * SchedulerError `SCHEDULER_FAILURE` when an internal failure kept it from committing.
+   * result once it has committed, or with a `SCHEDULER_FAILURE` result when an internal
+   * failure kept it from committing. Rejects with a TypeError for a malformed request
+   * (nothing is queued) and with SchedulerError `NOT_DISPATCHED` after `close()`.
    */
   submit(request: NestedExecuteRequest): Promise<ToolResult>;
-  /** Waits until every call submitted so far has committed or failed; rejects with the failure if any. */
+  /** Waits until every call submitted so far has a result; rejects with the internal failure if there was one. */
   drain(): Promise<void>;
   /** Refuses further submissions, then drains. */
   close(): Promise<void>;
@@ -61,8 +67,9 @@ interface Slot {
   readonly agent: string | undefined;
   /** The argument snapshot the tool will see, or undefined when they are not JSON. */
   readonly args: JsonValue | undefined;
-  readonly callEvent: ToolCallEvent;
   mode: CallMode | 'aborted' | undefined;
+  /** Its around-dispatch and body were started (they may have had effects). */
+  dispatched: boolean;
   readonly policyDone: Deferred<void>;
   /** Resolves once the call committed; rejects with the SchedulerError otherwise. */
   readonly committed: Deferred<void>;
@@ -79,6 +86,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const signal = options.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
   const { journal } = options;
+  const record = journal === undefined ? {} : journalGates(journal);
   const pool = new PQueue({ concurrency });
   const slots: Slot[] = [];
   const callIds = new Set<string>();
@@ -108,18 +116,17 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     return failure;
   };
 
-  const commit = async (slot: Slot, result: ToolResult): Promise<void> => {
-    if (journal !== undefined) {
-      await journal.append([slot.callEvent, { type: 'tool/result', callId: result.callId, name: result.name, result }]);
-    }
+  // The result is already durable (recordResult ran inside the pipeline's finish).
+  const commit = (slot: Slot, result: ToolResult): void => {
     slot.unlink();
     slot.result.resolve(result);
     slot.committed.resolve();
   };
 
+  // Not committed: the caller still gets a result for the call, saying so.
   const reject = (slot: Slot, f: SchedulerError): void => {
     slot.unlink();
-    slot.result.reject(f);
+    slot.result.resolve(schedulerFailureResult(slot.request.callId, slot.request.name, f, slot.dispatched));
     slot.committed.reject(f);
   };
 
@@ -152,6 +159,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         if (slot.mode === 'parallel') {
           await pool.add(async () => {
             if (failure !== undefined) throw failure;
+            slot.dispatched = true;
             await dispatch();
           });
           return;
@@ -159,14 +167,17 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         // A barrier: every earlier call has committed before this body starts.
         await previousCommitted;
         if (failure !== undefined) throw failure;
+        slot.dispatched = true;
         await dispatch();
       },
       // Post-policy, finish and commit in submission order.
       beforeCommit: () => previousCommitted,
+      ...record,
     };
-    executeTool(deps, request, gates)
-      .then((result) => commit(slot, result))
-      .catch((error: unknown) => reject(slot, fail(error)));
+    executeTool(deps, request, gates).then(
+      (result) => commit(slot, result),
+      (error: unknown) => reject(slot, fail(error)),
+    );
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed.
     const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;
@@ -197,20 +208,12 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       ...(request.parent === undefined ? {} : { parent: request.parent }),
       ...(request.rootCallId === undefined ? {} : { rootCallId: request.rootCallId }),
     };
-    const callEvent: ToolCallEvent = {
-      type: 'tool/call',
-      callId,
-      name,
-      agent: agent ?? null,
-      arguments: args ?? null,
-      ...(request.rootCallId === undefined || request.rootCallId === callId ? {} : { rootCallId: request.rootCallId }),
-    };
     const slot: Slot = {
       request: normalized,
       agent,
       args,
-      callEvent,
       mode: undefined,
+      dispatched: false,
       policyDone: deferred<void>(),
       committed: deferred<void>(),
       result: deferred<ToolResult>(),
@@ -237,12 +240,16 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         const id = (request as { callId?: unknown } | null)?.callId;
         return Promise.reject(new SchedulerError(SCHEDULER_ERROR_CODES.NOT_DISPATCHED, `call ${JSON.stringify(id)} was not dispatched: the sequence is closed`));
       }
-      if (failure !== undefined) return Promise.reject(failure);
       let slot: Slot;
       try {
         slot = normalize(request);
       } catch (error) {
         return Promise.reject(error);
+      }
+      if (failure !== undefined) {
+        // After a failure nothing starts, but the call still gets its result.
+        reject(slot, failure);
+        return slot.result.promise;
       }
       slots.push(slot);
       const previousCommitted = lastCommitted;

@@ -1,12 +1,16 @@
 // One model message's tool calls (SPEC §4): submit them all to a call sequencer in
-// model order, wait for every commit, and assemble the step's outcome.
+// model order, wait for every commit, and assemble the step's outcome. Step recovery:
+// after an internal failure (e.g. the journal cannot be written) the turn still
+// resolves, with a result for every call — the committed ones as they were, the rest
+// structured SCHEDULER_FAILURE results — so the provider transcript never holds a
+// tool call without its result.
 import type { PipelineDeps } from '../pipeline/execute-tool.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
-import { openFileJournal } from './file-journal.ts';
 import type { Journal } from './journal.ts';
+import { resolveJournal } from './resolve-journal.ts';
 
 /** One tool call of a model message. */
 export interface TurnCall {
@@ -37,7 +41,10 @@ export interface TurnExecutorOptions {
    * @default 8
    */
   readonly concurrency?: number;
-  /** Durable record of every committed call/result pair: a Journal, or a JSONL file path. */
+  /**
+   * Durable, write-ahead record of every call and result (turns, `rt.execute`, nested
+   * calls): a Journal store, or the path of a JSONL file (the embedded default store).
+   */
   readonly journal?: Journal | string;
 }
 
@@ -46,10 +53,7 @@ export type TurnExecutor = (calls: readonly TurnCall[], options?: TurnOptions) =
 /** Binds the runtime-wide settings, checking them now rather than at the first turn. */
 export function createTurnExecutor(deps: PipelineDeps, options: TurnExecutorOptions = {}): TurnExecutor {
   const concurrency = checkConcurrency(options.concurrency, 'createToolRuntime');
-  const journal = typeof options.journal === 'string' ? openFileJournal(options.journal) : options.journal;
-  if (journal !== undefined && (typeof journal.append !== 'function' || typeof journal.read !== 'function')) {
-    throw new TypeError('createToolRuntime: journal must be a file path or an object with append(events) and read()');
-  }
+  const journal = resolveJournal(options.journal);
   return (calls, turn = {}) => executeTurn(deps, calls, { ...turn, concurrency, ...(journal === undefined ? {} : { journal }) });
 }
 
@@ -61,13 +65,13 @@ export async function executeTurn(
   checkTurnCalls(calls);
   const sequencer = createCallSequencer(deps, options);
   const pending = calls.map((c) => sequencer.submit({ callId: c.callId, name: c.name, arguments: c.arguments }));
-  // On a scheduler failure these reject too; close() reports it once.
-  for (const p of pending) p.catch(() => {});
-  await sequencer.close();
+  // An internal failure is in the results (SCHEDULER_FAILURE for every call it kept
+  // from committing); close() still waits for started work first.
+  await sequencer.close().catch(() => {});
   return assembleTurn(await Promise.all(pending));
 }
 
-/** The step's outcome from committed results (already in model order). */
+/** The step's outcome from final results (already in model order); only successes conclude. */
 export function assembleTurn(results: readonly ToolResult[]): TurnResult {
   return Object.freeze({
     results: Object.freeze([...results]),

@@ -1,6 +1,9 @@
-// The durable record of a conversation's tool traffic (SPEC §4): `tool/call` and
-// `tool/result` events, appended in commit order. A store is anything with
-// `append` and `read`; `openFileJournal` (JSONL + fsync) is the embedded default.
+// The durable record of a runtime's tool traffic: every call (model turns, direct
+// `rt.execute`, run_code's nested calls, composite tools' `exec.callTool`) as a
+// `tool/call` event written ahead — durable before the call's policy and body run —
+// and a `tool/result` event written at commit, before observers see the result. A
+// store is anything with `append` and `read`; `openFileJournal` (JSONL + fsync) is the
+// embedded default, `openSqliteJournal` (node:sqlite) a queryable one.
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 
@@ -12,8 +15,10 @@ export interface ToolCallEvent {
   readonly agent: string | null;
   /** The lossless snapshot the tool saw; null when the arguments were not JSON (the call was refused). */
   readonly arguments: JsonValue;
-  /** Only for nested calls (run_code): the outermost call of the chain. */
+  /** Only for nested calls: the outermost call of the chain. */
   readonly rootCallId?: string;
+  /** Only for nested calls: the callId of the execution that made it (run_code, or a composite tool). */
+  readonly parentCallId?: string;
 }
 
 export interface ToolResultEvent {
@@ -45,9 +50,14 @@ export interface JournalContents {
   readonly warnings: readonly JournalWarning[];
 }
 
-/** A pluggable store. The scheduler appends one call/result pair per commit. */
+/** A pluggable store. The runtime appends one event at a time: a call before it runs, its result at commit. */
 export interface Journal {
-  /** Appends in order. Resolves only once the events are durable (the file journal: fsync'd). */
+  /**
+   * Appends in call order, all or nothing as far as the store can promise. Resolves
+   * only once the events are durable (the file journal: fsync'd; SQLite: committed
+   * with synchronous=FULL). A rejection is the scheduler's failure: the calls it hits
+   * get SCHEDULER_FAILURE results.
+   */
   append(events: readonly JournalEvent[]): Promise<void>;
   read(): Promise<JournalContents>;
 }

@@ -38,7 +38,8 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
   if (value.type === 'tool/call') {
     return (value.agent === null || typeof value.agent === 'string')
       && Object.hasOwn(value, 'arguments')
-      && (value.rootCallId === undefined || typeof value.rootCallId === 'string');
+      && (value.rootCallId === undefined || typeof value.rootCallId === 'string')
+      && (value.parentCallId === undefined || typeof value.parentCallId === 'string');
   }
   if (value.type === 'tool/result') {
     const r = value.result;

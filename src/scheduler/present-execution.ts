@@ -7,18 +7,22 @@ import { deepFreeze, trySnapshotJson, type JsonValue } from '../json/json-value.
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 
-/** A call as the journal records it (a `tool/call` event fits). */
+/** A call as the journal records it (a `tool/call` event fits, and so does the execution an observer gets). */
 export interface PresentableCall {
   readonly callId: string;
   readonly name: string;
   readonly arguments: JsonValue;
   /** The calling agent's id; null or absent for the global scope. */
-  readonly agent?: string | null;
+  readonly agent?: string | null | undefined;
+  /** For a nested call: the callId of the execution that made it. */
+  readonly parentCallId?: string | undefined;
 }
 
 export interface ExecutionPresentation {
   readonly callId: string;
   readonly name: string;
+  /** Only for nested calls: where the call sits in the tree. */
+  readonly parentCallId?: string;
   /** `presentCall(args)`, or `{ generic: true, name, arguments }`. */
   readonly call: JsonValue;
   /** `presentResult(args, result)`, or `{ generic: true, isError, content, error? }`. */
@@ -34,7 +38,13 @@ export function presentExecution(rt: PresenterSource, call: PresentableCall, res
   const tool = lookup(rt, call);
   const presentedCall = attempt(() => tool?.presentCall(call.arguments)) ?? genericCall(call);
   const presentedResult = attempt(() => tool?.presentResult(call.arguments, result)) ?? genericResult(result);
-  return deepFreeze({ callId: call.callId, name: call.name, call: presentedCall, result: presentedResult });
+  return deepFreeze({
+    callId: call.callId,
+    name: call.name,
+    ...(typeof call.parentCallId === 'string' ? { parentCallId: call.parentCallId } : {}),
+    call: presentedCall,
+    result: presentedResult,
+  });
 }
 
 function lookup(rt: PresenterSource, call: PresentableCall): Tool | undefined {

@@ -1,18 +1,29 @@
-// Replay: render a journal through the same presenter the live UI uses.
+// Replay: render a journal through the same presenter the live UI uses, flat (commit
+// order) and as the call tree (nested calls under the call that made them).
+import { openFileJournal } from './file-journal.ts';
 import type { Journal, JournalWarning, ToolCallEvent } from './journal.ts';
 import { presentExecution, type ExecutionPresentation, type PresenterSource } from './present-execution.ts';
+import { presentationTree, type PresentationNode } from './presentation-tree.ts';
 
 export interface JournalReplay {
-  /** One presentation per committed call, in journal (commit) order. */
+  /** One presentation per committed call (nested calls included), in journal (commit) order. */
   readonly executions: readonly ExecutionPresentation[];
-  /** Calls whose result is missing (e.g. lost in a torn write). */
+  /** The same presentations as the call tree, exactly as `presentationTree` arranges live ones. */
+  readonly tree: readonly PresentationNode[];
+  /**
+   * Calls whose result is missing, in write-ahead order: the host died (or the store
+   * failed) after the call was recorded and before its result was. Their bodies may
+   * have run.
+   */
   readonly interrupted: readonly ToolCallEvent[];
   /** Skipped lines, and results without a call. */
   readonly warnings: readonly JournalWarning[];
 }
 
-export async function replayJournal(journal: Journal, rt: PresenterSource): Promise<JournalReplay> {
-  const { events, warnings } = await journal.read();
+/** `journal`: a store, or the path of a JSONL journal file. */
+export async function replayJournal(journal: Journal | string, rt: PresenterSource): Promise<JournalReplay> {
+  const store = typeof journal === 'string' ? openFileJournal(journal) : journal;
+  const { events, warnings } = await store.read();
   const executions: ExecutionPresentation[] = [];
   const extra: JournalWarning[] = [];
   const open = new Map<string, ToolCallEvent>();
@@ -33,5 +44,5 @@ export async function replayJournal(journal: Journal, rt: PresenterSource): Prom
     executions.push(presentExecution(rt, call, event.result));
   }
   interrupted.push(...open.values());
-  return { executions, interrupted, warnings: [...warnings, ...extra] };
+  return { executions, tree: presentationTree(executions), interrupted, warnings: [...warnings, ...extra] };
 }

@@ -72,6 +72,26 @@ const SCENARIOS: Record<CoreCode, () => Promise<string>> = {
     rt.on('tools/post-execute', () => accept({ value: { echoed: 'x' }, content: [] }));
     return viaResult(rt.execute(call()));
   },
+  NESTING_TOO_DEEP: async () => {
+    // A composite tool that calls itself: the innermost call beyond the limit is refused.
+    const rt = createToolRuntime({ maxCallDepth: 2 });
+    rt.register(defineTool({
+      name: 'again',
+      description: 'calls itself',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [] },
+      execute: async (_args, exec) => {
+        const inner = await exec.callTool('again', {});
+        return inner.isError ? inner.error!.code : inner.value!;
+      },
+    }));
+    const outer = await rt.execute(call('again', {}));
+    return String(outer.value);
+  },
+  SCHEDULER_FAILURE: () => {
+    const { rt } = echoRuntime({ runtime: { journal: { append: () => Promise.reject(new Error('disk full')), read: async () => ({ events: [], warnings: [] }) } } });
+    return viaResult(rt.execute(call()));
+  },
 };
 
 describe('error codes', () => {

@@ -157,11 +157,11 @@ describe('identity and the opaque token', () => {
     expect(views).toHaveLength(5);
     expect(new Set(views).size).toBe(1);
     const view = views[0] as unknown as Record<string, unknown>;
-    for (const control of ['enterPhase', 'setBodySignal', 'markBodyInvoked', 'finish', 'phase', 'concluded', 'deferredContexts']) {
+    for (const control of ['enterPhase', 'setBodySignal', 'markBodyInvoked', 'finish', 'phase', 'concluded', 'deferredContexts', 'setCallTool', 'useDefinition', 'definition', 'depth']) {
       expect(view[control]).toBeUndefined();
     }
     expect(Object.keys(view).sort()).toEqual(
-      ['agent', 'arguments', 'bodyInvoked', 'callId', 'callerSignal', 'concludeTurn', 'deferContext', 'name', 'parent', 'rootCallId', 'signal', 'token'].sort(),
+      ['agent', 'arguments', 'bodyInvoked', 'callId', 'callTool', 'callerSignal', 'concludeTurn', 'deferContext', 'name', 'parent', 'parentCallId', 'rootCallId', 'signal', 'token'].sort(),
     );
   });
 

@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ask, createToolRuntime, type ApprovalService, type ToolResult } from '../../src/index.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
-import { deferred, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
+import { deferred, expectJournalWhole, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
 
 function setup(options: WorkToolOptions & { readonly approval?: ApprovalService; readonly concurrency?: number } = {}) {
   const controller = new AbortController();
@@ -33,12 +33,12 @@ const codes = (results: readonly ToolResult[]): string[] => results.map((r) => r
 const abortedSignal = (signal: AbortSignal): Promise<void> =>
   signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
-/** Every call has exactly one result, committed in model order (results, observers, journal). */
+/** Every call has exactly one result, committed in model order (results, observers, journal results). */
 async function expectWhole(s: ReturnType<typeof setup>, ids: readonly string[], results: readonly ToolResult[]): Promise<void> {
   expect(results.map((r) => r.callId)).toEqual(ids);
   expect(s.observed).toEqual(ids);
   const { events } = await s.journal.read();
-  expect(events.map((e) => `${e.type}:${e.callId}`)).toEqual(ids.flatMap((id) => [`tool/call:${id}`, `tool/result:${id}`]));
+  expectJournalWhole(events, ids);
   expect(s.recorder.violations).toEqual([]);
 }
 

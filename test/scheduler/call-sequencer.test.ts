@@ -1,13 +1,11 @@
-// The streaming sequencer that executeTurn and run_code share: nested requests,
-// one-at-a-time submission, closing, and internal failures (which stop dispatch,
-// wait for started work and throw, never inventing results).
+// The streaming sequencer that executeTurn, run_code and composite tools share: nested
+// requests, one-at-a-time submission, closing. (Internal failures: step-recovery.test.ts.)
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolExecution } from '../../src/index.ts';
 import { executeTool, type PipelineDeps } from '../../src/pipeline/execute-tool.ts';
 import { Hooks } from '../../src/pipeline/hooks.ts';
 import { ToolRegistry } from '../../src/registry/tool-registry.ts';
 import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
-import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
 import { deferred, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
@@ -153,83 +151,5 @@ describe('createCallSequencer', () => {
     expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow('createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1');
     expect(() => createCallSequencer(deps, { agent: 'ghost' })).toThrow(/unknown agent "ghost"/);
     expect(() => createCallSequencer(deps, { signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
-  });
-});
-
-describe('internal scheduler failure', () => {
-  /** A store that fails on its n-th append (1-based). */
-  function failingJournal(n: number): Journal & { readonly appended: JournalEvent[] } {
-    const appended: JournalEvent[] = [];
-    let count = 0;
-    return {
-      appended,
-      async append(events) {
-        count += 1;
-        if (count === n) throw Object.assign(new Error('disk full'), { code: 'ENOSPC' });
-        appended.push(...events);
-      },
-      async read() {
-        return { events: appended, warnings: [] };
-      },
-    };
-  }
-
-  it('stops dispatch, waits for started work and throws; no result is invented', async () => {
-    const bodyOfC = deferred();
-    const recorder = new OverlapRecorder();
-    const rt = createToolRuntime({ sandbox: false, journal: failingJournal(2) });
-    rt.register(
-      workTool({
-        recorder,
-        during: async (args) => {
-          // `c` is still running when `b`'s commit fails.
-          if (args.id === 'c') await bodyOfC.promise;
-        },
-      }),
-    );
-    const pre: string[] = [];
-    const observed: string[] = [];
-    rt.on('tools/pre-execute', (exec, next) => {
-      pre.push(exec.callId);
-      return next();
-    });
-    rt.on('tools/result', (r) => {
-      observed.push(r.callId);
-      if (r.callId === 'b') setImmediate(() => bodyOfC.resolve());
-    });
-    const turn = rt.executeTurn([
-      work({ id: 'a', mode: 'exclusive' }),
-      work({ id: 'b', mode: 'safe', hops: 3 }),
-      work({ id: 'c', mode: 'safe' }),
-      work({ id: 'd', mode: 'exclusive' }),
-      work({ id: 'e', mode: 'safe' }),
-    ]);
-    const error = await turn.then(
-      () => undefined,
-      (e: unknown) => e,
-    );
-    expect(error).toBeInstanceOf(SchedulerError);
-    expect(error).toMatchObject({ code: 'SCHEDULER_FAILURE', message: 'tool scheduler failed: disk full' });
-    expect((error as SchedulerError).cause).toMatchObject({ code: 'ENOSPC' });
-    // Started work had settled before the throw.
-    expect(recorder.running.size).toBe(0);
-    expect(recorder.events).toEqual(['start:a', 'end:a', 'start:b', 'start:c', 'end:b', 'end:c']);
-    // `d` passed its policy but was not dispatched; `e` never started.
-    expect(pre).toEqual(['a', 'b', 'c', 'd']);
-    // Only results that really committed were observed; nothing for c, d, e.
-    expect(observed).toEqual(['a', 'b']);
-  });
-
-  it('rejects the pending and later submissions with the same failure', async () => {
-    const { deps } = pipeline();
-    const sequencer = createCallSequencer(deps, { journal: failingJournal(1) });
-    const a = sequencer.submit(work({ id: 'a', mode: 'exclusive' }));
-    const b = sequencer.submit(work({ id: 'b', mode: 'safe' }));
-    await expect(a).rejects.toMatchObject({ code: 'SCHEDULER_FAILURE' });
-    const failure = await b.catch((e: unknown) => e);
-    await expect(a).rejects.toBe(failure);
-    await expect(sequencer.submit(work({ id: 'c', mode: 'safe' }))).rejects.toBe(failure);
-    await expect(sequencer.drain()).rejects.toBe(failure);
-    await expect(sequencer.close()).rejects.toBe(failure);
   });
 });

@@ -1,7 +1,8 @@
 // Fixtures for the scheduler suite: a `work` tool whose concurrency declaration and
 // body delays come from its arguments, a recorder of body overlap, and fake delays
 // (event-loop hops, never wall-clock time).
-import type { ContextMessage, JsonValue, Tool, ToolExecution, ToolResult } from '../../src/index.ts';
+import { expect } from '@jest/globals';
+import type { ContextMessage, JournalEvent, JsonValue, Tool, ToolExecution, ToolResult } from '../../src/index.ts';
 import { createToolRuntime, defineTool } from '../../src/index.ts';
 import type { ToolRuntime, ToolRuntimeOptions } from '../../src/runtime/create-tool-runtime.ts';
 
@@ -105,4 +106,15 @@ export function deferred<T = void>(): Deferred<T> {
     resolve = res;
   });
   return { promise, resolve };
+}
+
+/**
+ * A whole journal for these calls: call events (written ahead) in model order, result
+ * events (commits) in model order, and each call's event before its result.
+ */
+export function expectJournalWhole(events: readonly JournalEvent[], ids: readonly string[]): void {
+  expect(events.filter((e) => e.type === 'tool/call').map((e) => e.callId)).toEqual(ids);
+  expect(events.filter((e) => e.type === 'tool/result').map((e) => e.callId)).toEqual(ids);
+  const at = (type: string, id: string) => events.findIndex((e) => e.type === type && e.callId === id);
+  for (const id of ids) expect(at('tool/call', id)).toBeLessThan(at('tool/result', id));
 }

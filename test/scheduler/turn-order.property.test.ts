@@ -6,7 +6,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { accept, deny } from '../../src/index.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
-import { contextTexts, hops, userText, workRuntime, type WorkMode } from './helpers.ts';
+import { contextTexts, expectJournalWhole, hops, userText, workRuntime, type WorkMode } from './helpers.ts';
 
 const callSpec = fc.record({
   mode: fc.constantFrom<WorkMode>('safe', 'safe', 'safe', 'exclusive', 'throws', 'truthy'),
@@ -78,7 +78,7 @@ describe('executeTurn ordering (property)', () => {
         expect(post).toEqual(ids.flatMap((id) => [`post>${id}`, `post<${id}`]));
 
         const { events } = await journal.read();
-        expect(events.map((e) => `${e.type}:${e.callId}`)).toEqual(ids.flatMap((id) => [`tool/call:${id}`, `tool/result:${id}`]));
+        expectJournalWhole(events, ids);
       }),
       { numRuns: 120 },
     );

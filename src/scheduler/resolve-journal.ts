@@ -1,0 +1,11 @@
+// The `journal` option: a store object, or a path for the embedded JSONL store.
+import { openFileJournal } from './file-journal.ts';
+import type { Journal } from './journal.ts';
+
+export function resolveJournal(option: Journal | string | undefined): Journal | undefined {
+  const journal = typeof option === 'string' ? openFileJournal(option) : option;
+  if (journal !== undefined && (typeof journal !== 'object' || journal === null || typeof journal.append !== 'function' || typeof journal.read !== 'function')) {
+    throw new TypeError('createToolRuntime: journal must be a file path or an object with append(events) and read()');
+  }
+  return journal;
+}
