@@ -26,6 +26,7 @@ import { fuseSignals } from './signal-fusion.ts';
 import type { OpenNestedCalls } from './nested-call-submitter.ts';
 import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
+import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export interface ExecuteRequest {
@@ -71,6 +72,17 @@ export interface PipelineDeps {
   readonly openNestedCalls?: OpenNestedCalls;
   /** Deepest nesting allowed (top level is 0). @default 8 */
   readonly maxCallDepth?: number;
+  /** Wraps every execution (e.g. in an OpenTelemetry span); absent means no tracing at all. */
+  readonly tracer?: ExecutionTracer;
+}
+
+/**
+ * Observes executions from the outside: `trace` runs `execute` (exactly once) and may
+ * wrap it; `execute` reports the execution object once it exists, so that nested calls,
+ * which name it as their `parent`, can be linked to it.
+ */
+export interface ExecutionTracer {
+  trace(request: NestedExecuteRequest, execute: (created?: (exec: ToolExecution) => void) => Promise<ToolResult>): Promise<ToolResult>;
 }
 
 /** Points where a scheduler orders executions (SPEC §4). All optional. */
@@ -93,7 +105,18 @@ export interface ExecutionGates {
 /** Proof that a result object is the canonical one of one exact execution. */
 const canonicalResults = new WeakMap<object, symbol>();
 
-export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequest, gates: ExecutionGates = {}): Promise<ToolResult> {
+export function executeTool(deps: PipelineDeps, request: NestedExecuteRequest, gates: ExecutionGates = {}): Promise<ToolResult> {
+  const { tracer } = deps;
+  if (tracer === undefined) return runExecution(deps, request, gates);
+  return tracer.trace(request, (created) => runExecution(deps, request, gates, created));
+}
+
+async function runExecution(
+  deps: PipelineDeps,
+  request: NestedExecuteRequest,
+  gates: ExecutionGates,
+  created?: (exec: ToolExecution) => void,
+): Promise<ToolResult> {
   // ---- create ----
   if (typeof request !== 'object' || request === null) throw new TypeError('execute: expected { callId, name, arguments }');
   const { callId, name } = request;
@@ -118,6 +141,7 @@ export async function executeTool(deps: PipelineDeps, request: NestedExecuteRequ
     arguments: snapshot.ok ? snapshot.value : null,
     callerSignal: signal,
   });
+  created?.(exec.view);
 
   let policyReported = false;
   const policyDone = (): void => {

@@ -21,6 +21,7 @@ import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type G
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
+import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
 import { resolveJournal } from '../scheduler/resolve-journal.ts';
 
@@ -72,6 +73,12 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * @default 8
    */
   readonly maxCallDepth?: number;
+  /**
+   * OpenTelemetry spans (`execute_tool <name>`) for every execution, when the optional
+   * peer `@opentelemetry/api` is installed and a tracer provider is registered; `false`
+   * turns them off. @default true
+   */
+  readonly telemetry?: boolean;
 }
 
 /** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
@@ -214,6 +221,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       modeOf(agent) === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined,
     openNestedCalls,
     maxCallDepth,
+    ...(options.telemetry === false ? {} : { tracer: createOtelExecutionTracer() }),
   };
 
   // SDK text per agent, rebuilt only when the registry changes.

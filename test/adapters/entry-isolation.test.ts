@@ -6,7 +6,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const OPTIONAL = /^(@modelcontextprotocol\/|@anthropic-ai\/|ai$|ai\/|openai$|zod$)/u;
+const OPTIONAL = /^(@opentelemetry\/|@modelcontextprotocol\/|@anthropic-ai\/|ai$|ai\/|openai$|zod$)/u;
 
 /** Every bare package a module statically imports, through its relative imports. */
 function staticPackages(entry: string): Map<string, string> {
