@@ -169,6 +169,25 @@ describe('OpenTelemetry spans', () => {
     for (const span of calls) expect(parentOf(span)).toBe(step!.spanContext().spanId);
   });
 
+  it('a composite tool: its exec.callTool calls are children of its span', async () => {
+    const rt = runtime();
+    rt.register(defineTool({
+      name: 'quadruple',
+      description: 'Doubles twice through exec.callTool.',
+      parameters: { n: { type: 'number', required: true } },
+      output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+      execute: async ({ n }, exec) => {
+        const once = await exec.callTool('double', { n });
+        const twice = await exec.callTool('double', { n: once.value });
+        return twice.value as number;
+      },
+    }));
+    const result = await rt.execute({ callId: 'q1', name: 'quadruple', arguments: { n: 3 } });
+    expect(result.value).toBe(12);
+    const spans = exporter.getFinishedSpans();
+    expect(tree(spans)).toBe(['execute_tool quadruple', '  execute_tool double', '    tool work', '  execute_tool double', '    tool work'].join('\n'));
+  });
+
   it('emits nothing with telemetry: false', async () => {
     const rt = runtime({ telemetry: false });
     const result = await rt.execute({ callId: 'q', name: 'double', arguments: { n: 1 } });
