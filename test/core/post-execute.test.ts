@@ -1,7 +1,7 @@
 // projectContent and tools/post-execute (SPEC §3): accept with value or content (never
 // both, never a value on failure), additional contexts, block, and throwing handlers.
 import { describe, expect, it, jest } from '@jest/globals';
-import { accept, block, deny, type ContextMessage, type ToolResult } from '../../src/index.ts';
+import { accept, block, createToolRuntime, defineTool, deny, type ContextMessage, type ToolResult } from '../../src/index.ts';
 import { call, echoRuntime, isDeepFrozen, text } from './helpers.ts';
 
 const ctx = (t: string): ContextMessage => ({ role: 'user', content: text(t) });
@@ -85,6 +85,28 @@ describe('post-execute accept', () => {
     const result = await rt.execute(call());
     expect(result.error?.code).toBe('INVALID_TOOL_OUTPUT');
     expect('value' in result).toBe(false);
+  });
+
+  it('accept({ value }) is validated and rendered by the definition whose body ran, not the one registered at post time', async () => {
+    const rt = createToolRuntime();
+    const version = (n: number, schema: 'number' | 'string') => defineTool({
+      name: 'count',
+      description: `v${n}`,
+      parameters: {},
+      output: { schema: { type: schema }, render: (_a, v) => text(`v${n}:${String(v)}`) },
+      execute: () => (schema === 'number' ? 1 : 'one') as never,
+    });
+    const disposeV1 = rt.register(version(1, 'number'));
+    rt.on('tools/post-execute', () => {
+      // While the call is in post-execute, v1 is replaced by a v2 that outputs strings.
+      disposeV1();
+      rt.register(version(2, 'string'));
+      return accept({ value: 5 });
+    });
+    const result = await rt.execute({ callId: 'c', name: 'count', arguments: {} });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toBe(5);
+    expect(result.content).toEqual(text('v1:5'));
   });
 
   it('accept({ value, content }) is a PIPELINE_ERROR', async () => {
