@@ -10,6 +10,7 @@ import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
 import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag } from './load-tools.ts';
+import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
 import { readProgram } from './read-program.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
@@ -32,6 +33,8 @@ const positiveInt = (flag: string) => (value: string): number => {
 interface Io {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
+  /** `ptc run` prints log lines as they happen (stdout is a terminal). @default false */
+  readonly liveLogs?: boolean;
 }
 
 /** Where a command's tools come from: `--tools`, `--mcp`, and `--demo-tools`. */
@@ -167,14 +170,20 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         const flags: Record<string, string> = { wallTimeMs: '--timeout-ms', memoryMb: '--memory-mb', maxCalls: '--max-calls' };
         throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
       }
-      const result = await withRuntime({ mode: o.mode, limits }, o, (rt) =>
-        rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) }),
-      io.err);
+      let live: LiveRunOutput | undefined;
+      const result = await withRuntime({ mode: o.mode, limits }, o, async (rt) => {
+        if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, 'cli-run', io.out);
+        try {
+          return await rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) });
+        } finally {
+          live?.stop();
+        }
+      }, io.err);
       if (o.json === true) {
         io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
       } else {
-        const text = result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
-        (result.isError ? io.err : io.out)(`${text}\n`);
+        const text = live === undefined ? result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n') : live.finalText(result);
+        if (text !== '') (result.isError ? io.err : io.out)(`${text}\n`);
       }
       setExit(result.isError ? 1 : 0);
     });
@@ -238,7 +247,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 }
 
 /** Runs the CLI; resolves to the exit status. */
-export async function main(argv: readonly string[], io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t) }): Promise<number> {
+export async function main(
+  argv: readonly string[],
+  io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), liveLogs: process.stdout.isTTY === true },
+): Promise<number> {
   let exit = 0;
   const program = buildProgram(io, (code) => (exit = code));
   try {
