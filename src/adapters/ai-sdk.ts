@@ -8,7 +8,7 @@ import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { createTurnBatcher } from './create-turn-batcher.ts';
-import { nonEmptyText } from './non-empty-text.ts';
+import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import { OPENAI_MAX_TOOL_NAME, providerToolNames } from './provider-tool-names.ts';
 
@@ -36,7 +36,7 @@ export function toAiSdkModelOutput(result: ToolResult): AiSdkModelOutput {
   if (result.isError) {
     return { type: 'error-text', value: nonEmptyText([textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n')) };
   }
-  const parts = [...result.content, ...contexts].filter((b) => b.type !== 'text' || b.text !== '').map(toPart);
+  const parts = [...result.content, ...contexts].filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toPart);
   return { type: 'content', value: parts.length === 0 ? [{ type: 'text', text: nonEmptyText('') }] : parts };
 }
 

@@ -7,7 +7,7 @@ import type { JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolRuntime, ToolSchemaProjection } from '../runtime/create-tool-runtime.ts';
 import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
-import { nonEmptyText } from './non-empty-text.ts';
+import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import {
   ANTHROPIC_MAX_TOOL_NAME, providerToolNames, registeredToolNames, type ToolNameOptions, type ToolNameSource,
 } from './provider-tool-names.ts';
@@ -100,7 +100,7 @@ export const toAnthropicContent = (block: ContentBlock): AnthropicContent => {
  * blocks are dropped, and a result left without content reads `(no output)`.
  */
 export function toAnthropicToolResult(result: ToolResult): AnthropicToolResult {
-  const blocks = result.content.filter((b) => b.type !== 'text' || b.text !== '');
+  const blocks = result.content.filter((b) => b.type !== 'text' || !isBlank(b.text));
   return {
     type: 'tool_result',
     tool_use_id: result.callId,
@@ -118,6 +118,6 @@ export const toAnthropicUserMessage = (turn: Pick<TurnResult, 'results' | 'addit
   role: 'user',
   content: [
     ...turn.results.map(toAnthropicToolResult),
-    ...turn.additionalContexts.flatMap((c) => c.content.filter((b) => b.type !== 'text' || b.text !== '').map(toAnthropicContent)),
+    ...turn.additionalContexts.flatMap((c) => c.content.filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toAnthropicContent)),
   ],
 });

@@ -7,7 +7,7 @@ import { parseJsonArguments } from '../json/malformed-json.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolRuntime, ToolSchemaProjection } from '../runtime/create-tool-runtime.ts';
 import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
-import { nonEmptyText } from './non-empty-text.ts';
+import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import {
   OPENAI_MAX_TOOL_NAME, providerToolNames, registeredToolNames, type ToolNameOptions, type ToolNameSource,
@@ -169,7 +169,7 @@ export const toOpenAIResponsesOutput = (result: ToolResult): OpenAIResponsesOutp
 });
 
 const dataUrl = (block: ContentBlock & { type: 'image' }): string => `data:${block.mimeType};base64,${block.data}`;
-const nonEmpty = (blocks: readonly ContentBlock[]): ContentBlock[] => blocks.filter((b) => b.type !== 'text' || b.text !== '');
+const nonEmpty = (blocks: readonly ContentBlock[]): ContentBlock[] => blocks.filter((b) => b.type !== 'text' || !isBlank(b.text));
 
 const chatContent = (b: ContentBlock): OpenAIChatUserContent =>
   b.type === 'text'

@@ -31,6 +31,26 @@ function describe(value: unknown): string {
   return 'only plain objects and arrays are JSON (class instance or exotic object)';
 }
 
+const NATIVE_OBJECT = Function.prototype.toString.call(Object);
+
+/**
+ * This realm's `Object.prototype`, or another realm's: JSON that Node's own `fetch`
+ * parsed is plain data from Node's realm, which is not the realm of code run in a `vm`
+ * context (a jest test, for one). Recognised by shape, not by a name one could fake:
+ * a null-prototype object whose own `constructor` is a native `Object` function.
+ */
+function isObjectPrototype(proto: object): boolean {
+  if (proto === Object.prototype) return true;
+  if (Object.getPrototypeOf(proto) !== null) return false;
+  const ctor: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
+  if (typeof ctor !== 'function') return false;
+  try {
+    return Function.prototype.toString.call(ctor) === NATIVE_OBJECT && Object.getOwnPropertyDescriptor(ctor, 'prototype')?.value === proto;
+  } catch {
+    return false;
+  }
+}
+
 const keyPath = (base: string, key: string): string =>
   /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
 
@@ -58,8 +78,8 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
   const onPath = new Set<object>();
   const makeTarget = (source: object, path: string): Frame['target'] => {
     if (Array.isArray(source)) return [];
-    const proto: unknown = Object.getPrototypeOf(source);
-    if (proto !== Object.prototype && proto !== null) throw new NotJsonError(path, describe(source));
+    const proto = Object.getPrototypeOf(source) as object | null;
+    if (proto !== null && !isObjectPrototype(proto)) throw new NotJsonError(path, describe(source));
     return {};
   };
   const root = makeTarget(value as object, rootPath);

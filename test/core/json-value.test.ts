@@ -1,6 +1,7 @@
 // snapshotJson / deepFreeze: lossless for every JSON value, refuses everything else.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { runInNewContext } from 'node:vm';
 import { deepFreeze, NotJsonError, snapshotJson } from '../../src/index.ts';
 import { trySnapshotJson } from '../../src/json/json-value.ts';
 import { isDeepFrozen } from './helpers.ts';
@@ -101,6 +102,25 @@ describe('snapshotJson', () => {
     const bare = Object.assign(Object.create(null) as object, { a: 1 });
     expect(snapshotJson(bare)).toEqual({ a: 1 });
     expect(Object.is(snapshotJson(-0), -0)).toBe(true);
+  });
+
+  it('accepts plain data from another realm (JSON that Node\'s fetch parsed, seen from a vm context) as a copy in ours', () => {
+    const foreign = runInNewContext('JSON.parse(\'{"a":{"b":[1,"x",null]},"c":true}\')') as unknown;
+    expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
+    const snap = snapshotJson(foreign) as { a: unknown };
+    expect(snap).toEqual({ a: { b: [1, 'x', null] }, c: true });
+    expect(Object.getPrototypeOf(snap)).toBe(Object.prototype);
+    expect(Object.getPrototypeOf(snap.a)).toBe(Object.prototype);
+  });
+
+  it('still refuses a foreign Date or class instance, and a fake Object.prototype', () => {
+    expect(() => snapshotJson(runInNewContext('new Date(0)'))).toThrow(/a Date is not JSON|class instance/u);
+    expect(() => snapshotJson(runInNewContext('new (class Point { constructor() { this.x = 1; } })()'))).toThrow(NotJsonError);
+    const fakeProto = Object.create(null) as { constructor?: unknown };
+    fakeProto.constructor = function Object() {};
+    (fakeProto.constructor as { prototype: unknown }).prototype = fakeProto;
+    expect(() => snapshotJson(Object.create(fakeProto))).toThrow(/class instance or exotic object/u);
+    expect(() => snapshotJson(Object.create(Object.create(null)))).toThrow(NotJsonError);
   });
 
   it.each(POISONS)('refuses %s at the top level and reports the path', (_label, make, suffix) => {
