@@ -79,7 +79,8 @@ describe('Anthropic SDK client against a mock Messages API', () => {
     const { provider, client } = await mock([
       message([{ type: 'text', text: 'Counting.' }, toolUse('tu_1', 'run_code', { description: 'Count open tickets', code: program })], 'tool_use'),
       message([toolUse('tu_2', 'run_code', { description: 'Clear notes', code: 'await tools["notes.clear"]({});\nconsole.log("");\nreturn "";' })], 'tool_use'),
-      (request) => message([{ type: 'text', text: `Answer: ${toolResultText(request, 'tu_2')} / ${toolResultText(asArray(provider.requests[1]?.body['messages']).length > 0 ? provider.requests[1]!.body : request, 'tu_1')}` }], 'end_turn'),
+      // The third request answers tu_2; the second one answered tu_1.
+      (request) => message([{ type: 'text', text: `Answer: ${toolResultText(request, 'tu_2')} / ${toolResultText(provider.requests[1]!.body, 'tu_1')}` }], 'end_turn'),
     ]);
     open.push(provider);
     const result = await runAgentLoop({ rt, model: anthropicModel(client, 'claude-test'), question: 'How many open tickets?' });
