@@ -1,10 +1,9 @@
-import { allocateTypeNames } from './allocate-type-names.ts';
-import { closedArgsRoot } from './closed-args-root.ts';
+import { allocateTypeNames, RESERVED_TYPE_NAMES } from './allocate-type-names.ts';
 import { docComment } from './doc-comment.ts';
 import { oneLine } from './one-line.ts';
 import { propertyKey } from './property-key.ts';
-import { schemaToType } from './schema-to-type.ts';
 import { DEFERRED_HEADING, SDK_PREAMBLE } from './sdk-preamble.ts';
+import { toolDeclarations } from './tool-declarations.ts';
 import type { GenerateSdkOptions, ToolSchema } from './tool-schema.ts';
 
 const DEFAULT_MAX_DEPTH = 16;
@@ -51,6 +50,10 @@ function validateTools(tools: readonly ToolSchema[]): void {
     }
     if (outputSchema !== undefined && !isSchema(outputSchema)) {
       throw new TypeError(`${at}.outputSchema must be a JSON Schema object or boolean when present, got ${describe(outputSchema)}`);
+    }
+    const { notes } = tool as { notes?: unknown };
+    if (notes !== undefined && !(Array.isArray(notes) && notes.every((line) => typeof line === 'string'))) {
+      throw new TypeError(`${at}.notes must be an array of strings when present, got ${describe(notes)}`);
     }
     if (deferLoading !== undefined && typeof deferLoading !== 'boolean') {
       throw new TypeError(`${at}.deferLoading must be a boolean when present, got ${describe(deferLoading)}`);
@@ -100,19 +103,15 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
   const sorted = [...tools].sort(byName);
   const loaded = sorted.filter((tool) => tool.deferLoading !== true);
   const deferred = sorted.filter((tool) => tool.deferLoading === true);
-  const typeNames = allocateTypeNames(loaded.map((tool) => tool.name));
+  const taken = new Set(RESERVED_TYPE_NAMES);
+  const typeNames = allocateTypeNames(loaded.map((tool) => tool.name), taken);
 
   const out: string[] = [SDK_PREAMBLE];
   const methods: string[] = [];
   loaded.forEach((tool, index) => {
-    const base = typeNames[index] ?? 'Tool';
-    out.push(`type ${base}Args = ${schemaToType(closedArgsRoot(tool.parameters), maxDepth)};`);
-    let result = 'JsonValue';
-    if (tool.outputSchema !== undefined) {
-      result = `${base}Result`;
-      out.push(`type ${result} = ${schemaToType(tool.outputSchema, maxDepth)};`);
-    }
-    methods.push(`  ${docComment(tool.description)}${propertyKey(tool.name)}(args: ${base}Args): Promise<${result}>;`);
+    const declarations = toolDeclarations(tool, typeNames[index] ?? 'Tool', taken, maxDepth);
+    out.push(...declarations.types);
+    methods.push(declarations.method);
   });
   if (deferred.length > 0) {
     methods.push(DEFERRED_HEADING);

@@ -1,4 +1,6 @@
+import { constraintTags } from './constraint-tags.ts';
 import { docComment } from './doc-comment.ts';
+import { oneLine } from './one-line.ts';
 import { propertyKey } from './property-key.ts';
 import { stringLiteral } from './string-literal.ts';
 
@@ -8,7 +10,7 @@ import { stringLiteral } from './string-literal.ts';
  * members so that nested unions flatten and repeated members collapse.
  */
 type Rendered =
-  | { readonly kind: 'atom' | 'intersection'; readonly text: string }
+  | { readonly kind: 'atom' | 'intersection'; readonly text: string; readonly openBody?: string }
   | { readonly kind: 'union'; readonly text: string; readonly members: readonly string[] };
 
 const atom = (text: string): Rendered => ({ kind: 'atom', text });
@@ -18,8 +20,8 @@ const NEVER = atom('never');
 const NULL = atom('null');
 const OPEN_INDEX = 'Record<string, JsonValue>';
 
-// Keywords that point elsewhere; following them is out of scope, so the type is unknown.
-const REFERENCE_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
+// Dynamic references depend on the evaluation path; they are typed JsonValue, with a note.
+const DYNAMIC_REFERENCE_KEYWORDS = ['$dynamicRef', '$recursiveRef'];
 // Keywords that make a schema without `type` an object or an array schema. Not
 // `required` alone: `anyOf: [{ required: ['a'] }, { required: ['b'] }]` refines an
 // object described elsewhere and should add nothing to its type.
@@ -28,10 +30,27 @@ const ARRAY_KEYWORDS = ['items', 'prefixItems'];
 
 type Schema = { readonly [key: string]: unknown };
 
+/**
+ * How local references are typed. Inside an object property, array item or index
+ * signature a reference becomes a named type (`nameFor`), declared once by the caller,
+ * so recursive schemas give recursive types. Elsewhere (the top of a declaration, a
+ * union or intersection member) TypeScript forbids a type that names itself, so the
+ * target is written in place.
+ */
+export interface TypeContext {
+  /** The document `#` refers to. */
+  readonly root: unknown;
+  /** The type name for a reference target; undefined writes targets in place. */
+  readonly nameFor?: (target: object, pointer: string) => string;
+  /** One line per part that could not be typed exactly (typed more loosely instead). */
+  readonly notes: string[];
+}
+
 interface Walk {
   readonly maxDepth: number;
   /** Schema objects on the current path: meeting one again is a cycle. */
   readonly ancestors: Set<object>;
+  readonly context: TypeContext;
 }
 
 function isRecord(value: unknown): value is Schema {
@@ -71,8 +90,14 @@ function union(members: readonly Rendered[]): Rendered {
 function intersection(parts: readonly Rendered[]): Rendered {
   const first = parts[0];
   if (parts.length === 1 && first !== undefined) return first;
-  const text = parts.map((part) => (part.kind === 'union' ? `(${part.text})` : part.text)).join(' & ');
-  return { kind: 'intersection', text };
+  // Open objects say `& Record<string, JsonValue>` once, at the end.
+  const open = parts.some((part) => part.kind !== 'union' && part.openBody !== undefined);
+  const texts = parts.map((part) => {
+    if (part.kind !== 'union' && part.openBody !== undefined) return part.openBody;
+    return part.kind === 'union' ? `(${part.text})` : part.text;
+  });
+  if (open) texts.push(OPEN_INDEX);
+  return { kind: 'intersection', text: [...new Set(texts)].join(' & ') };
 }
 
 function literal(value: unknown): Rendered {
@@ -100,11 +125,61 @@ function renderArray(schema: Schema, depth: number, walk: Walk): Rendered {
   // Tuples (prefixItems, draft-07 array items) are typed loosely as JSON arrays.
   if (Object.hasOwn(schema, 'prefixItems') || Array.isArray(items)) return arrayOf(JSON_VALUE);
   if (items === undefined) return arrayOf(JSON_VALUE);
-  return arrayOf(render(items, depth + 1, walk));
+  return arrayOf(render(items, depth + 1, walk, false));
 }
 
 /** Members of TypeScript's `Object` interface, which every object type inherits. */
 const OBJECT_MEMBERS = new Set(['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
+
+/** The doc comment of a property: its description, then its constraints (and its items'). */
+function propertyDoc(schema: unknown): string {
+  if (!isRecord(schema)) return '';
+  const description = own(schema, 'description');
+  const items = own(schema, 'items');
+  const tags = [constraintTags(schema), isRecord(items) ? constraintTags(items, 'items.') : ''].filter((t) => t !== '').join(' ');
+  return docComment(typeof description === 'string' ? description : '', tags);
+}
+
+// `^prefix` with nothing special after it: the keys are `${"prefix"}${string}`.
+const LITERAL_PREFIX = /^\^([A-Za-z0-9_-]+)$/;
+const LITERAL_PREFIX_OPEN = /^\^([A-Za-z0-9_-]+)(\.\*)?$/;
+
+/**
+ * The key type and value type of an object's index signature, when names are
+ * constrained (`patternProperties`, `propertyNames`) or values typed
+ * (`additionalProperties: S`). Undefined when the object has no such keywords.
+ */
+function indexSignature(schema: Schema, depth: number, walk: Walk): { key: string; value: Rendered; partial: boolean } | undefined {
+  const patterns = own(schema, 'patternProperties');
+  const names = own(schema, 'propertyNames');
+  const additional = own(schema, 'additionalProperties');
+  const typedAdditional = isRecord(additional);
+  if (!isRecord(patterns) && names === undefined && !typedAdditional) return undefined;
+  const values: Rendered[] = [];
+  const keys: string[] = [];
+  let anyKey = additional !== false;
+  if (isRecord(patterns)) {
+    for (const [pattern, valueSchema] of Object.entries(patterns)) {
+      values.push(render(valueSchema, depth + 1, walk, false));
+      const prefix = LITERAL_PREFIX.exec(pattern) ?? LITERAL_PREFIX_OPEN.exec(pattern);
+      if (prefix?.[1] !== undefined) keys.push(`\`${prefix[1]}\${string}\``);
+      else anyKey = true;
+    }
+  }
+  if (additional === undefined || additional === true) values.push(JSON_VALUE);
+  else if (typedAdditional) values.push(render(additional, depth + 1, walk, false));
+  let key = anyKey || keys.length === 0 ? 'string' : [...new Set(keys)].join(' | ');
+  let partial = false;
+  // propertyNames: { enum } or { const } names every key: a mapped type over them.
+  if (isRecord(names)) {
+    const listed = own(names, 'enum') ?? (Object.hasOwn(names, 'const') ? [own(names, 'const')] : undefined);
+    if (Array.isArray(listed) && listed.length > 0 && listed.every((name) => typeof name === 'string')) {
+      key = union(listed.map(literal)).text;
+      partial = true;
+    }
+  }
+  return { key, value: values.length === 0 ? NEVER : union(values), partial };
+}
 
 function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
   const properties = own(schema, 'properties') ?? {};
@@ -117,9 +192,8 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
   const lines: string[] = [];
   let multiLine = false;
   for (const [name, propertySchema] of Object.entries(properties)) {
-    const type = render(propertySchema, depth + 1, walk);
-    const description = isRecord(propertySchema) ? own(propertySchema, 'description') : undefined;
-    const doc = typeof description === 'string' ? docComment(description) : '';
+    const type = render(propertySchema, depth + 1, walk, false);
+    const doc = propertyDoc(propertySchema);
     if (doc !== '' || type.text.includes('\n')) multiLine = true;
     const optional = !requiredNames.has(name);
     // TypeScript checks an omitted optional property against the member every object
@@ -133,15 +207,14 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
     if (!Object.hasOwn(properties, name)) lines.push(`${propertyKey(name)}: JsonValue;`);
   }
 
-  // Absent additionalProperties means open, as in JSON Schema; patternProperties
-  // admits names we do not model, so it opens the object too.
-  const closed = additional === false && !Object.hasOwn(schema, 'patternProperties');
+  const index = indexSignature(schema, depth, walk);
   if (lines.length === 0) {
-    if (closed) return atom('Record<string, never>');
-    if (isRecord(additional) && !Object.hasOwn(schema, 'patternProperties')) {
-      return atom(`Record<string, ${render(additional, depth + 1, walk).text}>`);
-    }
-    return atom(OPEN_INDEX);
+    if (index === undefined) return atom(additional === false ? 'Record<string, never>' : OPEN_INDEX);
+    if (index.partial) return atom(`{ [key in ${index.key}]?: ${index.value.text} }`);
+    if (index.key === 'string' && isJsonValue(index.value)) return atom(OPEN_INDEX);
+    // `Record<string, T>` when T names nothing: short, and the form models know best.
+    if (index.key === 'string' && !/[A-Z]/.test(index.value.text.replace(/JsonValue/g, ''))) return atom(`Record<string, ${index.value.text}>`);
+    return atom(`{ [key: ${index.key}]: ${index.value.text} }`);
   }
   // One line when nothing is documented: `{ id: string; total: number }`.
   const body = multiLine
@@ -149,7 +222,8 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
     : `{ ${lines.join(' ').slice(0, -1)} }`;
   // Declared properties would clash with a typed index signature (`{ a: string } &
   // Record<string, number>` makes `a` never), so an open object's index is JsonValue.
-  return closed ? atom(body) : { kind: 'intersection', text: `${body} & ${OPEN_INDEX}` };
+  const closed = additional === false && !Object.hasOwn(schema, 'patternProperties');
+  return closed ? atom(body) : { kind: 'intersection', text: `${body} & ${OPEN_INDEX}`, openBody: body };
 }
 
 function renderTypeName(type: unknown, schema: Schema, depth: number, walk: Walk): Rendered {
@@ -187,30 +261,88 @@ function renderOwnType(schema: Schema, depth: number, walk: Walk): Rendered | un
   return renderTypeName(type, schema, depth, walk);
 }
 
-function renderMembers(list: unknown, depth: number, walk: Walk): Rendered[] | undefined {
+function renderMembers(list: unknown, depth: number, walk: Walk, bare: boolean): Rendered[] | undefined {
   if (!Array.isArray(list) || list.length === 0) return undefined;
-  return list.map((member) => render(member, depth + 1, walk));
+  return list.map((member) => render(member, depth + 1, walk, bare));
 }
 
-function renderKeywords(schema: Schema, depth: number, walk: Walk): Rendered {
-  if (hasAny(schema, REFERENCE_KEYWORDS)) return UNKNOWN;
+/** Decodes a JSON pointer fragment (`#/$defs/a~1b`); undefined when it does not resolve. */
+function resolvePointer(root: unknown, fragment: string): unknown {
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(fragment);
+  } catch {
+    return undefined;
+  }
+  if (decoded === '') return root;
+  if (!decoded.startsWith('/')) return findAnchor(root, decoded);
+  let node: unknown = root;
+  for (const raw of decoded.slice(1).split('/')) {
+    const key = raw.replace(/~1/g, '/').replace(/~0/g, '~');
+    if (typeof node !== 'object' || node === null || !Object.hasOwn(node, key)) return undefined;
+    node = (node as Record<string, unknown>)[key];
+  }
+  return node;
+}
+
+/** The subschema declaring `$anchor: name` (explicit stack; every node visited once). */
+function findAnchor(root: unknown, name: string): unknown {
+  const stack: unknown[] = [root];
+  const seen = new Set<object>();
+  while (stack.length > 0) {
+    const node = stack.pop();
+    if (typeof node !== 'object' || node === null || seen.has(node)) continue;
+    seen.add(node);
+    if (!Array.isArray(node) && Object.hasOwn(node, '$anchor') && (node as Record<string, unknown>).$anchor === name) return node;
+    stack.push(...Object.values(node));
+  }
+  return undefined;
+}
+
+function note(walk: Walk, text: string): void {
+  const line = oneLine(text);
+  if (!walk.context.notes.includes(line)) walk.context.notes.push(line);
+}
+
+/** A local reference: a named type inside containers, written in place at the top. */
+function renderReference(ref: unknown, depth: number, walk: Walk, bare: boolean): Rendered {
+  if (typeof ref !== 'string') return UNKNOWN;
+  const target = ref.startsWith('#') ? resolvePointer(walk.context.root, ref.slice(1)) : undefined;
+  if (target === true || target === false) return target ? JSON_VALUE : NEVER;
+  if (!isRecord(target)) {
+    note(walk, `$ref ${JSON.stringify(ref).slice(0, 80)} is not followed: typed JsonValue`);
+    return JSON_VALUE;
+  }
+  const { nameFor } = walk.context;
+  if (!bare && nameFor !== undefined) return atom(nameFor(target, ref));
+  return render(target, depth + 1, walk, bare);
+}
+
+function renderKeywords(schema: Schema, depth: number, walk: Walk, bare: boolean): Rendered {
+  for (const keyword of DYNAMIC_REFERENCE_KEYWORDS) {
+    if (Object.hasOwn(schema, keyword)) {
+      note(walk, `${keyword} is not followed: typed JsonValue`);
+      return JSON_VALUE;
+    }
+  }
   if (Object.hasOwn(schema, 'const')) return literal(schema['const']);
   if (Object.hasOwn(schema, 'enum')) {
     const values = schema['enum'];
     return Array.isArray(values) ? union(values.map(literal)) : UNKNOWN;
   }
 
-  // The value must satisfy every one of these: the own type, each union, each allOf member.
+  // The value must satisfy every one of these: the reference, the own type, each union, each allOf member.
   const constraints: Rendered[] = [];
+  if (Object.hasOwn(schema, '$ref')) constraints.push(renderReference(schema['$ref'], depth, walk, bare));
   const ownType = renderOwnType(schema, depth, walk);
   if (ownType !== undefined) constraints.push(ownType);
   for (const keyword of ['anyOf', 'oneOf']) {
     if (!Object.hasOwn(schema, keyword)) continue;
-    const members = renderMembers(schema[keyword], depth, walk);
+    const members = renderMembers(schema[keyword], depth, walk, bare);
     constraints.push(members === undefined ? UNKNOWN : union(members));
   }
   if (Object.hasOwn(schema, 'allOf')) {
-    constraints.push(...(renderMembers(schema['allOf'], depth, walk) ?? [UNKNOWN]));
+    constraints.push(...(renderMembers(schema['allOf'], depth, walk, bare) ?? [UNKNOWN]));
   }
 
   // JsonValue and unknown add nothing next to a real constraint (`string & JsonValue`
@@ -226,7 +358,7 @@ function withNullable(schema: Schema, type: Rendered): Rendered {
   return union([type, NULL]);
 }
 
-function render(schema: unknown, depth: number, walk: Walk): Rendered {
+function render(schema: unknown, depth: number, walk: Walk, bare: boolean): Rendered {
   if (schema === true) return JSON_VALUE;
   if (schema === false) return NEVER;
   if (!isRecord(schema)) return UNKNOWN;
@@ -235,7 +367,7 @@ function render(schema: unknown, depth: number, walk: Walk): Rendered {
   if (walk.ancestors.has(schema)) return UNKNOWN;
   walk.ancestors.add(schema);
   try {
-    return withNullable(schema, renderKeywords(schema, depth, walk));
+    return withNullable(schema, renderKeywords(schema, depth, walk, bare));
   } finally {
     walk.ancestors.delete(schema);
   }
@@ -244,14 +376,21 @@ function render(schema: unknown, depth: number, walk: Walk): Rendered {
 /**
  * The TypeScript type text for a JSON Schema (SPEC §5): scalars map directly
  * (`integer` → `number`), `enum`/`const` → literal unions, `anyOf`/`oneOf` →
- * unions, `allOf` → intersection, `type: [..., 'null']` and `nullable: true` →
- * `| null`, arrays with or without `items`, required vs optional (`?`), open objects
- * → `& Record<string, JsonValue>` (closed empty → `Record<string, never>`), no type
- * → `JsonValue`, `$ref` and unknown types → `unknown`. Subschemas deeper than
- * `maxDepth` become `JsonValue`; a schema met again on its own path becomes `unknown`.
- * Validation-only keywords (`minimum`, `pattern`, `format`, `not`...) are ignored.
- * Multi-line text uses two-space indentation relative to its first line.
+ * unions (discriminated when their members have `const` properties), `allOf` →
+ * intersection, `type: [..., 'null']` and `nullable: true` → `| null`, arrays with or
+ * without `items`, required vs optional (`?`), open objects → `& Record<string,
+ * JsonValue>` (closed empty → `Record<string, never>`), `patternProperties` /
+ * `propertyNames` / typed `additionalProperties` → index signatures (`^prefix`
+ * patterns as template-literal keys, `propertyNames.enum` as a mapped type), local
+ * `$ref` → a named type from `context.nameFor` inside containers, the target in place
+ * elsewhere (without a context, always in place); no type → `JsonValue`; unknown types
+ * → `unknown`. A reference that cannot be followed (not local, unresolved, dynamic) is
+ * `JsonValue`, with a line in `context.notes`. Property doc comments carry the
+ * description and the constraints (`@minimum 1 @maxLength 80 @format email @default 20
+ * @pattern "…"`). Subschemas deeper than `maxDepth` become `JsonValue`; a schema met
+ * again on its own path becomes `unknown`. Multi-line text uses two-space
+ * indentation relative to its first line.
  */
-export function schemaToType(schema: unknown, maxDepth: number): string {
-  return render(schema, 0, { maxDepth, ancestors: new Set() }).text;
+export function schemaToType(schema: unknown, maxDepth: number, context: TypeContext = { root: schema, notes: [] }): string {
+  return render(schema, 0, { maxDepth, ancestors: new Set(), context }, true).text;
 }

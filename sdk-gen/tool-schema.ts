@@ -12,6 +12,8 @@ export interface ToolSchema {
   readonly outputSchema?: JsonSchema;
   /** Deferred tools are listed by name and summary only, loosely typed (their schemas are not shown). */
   readonly deferLoading?: boolean;
+  /** One-line notes shown above the tool's types (e.g. what its schema lost on the way in). */
+  readonly notes?: readonly string[];
 }
 
 export interface GenerateSdkOptions {

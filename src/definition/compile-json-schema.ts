@@ -30,7 +30,6 @@ export interface CompiledJsonSchema {
 export interface CompileJsonSchemaOptions {
   /** Where the schema sits, for messages: `parameters`, `output.schema`. */
   readonly path: string;
-  readonly toolName: string;
   /** Dialect when the schema has no recognised `$schema`. MCP says 2020-12. */
   readonly defaultDialect: SchemaDialect;
   /** The validator used when the schema cannot be compiled: `{ type: 'object' }` for arguments, `{}` for values. */
@@ -144,7 +143,7 @@ export function compileJsonSchema(raw: unknown, options: CompileJsonSchemaOption
     if ((error as { missingRef?: unknown }).missingRef !== undefined) {
       return refuse(path, '$ref', `keyword "$ref" cannot be resolved inside the schema (${message}); remote references are never fetched, so this schema is refused`);
     }
-    const warning = `tool "${options.toolName}": ${path} is not validated here (ajv could not compile it: ${message.slice(0, 300)})`;
+    const warning = `${path} is not validated here (ajv could not compile it: ${message.slice(0, 300)})`;
     return { schema, dialect, validate: jsonSchemaValidator(options.fallback, dialect), warning };
   }
 }

@@ -147,11 +147,11 @@ const OBJECT_ROOT: JsonSchema = Object.freeze({ type: 'object' });
 const ANY_VALUE: JsonSchema = Object.freeze({});
 
 /** Resolves one outside schema to JSON Schema; a Standard Schema without a usable converter degrades. */
-function outsideJsonSchema(source: unknown, io: 'input' | 'output', degraded: JsonSchema, warnings: string[], where: string, toolName: string): unknown {
+function outsideJsonSchema(source: unknown, io: 'input' | 'output', degraded: JsonSchema, warnings: string[], where: string): unknown {
   if (!isStandardSchema(source)) return source;
   const converted = standardJsonSchema(source, io);
   if (converted.ok) return converted.schema;
-  warnings.push(`tool "${toolName}": ${where} is typed loosely (${converted.reason})`);
+  warnings.push(`${where} is typed loosely (${converted.reason})`);
   return degraded;
 }
 
@@ -169,19 +169,21 @@ export function defineJsonSchemaTool<const P extends OutsideSchema, const O exte
   checkSpec({ ...spec, output: { ...spec.output, schema: spec.output.schema ?? {} } } as unknown as Record<string, unknown>);
   const warnings: string[] = [];
   const defaultDialect = spec.schemaDialect ?? 'draft-2020-12';
-  const rawParameters = outsideJsonSchema(spec.parameters, 'input', OBJECT_ROOT, warnings, 'parameters', spec.name);
-  const parameters = compileJsonSchema(rawParameters, { path: 'parameters', toolName: spec.name, defaultDialect, fallback: OBJECT_ROOT });
+  const rawParameters = outsideJsonSchema(spec.parameters, 'input', OBJECT_ROOT, warnings, 'parameters');
+  const parameters = compileJsonSchema(rawParameters, { path: 'parameters', defaultDialect, fallback: OBJECT_ROOT });
   const rootType = parameters.schema.type;
   if (rootType !== undefined && rootType !== 'object' && !(Array.isArray(rootType) && rootType.includes('object'))) {
     throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at parameters: the root must be { type: "object" } (tool arguments are an object), got type ${JSON.stringify(rootType)}`, { path: 'parameters' });
   }
-  const rawOutput = spec.output.schema === undefined ? ANY_VALUE : outsideJsonSchema(spec.output.schema, 'output', ANY_VALUE, warnings, 'output.schema', spec.name);
-  const output = compileJsonSchema(rawOutput, { path: 'output.schema', toolName: spec.name, defaultDialect, fallback: ANY_VALUE });
+  const rawOutput = spec.output.schema === undefined ? ANY_VALUE : outsideJsonSchema(spec.output.schema, 'output', ANY_VALUE, warnings, 'output.schema');
+  const output = compileJsonSchema(rawOutput, { path: 'output.schema', defaultDialect, fallback: ANY_VALUE });
   for (const compiled of [parameters, output]) if (compiled.warning !== undefined) warnings.push(compiled.warning);
+  // An output schema we cannot compile is not checked, so the value is any JSON: say so in the types too.
+  const outputSchema = output.warning === undefined ? output.schema : ANY_VALUE;
   const standard = isStandardSchema(spec.parameters) ? spec.parameters : undefined;
   return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, {
     parameters: parameters.schema,
-    outputSchema: output.schema,
+    outputSchema,
     validateArgs: parameters.validate,
     validateOutput: output.validate,
     ...(standard === undefined ? {} : { parseArgs: (args: JsonValue) => parseStandardArgs(standard, spec.name, args) as Promise<JsonValue> }),

@@ -195,7 +195,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
         ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
       });
       tools.push(tool);
-      for (const warning of tool.schemaWarnings ?? []) warn(`MCP server "${serverName}": ${warning}`);
+      for (const warning of tool.schemaWarnings ?? []) warn(`MCP server "${serverName}": tool "${tool.name}": ${warning}`);
     } catch (error) {
       if (!(error instanceof DefinitionError)) {
         await close().catch(() => {});

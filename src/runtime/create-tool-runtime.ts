@@ -140,6 +140,7 @@ const toSdkSchema = (tool: Tool): ToolSchema => ({
   parameters: tool.parameters,
   outputSchema: tool.outputSchema,
   deferLoading: tool.deferLoading,
+  ...(tool.schemaWarnings === undefined || tool.schemaWarnings.length === 0 ? {} : { notes: tool.schemaWarnings }),
 });
 
 function isSandbox(value: unknown): value is Sandbox {

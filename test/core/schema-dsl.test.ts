@@ -273,7 +273,7 @@ describe('defineJsonSchemaTool (full JSON Schema from outside)', () => {
     const tool = defineJsonSchemaTool({ ...base, parameters: { type: 'object', properties: { a: { type: 'string', minLength: 'two' } } } });
     expect(tool.argIssues({ a: 1 })).toEqual([]);
     expect(tool.argIssues('not an object' as never)).not.toEqual([]);
-    expect(tool.schemaWarnings).toEqual([expect.stringContaining('tool "raw": parameters is not validated here')]);
+    expect(tool.schemaWarnings).toEqual([expect.stringContaining('parameters is not validated here')]);
   });
 
   it.each([

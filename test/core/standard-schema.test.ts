@@ -64,7 +64,7 @@ describe('a zod 4 schema directly in a definition', () => {
       output: { render: () => [] },
       execute: () => null,
     });
-    expect(when.schemaWarnings).toEqual([expect.stringContaining('tool "when": parameters is typed loosely (the zod schema cannot be expressed as JSON Schema')]);
+    expect(when.schemaWarnings).toEqual([expect.stringContaining('parameters is typed loosely (the zod schema cannot be expressed as JSON Schema')]);
     expect(when.parameters).toEqual({ type: 'object' });
     // zod's validate is still the authority.
     const rt = createToolRuntime({ sandbox: false });

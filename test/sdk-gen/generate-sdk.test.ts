@@ -47,7 +47,7 @@ describe('generateSdk', () => {
 type SearchOrdersArgs = {
   /** Free text. */ query: string;
   status?: "open" | "closed";
-  limit?: number;
+  /** @minimum 1 */ limit?: number;
 };
 type SearchOrdersResult = { id: string; total: number }[];
 declare const tools: {
