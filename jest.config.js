@@ -5,6 +5,9 @@
 /** @type {import('jest').Config} */
 export default {
   testEnvironment: 'node',
+  // `ptc-source` resolves the package's own name (examples import `ptc-runtime`) to the
+  // TypeScript sources instead of dist/, as tsconfig's customConditions does for tsc.
+  testEnvironmentOptions: { customExportConditions: ['ptc-source', 'node', 'node-addons'] },
   extensionsToTreatAsEsm: ['.ts'],
   moduleFileExtensions: ['ts', 'js', 'mjs', 'json'],
   moduleNameMapper: { '^(\\.{1,2}/.*)\\.js$': '$1' },

@@ -4,12 +4,9 @@
 // answer, or the row is void. Plus the fixed cost both ways pay: tool definitions
 // (native JSON schemas) against run_code's schema and the SDK prompt section.
 import { isDeepStrictEqual } from 'node:util';
-import { compareModes, type ModeRun } from '../examples/compare-modes.ts';
-import type { Scenario } from '../examples/scenario.ts';
 import { flagLateOrdersScenario } from '../examples/shop/flag-late-orders-scenario.ts';
-import { lateDeliveries } from '../examples/shop/late-deliveries.ts';
 import { productRevenueScenario } from '../examples/shop/product-revenue-scenario.ts';
-import { shopTools } from '../examples/shop/shop-tools.ts';
+import { compareModes, lateDeliveries, type ModeRun, type Scenario, shopTools } from '../src/demo/index.ts';
 import { createToolRuntime } from '../src/index.ts';
 
 export interface ContextSavingsResult {

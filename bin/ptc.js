@@ -1,6 +1,6 @@
 #!/usr/bin/env -S node --no-node-snapshot
 // The `ptc` CLI. In a checkout (src/ present) it runs the TypeScript sources directly
-// (Node >= 22.18 strips types), so a stale dist/ is never used by mistake; an installed
+// (Node >= 24 strips types), so a stale dist/ is never used by mistake; an installed
 // package ships only the built dist/.
 import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';

@@ -4,5 +4,5 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 
 const outDir = process.argv[2] ?? 'dist';
-const assets = ['examples/shop/shop-data.json'];
+const assets = ['src/demo/shop-data.json'];
 for (const asset of assets) cpSync(asset, join(outDir, asset));

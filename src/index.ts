@@ -1,6 +1,10 @@
 // Public entry of ptc-runtime. Curated, explicit exports.
 export { defineTool, defineJsonSchemaTool } from './definition/define-tool.ts';
-export type { Tool, ToolSpec, ToolSpecBase } from './definition/define-tool.ts';
+export type {
+  Tool, ToolSpec, ToolSpecBase, ReturnableValue, JsonSchemaToolSpec, OutsideSchema, OutsideArgs, OutsideValue,
+} from './definition/define-tool.ts';
+export type { StandardSchemaV1 } from './definition/standard-schema.ts';
+export type { SchemaDialect } from './definition/create-ajv.ts';
 export type {
   SchemaNode, PropertyMap, InferArgs, InferNode, JsonValueType, MaxInferenceDepth,
   StringNode, NumberNode, BooleanNode, NullNode, ArrayNode, ObjectNode, JsonNode, UnionNode,
@@ -9,12 +13,18 @@ export { MAX_SCHEMA_DEPTH, SUPPORTED_KEYWORDS } from './definition/compile-schem
 export type { JsonSchema } from './definition/compile-schema.ts';
 export { createToolRuntime } from './runtime/create-tool-runtime.ts';
 export type { ToolRuntime, ToolRuntimeOptions, ToolSchemaProjection, RuntimeEventMap, RuntimeEventName } from './runtime/create-tool-runtime.ts';
+export type { ToolMode } from './ptc/mode-declarations.ts';
+export type { PromptSection } from './ptc/ptc-prompt.ts';
+// The sandbox's contract, for `createToolRuntime({ sandbox })` with options or your own Sandbox.
+export type {
+  Sandbox, SandboxOptions, SandboxLimits, RunRequest, RunOutcome, FailureKind, HostCall, HostCallRequest, HostCallOutcome,
+} from '../sandbox/types.ts';
 export { RUN_EVENT_NAMES } from './ptc/run-events.ts';
 export type { RunEventMap, RunEventName, RunEventSource, RunLogEvent, RunCallStartEvent, RunCallEndEvent } from './ptc/run-events.ts';
 export { DEFAULT_MAX_CALL_DEPTH } from './pipeline/call-depth.ts';
 export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts';
 export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } from './pipeline/decisions.ts';
-export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest, ExecutionGates } from './pipeline/execute-tool.ts';
+export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest } from './pipeline/execute-tool.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
 export type { ToolResult, ContentBlock, TextBlock, ImageBlock, ContextMessage, ToolErrorInfo } from './pipeline/tool-result.ts';
 export type { HookName, HookMap, PreExecuteHandler, ExecuteHandler, PostExecuteHandler, ResultObserver } from './pipeline/hooks.ts';
@@ -27,8 +37,8 @@ export { ToolArgsError } from './errors/tool-args-error.ts';
 export type { ArgIssue } from './errors/tool-args-error.ts';
 export { DefinitionError } from './errors/definition-error.ts';
 export { snapshotJson, deepFreeze, NotJsonError } from './json/json-value.ts';
-export type { JsonValue } from './json/json-value.ts';
-// Scheduler: turns, the timeout policy, the durable journal and replay (SPEC §4).
+export type { JsonValue, JsonPrimitive, JsonMutable } from './json/json-value.ts';
+// Scheduler: turns, the timeout policy, the durable journal and replay.
 export type { TurnCall, TurnOptions, TurnResult, TurnExecutorOptions } from './scheduler/execute-turn.ts';
 export { DEFAULT_CONCURRENCY } from './scheduler/concurrency-limit.ts';
 export { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler/scheduler-error.ts';
@@ -46,5 +56,5 @@ export { presentExecution } from './scheduler/present-execution.ts';
 export type { ExecutionPresentation, PresentableCall, PresenterSource } from './scheduler/present-execution.ts';
 export { presentationTree } from './scheduler/presentation-tree.ts';
 export type { PresentationNode } from './scheduler/presentation-tree.ts';
-export { replayJournal, replayJournal as replay } from './scheduler/replay-journal.ts';
+export { replayJournal } from './scheduler/replay-journal.ts';
 export type { JournalReplay } from './scheduler/replay-journal.ts';

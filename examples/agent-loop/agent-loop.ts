@@ -4,8 +4,8 @@
 // a plain function: a scripted model in tests, the Anthropic SDK in anthropic-live.ts.
 import {
   fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage, type AnthropicTool, type AnthropicUserMessage,
-} from '../../src/adapters/anthropic.ts';
-import type { AgentRef, ToolRuntime } from '../../src/index.ts';
+} from 'ptc-runtime/adapters/anthropic';
+import type { AgentRef, ToolRuntime } from 'ptc-runtime';
 
 export type AssistantBlock =
   | { type: 'text'; text: string }

@@ -1,11 +1,11 @@
 // The agent loop wired to the real Anthropic API, over the shop example tools in ptc
 // mode. Runs only with ANTHROPIC_API_KEY set; otherwise it says so and exits 0.
-//   ANTHROPIC_API_KEY=... node --no-node-snapshot examples/agent-loop/anthropic-live.ts
+//   ANTHROPIC_API_KEY=... node --no-node-snapshot --conditions=ptc-source examples/agent-loop/anthropic-live.ts
 // Optional: ANTHROPIC_MODEL (default claude-sonnet-4-5).
 import Anthropic from '@anthropic-ai/sdk';
 import { pathToFileURL } from 'node:url';
-import { shopTools } from '../shop/shop-tools.ts';
-import { createToolRuntime } from '../../src/index.ts';
+import { createToolRuntime } from 'ptc-runtime';
+import { shopTools } from 'ptc-runtime/demo';
 import { runAgentLoop, type AssistantBlock, type Model } from './agent-loop.ts';
 
 export const SKIP_MESSAGE = 'ANTHROPIC_API_KEY is not set: skipping the live Anthropic agent loop.';

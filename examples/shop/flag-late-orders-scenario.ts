@@ -1,8 +1,8 @@
 // A bulk update with verification: flag every Q3 2026 order of an EU customer that was
 // delivered after its promised date, then re-read those customers' orders to check
 // that each flag is there. flag_order mutates, so its calls run one at a time.
-import type { Scenario } from '../scenario.ts';
-import { readJson } from '../scenario.ts';
+import type { Scenario } from 'ptc-runtime/demo';
+import { readJson } from 'ptc-runtime/demo';
 
 const FROM = '2026-07-01';
 const TO = '2026-09-30';

@@ -1,8 +1,8 @@
 // Search, then fetch details: find the sleeping and cooking gear by name, pull every
 // sale of each product, and rank them by Q3 2026 revenue. The native model reads every
 // sales line of every product; the program returns the ranking only.
-import type { Scenario } from '../scenario.ts';
-import { readJson } from '../scenario.ts';
+import type { Scenario } from 'ptc-runtime/demo';
+import { readJson } from 'ptc-runtime/demo';
 
 const FROM = '2026-07-01';
 const TO = '2026-09-30';

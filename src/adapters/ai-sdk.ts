@@ -143,3 +143,5 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
   }
   return out;
 }
+
+export type { RequestOptions } from './prompt-text.ts';

@@ -121,3 +121,6 @@ export const toAnthropicUserMessage = (turn: Pick<TurnResult, 'results' | 'addit
     ...turn.additionalContexts.flatMap((c) => c.content.filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toAnthropicContent)),
   ],
 });
+
+export type { RequestOptions } from './prompt-text.ts';
+export type { ToolNameOptions, ToolNameSource } from './provider-tool-names.ts';

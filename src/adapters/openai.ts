@@ -122,7 +122,7 @@ export function fromOpenAIChatToolCalls(
 }
 
 /** The fields of a Responses `output` item this adapter reads; any item of the union fits. */
-interface ResponsesItem {
+export interface ResponsesItem {
   readonly type: string;
   readonly call_id?: string | null;
   readonly name?: unknown;
@@ -206,3 +206,6 @@ export const toOpenAIResponsesInput = (turn: TurnOutcome): (OpenAIResponsesOutpu
   ...turn.results.map(toOpenAIResponsesOutput),
   ...toOpenAIResponsesContextMessages(turn),
 ];
+
+export type { RequestOptions } from './prompt-text.ts';
+export type { ToolNameOptions, ToolNameSource } from './provider-tool-names.ts';

@@ -16,7 +16,7 @@ const isTool = (value: unknown): value is Tool =>
 export async function loadTools(runtime: ToolRuntime, modulePath: string | undefined): Promise<void> {
   let exported: unknown;
   if (modulePath === undefined) {
-    const { shopTools } = await import('../../examples/shop/shop-tools.ts');
+    const { shopTools } = await import('../demo/shop-tools.ts');
     exported = shopTools();
   } else {
     const file = resolve(modulePath);

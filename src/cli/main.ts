@@ -7,7 +7,7 @@ import type { SandboxLimits } from '../../sandbox/types.ts';
 import { checkProgram } from '../../sdk-gen/index.ts';
 import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
 import type { ToolMode } from '../ptc/mode-declarations.ts';
-import { runDemo } from './demo.ts';
+import { runDemo } from './run-demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
 import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag } from './load-tools.ts';
 import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';

@@ -1,9 +1,9 @@
 // The public face: one runtime object composing the registry, the hooks, the
 // execution pipeline, the turn scheduler and the PTC layer (modes, run_code, SDK).
-import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
-import { resolveLimits } from '../../sandbox/limits.ts';
+import { DEFAULT_LIMITS, resolveLimits } from '../../sandbox/limits.ts';
 import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
-import { generateSdk, type ToolSchema } from '../../sdk-gen/index.ts';
+import { generateSdk } from '../../sdk-gen/generate-sdk.ts';
+import type { ToolSchema } from '../../sdk-gen/tool-schema.ts';
 import type { JsonSchema } from '../definition/compile-schema.ts';
 import type { Tool } from '../definition/define-tool.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
@@ -24,6 +24,7 @@ import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/ti
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
 import { resolveJournal } from '../scheduler/resolve-journal.ts';
+import { createLazySandbox } from './lazy-sandbox.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -193,7 +194,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const ownsSandbox = sandbox === undefined;
   const getSandbox = (): Sandbox => {
     if (!ptcConfigured) throw new ToolRuntimeError('PTC_NOT_CONFIGURED', 'run_code needs a sandbox, but the runtime was created with sandbox: false');
-    sandbox ??= createSandbox(isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption);
+    sandbox ??= createLazySandbox(isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption);
     return sandbox;
   };
 

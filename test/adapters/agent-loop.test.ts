@@ -6,7 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { runAgentLoop, type LoopMessage } from '../../examples/agent-loop/agent-loop.ts';
 import { createScriptedModel } from '../../examples/agent-loop/scripted-model.ts';
-import { shopTools } from '../../examples/shop/shop-tools.ts';
+import { shopTools } from '../../src/demo/shop-tools.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createToolRuntime, defineTool } from '../../src/index.ts';
 
@@ -96,7 +96,7 @@ describe('examples/agent-loop/anthropic-live.ts', () => {
   it('without ANTHROPIC_API_KEY it says so and exits 0', async () => {
     const script = fileURLToPath(new URL('../../examples/agent-loop/anthropic-live.ts', import.meta.url));
     const { ANTHROPIC_API_KEY: _key, ...env } = process.env;
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', script], { env });
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--conditions=ptc-source', script], { env });
     expect(stdout).toBe('ANTHROPIC_API_KEY is not set: skipping the live Anthropic agent loop.\n');
     expect(stderr).toBe('');
   });

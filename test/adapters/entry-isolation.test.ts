@@ -42,11 +42,11 @@ describe('entry isolation', () => {
   it('package.json maps each subpath to its built module with types', () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
     expect(pkg.exports).toEqual(expect.objectContaining({
-      '.': { types: './dist/src/index.d.ts', import: './dist/src/index.js' },
-      './mcp': { types: './dist/src/mcp/index.d.ts', import: './dist/src/mcp/index.js' },
-      './adapters/anthropic': { types: './dist/src/adapters/anthropic.d.ts', import: './dist/src/adapters/anthropic.js' },
-      './adapters/openai': { types: './dist/src/adapters/openai.d.ts', import: './dist/src/adapters/openai.js' },
-      './adapters/ai-sdk': { types: './dist/src/adapters/ai-sdk.d.ts', import: './dist/src/adapters/ai-sdk.js' },
+      '.': { 'ptc-source': './src/index.ts', types: './dist/src/index.d.ts', import: './dist/src/index.js' },
+      './mcp': { 'ptc-source': './src/mcp/index.ts', types: './dist/src/mcp/index.d.ts', import: './dist/src/mcp/index.js' },
+      './adapters/anthropic': { 'ptc-source': './src/adapters/anthropic.ts', types: './dist/src/adapters/anthropic.d.ts', import: './dist/src/adapters/anthropic.js' },
+      './adapters/openai': { 'ptc-source': './src/adapters/openai.ts', types: './dist/src/adapters/openai.d.ts', import: './dist/src/adapters/openai.js' },
+      './adapters/ai-sdk': { 'ptc-source': './src/adapters/ai-sdk.ts', types: './dist/src/adapters/ai-sdk.d.ts', import: './dist/src/adapters/ai-sdk.js' },
     }));
   });
 });

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
 import { createToolRuntime } from '../../src/index.ts';
-import { shopTools } from '../../examples/shop/shop-tools.ts';
+import { shopTools } from '../../src/demo/shop-tools.ts';
 
 interface CliRun {
   readonly code: number;

@@ -2,8 +2,8 @@
 // program reach the same answer, and the program keeps the tool output out of the
 // model's context.
 import { describe, expect, it } from '@jest/globals';
-import { compareModes } from '../../examples/compare-modes.ts';
-import { lateDeliveries } from '../../examples/shop/late-deliveries.ts';
+import { compareModes } from '../../src/demo/compare-modes.ts';
+import { lateDeliveries } from '../../src/demo/late-deliveries.ts';
 
 describe('demo: late deliveries', () => {
   it('native and run_code agree, with fewer round trips and far less context for run_code', async () => {

@@ -1,8 +1,8 @@
 // The demo question: which carrier was late most often for EU customers in Q3 2026,
 // and what share of its EU Q3 deliveries were late? Needs every EU customer's Q3
 // orders and each order's shipment: dozens of tool results, filtered and aggregated.
-import type { Scenario } from '../scenario.ts';
-import { readJson } from '../scenario.ts';
+import type { Scenario } from './scenario.ts';
+import { readJson } from './scenario.ts';
 
 const FROM = '2026-07-01';
 const TO = '2026-09-30';

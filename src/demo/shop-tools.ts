@@ -2,13 +2,13 @@
 // orders, shipments and products. Used by `ptc demo`, the CLI without --tools, the
 // tests and the benchmarks. Read tools are concurrency-safe; flag_order mutates.
 import { readFileSync } from 'node:fs';
-import { defineTool, type Tool } from '../../src/index.ts';
+import { defineTool, type Tool } from '../definition/define-tool.ts';
 
-interface Customer { id: string; name: string; region: string; tier: string; email: string; since: string }
-interface OrderLine { sku: string; name: string; qty: number; unitPrice: number }
-interface Order { id: string; customerId: string; date: string; status: string; lines: OrderLine[]; total: number; currency: string; notes: string; flags?: string[] }
-interface Shipment { orderId: string; carrier: string; trackingNumber: string; promisedDate: string; deliveredDate: string; events: { at: string; status: string }[] }
-interface ShopData { customers: Customer[]; orders: Order[]; shipments: Shipment[] }
+export interface Customer { id: string; name: string; region: string; tier: string; email: string; since: string }
+export interface OrderLine { sku: string; name: string; qty: number; unitPrice: number }
+export interface Order { id: string; customerId: string; date: string; status: string; lines: OrderLine[]; total: number; currency: string; notes: string; flags?: string[] }
+export interface Shipment { orderId: string; carrier: string; trackingNumber: string; promisedDate: string; deliveredDate: string; events: { at: string; status: string }[] }
+export interface ShopData { customers: Customer[]; orders: Order[]; shipments: Shipment[] }
 
 const dataUrl = new URL('./shop-data.json', import.meta.url);
 /** A fresh copy per call, so one runtime's updates never reach another's. */

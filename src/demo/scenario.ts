@@ -1,7 +1,8 @@
 // A scenario is one task done two ways: a scripted native model that sends tool calls
 // message by message and reads every result, and one run_code program. Used by
 // `ptc demo`, the tests and the benchmarks; no API key, no network.
-import type { JsonValue, ToolResult } from '../src/index.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
 
 export interface ScriptedCall {
   readonly name: string;

@@ -1,7 +1,7 @@
 // `ptc demo`: the built-in shop tools answer one multi-step question natively and
 // with one run_code program, side by side. No API key, no network.
-import { compareModes } from '../../examples/compare-modes.ts';
-import { lateDeliveries } from '../../examples/shop/late-deliveries.ts';
+import { compareModes } from '../demo/compare-modes.ts';
+import { lateDeliveries } from '../demo/late-deliveries.ts';
 
 export async function runDemo(out: (text: string) => void): Promise<boolean> {
   const { native, ptc } = await compareModes(lateDeliveries);

@@ -1,9 +1,10 @@
 // Runs a scenario natively (scripted model, every result enters the model's context)
 // and as one run_code program, and measures both.
-import type { JsonValue, ToolResult } from '../src/index.ts';
-import { createToolRuntime, type ToolRuntime } from '../src/runtime/create-tool-runtime.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import { createToolRuntime, type ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { Scenario } from './scenario.ts';
-import { shopTools } from './shop/shop-tools.ts';
+import { shopTools } from './shop-tools.ts';
 
 export interface ModeRun {
   /** Model responses needed, the final answer included. */

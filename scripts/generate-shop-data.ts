@@ -1,5 +1,5 @@
 // Generates shop-data.json deterministically (a seeded PRNG), so the demo's numbers
-// never change. Run: node examples/shop/generate-data.ts
+// never change. Run: node scripts/generate-shop-data.ts
 import { writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 
@@ -61,6 +61,6 @@ for (const c of customers) {
   }
 }
 
-const out = fileURLToPath(new URL('./shop-data.json', import.meta.url));
+const out = fileURLToPath(new URL('../src/demo/shop-data.json', import.meta.url));
 writeFileSync(out, `${JSON.stringify({ customers, orders, shipments })}\n`);
 console.log(`wrote ${out}: ${customers.length} customers, ${orders.length} orders`);
