@@ -1,0 +1,68 @@
+// The SQLite store's own surface: queries by root call, agent and time (nested calls
+// and results included), its checks, and a quiet start (no warning on stderr).
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import { fileURLToPath } from 'node:url';
+import { createToolRuntime, openSqliteJournal } from '../../src/index.ts';
+import { registerPaymentTools } from './fixtures/payment-tools.ts';
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-sqlite-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('openSqliteJournal', () => {
+  it('is queryable by root call, agent and time, nested calls and results included', async () => {
+    let clock = 1_000;
+    const journal = openSqliteJournal(join(dir, 'query.sqlite'), { now: () => (clock += 10) });
+    const rt = createToolRuntime({ sandbox: false, journal });
+    rt.createAgent('alice');
+    rt.createAgent('bob');
+    registerPaymentTools(rt);
+    const start = clock;
+    await rt.execute({ callId: 'p1', name: 'pay_invoice', arguments: { to: 'cy', amount: 5 }, agent: 'alice' });
+    const middle = clock;
+    await rt.executeTurn([{ callId: 'l1', name: 'lookup', arguments: { who: 'dee' } }], { agent: 'bob' });
+
+    const ids = (entries: readonly { event: { type: string; callId: string } }[]) => entries.map((e) => `${e.event.type === 'tool/call' ? 'call' : 'result'}:${e.event.callId}`);
+    expect(ids(await journal.query({ rootCallId: 'p1' }))).toEqual([
+      'call:p1', 'call:p1:call:1', 'result:p1:call:1', 'call:p1:call:2', 'result:p1:call:2', 'result:p1',
+    ]);
+    expect(ids(await journal.query({ agent: 'bob' }))).toEqual(['call:l1', 'result:l1']);
+    expect(await journal.query({ agent: null })).toEqual([]);
+    expect(ids(await journal.query({ agent: 'alice', type: 'tool/call' }))).toEqual(['call:p1', 'call:p1:call:1', 'call:p1:call:2']);
+    expect(ids(await journal.query({ since: middle + 1 }))).toEqual(['call:l1', 'result:l1']);
+    expect(ids(await journal.query({ since: new Date(start), until: middle + 1 }))).toHaveLength(6);
+    const all = await journal.query();
+    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
+    expect(all.map((e) => e.at)).toEqual(Array.from({ length: 8 }, (_, i) => start + 10 * (i + 1)));
+    expect(Object.isFrozen(all[0]!.event)).toBe(true);
+    // The same events as read() gives.
+    expect(all.map((e) => e.event)).toEqual((await journal.read()).events);
+    journal.close();
+  });
+
+  it('checks its input and refuses appends once closed', async () => {
+    expect(() => openSqliteJournal('')).toThrow('openSqliteJournal: path must be a non-empty file path (or ":memory:")');
+    const journal = openSqliteJournal(':memory:');
+    await expect(journal.query({ since: 'yesterday' as never })).rejects.toThrow('journal query: since must be a Date or milliseconds since the epoch');
+    await expect(journal.query({ type: 'tool/other' as never })).rejects.toThrow('journal query: type must be "tool/call" or "tool/result", got "tool/other"');
+    journal.close();
+    await expect(journal.append([{ type: 'tool/call', callId: 'a', name: 'x', agent: null, arguments: null }])).rejects.toThrow(':memory:: closed');
+  });
+
+  it('opens without printing anything (no ExperimentalWarning on stderr)', async () => {
+    const entry = fileURLToPath(new URL('../../src/index.ts', import.meta.url));
+    const script = `const { openSqliteJournal } = await import(${JSON.stringify(entry)}); const j = openSqliteJournal(':memory:'); await j.append([]); j.close(); console.log('ok');`;
+    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--input-type=module', '-e', script]);
+    expect(stdout).toBe('ok\n');
+    expect(stderr).toBe('');
+  });
+});
