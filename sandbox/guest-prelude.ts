@@ -39,7 +39,7 @@ export type GuestMessage =
   | { readonly t: 'call'; readonly seq: number; readonly tool: string; readonly args: string }
   | { readonly t: 'log'; readonly text: string }
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
-  | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory'; readonly message: string }
+  | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }
   | { readonly t: 'done'; readonly ok: true; readonly result?: string }
   | {
       readonly t: 'done';
@@ -147,11 +147,14 @@ function own(object, key) {
   return apply(hasOwn, object, [key]) ? object[key] : undefined;
 }
 
+// True when the message was handed to the host. It fails only when the program made the
+// call with (almost) no stack left; the caller then refuses the call inside the program.
 function post(message) {
   try {
     send(stringify(message));
+    return true;
   } catch (error) {
-    // nothing to do: the host's watchdog bounds a run that cannot report
+    return false;
   }
 }
 
@@ -458,8 +461,9 @@ function rejected(error) {
 }
 
 function dispatch(item) {
+  if (!post({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args })) return false;
   inFlight++;
-  post({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args });
+  return true;
 }
 
 function pump() {
@@ -467,7 +471,19 @@ function pump() {
     const item = queue[queueHead];
     queue[queueHead] = undefined;
     queueHead++;
-    dispatch(item);
+    if (!dispatch(item)) {
+      // Later calls already hold later numbers, so this one cannot be given back: the run fails.
+      notSent(item);
+      fatal('exception', 'tools.' + item.name + ' call #' + item.seq + ' could not be sent to the host');
+    }
+  }
+}
+
+function notSent(item) {
+  const entry = pending[item.seq];
+  delete pending[item.seq];
+  if (entry !== undefined) {
+    entry.reject(new ToolCallError(item.name, 'NOT_DISPATCHED', 'tools.' + item.name + ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched'));
   }
 }
 
@@ -498,12 +514,20 @@ function submit(name, args) {
     return rejected(new ToolCallError(name, 'CALL_LIMIT', message));
   }
   const seq = calls;
-  return new PromiseCtor(function (resolve, reject) {
-    pending[seq] = { __proto__: null, name: name, resolve: resolve, reject: reject };
-    const item = { __proto__: null, seq: seq, name: name, args: json };
-    if (inFlight < maxConcurrent) dispatch(item);
-    else queue[queueTail++] = item;
+  let entry;
+  const promise = new PromiseCtor(function (resolve, reject) {
+    entry = { __proto__: null, name: name, resolve: resolve, reject: reject };
   });
+  const item = { __proto__: null, seq: seq, name: name, args: json };
+  pending[seq] = entry;
+  if (inFlight >= maxConcurrent) {
+    queue[queueTail++] = item;
+  } else if (!dispatch(item)) {
+    // Nothing crossed: the number is given back, so the host still sees calls in order.
+    calls--;
+    notSent(item);
+  }
+  return promise;
 }
 
 // A plain function returning a promise (behaves as an async function; its prototype

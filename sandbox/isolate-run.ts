@@ -193,7 +193,7 @@ class Run {
         this.#onCall(m);
         return;
       case 'limit':
-        if ((m['kind'] === 'call-limit' || m['kind'] === 'memory') && typeof m['message'] === 'string') {
+        if ((m['kind'] === 'call-limit' || m['kind'] === 'memory' || m['kind'] === 'exception') && typeof m['message'] === 'string') {
           this.end(failure(m['kind'], clip(m['message'])));
         } else {
           this.#protocolError('bad limit message');
