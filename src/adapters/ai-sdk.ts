@@ -7,8 +7,10 @@ import type { JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { RUN_CODE } from '../registry/tool-registry.ts';
 import { createTurnBatcher } from './create-turn-batcher.ts';
 import { isBlank, nonEmptyText } from './non-empty-text.ts';
+import { isRunProgress, streamRunProgress, type RunProgress } from './run-progress-stream.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import { OPENAI_MAX_TOOL_NAME, providerToolNames } from './provider-tool-names.ts';
 
@@ -64,11 +66,16 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
   for (const projection of schemas) {
     const name = projection.name;
     const key = aliases.get(name) ?? name;
-    const aiTool = tool<JsonValue, ToolResult, Record<string, unknown>>({
+    const aiTool = tool<JsonValue, ToolResult | RunProgress, Record<string, unknown>>({
       description: projection.description,
       inputSchema: jsonSchema<JsonValue>(projection.parameters as JsonSchema7),
-      execute: (input, { toolCallId, abortSignal }) => turns.submit({ callId: toolCallId, name, arguments: input }, abortSignal),
-      toModelOutput: ({ output }) => toAiSdkModelOutput(output),
+      execute: (input, { toolCallId, abortSignal }) => {
+        const result = turns.submit({ callId: toolCallId, name, arguments: input }, abortSignal);
+        // run_code streams preliminary results (its log lines and calls) to streamText; the last one is the ToolResult.
+        return name === RUN_CODE ? streamRunProgress(rt, toolCallId, result) : result;
+      },
+      toModelOutput: ({ output }) =>
+        isRunProgress(output) ? { type: 'text', value: 'run_code is still running' } : toAiSdkModelOutput(output),
     });
     // Own data property: a tool named "__proto__" must be an ordinary key.
     Object.defineProperty(set, key, { value: aiTool, enumerable: true, writable: true, configurable: true });
@@ -145,3 +152,4 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
 }
 
 export type { RequestOptions } from './prompt-text.ts';
+export { isRunProgress, type RunProgress } from './run-progress-stream.ts';
