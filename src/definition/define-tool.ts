@@ -38,7 +38,7 @@ export interface ToolSpecBase<A, V, R = V> {
   };
   /** Returns the canonical JSON value (not a result object). */
   readonly execute: (args: A, exec: ToolExecution) => Awaitable<R>;
-  /** Cooperative deadline, enforced when the timeout policy is installed. Positive, finite. */
+  /** Deadline in ms, positive and finite: enforced by the runtime's timeout policy, on unless `createToolRuntime({ timeoutPolicy: false })`. */
   readonly timeoutMs?: number;
   /** Return exactly `true` to let this call overlap others. Invalid args or a throw mean exclusive. */
   readonly isConcurrencySafe?: (args: A) => boolean;
