@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import { shopTools } from '../../examples/shop/shop-tools.ts';
+import { shopTools } from '../../src/demo/shop-tools.ts';
 import { checkProgram } from '../../sdk-gen/index.ts';
 import { createToolRuntime } from '../../src/index.ts';
 import { importMcpTools } from '../../src/mcp/index.ts';
