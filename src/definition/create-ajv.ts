@@ -6,6 +6,8 @@
 import { Ajv, type Options } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormatsPlugin from 'ajv-formats';
+import { useLinearUniqueItems } from './linear-unique-items.ts';
+import { re2RegExp } from './re2-reg-exp.ts';
 
 /** The JSON Schema dialects outside schemas are validated in. */
 export type SchemaDialect = 'draft-07' | 'draft-2020-12';
@@ -22,6 +24,9 @@ const SHARED: Options = {
   // (ajv's default would see an absent optional one as present).
   ownProperties: true,
   validateSchema: true,
+  // Model input is validated on the host's event loop: `pattern` and `patternProperties`
+  // run on RE2, whose time is linear in the input (a backtracking RegExp is not).
+  code: { regExp: re2RegExp },
 };
 
 /**
@@ -36,5 +41,7 @@ export function createAjv(kind: AjvKind): AnyAjv {
       : kind === 'draft-07'
         ? new Ajv({ ...SHARED, strict: false, logger: false })
         : new Ajv2020({ ...SHARED, strict: false, logger: false });
+  // ajv's own uniqueItems is quadratic on arrays of objects or arrays.
+  useLinearUniqueItems(ajv);
   return addFormats(ajv);
 }

@@ -10,7 +10,7 @@ import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
 import type { SchemaDialect } from './create-ajv.ts';
 import type { InferArgs, InferNode, JsonValueType, PropertyMap, SchemaNode } from './schema-node.ts';
-import { schemaValidator } from './schema-validator.ts';
+import { schemaValidator, validationIssues } from './schema-validator.ts';
 import { isStandardSchema, parseStandardArgs, standardJsonSchema, type StandardSchemaV1 } from './standard-schema.ts';
 
 type Awaitable<T> = T | Promise<T>;
@@ -110,8 +110,7 @@ function checkSpec(spec: Record<string, unknown>): void {
   if (spec.deferLoading !== undefined && typeof spec.deferLoading !== 'boolean') bad('deferLoading', 'must be a boolean');
 }
 
-const issuesOf = (validate: ValidateFunction, value: unknown): ArgIssue[] =>
-  validate(value) ? [] : (validate.errors ?? []).map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
+const issuesOf = (validate: ValidateFunction, value: unknown): ArgIssue[] => validationIssues(validate, value);
 
 /** Defines a tool from the schema DSL. Throws DefinitionError for a bad definition. */
 export function defineTool<const P extends PropertyMap, const O extends SchemaNode>(spec: ToolSpec<P, O>): Tool {
@@ -206,7 +205,7 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
   // The compiled schemas are shared with every projection sent to a model: nobody may edit them.
   deepFreeze(parameters);
   deepFreeze(outputSchema);
-  const fits = (args: JsonValue): boolean => validateArgs(args) === true;
+  const fits = (args: JsonValue): boolean => issuesOf(validateArgs, args).length === 0;
   const {
     isConcurrencySafe, presentCall, presentResult, projectContent, finalizeContent, presentationMeta,
   } = spec;

@@ -1,6 +1,7 @@
 // One shared ajv instance per schema kind; each schema is compiled exactly once, at definition time.
 import type { ValidateFunction } from 'ajv';
 import { DefinitionError } from '../errors/definition-error.ts';
+import type { ArgIssue } from '../errors/tool-args-error.ts';
 import type { JsonSchema } from './compile-schema.ts';
 import { createAjv, type AjvKind, type AnyAjv } from './create-ajv.ts';
 
@@ -36,4 +37,18 @@ export function jsonSchemaValidator(schema: JsonSchema, kind: Exclude<AjvKind, '
   } finally {
     ajv.removeSchema(schema);
   }
+}
+
+/** Issues kept from one validation (an `anyOf` can still report one per branch). */
+export const MAX_ISSUES = 20;
+
+/** The issues of `value` against a compiled schema, at most MAX_ISSUES; never throws. */
+export function validationIssues(validate: ValidateFunction, value: unknown): ArgIssue[] {
+  try {
+    if (validate(value)) return [];
+  } catch (error) {
+    // e.g. a value nested deeper than the stack lets a recursive schema follow.
+    return [{ path: '', message: `could not be validated: ${error instanceof RangeError ? 'nested too deeply' : String((error as Error)?.message ?? error)}` }];
+  }
+  return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
 }

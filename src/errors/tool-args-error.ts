@@ -1,3 +1,4 @@
+import { summarizeIssues } from './summarize-issues.ts';
 import { ToolRuntimeError } from './tool-runtime-error.ts';
 
 export interface ArgIssue {
@@ -11,7 +12,7 @@ export class ToolArgsError extends ToolRuntimeError {
   readonly toolName: string;
   readonly issues: readonly ArgIssue[];
   constructor(toolName: string, issues: readonly ArgIssue[]) {
-    const summary = issues.map((i) => `${i.path === '' ? '(root)' : i.path} ${i.message}`).join('; ');
+    const summary = summarizeIssues(issues);
     super('INVALID_ARGS', `invalid arguments for tool "${toolName}": ${summary}`, { issues });
     this.toolName = toolName;
     this.issues = issues;

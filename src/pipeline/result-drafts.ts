@@ -2,6 +2,7 @@
 // way through the pipeline; `materialize` turns it into the frozen ToolResult.
 import type { Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
+import { summarizeIssues } from '../errors/summarize-issues.ts';
 import { deepFreeze, snapshotJson, trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import { checkContent, textContent } from './content.ts';
 import type { ExecutionState } from './execution-state.ts';
@@ -41,7 +42,7 @@ export function successDraft(tool: Tool, exec: ExecutionState, raw: unknown): Dr
   if (!snap.ok) return errorDraft(ERROR_CODES.INVALID_TOOL_OUTPUT, `tool "${tool.name}" returned a value that is not JSON: ${snap.error.message}`);
   const issues = tool.outputIssues(snap.value);
   if (issues.length > 0) {
-    const summary = issues.map((i) => `${i.path === '' ? '(root)' : i.path} ${i.message}`).join('; ');
+    const summary = summarizeIssues(issues);
     return errorDraft(ERROR_CODES.INVALID_TOOL_OUTPUT, `tool "${tool.name}" returned a value that does not match its output schema: ${summary}`);
   }
   let content: readonly ContentBlock[];
