@@ -18,8 +18,13 @@ function compileRe2(pattern: string, flags: string): RegExpLike {
         'lookaround and backreferences are not supported: rewrite the pattern without them',
     );
   }
-  // `test` finds a match anywhere, as JSON Schema's unanchored `pattern` requires.
-  return { test: (input: string) => compiled.test(input) };
+  const like: RegExpLike & { toString(): string } = {
+    // Finds a match anywhere, as JSON Schema's unanchored `pattern` requires.
+    test: (input: string) => compiled.test(input),
+    // ajv keys compiled patterns by this text: it must differ per pattern.
+    toString: () => `/${pattern}/${flags}`,
+  };
+  return like;
 }
 
 /** For ajv's `code.regExp` option (`code` names it in generated standalone code). */

@@ -28,6 +28,7 @@ import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
+import { DEFAULT_GRACE_MS, isSelfBounded, reportUnsettled, warnUnsettled, type UnsettledBodyReporter } from './unsettled-body.ts';
 
 export interface ExecuteRequest {
   readonly callId: string;
@@ -74,6 +75,13 @@ export interface PipelineDeps {
   readonly maxCallDepth?: number;
   /** Wraps every execution (e.g. in an OpenTelemetry span); absent means no tracing at all. */
   readonly tracer?: ExecutionTracer;
+  /**
+   * Once the caller aborted, how long a body may take to settle before its call is
+   * given up on (ABORTED, `info.bodySettled: false`) and reported. @default 1000
+   */
+  readonly abortGraceMs?: number;
+  /** Where a given-up body is reported. Default: a process warning. */
+  readonly onUnsettled?: UnsettledBodyReporter;
 }
 
 /**
@@ -418,8 +426,21 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   exec.setCallTool(composite.callTool);
   let draft: Draft;
   try {
-    const raw = await tool.invoke(exec.arguments, exec.view);
-    draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+    const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
+    const body = tool.invoke(exec.arguments, exec.view);
+    const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
+    if (raw === GIVEN_UP) {
+      reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
+        callId: exec.callId, name: exec.name, agent: exec.agent, reason: 'aborted', timeoutMs: undefined, graceMs, settled: body.then(noop, noop),
+      });
+      draft = errorDraft(
+        ERROR_CODES.ABORTED,
+        `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
+        { bodySettled: false },
+      );
+    } else {
+      draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+    }
   } catch (error) {
     draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
@@ -431,6 +452,40 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
     exec.enterPhase('around');
   }
   return canonical(draft);
+}
+
+const GIVEN_UP: unique symbol = Symbol('given up');
+const noop = (): void => {};
+
+/**
+ * Settles like `body`, or with GIVEN_UP when `signal` aborted `graceMs` ago and the body
+ * still has not settled: a body that ignores its signal cannot hold its caller (a
+ * cancelled turn, an ended run_code run) without bound.
+ */
+function untilGivenUp<T>(body: Promise<T>, signal: AbortSignal, graceMs: number): Promise<T | typeof GIVEN_UP> {
+  if (signal === NEVER_ABORTED) return body;
+  return new Promise((resolve, reject) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = (): void => {
+      timer = setTimeout(() => resolve(GIVEN_UP), graceMs);
+    };
+    if (signal.aborted) onAbort();
+    else signal.addEventListener('abort', onAbort, { once: true });
+    const done = (): void => {
+      signal.removeEventListener('abort', onAbort);
+      clearTimeout(timer);
+    };
+    body.then(
+      (value) => {
+        done();
+        resolve(value);
+      },
+      (error: unknown) => {
+        done();
+        reject(error);
+      },
+    );
+  });
 }
 
 async function postExecute(

@@ -1,8 +1,9 @@
 // Ferries what nested calls hand up onto the parent execution, in submission order:
 // their deferred contexts, image content of a success (as a deferred context), and
-// concludeTurn. Shared by run_code and composite tools (`exec.callTool`).
+// concludeTurn. Shared by run_code and composite tools (`exec.callTool`). A call that
+// commits ahead of an earlier one waits here with only what it hands up, never its value.
 import type { ToolExecution } from './tool-execution.ts';
-import type { ToolResult } from './tool-result.ts';
+import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export interface OrderedFerry {
   /** The n-th nested call (1-based) committed with `result`. */
@@ -11,26 +12,43 @@ export interface OrderedFerry {
   skip(seq: number): void;
 }
 
-export function orderedFerry(exec: Pick<ToolExecution, 'deferContext' | 'concludeTurn'>): OrderedFerry {
-  const pending = new Map<number, ToolResult | null>();
+/**
+ * Charges a call's contexts (their size as JSON text) before they are ferried; false
+ * refuses them (they are not ferried; the caller says what happens next).
+ */
+export type FerryBudget = (bytes: number, toolName: string) => boolean;
+
+interface Handed {
+  readonly name: string;
+  readonly contexts: readonly ContextMessage[];
+  readonly concludes: boolean;
+}
+
+export function orderedFerry(exec: Pick<ToolExecution, 'deferContext' | 'concludeTurn'>, budget?: FerryBudget): OrderedFerry {
+  const pending = new Map<number, Handed | null>();
   let next = 1;
   const flush = (): void => {
     while (pending.has(next)) {
-      const result = pending.get(next)!;
+      const handed = pending.get(next)!;
       pending.delete(next);
       next += 1;
-      if (result === null) continue;
-      for (const context of result.additionalContexts ?? []) exec.deferContext(context);
-      if (!result.isError) {
-        const images = result.content.filter((block) => block.type === 'image');
-        if (images.length > 0) exec.deferContext({ role: 'user', content: images });
-        if (result.concludesTurn === true) exec.concludeTurn();
+      if (handed === null) continue;
+      if (budget !== undefined && handed.contexts.length > 0) {
+        const bytes = handed.contexts.reduce((sum, c) => sum + JSON.stringify(c).length, 0);
+        if (!budget(bytes, handed.name)) continue;
       }
+      for (const context of handed.contexts) exec.deferContext(context);
+      if (handed.concludes) exec.concludeTurn();
     }
   };
   return {
     commit(seq, result) {
-      pending.set(seq, result);
+      const contexts = [...(result.additionalContexts ?? [])];
+      if (!result.isError) {
+        const images = result.content.filter((block) => block.type === 'image');
+        if (images.length > 0) contexts.push({ role: 'user', content: images });
+      }
+      pending.set(seq, { name: result.name, contexts, concludes: !result.isError && result.concludesTurn === true });
       flush();
     },
     skip(seq) {

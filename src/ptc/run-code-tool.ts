@@ -2,6 +2,7 @@
 // model's program in the sandbox; every SDK call the program makes comes back here
 // and becomes a nested registry execution through the whole pipeline, ordered by the
 // same call sequencer that schedules a model turn.
+import { MAX_ARGS_BYTES } from '../../sandbox/limits.ts';
 import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
@@ -11,10 +12,12 @@ import type { JsonValue } from '../json/json-value.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { orderedFerry } from '../pipeline/ordered-ferry.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import { markSelfBounded } from '../pipeline/unsettled-body.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
 import { failureHint } from './failure-hints.ts';
+import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
@@ -29,6 +32,8 @@ export interface RunCodeDeps {
   readonly maxVisibleChars: number;
   /** Where live log lines and nested call starts/ends go while a program runs. */
   readonly events?: RunEvents;
+  /** What one run may hold on the host at once (RetentionBudget), in bytes of JSON text. */
+  readonly maxRetainedBytes: number;
 }
 
 export const RUN_CODE_DESCRIPTION =
@@ -45,7 +50,7 @@ class CodeRunError extends ToolRuntimeError {
 }
 
 export function createRunCodeTool(deps: RunCodeDeps): Tool {
-  return defineTool({
+  const tool = defineTool({
     name: RUN_CODE,
     description: RUN_CODE_DESCRIPTION,
     parameters: {
@@ -67,6 +72,8 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
     },
     execute: (args, exec) => runProgram(deps, args.description, args.code, exec),
   });
+  markSelfBounded(tool);
+  return tool;
 }
 
 type ProgramValue = { logs: string[]; result?: JsonValueType };
@@ -79,7 +86,18 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
   const signal = exec.signal;
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
   const sequencer = deps.sequencer({ agent: exec.agent, signal });
-  const ferry = orderedFerry(exec);
+  const budget = new RetentionBudget(deps.maxRetainedBytes);
+  // Ferried contexts stay until the run ends; past the budget the run stops (output-limit).
+  const overBudget = new AbortController();
+  let overBudgetMessage: string | undefined;
+  const ferry = orderedFerry(exec, (bytes, toolName) => {
+    if (budget.tryHold(bytes)) return true;
+    overBudgetMessage ??=
+      `The contexts handed up by nested calls (the last one by tools.${toolName}: ${bytes} bytes as JSON) exceed what one run may hold ` +
+      `(maxRetainedBytes: ${budget.limit} bytes).`;
+    overBudget.abort(new Error(overBudgetMessage));
+    return false;
+  });
   const live = liveEvents(deps.events, { runCallId: exec.callId, rootCallId: exec.rootCallId, agent: exec.agent });
   let submitted = 0;
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
@@ -91,6 +109,28 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     return outcome.outcome;
   };
   const nestedCall = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
+    const name = request.toolName;
+    // Bounded before anything parses or validates them (the guest checks the same limit).
+    const argBytes = request.argsJson.length;
+    if (argBytes > MAX_ARGS_BYTES) {
+      ferry.skip(seq);
+      return { outcome: { ok: false, code: 'ARGS_TOO_LARGE', message: `tools.${name} arguments are larger than ${MAX_ARGS_BYTES} bytes as JSON: not dispatched` } };
+    }
+    // Held until the call commits.
+    if (!budget.tryHold(argBytes)) {
+      ferry.skip(seq);
+      const message =
+        `tools.${name} was not dispatched: its arguments (${argBytes} bytes as JSON) would take the data this run holds past ` +
+        `${budget.limit} bytes (maxRetainedBytes; ${budget.used} held by calls in flight and ferried contexts). Await earlier calls or send less.`;
+      return { outcome: { ok: false, code: RETENTION_LIMIT, message } };
+    }
+    try {
+      return await dispatchNested(request, seq, callId);
+    } finally {
+      budget.release(argBytes);
+    }
+  };
+  const dispatchNested = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
     let args: unknown;
     try {
       args = JSON.parse(request.argsJson);
@@ -122,15 +162,33 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       return { outcome: { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' }, result };
     }
     // The program receives the canonical value, never the content.
-    return { outcome: { ok: true, valueJson: JSON.stringify(result.value ?? null) }, result };
+    const valueJson = JSON.stringify(result.value ?? null);
+    if (valueJson.length > budget.limit - budget.used) {
+      const message =
+        `tools.${request.toolName} succeeded, but its result (${valueJson.length} bytes as JSON) is more than this run may still hold ` +
+        `(maxRetainedBytes: ${budget.limit} bytes, ${budget.used} in use): it was not handed to the program. Ask the tool for less.`;
+      return { outcome: { ok: false, code: RETENTION_LIMIT, message }, result };
+    }
+    return { outcome: { ok: true, valueJson }, result };
   };
   const toolNames = deps.toolNames(exec.agent);
   let outcome;
   try {
-    outcome = await sandbox.run({ code, toolNames, hostCall, limits: deps.limits, signal, ...(live.onLog === undefined ? {} : { onLog: live.onLog }) });
+    outcome = await sandbox.run({
+      code,
+      toolNames,
+      hostCall,
+      limits: deps.limits,
+      signal: AbortSignal.any([signal, overBudget.signal]),
+      ...(live.onLog === undefined ? {} : { onLog: live.onLog }),
+    });
   } finally {
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
+  }
+  if (overBudgetMessage !== undefined && !signal.aborted) {
+    const logs = [...outcome.logs];
+    throw new CodeRunError(truncateVisible(runFailureText('output-limit', overBudgetMessage, logs), deps.maxVisibleChars), { kind: 'output-limit', logs });
   }
   if (!outcome.ok) {
     const logs = [...outcome.logs];

@@ -11,12 +11,14 @@ import { checkMaxCallDepth } from '../pipeline/call-depth.ts';
 import { executeTool, type ApprovalService, type ExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import { Hooks, type HookMap, type HookName } from '../pipeline/hooks.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
+import { DEFAULT_GRACE_MS, type UnsettledBodyReporter } from '../pipeline/unsettled-body.ts';
 import { checkMode, ModeDeclarations, type ToolMode } from '../ptc/mode-declarations.ts';
 import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection } from '../ptc/ptc-prompt.ts';
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
+import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
@@ -80,6 +82,27 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * turns them off. @default true
    */
   readonly telemetry?: boolean;
+  /**
+   * What one run_code run may hold on the host at once, in bytes of JSON text: nested
+   * calls' arguments until they commit, a result on its way to the program, ferried
+   * contexts until the run ends. A call that does not fit is refused in the program
+   * (`RETENTION_LIMIT`); contexts that do not fit stop the run (kind `output-limit`).
+   * @default 67108864 (64 MiB)
+   */
+  readonly maxRetainedBytes?: number;
+  /**
+   * Once a call's caller aborted (a cancelled turn, a run_code run that ended by its
+   * wall limit or its caller), how long its body may take to settle before the call is
+   * given up on: it fails with ABORTED (`info.bodySettled: false`) and is reported to
+   * `onUnsettled`, so a body that ignores its signal cannot hold a run open.
+   * @default 1000
+   */
+  readonly abortGraceMs?: number;
+  /**
+   * Bodies given up on: after an abort (`reason: 'aborted'`), and after their deadline
+   * (`reason: 'timeout'`) unless `timeoutPolicy.onUnsettled` is given. Default: a process warning.
+   */
+  readonly onUnsettled?: UnsettledBodyReporter;
 }
 
 /** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
@@ -190,6 +213,15 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     throw new TypeError(`createToolRuntime: maxVisibleChars must be a positive integer (characters), got ${String(maxVisibleChars)}`);
   }
 
+  const maxRetainedBytes = checkMaxRetainedBytes(options.maxRetainedBytes, 'createToolRuntime');
+  const abortGraceMs = options.abortGraceMs ?? DEFAULT_GRACE_MS;
+  if (typeof abortGraceMs !== 'number' || !Number.isFinite(abortGraceMs) || abortGraceMs < 0 || abortGraceMs > 2 ** 31 - 1) {
+    throw new TypeError(`createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got ${String(abortGraceMs)}`);
+  }
+  if (options.onUnsettled !== undefined && typeof options.onUnsettled !== 'function') {
+    throw new TypeError('createToolRuntime: onUnsettled must be a function (report) => void');
+  }
+
   let sandbox: Sandbox | undefined = isSandbox(sandboxOption) ? sandboxOption : undefined;
   const ownsSandbox = sandbox === undefined;
   const getSandbox = (): Sandbox => {
@@ -219,6 +251,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     hooks,
     approval: options.approval,
     resolveTool: (name, agent) => (name === RUN_CODE ? (modeOf(agent) === 'native' ? undefined : runCode) : registry.resolve(name, agent)),
+    abortGraceMs,
+    ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
     directCallRefusal: (name, agent) =>
       modeOf(agent) === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined,
     openNestedCalls,
@@ -250,6 +284,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     limits: options.limits ?? {},
     maxVisibleChars,
     events: runEvents,
+    maxRetainedBytes,
   });
   const embedSdk = options.embedSdkInDescription ?? true;
   if (typeof embedSdk !== 'boolean') {
@@ -315,6 +350,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       sandbox = ownsSandbox ? undefined : sandbox;
     },
   };
-  if (timeoutPolicy !== false) installTimeoutPolicy(runtime, timeoutPolicy);
+  if (timeoutPolicy !== false) {
+    // One reporter for bodies given up on, whether their deadline fired or their caller aborted.
+    installTimeoutPolicy(runtime, { ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }), ...timeoutPolicy });
+  }
   return runtime;
 }

@@ -19,6 +19,8 @@
 // whether its body may have run). Nothing is retried and nothing else is invented.
 // executeTurn uses it for one model message; run_code and composite tools reuse it
 // for nested calls.
+// Nothing of a call is kept once it has committed: a run of many calls with large
+// arguments or results holds only the calls still in flight.
 import PQueue from 'p-queue';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
@@ -88,7 +90,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const { journal } = options;
   const record = journal === undefined ? {} : journalGates(journal);
   const pool = new PQueue({ concurrency });
-  const slots: Slot[] = [];
+  // Calls submitted and not yet committed or failed; a slot leaves at its commit.
+  const open = new Set<Slot>();
   const callIds = new Set<string>();
   let failure: SchedulerError | undefined;
   let closed = false;
@@ -100,10 +103,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const stopped = deferred<void>();
   // Signals of calls that carry their own signal, aborted with the sequence's: a manual
   // AbortSignal.any, whose weak links cost a GC-heavy few microseconds per call.
-  const composites: AbortController[] = [];
+  const composites = new Set<AbortController>();
   const onAbort = (): void => {
     stopped.resolve();
-    for (const composite of composites.splice(0)) composite.abort(signal.reason);
+    for (const composite of composites) composite.abort(signal.reason);
+    composites.clear();
   };
   if (signal.aborted) stopped.resolve();
   else if (signal !== NEVER_ABORTED) signal.addEventListener('abort', onAbort, { once: true });
@@ -119,6 +123,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // The result is already durable (recordResult ran inside the pipeline's finish).
   const commit = (slot: Slot, result: ToolResult): void => {
     slot.unlink();
+    open.delete(slot);
     slot.result.resolve(result);
     slot.committed.resolve();
   };
@@ -126,6 +131,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Not committed: the caller still gets a result for the call, saying so.
   const reject = (slot: Slot, f: SchedulerError): void => {
     slot.unlink();
+    open.delete(slot);
     slot.result.resolve(schedulerFailureResult(slot.request.callId, slot.request.name, f, slot.dispatched));
     slot.committed.reject(f);
   };
@@ -140,8 +146,14 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (composite.signal.aborted) return { signal: composite.signal, unlink: noop };
     const relay = (): void => composite.abort(own.reason);
     own.addEventListener('abort', relay, { once: true });
-    composites.push(composite);
-    return { signal: composite.signal, unlink: () => own.removeEventListener('abort', relay) };
+    composites.add(composite);
+    return {
+      signal: composite.signal,
+      unlink: () => {
+        own.removeEventListener('abort', relay);
+        composites.delete(composite);
+      },
+    };
   };
 
   const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
@@ -226,10 +238,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
 
   const drain = async (): Promise<void> => {
     // Calls submitted while we wait are waited for too.
-    let seen = -1;
-    while (seen !== slots.length) {
-      seen = slots.length;
-      await Promise.allSettled(slots.map((s) => s.committed.promise));
+    while (open.size > 0) {
+      await Promise.allSettled([...open].map((s) => s.committed.promise));
     }
     if (failure !== undefined) throw failure;
   };
@@ -251,7 +261,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         reject(slot, failure);
         return slot.result.promise;
       }
-      slots.push(slot);
+      open.add(slot);
       const previousCommitted = lastCommitted;
       lastCommitted = slot.committed.promise;
       startChain = startChain.then(() => start(slot, previousCommitted)).catch((error: unknown) => {
@@ -267,7 +277,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         await drain();
       } finally {
         signal.removeEventListener('abort', onAbort);
-        composites.length = 0;
+        composites.clear();
       }
     },
     get closed() {

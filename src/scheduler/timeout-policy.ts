@@ -10,21 +10,14 @@ import type { ExecuteHandler } from '../pipeline/hooks.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef, Dispose } from '../registry/tool-registry.ts';
+import { DEFAULT_GRACE_MS, reportUnsettled, warnUnsettled, type UnsettledBody } from '../pipeline/unsettled-body.ts';
+
+export { DEFAULT_GRACE_MS, type UnsettledBody };
 
 /** The part of a runtime the policy needs. */
 export interface TimeoutPolicyHost {
   on(name: 'tools/execute', handler: ExecuteHandler): Dispose;
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
-}
-
-export interface UnsettledBody {
-  readonly callId: string;
-  readonly name: string;
-  readonly agent: string | undefined;
-  readonly timeoutMs: number;
-  readonly graceMs: number;
-  /** Settles when the body finally does (never rejects). */
-  readonly settled: Promise<void>;
 }
 
 export interface TimeoutPolicyOptions {
@@ -41,7 +34,6 @@ export interface TimeoutPolicyOptions {
   readonly onUnsettled?: (report: UnsettledBody) => void;
 }
 
-export const DEFAULT_GRACE_MS = 1000;
 /** setTimeout's ceiling; a longer timeout would fire at once. */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 
@@ -53,9 +45,7 @@ export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPoli
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
     throw new TypeError(`installTimeoutPolicy: expected \`graceMs\` to be a finite number >= 0, got ${String(graceMs)}`);
   }
-  const onUnsettled = options.onUnsettled ?? ((r: UnsettledBody) => {
-    process.emitWarning(`tool "${r.name}" (call ${r.callId}) ignored its ${r.timeoutMs} ms timeout and was still running ${r.graceMs} ms later`, 'ToolTimeoutWarning');
-  });
+  const onUnsettled = options.onUnsettled ?? warnUnsettled;
   if (typeof onUnsettled !== 'function') throw new TypeError('installTimeoutPolicy: onUnsettled must be a function');
 
   const handler: ExecuteHandler = async (exec, next) => {
@@ -72,11 +62,9 @@ export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPoli
     const late = await raceTimer(body, graceMs);
     const bodySettled = late !== 'timer';
     if (!bodySettled) {
-      try {
-        onUnsettled({ callId: exec.callId, name: exec.name, agent: exec.agent, timeoutMs, graceMs, settled: body.then(() => {}) });
-      } catch {
-        // A reporting callback cannot change the outcome.
-      }
+      reportUnsettled(onUnsettled, {
+        callId: exec.callId, name: exec.name, agent: exec.agent, reason: 'timeout', timeoutMs, graceMs, settled: body.then(() => {}),
+      });
     }
     if (exec.callerSignal.aborted) {
       // The caller cancelled: that, not the deadline, is the outcome.
