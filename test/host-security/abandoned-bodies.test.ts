@@ -28,7 +28,7 @@ describe('bodies that never settle', () => {
     expect(new Set(unsettled.map((u) => u.reason))).toEqual(new Set(['aborted']));
     expectHeapKept(report);
     expectFollowingRunFine(report);
-  }, 60_000);
+  }, 150_000);
 
   it('a body that settles within the grace keeps its own outcome; the report tells when a given-up body settles', async () => {
     const reports: UnsettledBody[] = [];

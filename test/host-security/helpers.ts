@@ -36,7 +36,7 @@ export function runHostCase<S>(name: string, maxOldSpaceMb: number): Promise<Hos
     execFile(
       process.execPath,
       ['--no-node-snapshot', '--expose-gc', '--no-warnings', `--max-old-space-size=${maxOldSpaceMb}`, FIXTURE, name],
-      { env, timeout: 120_000, maxBuffer: 16 * 1024 * 1024 },
+      { env, timeout: 140_000, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
         if (line === undefined) {

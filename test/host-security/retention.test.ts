@@ -13,14 +13,14 @@ describe('a run holds only the calls in flight', () => {
     expectHeapKept(report);
     expect(report.peakHeapMb).toBeLessThan(128);
     expectFollowingRunFine(report);
-  }, 120_000);
+  }, 150_000);
 
   it('the same with ten calls in flight at a time', async () => {
     const report = await runHostCase<{ run: BriefResult }>('retention-parallel-args', 128);
     expect(report.seen.run).toMatchObject({ isError: false, result: 100 * 2_000_002 });
     expectHeapKept(report);
     expectFollowingRunFine(report);
-  }, 120_000);
+  }, 150_000);
 });
 
 describe('maxRetainedBytes', () => {
@@ -36,7 +36,7 @@ describe('maxRetainedBytes', () => {
     expect(contextCount).toBe(3);
     expectHeapKept(report);
     expectFollowingRunFine(report);
-  }, 120_000);
+  }, 150_000);
 
   it('defaults to 64 MiB and is checked when the runtime is created', () => {
     expect(DEFAULT_MAX_RETAINED_BYTES).toBe(64 * 1_048_576);
