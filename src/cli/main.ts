@@ -11,6 +11,7 @@ import { runDemo } from './run-demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
 import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag } from './load-tools.ts';
 import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
+import { openJournalOption } from './journal-option.ts';
 import { readProgram } from './read-program.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
@@ -210,33 +211,44 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--allowed-host <name>', '--http: a Host name clients may use besides loopback and the bound address (repeatable; required when binding 0.0.0.0)', collect)
     .option('--allowed-origin <origin>', '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)', collect)
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
-    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number } & ToolSources) => {
-      if (o.http !== undefined) {
-        const flags: HttpServeFlags = { ...o, http: o.http };
-        // Address and token are checked before any tool or server starts.
-        const plan = planHttpServe(flags, process.env);
-        await withRuntime({ mode: o.mode }, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
-        setExit(0);
-        return;
-      }
-      if (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined) {
+    .option('--journal <file>', 'durable journal of every call (JSONL; .db/.sqlite: SQLite), one file per process')
+    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number; journal?: string } & ToolSources) => {
+      if (o.http === undefined && (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined)) {
         throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
       }
-      await withRuntime({ mode: o.mode }, o, async (rt) => {
-        const { serveMcpStdio } = await import('../mcp/index.ts');
-        const stop = new AbortController();
-        const onSignal = (): void => stop.abort();
-        process.once('SIGINT', onSignal);
-        process.once('SIGTERM', onSignal);
-        try {
-          await serveMcpStdio(rt, { signal: stop.signal });
-        } finally {
-          process.off('SIGINT', onSignal);
-          process.off('SIGTERM', onSignal);
+      // Address and token are checked before any tool or server starts.
+      const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
+      const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
+      const opened = await openJournalOption(o.journal);
+      const options: ToolRuntimeOptions = { mode: o.mode, ...(opened === undefined ? {} : { journal: opened.journal }) };
+      try {
+        if (flags !== undefined && plan !== undefined) {
+          await withRuntime(options, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
+        } else {
+          await serveStdio(options, o);
         }
-      }, io.err);
+      } finally {
+        opened?.close();
+      }
       setExit(0);
     });
+
+  // stdio: until the client closes stdin, or SIGINT/SIGTERM.
+  const serveStdio = async (options: ToolRuntimeOptions, o: ToolSources): Promise<void> => {
+    await withRuntime(options, o, async (rt) => {
+      const { serveMcpStdio } = await import('../mcp/index.ts');
+      const stop = new AbortController();
+      const onSignal = (): void => stop.abort();
+      process.once('SIGINT', onSignal);
+      process.once('SIGTERM', onSignal);
+      try {
+        await serveMcpStdio(rt, { signal: stop.signal });
+      } finally {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
+    }, io.err);
+  };
 
   // Every command that loads tools can also import MCP servers' tools.
   for (const command of program.commands) {

@@ -5,7 +5,7 @@
 // of an HTTP server this test starts.
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -88,8 +88,12 @@ describe('ptc serve --http: token rules', () => {
 });
 
 describe('ptc serve --http: the real executable', () => {
-  it('serves run_code to the official client and exits 0 on SIGTERM after the call in flight', async () => {
-    const served = await spawnServe(['--mode', 'ptc'], { PTC_SERVE_TOKEN: TOKEN });
+  const scratch = scratchDir();
+  afterAll(() => scratch.remove());
+
+  it('serves run_code to the official client, journals it, and exits 0 on SIGTERM after the call in flight', async () => {
+    const journal = join(scratch.dir, 'serve.jsonl');
+    const served = await spawnServe(['--mode', 'ptc', '--journal', journal], { PTC_SERVE_TOKEN: TOKEN });
     expect(served.stderr()).not.toContain(TOKEN); // a given token is never printed
     const c = await client(served.url, TOKEN);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
@@ -105,6 +109,13 @@ describe('ptc serve --http: the real executable', () => {
     expect(result.structuredContent).toEqual({ logs: [], result: 16 });
     expect(await served.exited).toBe(0);
     expect(served.stderr()).toMatch(/shutting down; finishing \d+ request\(s\) in flight/);
+    // The journal holds the run and its nested call, under the request's unique callId.
+    const events = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; callId: string; name: string });
+    const run = events.find((e) => e.type === 'tool/call' && e.name === 'run_code')!;
+    expect(run.callId).toMatch(/^mcp-[0-9a-f-]{36}:\d+$/);
+    expect(events.filter((e) => e.callId.startsWith(run.callId)).map((e) => `${e.type} ${e.name}`)).toEqual(
+      expect.arrayContaining(['tool/call run_code', 'tool/call list_customers', 'tool/result list_customers', 'tool/result run_code']),
+    );
   });
 
   it('on loopback without PTC_SERVE_TOKEN, generates a token, prints it, and requires it', async () => {
