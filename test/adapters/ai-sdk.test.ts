@@ -92,6 +92,14 @@ describe('toAiSdkTools with generateText', () => {
     expect(await asSchema(set.log!.inputSchema).jsonSchema).toEqual(rt.tool('log')!.parameters);
   });
 
+  it('never sends empty text: an empty result reads "(no output)", empty text parts are left out', () => {
+    const result = (content: ToolResult['content'], isError = false): ToolResult => ({ callId: 'x', name: 'x', isError, ...(isError ? {} : { value: '' }), content });
+    expect(toAiSdkModelOutput(result([]))).toEqual({ type: 'content', value: [{ type: 'text', text: '(no output)' }] });
+    expect(toAiSdkModelOutput(result([{ type: 'text', text: '' }]))).toEqual({ type: 'content', value: [{ type: 'text', text: '(no output)' }] });
+    expect(toAiSdkModelOutput(result([{ type: 'text', text: '' }, { type: 'text', text: 'a' }]))).toEqual({ type: 'content', value: [{ type: 'text', text: 'a' }] });
+    expect(toAiSdkModelOutput(result([], true))).toEqual({ type: 'error-text', value: '(no output)' });
+  });
+
   it('maps images to file parts', () => {
     const result: ToolResult = { callId: 'x', name: 'x', isError: false, value: null, content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] };
     expect(toAiSdkModelOutput(result)).toEqual({ type: 'content', value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AAAA' } }] });

@@ -3,7 +3,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type Anthropic from '@anthropic-ai/sdk';
 import {
-  fromAnthropicToolUses, toAnthropicContent, toAnthropicToolResult, toAnthropicTools, toAnthropicUserMessage,
+  fromAnthropicToolUses, toAnthropicContent, toAnthropicRequest, toAnthropicToolResult, toAnthropicTools, toAnthropicUserMessage,
 } from '../../src/adapters/anthropic.ts';
 import { createToolRuntime, defineTool, type ToolResult } from '../../src/index.ts';
 
@@ -86,6 +86,35 @@ describe('Anthropic adapter', () => {
     const result: ToolResult = { callId: 'x', name: 'x', isError: false, value: null, content: [{ type: 'image', data: 'AAAA', mimeType: 'image/webp' }] };
     const block: Anthropic.Messages.ToolResultBlockParam = toAnthropicToolResult(result);
     expect(block.is_error).toBeUndefined();
+  });
+
+  it('no empty text block: an empty or blank result reads "(no output)", empty context text is left out', () => {
+    const empty = (content: ToolResult['content']): ToolResult => ({ callId: 'e', name: 'e', isError: false, value: '', content });
+    for (const content of [[], [{ type: 'text' as const, text: '' }], [{ type: 'text' as const, text: ' \n ' }]]) {
+      expect(toAnthropicToolResult(empty(content)).content).toEqual([{ type: 'text', text: '(no output)' }]);
+    }
+    expect(toAnthropicToolResult(empty([{ type: 'text', text: '' }, { type: 'text', text: 'kept' }])).content).toEqual([{ type: 'text', text: 'kept' }]);
+    const message = toAnthropicUserMessage({
+      results: [empty([{ type: 'text', text: '' }])],
+      additionalContexts: [{ role: 'user', content: [{ type: 'text', text: '' }, { type: 'text', text: 'note' }] }],
+    });
+    expect(message.content).toEqual([
+      { type: 'tool_result', tool_use_id: 'e', content: [{ type: 'text', text: '(no output)' }] },
+      { type: 'text', text: 'note' },
+    ]);
+  });
+
+  it('toAnthropicRequest: the tools for the mode, and the prompt sections as system text only when the SDK is not embedded', () => {
+    const embedded = runtime();
+    expect(toAnthropicRequest(embedded)).toEqual({ tools: toAnthropicTools(embedded.schemas()) });
+    expect(toAnthropicRequest(embedded, { system: 'Be brief.' }).system).toBe('Be brief.');
+    const rt = createToolRuntime({ mode: 'ptc', embedSdkInDescription: false });
+    rt.register(defineTool({ name: 'x', description: 'X.', parameters: {}, output: { schema: { type: 'json' }, render: () => [] }, execute: () => 1 }));
+    const request = toAnthropicRequest(rt, { system: 'Be brief.' });
+    expect(request.system).toBe(['Be brief.', ...rt.prompt().map((s) => s.text)].join('\n\n'));
+    expect(request.system).toContain(rt.sdk());
+    const typed: Pick<Anthropic.Messages.MessageCreateParams, 'tools' | 'system'> = request;
+    expect(typed.tools).toHaveLength(1);
   });
 
   it('ptc mode: the list is run_code only, and a direct call comes back as an is_error result', async () => {

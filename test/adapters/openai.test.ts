@@ -2,10 +2,10 @@
 // results back — through a real runtime turn.
 import { describe, expect, it } from '@jest/globals';
 import {
-  fromOpenAIChatToolCalls, fromOpenAIResponsesCalls, toOpenAIChatContextMessages, toOpenAIChatToolMessage, toOpenAIChatTools,
-  toOpenAIResponsesContextMessages, toOpenAIResponsesOutput, toOpenAIResponsesTools,
+  fromOpenAIChatToolCalls, fromOpenAIResponsesCalls, toOpenAIChatContextMessages, toOpenAIChatMessages, toOpenAIChatRequest, toOpenAIChatToolMessage,
+  toOpenAIChatTools, toOpenAIResponsesContextMessages, toOpenAIResponsesInput, toOpenAIResponsesOutput, toOpenAIResponsesRequest, toOpenAIResponsesTools,
 } from '../../src/adapters/openai.ts';
-import { createToolRuntime, defineTool } from '../../src/index.ts';
+import { createToolRuntime, defineTool, type ToolResult } from '../../src/index.ts';
 
 function runtime() {
   const rt = createToolRuntime({ sandbox: false });
@@ -44,7 +44,7 @@ describe('OpenAI Chat Completions adapter', () => {
     expect(turn.results.map(toOpenAIChatToolMessage)).toEqual([
       { role: 'tool', tool_call_id: 'call_1', content: 'a=A' },
       { role: 'tool', tool_call_id: 'call_2', content: 'Error: not allowed' },
-      { role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error: .*invalid arguments/isu) },
+      { role: 'tool', tool_call_id: 'call_3', content: expect.stringMatching(/^Error: invalid arguments for tool "lookup": arguments: malformed JSON \(.+\); the text began "\{\\"key\\": ". Send the arguments as one JSON object$/u) },
     ]);
     expect(turn.results[2]!.error?.code).toBe('INVALID_ARGS');
     expect(toOpenAIChatContextMessages(turn)).toEqual([
@@ -83,3 +83,43 @@ describe('OpenAI Responses adapter', () => {
     ]);
   });
 });
+
+describe('OpenAI adapters: provider rules', () => {
+  const empty = (content: ToolResult['content']): ToolResult => ({ callId: 'e', name: 'e', isError: false, value: '', content });
+
+  it('an empty or blank result reads "(no output)"; empty context text is left out; unsupported images become a marker', () => {
+    for (const content of [[], [{ type: 'text' as const, text: '' }], [{ type: 'text' as const, text: '  ' }]]) {
+      expect(toOpenAIChatToolMessage(empty(content)).content).toBe('(no output)');
+      expect(toOpenAIResponsesOutput(empty(content)).output).toBe('(no output)');
+    }
+    const turn = {
+      results: [empty([])],
+      additionalContexts: [
+        { role: 'user' as const, content: [{ type: 'text' as const, text: '' }] },
+        { role: 'user' as const, content: [{ type: 'image' as const, data: 'AAAA', mimeType: 'image/tiff' }] },
+      ],
+    };
+    expect(toOpenAIChatMessages(turn)).toEqual([
+      { role: 'tool', tool_call_id: 'e', content: '(no output)' },
+      { role: 'user', content: [{ type: 'text', text: '[image image/tiff: not a type the OpenAI API accepts]' }] },
+    ]);
+    expect(toOpenAIResponsesInput(turn)).toEqual([
+      { type: 'function_call_output', call_id: 'e', output: '(no output)' },
+      { role: 'user', content: [{ type: 'input_text', text: '[image image/tiff: not a type the OpenAI API accepts]' }] },
+    ]);
+  });
+
+  it('the request builders leave out an empty tools list (the API refuses one) and add the prompt as system text', () => {
+    const rt = createToolRuntime({ sandbox: false });
+    expect(toOpenAIChatRequest(rt, [{ role: 'user', content: 'hi' }])).toEqual({ messages: [{ role: 'user', content: 'hi' }] });
+    expect(toOpenAIResponsesRequest(rt)).toEqual({});
+    expect(toOpenAIResponsesRequest(rt, { system: 'Be brief.' })).toEqual({ instructions: 'Be brief.' });
+    expect(toOpenAIChatRequest(rt, [], { system: 'Be brief.' }).messages).toEqual([{ role: 'system', content: 'Be brief.' }]);
+  });
+
+  it('blank arguments are {}; a function_call without a string call_id is skipped', () => {
+    expect(fromOpenAIChatToolCalls([{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '' } }])).toEqual([{ callId: 'c', name: 'lookup', arguments: {} }]);
+    expect(fromOpenAIResponsesCalls([{ type: 'function_call', call_id: null, name: 'lookup', arguments: '{}' }])).toEqual([]);
+  });
+});
+
