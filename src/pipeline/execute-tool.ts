@@ -250,8 +250,9 @@ async function runExecution(
 /** Returns a draft when the call must not dispatch, undefined to dispatch. */
 async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
   const handlers = deps.hooks.list('tools/pre-execute');
-  const decision = await waterfall<PreDecision>(
-    handlers.map((h) => (next) => h(exec.view, next)),
+  const decision = await waterfall(
+    handlers,
+    (h, next: () => Promise<PreDecision>) => h(exec.view, next),
     async () => allow(),
   );
   const kind = (decision as { kind?: unknown } | null)?.kind;
@@ -362,8 +363,9 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute');
-  const result = await waterfall<ToolResult>(
-    handlers.map((h) => (next) => h(exec.view, next)),
+  const result = await waterfall(
+    handlers,
+    (h, next: () => Promise<ToolResult>) => h(exec.view, next),
     () => dispatchBody(deps, exec),
   );
   exec.enterPhase('post');
@@ -495,8 +497,9 @@ async function postExecute(
 ): Promise<{ draft: Draft; contexts: readonly ContextMessage[] }> {
   const outcome = materialize(exec, draft, exec.deferredContexts, exec.concluded);
   const handlers = deps.hooks.list('tools/post-execute');
-  const decision = await waterfall<PostDecision>(
-    handlers.map((h) => (next) => h(exec.view, outcome, next)),
+  const decision = await waterfall(
+    handlers,
+    (h, next: () => Promise<PostDecision>) => h(exec.view, outcome, next),
     async () => accept(),
   );
   const kind = (decision as { kind?: unknown } | null)?.kind;

@@ -42,6 +42,7 @@ export class Hooks {
     if (typeof handler !== 'function') throw new TypeError(`rt.on("${name}"): handler must be a function`);
     // Wrap so the same function registered twice is disposed independently.
     const entry = ((...args: unknown[]) => (handler as (...a: unknown[]) => unknown)(...args)) as HookMap[K];
+    Object.defineProperty(entry, 'name', { value: handler.name }); // errors name the handler
     list.push(entry);
     return () => {
       const i = list.indexOf(entry);
@@ -55,11 +56,48 @@ export class Hooks {
   }
 }
 
-/** Runs a waterfall: handler i gets `next` that runs handler i+1, ending in `last`. */
-export function waterfall<R>(handlers: readonly ((next: () => Promise<R>) => R | Promise<R>)[], last: () => Promise<R>): Promise<R> {
+/**
+ * Runs a waterfall: handler i gets a `next` that runs handler i+1, ending in `last`.
+ * Each `next` runs the rest of the chain at most once, and only while the chain is
+ * running: a second call (a retry loop, a stray double await) or a late one would run
+ * the tool body again or after the call finished. Such a call rejects, and the whole
+ * chain fails with that error even when the handler swallows it (as Hono's compose
+ * does: "next() called multiple times").
+ */
+export async function waterfall<H extends (...args: never[]) => unknown, R>(
+  handlers: readonly H[],
+  invoke: (handler: H, next: () => Promise<R>) => R | Promise<R>,
+  last: () => Promise<R>,
+): Promise<R> {
+  let misuse: Error | undefined;
+  let finished = false;
   const step = async (i: number): Promise<R> => {
-    const h = handlers[i];
-    return h === undefined ? last() : h(() => step(i + 1));
+    const handler = handlers[i];
+    if (handler === undefined) return last();
+    let called = false;
+    const next = (): Promise<R> => {
+      if (finished || called) {
+        const who = handler.name === '' ? `handler #${i + 1} (anonymous: give it a function name to see it here)` : `handler ${JSON.stringify(handler.name)}`;
+        const error = new Error(
+          finished
+            ? `${who} called next() after the chain finished; call next() before the handler returns or resolves`
+            : `${who} called next() more than once; next() runs the rest of the chain and the tool body, so call it once and reuse its result`,
+        );
+        misuse ??= error;
+        const rejected = Promise.reject(error);
+        rejected.catch(() => {}); // the chain reports it; a handler that ignores it must not crash the process
+        return rejected;
+      }
+      called = true;
+      return step(i + 1);
+    };
+    return invoke(handler, next);
   };
-  return step(0);
+  try {
+    const result = await step(0);
+    if (misuse !== undefined) throw misuse;
+    return result;
+  } finally {
+    finished = true;
+  }
 }
