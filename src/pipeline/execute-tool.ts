@@ -11,7 +11,7 @@ import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import type { AgentRef, ToolRegistry } from '../registry/tool-registry.ts';
 import type { CallRecord } from './call-record.ts';
 import { DEFAULT_MAX_CALL_DEPTH } from './call-depth.ts';
-import { openCompositeCalls } from './composite-calls.ts';
+import { openCompositeCalls, type CompositeCalls } from './composite-calls.ts';
 import type { ApprovalRequestInput, PostDecision, PreDecision } from './decisions.ts';
 import { markContentReplaced } from './content-replaced.ts';
 import { accept, allow } from './decisions.ts';
@@ -424,8 +424,9 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   exec.enterPhase('body');
   exec.useDefinition(tool);
   exec.markBodyInvoked();
-  const composite = openCompositeCalls(deps.openNestedCalls, exec, fused.signal);
-  exec.setCallTool(composite.callTool);
+  // Opened on the first exec.callTool only: most bodies never make one.
+  let composite: CompositeCalls | undefined;
+  exec.setCallTool((name, args) => (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args));
   let draft: Draft;
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
@@ -447,8 +448,8 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
     draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
     // Nested calls the body left running are aborted and drained before its outcome moves on.
+    if (composite !== undefined) await composite.close();
     exec.setCallTool(undefined);
-    await composite.close();
     fused.dispose();
     exec.setBodySignal(wrapperSignal);
     exec.enterPhase('around');

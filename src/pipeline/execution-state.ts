@@ -20,9 +20,12 @@ export interface ExecutionInit {
 
 export type CallTool = (name: string, args: unknown) => Promise<ToolResult>;
 
-// Token → execution, so a nested request that names its parent only by the opaque token
-// still gets the parent's callId, root and depth. Weak: an entry lives as long as its token.
-const byToken = new WeakMap<symbol, ExecutionState>();
+// Token → execution whose body is running, so a nested request that names its parent
+// only by the opaque token still gets the parent's callId, root and depth. Nested calls
+// are made only while the parent's body runs (run_code drains its calls before its body
+// returns; callTool closes when the body settles), so an entry lives exactly that long.
+// A Map with explicit removal: a WeakMap keyed by a fresh symbol per call costs ~1 µs.
+const runningBodies = new Map<symbol, ExecutionState>();
 
 export class ExecutionState implements ToolExecution {
   readonly callId: string;
@@ -55,12 +58,11 @@ export class ExecutionState implements ToolExecution {
     this.name = init.name;
     this.agent = init.agent;
     this.parent = init.parent;
-    const parentState = init.parent === undefined ? undefined : byToken.get(init.parent);
+    const parentState = init.parent === undefined ? undefined : runningBodies.get(init.parent);
     this.parentCallId = parentState?.callId;
     this.depth = init.parent === undefined ? 0 : (parentState?.depth ?? 0) + 1;
     this.rootCallId = parentState?.rootCallId ?? init.rootCallId;
     this.token = Symbol(`tool-execution:${init.callId}`);
-    byToken.set(this.token, this);
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
@@ -139,9 +141,11 @@ export class ExecutionState implements ToolExecution {
   }
 
   // ---- pipeline-only ----
-  /** While the body runs: where `callTool` goes; undefined closes it. */
+  /** While the body runs: where `callTool` goes, and this execution can be a parent; undefined ends both. */
   setCallTool(call: CallTool | undefined): void {
     this.#callTool = call;
+    if (call === undefined) runningBodies.delete(this.token);
+    else runningBodies.set(this.token, this);
   }
   useDefinition(tool: Tool): void {
     if (this.#phase !== 'done') this.#definition = tool;

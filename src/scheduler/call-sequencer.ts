@@ -32,7 +32,7 @@ import { classifyCall, type CallMode } from './classify-call.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import { deferred, type Deferred } from './deferred.ts';
 import type { Journal } from './journal.ts';
-import { journalGates } from './journal-gates.ts';
+import { journalGates, type JournalGates } from './journal-gates.ts';
 import { SchedulerError, SCHEDULER_ERROR_CODES, schedulerFailureResult } from './scheduler-error.ts';
 
 export interface CallSequencerOptions {
@@ -88,7 +88,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const signal = options.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
   const { journal } = options;
-  const record = journal === undefined ? {} : journalGates(journal);
+  const record: Partial<JournalGates> = journal === undefined ? {} : journalGates(journal);
   const pool = new PQueue({ concurrency });
   // Calls submitted and not yet committed or failed; a slot leaves at its commit.
   const open = new Set<Slot>();
@@ -98,6 +98,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Start order: each link waits for the gate the previous call sets for the next.
   let startChain: Promise<void> = Promise.resolve();
   let lastCommitted: Promise<void> = Promise.resolve();
+  // Write-ahead records follow submission order even when starts do not wait for the
+  // previous call's policy (after an abort) and the pipeline yields before recording.
+  let lastRecorded: Promise<void> = Promise.resolve();
 
   // Resolves when waiting for a gate is pointless: the sequence was aborted or failed.
   const stopped = deferred<void>();
@@ -164,6 +167,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     }
     const { request } = slot;
     slot.mode = signal.aborted ? 'aborted' : classifyCall(deps, request.name, slot.agent, slot.args);
+    const previousRecorded = lastRecorded;
+    const recorded = deferred<void>();
+    lastRecorded = recorded.promise;
     const gates: ExecutionGates = {
       onPolicyDone: () => slot.policyDone.resolve(),
       runDispatch: async (dispatch) => {
@@ -184,12 +190,22 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       },
       // Post-policy, finish and commit in submission order.
       beforeCommit: () => previousCommitted,
-      ...record,
+      ...(record.recordCall === undefined ? {} : {
+        recordCall: async (call) => {
+          await previousRecorded;
+          try {
+            await record.recordCall!(call);
+          } finally {
+            recorded.resolve();
+          }
+        },
+        recordResult: record.recordResult,
+      }),
     };
     executeTool(deps, request, gates).then(
       (result) => commit(slot, result),
       (error: unknown) => reject(slot, fail(error)),
-    );
+    ).finally(() => recorded.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed.
     const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;

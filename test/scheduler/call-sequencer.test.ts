@@ -8,7 +8,7 @@ import { ToolRegistry } from '../../src/registry/tool-registry.ts';
 import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
-import { deferred, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
+import { deferred, expectJournalWhole, hops, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
 
 /** A bare pipeline (what the runtime gives run_code), with the `work` tool. */
 function pipeline(options: WorkToolOptions = {}) {
@@ -143,6 +143,22 @@ describe('createCallSequencer', () => {
     expect(seen).toEqual([{ id: 'a', mode: 'safe', hops: 1 }]);
     expect(seen[0]).not.toBe(args);
     expect(Object.isFrozen(seen[0])).toBe(true);
+    await sequencer.close();
+  });
+
+  it('write-ahead records follow submission order, even when the pipeline yields before recording and starts do not wait (abort)', async () => {
+    const { deps } = pipeline();
+    // A tracer that holds the first call back a few event-loop turns before it runs.
+    const slowFirst: PipelineDeps = {
+      ...deps,
+      tracer: { trace: async (request, execute) => (request.callId === 'a' ? hops(5).then(() => execute()) : execute()) },
+    };
+    const journal = createMemoryJournal();
+    const sequencer = createCallSequencer(slowFirst, { journal, signal: AbortSignal.abort() });
+    const results = await Promise.all(['a', 'b', 'c'].map((id) => sequencer.submit(work({ id, mode: 'safe' }))));
+    expect(results.map((r) => r.error?.code)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
+    const { events } = await journal.read();
+    expectJournalWhole(events, ['a', 'b', 'c']);
     await sequencer.close();
   });
 
