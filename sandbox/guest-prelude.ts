@@ -70,6 +70,8 @@ const getPrototypeOf = ObjectCtor.getPrototypeOf;
 const objectIs = ObjectCtor.is;
 const objectKeys = ObjectCtor.keys;
 const getOwnPropertyNames = ObjectCtor.getOwnPropertyNames;
+const getOwnPropertySymbols = ObjectCtor.getOwnPropertySymbols;
+const propertyIsEnumerable = ObjectCtor.prototype.propertyIsEnumerable;
 const ObjectProto = ObjectCtor.prototype;
 const hasOwn = ObjectProto.hasOwnProperty;
 const apply = Reflect.apply;
@@ -370,6 +372,28 @@ function ownData(value, key) {
   return { __proto__: null, missing: false, value: descriptor.value };
 }
 
+// JSON carries only the enumerable string-keyed data of a plain object, and only the
+// elements of an array: anything else on them would be dropped, so it is refused.
+function checkNothingHidden(value) {
+  if (getOwnPropertySymbols(value).length > 0) throw problem('a symbol-keyed property, which JSON cannot carry', false);
+  const names = getOwnPropertyNames(value);
+  if (isArray(value)) {
+    if (names.length === value.length + 1) return;
+    for (let i = 0; i < names.length; i++) {
+      const name = names[i];
+      if (name !== 'length' && !(name === '' + NumberCtor(name) && NumberCtor(name) >= 0 && NumberCtor(name) < value.length)) {
+        throw problem('an array with an extra property ' + stringify(cut(name, 100)) + ', which JSON cannot carry', false);
+      }
+    }
+    return;
+  }
+  for (let i = 0; i < names.length; i++) {
+    if (!apply(propertyIsEnumerable, value, [names[i]])) {
+      throw problem('a non-enumerable property ' + stringify(cut(names[i], 100)) + ', which JSON cannot carry', false);
+    }
+  }
+}
+
 function serialize(value, key, state, depth) {
   const type = typeof value;
   if (type === 'string') {
@@ -380,7 +404,8 @@ function serialize(value, key, state, depth) {
   }
   if (type === 'number') {
     if (!isFiniteNumber(value)) throw problem('a non-finite number (' + value + ')', false);
-    const text = stringify(value);
+    // JSON text can carry -0 (JSON.parse reads it back), though JSON.stringify writes 0.
+    const text = value === 0 && 1 / value < 0 ? '-0' : stringify(value);
     state.size += text.length;
     return text;
   }
@@ -398,6 +423,7 @@ function serialize(value, key, state, depth) {
     const proto = getPrototypeOf(value);
     if (proto !== ObjectProto && proto !== null) throw problem('an instance of a class (only plain objects and arrays are JSON)', false);
   }
+  checkNothingHidden(value);
   state.seen[depth] = value;
   let out;
   let current;

@@ -17,6 +17,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
 import { failureHint } from './failure-hints.ts';
+import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
@@ -162,7 +163,7 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       return { outcome: { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' }, result };
     }
     // The program receives the canonical value, never the content.
-    const valueJson = JSON.stringify(result.value ?? null);
+    const valueJson = guestValueJson(result.value ?? null);
     if (valueJson.length > budget.limit - budget.used) {
       const message =
         `tools.${request.toolName} succeeded, but its result (${valueJson.length} bytes as JSON) is more than this run may still hold ` +
