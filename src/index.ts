@@ -45,6 +45,7 @@ export { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler/scheduler-err
 export type { SchedulerErrorCode } from './scheduler/scheduler-error.ts';
 export { installTimeoutPolicy, DEFAULT_GRACE_MS } from './scheduler/timeout-policy.ts';
 export type { TimeoutPolicyOptions, TimeoutPolicyHost, UnsettledBody } from './scheduler/timeout-policy.ts';
+export type { UnsettledBodyReporter } from './pipeline/unsettled-body.ts';
 export type { Journal, JournalEvent, ToolCallEvent, ToolResultEvent, JournalContents, JournalWarning } from './scheduler/journal.ts';
 export { openFileJournal } from './scheduler/file-journal.ts';
 export type { FileJournal, FileJournalOptions } from './scheduler/file-journal.ts';
