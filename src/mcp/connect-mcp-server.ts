@@ -12,6 +12,7 @@ import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprot
 import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { defineMcpTool } from './define-mcp-tool.ts';
+import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
 
 /** How to start one MCP server (stdio), or where to reach one (Streamable HTTP). A string is a command line, split without a shell. */
@@ -55,6 +56,12 @@ export interface ConnectMcpOptions {
   readonly onWarning?: (message: string) => void;
   /** Receives the server's stderr text. @default kept (last 8 KiB) for error messages only */
   readonly onStderr?: (text: string) => void;
+  /**
+   * Bounds of the import (the server is untrusted): pages and tools listed, bytes of
+   * tool definitions, and a deadline for the handshake plus the listing.
+   * @default { maxPages: 100, maxTools: 1000, maxListBytes: 16 MiB, timeoutMs: 30000 }
+   */
+  readonly limits?: Partial<McpImportLimits>;
 }
 
 export interface McpConnection {
@@ -131,6 +138,7 @@ function resolveSpec(spec: McpServerSpec): McpServerCommand | McpServerUrl {
 export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
   const resolved = resolveSpec(spec);
   const where = describeServerSpec(spec);
+  const limits = resolveMcpImportLimits(options.limits, `connectMcpServer(${where})`);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   let stderrTail = '';
   let transport: Transport;
@@ -166,22 +174,25 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   };
 
   let listed: McpTool[];
+  // One deadline for the handshake and every page of the listing.
+  const deadline = new AbortController();
+  const timer = setTimeout(() => {
+    deadline.abort(new McpImportLimitError('timeoutMs', `MCP server "${where}" did not finish its handshake and tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`));
+  }, limits.timeoutMs);
   try {
-    await client.connect(transport);
-    listed = [];
-    let cursor: string | undefined;
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor });
-      listed.push(...page.tools);
-      cursor = page.nextCursor;
-    } while (cursor !== undefined);
+    await client.connect(transport, { signal: deadline.signal, timeout: limits.timeoutMs });
+    listed = await listMcpTools(client, limits, deadline.signal, where);
   } catch (error) {
     await close().catch(() => {});
     const tail = stderrTail.trim();
+    const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
+    if (cause instanceof McpImportLimitError) throw cause;
     throw new Error(
       `MCP server "${where}" could not be started or listed: ${(error as Error).message}${tail === '' ? '' : `\nserver stderr:\n${tail}`}`,
       { cause: error },
     );
+  } finally {
+    clearTimeout(timer);
   }
 
   const serverName = client.getServerVersion()?.name ?? where;

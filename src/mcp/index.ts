@@ -14,5 +14,7 @@ export { connectMcpServer } from './connect-mcp-server.ts';
 export type { ConnectMcpOptions, McpConnection, McpServerCommand, McpServerSpec, McpServerUrl, SkippedMcpTool } from './connect-mcp-server.ts';
 export { defineMcpTool, McpToolError } from './define-mcp-tool.ts';
 export type { McpToolOptions } from './define-mcp-tool.ts';
+export { DEFAULT_MCP_IMPORT_LIMITS, McpImportLimitError } from './list-mcp-tools.ts';
+export type { McpImportLimits } from './list-mcp-tools.ts';
 export { parseCommandLine } from './parse-command-line.ts';
 export type { ParsedCommandLine } from './parse-command-line.ts';

@@ -1,0 +1,89 @@
+// Reads a server's whole tool list within stated bounds. An imported server is
+// untrusted: one whose `tools/list` always returns a `nextCursor`, lists a million
+// tools, sends megabytes of schemas or never answers would otherwise hang the import
+// forever while the host's heap grows. Each bound ends the import with an
+// McpImportLimitError that names it, its value and the option that changes it.
+import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
+
+export interface McpImportLimits {
+  /** `tools/list` pages read from one server. @default 100 */
+  readonly maxPages: number;
+  /** Tools listed by one server. @default 1000 */
+  readonly maxTools: number;
+  /** Size of one server's tool definitions (names, descriptions, schemas) as JSON text. @default 16 MiB */
+  readonly maxListBytes: number;
+  /** Connecting (handshake) and listing, from start to end, in milliseconds. @default 30000 */
+  readonly timeoutMs: number;
+}
+
+export const DEFAULT_MCP_IMPORT_LIMITS: Readonly<McpImportLimits> = Object.freeze({
+  maxPages: 100,
+  maxTools: 1_000,
+  maxListBytes: 16 * 1_048_576,
+  timeoutMs: 30_000,
+});
+
+/** An MCP server's tool list broke an import bound. Code `MCP_IMPORT_LIMIT`; `details.limit` names the bound. */
+export class McpImportLimitError extends ToolRuntimeError {
+  constructor(limit: keyof McpImportLimits, message: string) {
+    super('MCP_IMPORT_LIMIT', message, { limit });
+  }
+}
+
+const LIMIT_KEYS = Object.keys(DEFAULT_MCP_IMPORT_LIMITS) as (keyof McpImportLimits)[];
+
+/** Defaults overlaid with `given`; throws a TypeError naming a bad field. */
+export function resolveMcpImportLimits(given: Partial<McpImportLimits> | undefined, where: string): McpImportLimits {
+  if (given === undefined) return DEFAULT_MCP_IMPORT_LIMITS;
+  if (typeof given !== 'object' || given === null) throw new TypeError(`${where}: limits must be an object such as { maxTools: 200 }`);
+  const limits: Record<string, number> = { ...DEFAULT_MCP_IMPORT_LIMITS };
+  for (const [key, value] of Object.entries(given)) {
+    if (value === undefined) continue;
+    if (!(LIMIT_KEYS as string[]).includes(key)) throw new TypeError(`${where}: unknown MCP import limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
+    const max = key === 'timeoutMs' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
+    if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
+      throw new TypeError(`${where}: limits.${key} must be a positive integer${key === 'timeoutMs' ? ' of milliseconds' : ''}, got ${String(value)}`);
+    }
+    limits[key] = value;
+  }
+  return limits as unknown as McpImportLimits;
+}
+
+/**
+ * Every page of `tools/list`, within `limits` (the deadline is the caller's `signal`,
+ * which also bounds each request). `where` names the server in messages.
+ */
+export async function listMcpTools(client: Client, limits: McpImportLimits, signal: AbortSignal, where: string): Promise<McpTool[]> {
+  const listed: McpTool[] = [];
+  const seenCursors = new Set<string>();
+  let bytes = 0;
+  let cursor: string | undefined;
+  for (let page = 1; ; page += 1) {
+    if (page > limits.maxPages) {
+      throw new McpImportLimitError(
+        'maxPages',
+        `MCP server "${where}" was still returning a nextCursor after ${limits.maxPages} pages of tools/list (limits.maxPages); the listing was stopped`,
+      );
+    }
+    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: limits.timeoutMs });
+    listed.push(...result.tools);
+    if (listed.length > limits.maxTools) {
+      throw new McpImportLimitError('maxTools', `MCP server "${where}" lists more than ${limits.maxTools} tools (limits.maxTools); the listing was stopped`);
+    }
+    for (const tool of result.tools) bytes += JSON.stringify(tool).length;
+    if (bytes > limits.maxListBytes) {
+      throw new McpImportLimitError(
+        'maxListBytes',
+        `MCP server "${where}" sent more than ${limits.maxListBytes} bytes of tool definitions (limits.maxListBytes); the listing was stopped`,
+      );
+    }
+    cursor = result.nextCursor;
+    if (cursor === undefined) return listed;
+    if (seenCursors.has(cursor)) {
+      throw new McpImportLimitError('maxPages', `MCP server "${where}" returned the nextCursor ${JSON.stringify(cursor.slice(0, 80))} twice in tools/list: the listing would never end`);
+    }
+    seenCursors.add(cursor);
+  }
+}
