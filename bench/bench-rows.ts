@@ -327,6 +327,17 @@ export function contextRows(results: readonly ContextSavingsResult[], definition
       target: '',
       met: null,
     });
+    for (const point of sdk.scaling) {
+      rows.push({
+        section: '6 context',
+        name: `${point.tools.toLocaleString('en-US')} tools, deferLoading: everything rt.schemas() sends in ptc mode (JSON, SDK embedded)`,
+        value: `${point.deferredChars.toLocaleString('en-US')} chars`,
+        baseline: `all loaded ${point.loadedChars.toLocaleString('en-US')} chars`,
+        ratio: x(point.deferredChars / point.loadedChars),
+        target: point.tools === 1_000 ? '≤ 100,000 chars' : '',
+        met: point.tools === 1_000 ? point.deferredChars <= 100_000 : null,
+      });
+    }
   }
   return rows;
 }

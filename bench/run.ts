@@ -106,7 +106,7 @@ async function main(): Promise<void> {
     progress('6/6 context savings: three scenarios, native against run_code');
     const context = await runContextSavingsBench();
     const definitions = await measureDefinitionCost();
-    const sdk = measureSdkSize();
+    const sdk = await measureSdkSize();
     sections.context = context;
     sections.definitions = definitions;
     sections.sdkSize = sdk;

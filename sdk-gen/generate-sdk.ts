@@ -1,15 +1,12 @@
 import { allocateTypeNames, RESERVED_TYPE_NAMES } from './allocate-type-names.ts';
-import { docComment } from './doc-comment.ts';
-import { oneLine } from './one-line.ts';
-import { propertyKey } from './property-key.ts';
-import { DEFERRED_HEADING, SDK_PREAMBLE } from './sdk-preamble.ts';
+import { DEFAULT_DEFERRED_BUDGET, DEFERRED_TYPE, deferredListing } from './deferred-listing.ts';
+import { DEFERRED_BUILTINS, deferredHeading, SDK_PREAMBLE } from './sdk-preamble.ts';
 import { toolDeclarations } from './tool-declarations.ts';
 import type { GenerateSdkOptions, ToolSchema } from './tool-schema.ts';
 
 const DEFAULT_MAX_DEPTH = 16;
 // Types stop being useful long before this; the cap also bounds the renderer's recursion.
 const MAX_MAX_DEPTH = 256;
-const SUMMARY_LENGTH = 120;
 
 function describe(value: unknown): string {
   if (value === null) return 'null';
@@ -71,9 +68,12 @@ function byName(a: ToolSchema, b: ToolSchema): number {
   return a.name < b.name ? -1 : a.name > b.name ? 1 : 0;
 }
 
-function summary(description: string): string {
-  const line = oneLine(description);
-  return line.length > SUMMARY_LENGTH ? `${line.slice(0, SUMMARY_LENGTH - 1).trimEnd()}…` : line;
+function resolveBudget(options: GenerateSdkOptions): number {
+  const { deferredBudget = DEFAULT_DEFERRED_BUDGET } = options;
+  if (!Number.isSafeInteger(deferredBudget) || deferredBudget < 0) {
+    throw new RangeError(`generateSdk: expected options.deferredBudget to be a non-negative integer (characters), got ${String(deferredBudget)}`);
+  }
+  return deferredBudget;
 }
 
 /**
@@ -113,12 +113,17 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
     out.push(...declarations.types);
     methods.push(declarations.method);
   });
+  let unlisted = 0;
   if (deferred.length > 0) {
-    methods.push(DEFERRED_HEADING);
-    for (const tool of deferred) {
-      methods.push(`  ${docComment(summary(tool.description))}${propertyKey(tool.name)}(args: Record<string, JsonValue>): Promise<JsonValue>;`);
-    }
+    out.push(DEFERRED_TYPE);
+    const listing = deferredListing(deferred, resolveBudget(options));
+    unlisted = listing.unlisted;
+    methods.push(deferredHeading(deferred.length), ...listing.lines);
+    if (unlisted > 0) methods.push(`  // …and ${unlisted} more deferred tools, not listed here: find them with tools.$search.`);
+    methods.push(...DEFERRED_BUILTINS);
   }
-  out.push(methods.length === 0 ? 'declare const tools: {};' : `declare const tools: {\n${methods.join('\n')}\n};`);
+  const members = methods.length === 0 ? '{}' : `{\n${methods.join('\n')}\n}`;
+  // Unlisted deferred tools are still callable: any other name is a loosely typed tool.
+  out.push(`declare const tools: ${members}${unlisted > 0 ? ' & { readonly [name: string]: Deferred }' : ''};`);
   return `${out.join('\n')}\n`;
 }

@@ -4,3 +4,5 @@ export { generateSdk } from './generate-sdk.ts';
 export { checkProgram } from './check-program.ts';
 export type { ProgramDiagnostic } from './check-program.ts';
 export type { GenerateSdkOptions, JsonSchema, ToolSchema } from './tool-schema.ts';
+export { describeTool } from './describe-tool.ts';
+export { DEFAULT_DEFERRED_BUDGET } from './deferred-listing.ts';

@@ -12,7 +12,16 @@ declare class ToolCallError extends Error { readonly toolName: string; readonly 
 
 /**
  * Heads the deferred tools inside `tools`: they are listed by name and summary only
- * (their schemas are not sent), typed loosely, and their arguments are checked when
- * called — a wrong call fails with INVALID_ARGS saying what the tool expects.
+ * (their schemas are not sent), typed loosely; the model loads one with `$describe`
+ * (its full signature, as text) and finds others with `$search`. Arguments are
+ * checked when called — a wrong call fails with INVALID_ARGS saying what is wrong.
  */
-export const DEFERRED_HEADING = '  // Deferred tools: schemas not shown; arguments are checked when called.';
+export function deferredHeading(count: number): string {
+  return `  // Deferred tools (${count}): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).`;
+}
+
+/** The built-in members that load and find deferred tools (served by the runtime). */
+export const DEFERRED_BUILTINS = [
+  '  /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;',
+  '  /** Tools whose name or description contain the query\'s words, best first (at most limit, default 10). */ $search(args: { query: string; limit?: number }): Promise<{ name: string; summary: string }[]>;',
+] as const;

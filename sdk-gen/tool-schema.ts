@@ -24,4 +24,11 @@ export interface GenerateSdkOptions {
    * @default 16
    */
   readonly maxDepth?: number;
+  /**
+   * Characters (counted as JSON text, as a provider request carries them) that the
+   * deferred tools' one-line listing may take: their summaries shrink to fit, then
+   * go; past that, names are left out (still callable, found with `tools.$search`).
+   * @default 88000
+   */
+  readonly deferredBudget?: number;
 }

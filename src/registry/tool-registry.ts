@@ -8,6 +8,10 @@ import type { ToolExecution } from '../pipeline/tool-execution.ts';
 
 /** The one name no tool may take, in any mode: the PTC entry point. */
 export const RUN_CODE = 'run_code';
+/** Built-in SDK functions of ptc programs that load and find deferred tools; reserved like run_code. */
+export const DESCRIBE_TOOL = '$describe';
+export const SEARCH_TOOL = '$search';
+const BUILTIN_NAMES: ReadonlySet<string> = new Set([DESCRIBE_TOOL, SEARCH_TOOL]);
 
 export interface Agent {
   readonly id: string;
@@ -103,6 +107,7 @@ export class ToolRegistry {
     }
     checkRegistrable(tool);
     if (tool.name === RUN_CODE) throw invalid(`register: "${RUN_CODE}" is reserved for programmatic tool calling in every mode; choose another name`);
+    if (BUILTIN_NAMES.has(tool.name)) throw invalid(`register: "${tool.name}" is reserved for a built-in function of run_code programs; choose another name`);
     const agentId = this.agentId(options.agent);
     const layer = agentId === undefined ? this.#global : this.#agents.get(agentId)!.tools;
     if (layer.has(tool.name)) {

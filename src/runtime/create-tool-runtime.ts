@@ -16,6 +16,7 @@ import { checkMode, ModeDeclarations, type ToolMode } from '../ptc/mode-declarat
 import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection } from '../ptc/ptc-prompt.ts';
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
+import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
@@ -246,15 +247,25 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     });
 
   const modeOf = (agent: string | undefined): ToolMode => modes.resolve(registry.chain(agent));
+  const deferredBuiltins = createDeferredBuiltins({ visible: (agent) => registry.visible(agent) });
   const deps: PipelineDeps = {
     registry,
     hooks,
     approval: options.approval,
-    resolveTool: (name, agent) => (name === RUN_CODE ? (modeOf(agent) === 'native' ? undefined : runCode) : registry.resolve(name, agent)),
+    resolveTool(name, agent) {
+      if (name === RUN_CODE) return modeOf(agent) === 'native' ? undefined : runCode;
+      // $describe / $search exist for programs, in the modes that run programs.
+      const builtin = deferredBuiltins.get(name);
+      if (builtin !== undefined) return modeOf(agent) === 'native' ? undefined : builtin;
+      return registry.resolve(name, agent);
+    },
+    directCallRefusal(name, agent) {
+      const mode = modeOf(agent);
+      if (mode !== 'native' && deferredBuiltins.has(name)) return directCallRefusal(name);
+      return mode === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined;
+    },
     abortGraceMs,
     ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
-    directCallRefusal: (name, agent) =>
-      modeOf(agent) === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined,
     openNestedCalls,
     maxCallDepth,
     ...(options.telemetry === false ? {} : { tracer: createOtelExecutionTracer() }),
@@ -279,7 +290,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
 
   const runCode = createRunCodeTool({
     sandbox: getSandbox,
-    toolNames: (agent) => registry.visible(agent).map((t) => t.name),
+    toolNames(agent) {
+      const visible = registry.visible(agent);
+      const names = visible.map((t) => t.name);
+      // The SDK declares the built-ins exactly when some visible tool is deferred.
+      return visible.some((t) => t.deferLoading) ? [...names, ...deferredBuiltins.keys()] : names;
+    },
     sequencer: openNestedCalls,
     limits: options.limits ?? {},
     maxVisibleChars,

@@ -50,11 +50,14 @@ type SearchOrdersArgs = {
   /** @minimum 1 */ limit?: number;
 };
 type SearchOrdersResult = { id: string; total: number }[];
+type Deferred = (args: { [key: string]: JsonValue }) => Promise<any>;
 declare const tools: {
   /** Current weather. */ "get-weather"(args: GetWeatherArgs): Promise<JsonValue>;
   /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs): Promise<SearchOrdersResult>;
-  // Deferred tools: schemas not shown; arguments are checked when called.
-  /** Translate text between languages. Supports 40 languages. */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;
+  // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).
+  /** Translate text between languages. Supports 40 languages. */ translate: Deferred;
+  /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;
+  /** Tools whose name or description contain the query's words, best first (at most limit, default 10). */ $search(args: { query: string; limit?: number }): Promise<{ name: string; summary: string }[]>;
 };
 `,
     );
@@ -62,8 +65,8 @@ declare const tools: {
 
   it('writes an empty tools object when there are no loaded tools', () => {
     expect(generateSdk([])).toBe(`${PREAMBLE}declare const tools: {};\n`);
-    expect(generateSdk([translate])).toBe(
-      `${PREAMBLE}declare const tools: {\n  // Deferred tools: schemas not shown; arguments are checked when called.\n  /** Translate text between languages. Supports 40 languages. */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;\n};\n`,
+    expect(generateSdk([translate])).toContain(
+      `declare const tools: {\n  // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).\n  /** Translate text between languages. Supports 40 languages. */ translate: Deferred;\n  /** The full`,
     );
   });
 
@@ -74,8 +77,8 @@ declare const tools: {
 
   it('shortens long deferred summaries to one line of 120 characters', () => {
     const sdk = generateSdk([{ ...translate, description: `${'word '.repeat(60)}\nend` }]);
-    const line = sdk.split('\n').find((text) => text.endsWith('translate(args: Record<string, JsonValue>): Promise<JsonValue>;')) ?? '';
-    expect(line).toBe(`  /** ${'word '.repeat(23)}word… */ translate(args: Record<string, JsonValue>): Promise<JsonValue>;`);
+    const line = sdk.split('\n').find((text) => text.endsWith(' translate: Deferred;')) ?? '';
+    expect(line).toBe(`  /** ${'word '.repeat(23)}word… */ translate: Deferred;`);
   });
 
   it('is byte-identical for identical input, whatever the input order', () => {
@@ -94,7 +97,7 @@ declare const tools: {
   it('lists deferred tools by name and summary only, typed loosely (no schema types)', () => {
     const sdk = generateSdk(fiftyTools);
     for (const tool of fiftyTools.filter((t) => t.deferLoading === true)) {
-      expect(sdk).toContain(`${tool.name}(args: Record<string, JsonValue>): Promise<JsonValue>;`);
+      expect(sdk).toContain(` ${tool.name}: Deferred;`);
     }
     expect(sdk).not.toContain('TranslateTextArgs');
   });

@@ -172,8 +172,8 @@ describe('adversarial descriptions and literals', () => {
       if (ts.isClassDeclaration(statement)) return 'class';
       return ts.isVariableStatement(statement) ? 'const' : 'other';
     });
-    // JsonValue, ToolCallError, then Args + Result per tool, then tools.
-    expect(kinds).toEqual(['type', 'class', ...nasty.flatMap(() => ['type', 'type']), 'const']);
+    // JsonValue, ToolCallError, then Args + Result per tool, the Deferred type, then tools.
+    expect(kinds).toEqual(['type', 'class', ...nasty.flatMap(() => ['type', 'type']), 'type', 'const']);
     expect(sdk).not.toMatch(/^\s*declare const evil/m);
   });
 
@@ -187,8 +187,8 @@ describe('adversarial descriptions and literals', () => {
         .replaceAll('*/', '*\\/');
     const literal = file.statements.find(ts.isVariableStatement)?.declarationList.declarations[0]?.type;
     if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
-    // The hostile tools, then the deferred one (after its heading comment).
-    expect(literal.members).toHaveLength(nasty.length + 1);
+    // The hostile tools, then the deferred one (after its heading comment), then $describe and $search.
+    expect(literal.members).toHaveLength(nasty.length + 3);
     literal.members.slice(0, nasty.length).forEach((member, index) => {
       const comments = (ts.getLeadingCommentRanges(sdk, member.pos) ?? []).map((range) => sdk.slice(range.pos, range.end));
       expect(comments).toEqual([`/** ${expected(nasty[index] ?? '')} */`]);
