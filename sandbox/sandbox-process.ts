@@ -7,7 +7,7 @@ import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
-import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
+import type { FailureKind, HostCallOutcome } from './types.ts';
 
 function send(message: ChildToHost): void {
   try {

@@ -3,7 +3,7 @@
 import type { Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { summarizeIssues } from '../errors/summarize-issues.ts';
-import { deepFreeze, snapshotJson, trySnapshotJson, type JsonValue } from '../json/json-value.ts';
+import { snapshotJson, trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import { checkContent, textContent } from './content.ts';
 import type { ExecutionState } from './execution-state.ts';
 import { describeThrown } from './thrown.ts';

@@ -136,7 +136,7 @@ export class ToolRegistry {
     for (const id of this.chain(agentId)) {
       for (const r of this.#agents.get(id)!.restrictions) {
         if (r.allow !== undefined && !r.allow.includes(name)) return true;
-        if (r.deny !== undefined && r.deny.includes(name)) return true;
+        if (r.deny?.includes(name)) return true;
       }
     }
     return false;

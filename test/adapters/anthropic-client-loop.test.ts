@@ -4,7 +4,7 @@
 // message) and answers 400 otherwise. Driven through examples/agent-loop in ptc mode
 // (the SDK reaches the model in run_code's description) and natively with a dotted
 // tool name and an empty result.
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
 import Anthropic from '@anthropic-ai/sdk';
 import { runAgentLoop } from '../../examples/agent-loop/agent-loop.ts';
 import { anthropicModel } from '../../examples/agent-loop/anthropic-live.ts';

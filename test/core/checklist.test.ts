@@ -100,7 +100,7 @@ describe('8.13 checklist (one execution)', () => {
     const disposers = [
       rt.register(echoTool().tool),
       rt.guard(() => ({ deny: 'guard' })),
-      rt.on('tools/pre-execute', (exec, next) => next()),
+      rt.on('tools/pre-execute', (_exec, next) => next()),
       rt.on('tools/execute', () => ({ isError: true, error: { code: 'WRAPPED', message: 'wrapped' }, content: [] }) as never),
       rt.on('tools/post-execute', () => block('post')),
       rt.restrict('a', { deny: ['echo'] }),

@@ -159,7 +159,7 @@ describe('createMcpServer: tools/call', () => {
         output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
         execute: () => ({ owner: 'Ada', iban: 'DE89370400440532013000' }),
       }));
-      rt.on('tools/post-execute', async (exec, result, next) => {
+      rt.on('tools/post-execute', async (exec, _result, next) => {
         const args = exec.arguments as { how?: string };
         if (exec.name !== 'account') return next();
         if (args.how === 'content') return accept({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }] });

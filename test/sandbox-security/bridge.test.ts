@@ -173,7 +173,7 @@ const resultCases: HostileCase[] = [
       // The result may come from another realm: check its prototype is a clean root object.
       expect(Object.getPrototypeOf(Object.getPrototypeOf(result))).toBeNull();
       expect(result['polluted']).toBeUndefined();
-      expect(Object.prototype.hasOwnProperty.call(result, '__proto__')).toBe(true);
+      expect(Object.hasOwn(result, '__proto__')).toBe(true);
       expect(JSON.stringify(result)).toBe('{"__proto__":{"polluted":1},"k":1}');
       expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
     },

@@ -1,7 +1,7 @@
 // The streaming sequencer that executeTurn, run_code and composite tools share: nested
 // requests, one-at-a-time submission, closing. (Internal failures: step-recovery.test.ts.)
 import { describe, expect, it } from '@jest/globals';
-import { createToolRuntime, type ToolExecution } from '../../src/index.ts';
+import type { ToolExecution } from '../../src/index.ts';
 import { executeTool, type PipelineDeps } from '../../src/pipeline/execute-tool.ts';
 import { Hooks } from '../../src/pipeline/hooks.ts';
 import { ToolRegistry } from '../../src/registry/tool-registry.ts';

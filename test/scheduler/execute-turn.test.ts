@@ -101,7 +101,7 @@ describe('concludesTurn reduction', () => {
 
   it('a failed or blocked call that asked to conclude does not end the turn', async () => {
     const { rt } = workRuntime();
-    rt.on('tools/post-execute', (exec, outcome, next) => (exec.callId === 'blocked' ? block('not allowed') : next()));
+    rt.on('tools/post-execute', (exec, _outcome, next) => (exec.callId === 'blocked' ? block('not allowed') : next()));
     const turn = await rt.executeTurn([
       work({ id: 'failing', mode: 'safe', conclude: true, fail: true }),
       work({ id: 'blocked', mode: 'safe', conclude: true }),

@@ -180,6 +180,7 @@ describe('adversarial descriptions and literals', () => {
   it('keeps each description in one doc comment on one line', () => {
     const expected = (text: string): string =>
       text
+        // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
         .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
         .replace(/\s+/g, ' ')
         .trim()
