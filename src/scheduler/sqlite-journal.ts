@@ -23,6 +23,10 @@ export interface JournalQuery {
   readonly until?: Date | number;
   /** Only call events, or only result events. */
   readonly type?: JournalEvent['type'];
+  /** Only entries after this `seq` (to page through a long journal). */
+  readonly afterSeq?: number;
+  /** At most this many entries. Default: all. */
+  readonly limit?: number;
 }
 
 export interface JournalEntry {
@@ -134,7 +138,12 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
         where.push('type = ?');
         params.push(query.type);
       }
-      const sql = `SELECT seq, at, event FROM ptc_journal${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq`;
+      if (query.afterSeq !== undefined) {
+        where.push('seq > ?');
+        params.push(count(query.afterSeq, 'afterSeq', 0));
+      }
+      const limit = query.limit === undefined ? '' : ` LIMIT ${count(query.limit, 'limit', 1)}`;
+      const sql = `SELECT seq, at, event FROM ptc_journal${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
       const entries: JournalEntry[] = [];
       for (const row of rows(sql, params)) {
         const event = parseRow(row);
@@ -177,6 +186,11 @@ function toContents(all: readonly Row[], path: string): JournalContents {
     else warnings.push({ kind: 'unreadable-line', line: row.seq, message: `${path}: row ${row.seq} is not a journal event; skipped` });
   }
   return { events, warnings };
+}
+
+function count(value: number, field: string, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
+  return value;
 }
 
 function millis(value: Date | number, field: string): number {

@@ -44,6 +44,9 @@ describe('openSqliteJournal', () => {
     expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(all.map((e) => e.at)).toEqual(Array.from({ length: 8 }, (_, i) => start + 10 * (i + 1)));
     expect(Object.isFrozen(all[0]!.event)).toBe(true);
+    // Paging: after a seq, at most a limit.
+    expect((await journal.query({ afterSeq: 2, limit: 3 })).map((e) => e.seq)).toEqual([3, 4, 5]);
+    expect((await journal.query({ rootCallId: 'p1', afterSeq: 5 })).map((e) => e.seq)).toEqual([6]);
     // The same events as read() gives.
     expect(all.map((e) => e.event)).toEqual((await journal.read()).events);
     journal.close();
@@ -54,6 +57,8 @@ describe('openSqliteJournal', () => {
     const journal = openSqliteJournal(':memory:');
     await expect(journal.query({ since: 'yesterday' as never })).rejects.toThrow('journal query: since must be a Date or milliseconds since the epoch');
     await expect(journal.query({ type: 'tool/other' as never })).rejects.toThrow('journal query: type must be "tool/call" or "tool/result", got "tool/other"');
+    await expect(journal.query({ limit: 0 })).rejects.toThrow('journal query: limit must be an integer >= 1, got 0');
+    await expect(journal.query({ afterSeq: 1.5 })).rejects.toThrow('journal query: afterSeq must be an integer >= 0, got 1.5');
     journal.close();
     await expect(journal.append([{ type: 'tool/call', callId: 'a', name: 'x', agent: null, arguments: null }])).rejects.toThrow(':memory:: closed');
   });
