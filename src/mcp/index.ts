@@ -2,7 +2,7 @@
 // into the runtime. Kept off the root entry so that it never loads the MCP SDK.
 export { createMcpServer } from './create-mcp-server.ts';
 export type { McpServerOptions } from './create-mcp-server.ts';
-export { serveMcpStdio } from './serve-mcp-stdio.ts';
+export { serveMcpStdio, DEFAULT_MAX_REQUEST_BYTES } from './serve-mcp-stdio.ts';
 export type { ServeMcpStdioOptions } from './serve-mcp-stdio.ts';
 export { serveMcpHttp } from './serve-mcp-http.ts';
 export { isLoopbackHost, MIN_TOKEN_LENGTH } from './http-access.ts';

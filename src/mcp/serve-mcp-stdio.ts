@@ -1,8 +1,11 @@
 // Serves the runtime over stdio until the client goes away (stdin ends) or `signal`
-// aborts. stdout carries only MCP messages: log to stderr.
+// aborts. stdout carries only MCP messages: log to stderr. A request line longer than
+// `maxRequestBytes` is answered with a JSON-RPC error (-32600) and dropped, and serving
+// goes on: the MCP SDK alone would close the connection and lose every later request.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { BoundedLines, requestIdOf, type OversizedLine } from './bounded-lines.ts';
 import { createMcpServer, settleCalls, type McpServerOptions } from './create-mcp-server.ts';
 
 export interface ServeMcpStdioOptions extends McpServerOptions {
@@ -12,7 +15,16 @@ export interface ServeMcpStdioOptions extends McpServerOptions {
   readonly stdout?: Writable;
   /** Stops serving when it aborts. */
   readonly signal?: AbortSignal;
+  /** Longest request line (one JSON-RPC message) read, in bytes. @default 10485760 (10 MiB, the MCP SDK's buffer) */
+  readonly maxRequestBytes?: number;
+  /** Where a dropped oversized request is reported. @default a line on stderr */
+  readonly onWarning?: (message: string) => void;
 }
+
+/** @default 10 MiB */
+export const DEFAULT_MAX_REQUEST_BYTES = 10 * 1_048_576;
+/** JSON-RPC "Invalid Request". */
+const INVALID_REQUEST = -32600;
 
 /**
  * Resolves when the connection is over (stdin ended, or `signal` aborted) and the
@@ -20,8 +32,21 @@ export interface ServeMcpStdioOptions extends McpServerOptions {
  */
 export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptions = {}): Promise<void> {
   const stdin = options.stdin ?? process.stdin;
+  const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
+  if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 1) {
+    throw new TypeError(`serveMcpStdio: maxRequestBytes must be a positive integer (bytes), got ${String(maxRequestBytes)}`);
+  }
+  const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
   const server = createMcpServer(rt, options);
-  const transport = new StdioServerTransport(stdin, options.stdout ?? process.stdout);
+  const onOversized = (line: OversizedLine): void => {
+    const id = requestIdOf(line);
+    const message = `request too large: ${line.bytes} bytes, more than the ${maxRequestBytes} bytes one message may have (maxRequestBytes); it was not read`;
+    warn(`ptc serve: ${message}${id === null ? '' : ` (request id ${JSON.stringify(id)})`}`);
+    transport.send({ jsonrpc: '2.0', id: id as string | number, error: { code: INVALID_REQUEST, message } }).catch(() => {});
+  };
+  // Only whole lines within the limit reach the SDK; its buffer is sized to hold one.
+  const lines = stdin.pipe(new BoundedLines(maxRequestBytes, onOversized));
+  const transport = new StdioServerTransport(lines, options.stdout ?? process.stdout, { maxBufferSize: 2 * maxRequestBytes + 2 });
   let done!: () => void;
   const over = new Promise<void>((resolve) => (done = resolve));
   stdin.once('end', () => done());
