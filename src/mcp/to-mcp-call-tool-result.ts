@@ -5,7 +5,8 @@
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonValue } from '../json/json-value.ts';
 import { isContentReplaced } from '../pipeline/content-replaced.ts';
-import type { ToolResult } from '../pipeline/tool-result.ts';
+import { EMPTY_RESULT_TEXT, isBlank } from '../adapters/non-empty-text.ts';
+import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import { toMcpContent } from './mcp-content.ts';
 
 /** `_meta` keys this server sets. */
@@ -15,12 +16,19 @@ export const MCP_META_CONTEXTS = 'ptc-runtime/additionalContexts';
 const isObject = (v: JsonValue | undefined): v is { readonly [key: string]: JsonValue } =>
   typeof v === 'object' && v !== null && !Array.isArray(v);
 
+/** The content without blank text blocks; `(no output)` when nothing is left. */
+function withVisibleText(content: readonly ContentBlock[]): readonly ContentBlock[] {
+  const visible = content.filter((b) => b.type !== 'text' || !isBlank(b.text));
+  return visible.length > 0 ? visible : [{ type: 'text', text: EMPTY_RESULT_TEXT }];
+}
+
 export function toMcpCallToolResult(result: ToolResult): CallToolResult {
   const meta: Record<string, unknown> = {};
   if (result.error !== undefined) meta[MCP_META_ERROR] = { code: result.error.code, message: result.error.message };
   if (result.additionalContexts !== undefined && result.additionalContexts.length > 0) meta[MCP_META_CONTEXTS] = result.additionalContexts;
   return {
-    content: toMcpContent(result.content),
+    // MCP clients forward content to model providers, which refuse empty text blocks.
+    content: toMcpContent(withVisibleText(result.content)),
     // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
     ...(!result.isError && isObject(result.value) && !isContentReplaced(result) ? { structuredContent: result.value as Record<string, unknown> } : {}),
     isError: result.isError,

@@ -150,6 +150,19 @@ describe('createMcpServer: tools/call', () => {
     expect(direct.content).toEqual([{ type: 'text', text: expect.stringContaining('only run_code is callable directly') }]);
   });
 
+  it('no blank text reaches a client (it forwards content to a model provider): an empty result reads "(no output)"', async () => {
+    const { client } = await connect({}, (rt) => {
+      rt.register(defineTool({
+        name: 'quiet',
+        description: 'Answers with nothing.',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        execute: () => '',
+      }));
+    });
+    expect(await client.callTool({ name: 'quiet', arguments: {} })).toEqual({ content: [{ type: 'text', text: '(no output)' }], isError: false });
+  });
+
   it('redaction holds: a result whose content post-execute replaced has no structuredContent; a replaced value is sent', async () => {
     const { client } = await connect({}, (rt) => {
       rt.register(defineTool({
