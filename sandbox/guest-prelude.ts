@@ -360,7 +360,7 @@ function pathSegment(key) {
   return IDENTIFIER.exec(key) !== null ? '.' + key : '[' + stringify(key) + ']';
 }
 
-// Lossless only (SPEC §3, §5): no toJSON conversions, no getters, no class instances,
+// Lossless only: no toJSON conversions, no getters, no class instances,
 // no holes; what crosses is exactly the plain data the program built.
 function ownData(value, key) {
   const descriptor = getOwnPropertyDescriptor(value, key);

@@ -374,7 +374,7 @@ function render(schema: unknown, depth: number, walk: Walk, bare: boolean): Rend
 }
 
 /**
- * The TypeScript type text for a JSON Schema (SPEC §5): scalars map directly
+ * The TypeScript type text for a JSON Schema: scalars map directly
  * (`integer` → `number`), `enum`/`const` → literal unions, `anyOf`/`oneOf` →
  * unions (discriminated when their members have `const` properties), `allOf` →
  * intersection, `type: [..., 'null']` and `nullable: true` → `| null`, arrays with or

@@ -55,7 +55,7 @@ export interface ToolSpecBase<A, V, R = V> {
   readonly presentResult?: (args: A, result: ToolResult) => JsonValue;
 }
 
-/** The DSL form (SPEC §1): a property map and a schema node for the output. */
+/** The DSL form: a property map and a schema node for the output. */
 export interface ToolSpec<P extends PropertyMap, O extends SchemaNode>
   extends ToolSpecBase<InferArgs<P>, InferNode<O>, ReturnableValue<InferNode<O>>> {
   readonly parameters: P;

@@ -1,4 +1,4 @@
-// The author-facing schema DSL (SPEC §1) and its compile-time type inference.
+// The author-facing schema DSL and its compile-time type inference.
 import type { JsonMutable } from '../json/json-value.ts';
 
 interface NodeBase {

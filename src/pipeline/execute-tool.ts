@@ -1,4 +1,4 @@
-// One execution, stage by stage in the order of SPEC §3:
+// One execution, stage by stage, in this order:
 //   create (snapshot + token) → write-ahead record → entry checks → tools/pre-execute → approval → guards
 //   + cancellation recheck → tools/execute (around dispatch) → body, output, render
 //   → projectContent → tools/post-execute → finish (finalizeContent, materialize,
@@ -93,7 +93,7 @@ export interface ExecutionTracer {
   trace(request: NestedExecuteRequest, execute: (created?: (exec: ToolExecution) => void) => Promise<ToolResult>): Promise<ToolResult>;
 }
 
-/** Points where a scheduler orders executions (SPEC §4). All optional. */
+/** Points where a scheduler orders executions. All optional. */
 export interface ExecutionGates {
   /** Pre-policy and guards are done (the call will or will not dispatch). Called exactly once. */
   readonly onPolicyDone?: () => void;

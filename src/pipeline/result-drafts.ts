@@ -19,7 +19,7 @@ export interface Draft {
   readonly contentReplaced?: true;
 }
 
-/** Messages whose text the SPEC fixes. */
+/** Messages with a fixed text (documented in the README's error-code table). */
 const FIXED_MESSAGES: Partial<Record<string, string>> = {
   ABORTED: 'tool call aborted',
   ABORTED_BEFORE_DISPATCH: 'tool call aborted before dispatch',

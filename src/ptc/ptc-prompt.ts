@@ -10,7 +10,7 @@ export const PTC_ONLY_INSTRUCTION =
   'Only the run_code tool is callable directly. Every other tool is a function of the `tools` object inside a ' +
   'run_code program: write one program that makes the calls, filters and aggregates, and returns only what you need.';
 
-/** The SPEC's exact refusal for a model-direct native call in ptc mode. */
+/** The fixed refusal for a model-direct native call in ptc mode: it tells the model to call the tool from a program. */
 export const directCallRefusal = (name: string): string =>
   `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
 

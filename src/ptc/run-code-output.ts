@@ -1,4 +1,4 @@
-// How a run_code outcome reads for the model (SPEC §5): log lines, then the returned
+// How a run_code outcome reads for the model: log lines, then the returned
 // value (a string raw, anything else as indented JSON), or a fixed "no output" line.
 // The whole text is capped at the model-visible limit with a marker.
 import type { JsonValue } from '../json/json-value.ts';

@@ -38,7 +38,7 @@ export type Dispose = () => void;
 const invalid = (message: string, details?: Record<string, unknown>): DefinitionError =>
   new DefinitionError('INVALID_DEFINITION', message, details);
 
-/** SPEC §2 registration checks, for tools not built (or built and then altered) outside defineTool. */
+/** Registration checks, for tools not built (or built and then altered) outside defineTool. */
 function checkRegistrable(tool: Tool): void {
   const label = `register(${JSON.stringify(tool.name)})`;
   if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalid('register: the tool has no name; define it with defineTool()');

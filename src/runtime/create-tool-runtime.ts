@@ -49,7 +49,7 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * with PTC_NOT_CONFIGURED.
    */
   readonly sandbox?: Sandbox | SandboxOptions | false;
-  /** Limits of every run_code program (SandboxLimits; defaults per SPEC §5). */
+  /** Limits of every run_code program (SandboxLimits; defaults in DEFAULT_LIMITS). */
   readonly limits?: Partial<SandboxLimits>;
   /**
    * Where the model finds the SDK in ptc and both modes. `true` (the default): inside
@@ -144,7 +144,7 @@ export interface ToolRuntime {
    * SCHEDULER_FAILURE result.
    */
   execute(request: ExecuteRequest): Promise<ToolResult>;
-  /** Runs the tool calls of one model message (SPEC §4): results and contexts in model order. */
+  /** Runs the tool calls of one model message: results and contexts in model order. */
   executeTurn(calls: readonly TurnCall[], options?: TurnOptions): Promise<TurnResult>;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;

@@ -1,4 +1,4 @@
-// The streaming call sequencer (SPEC §4, seed 8.10–8.11): calls are submitted one at
+// The streaming call sequencer: calls are submitted one at
 // a time, in model (or program) order, and run through the full pipeline with
 // these rules:
 //   - a call starts (pre-policy) only after the previous call's policy is done, and

@@ -1,4 +1,4 @@
-// SPEC §4 / seed 8.11: concurrency is a declaration and a per-call runtime decision.
+// Concurrency is a declaration and a per-call runtime decision.
 // Default exclusive; parallel only if the latest visible definition says exactly
 // `true` for these arguments without throwing.
 import type { JsonValue } from '../json/json-value.ts';

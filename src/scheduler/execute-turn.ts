@@ -1,4 +1,4 @@
-// One model message's tool calls (SPEC §4): submit them all to a call sequencer in
+// One model message's tool calls: submit them all to a call sequencer in
 // model order, wait for every commit, and assemble the step's outcome. Step recovery:
 // after an internal failure (e.g. the journal cannot be written) the turn still
 // resolves, with a result for every call — the committed ones as they were, the rest

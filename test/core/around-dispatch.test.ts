@@ -1,4 +1,4 @@
-// tools/execute and the body (SPEC §3): signal fusion, re-resolution at body start,
+// tools/execute and the body: signal fusion, re-resolution at body start,
 // bodyInvoked, normalized failures, aborts, output validation, and canonical results
 // recognised only by their exact execution token.
 import { describe, expect, it } from '@jest/globals';

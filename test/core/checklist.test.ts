@@ -1,4 +1,4 @@
-// SPEC §6 (8.13): the verification items that concern one execution, one test each,
+// The verification checklist items that concern one execution, one test each,
 // named after the item. The other suites pin each rule in detail.
 import { describe, expect, it } from '@jest/globals';
 import { ask, block, createToolRuntime, type ContextMessage } from '../../src/index.ts';

@@ -1,4 +1,4 @@
-// defineTool (SPEC §1): definition checks, the validating wrapper around the body,
+// defineTool: definition checks, the validating wrapper around the body,
 // one ajv compile per schema, soft validation of isConcurrencySafe and presenters.
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Ajv } from 'ajv';

@@ -1,5 +1,5 @@
-// Every runtime error code of the core is reachable, and each by the path the SPEC
-// names. (CODE_RUN_FAILED, PTC_NOT_CONFIGURED and TOOL_TIMEOUT belong to other suites.)
+// Every runtime error code of the core is reachable, and each by the path its
+// documentation names. (CODE_RUN_FAILED, PTC_NOT_CONFIGURED and TOOL_TIMEOUT belong to other suites.)
 import { describe, expect, it } from '@jest/globals';
 import {
   accept, ask, block, cancel, createToolRuntime, defineTool, DefinitionError, deny, ERROR_CODES, type ErrorCode, type ToolResult,

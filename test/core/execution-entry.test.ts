@@ -1,4 +1,4 @@
-// createExecution and the entry checks (SPEC §3): lossless frozen arguments, identity
+// createExecution and the entry checks: lossless frozen arguments, identity
 // and token, read-only fields, callbacks captured before the arguments are read,
 // final results that skip policy.
 import { describe, expect, it, jest } from '@jest/globals';

@@ -1,4 +1,4 @@
-// finish (SPEC §3): finalizeContent on every outcome, lossless frozen results,
+// finish: finalizeContent on every outcome, lossless frozen results,
 // tools/result observers, deferred contexts, concludeTurn, presentationMeta.
 import { describe, expect, it, jest } from '@jest/globals';
 import {

@@ -1,4 +1,4 @@
-// projectContent and tools/post-execute (SPEC §3): accept with value or content (never
+// projectContent and tools/post-execute: accept with value or content (never
 // both, never a value on failure), additional contexts, block, and throwing handlers.
 import { describe, expect, it, jest } from '@jest/globals';
 import { accept, block, createToolRuntime, defineTool, deny, type ContextMessage, type ToolResult } from '../../src/index.ts';

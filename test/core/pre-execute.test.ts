@@ -1,4 +1,4 @@
-// tools/pre-execute and approval (SPEC §3): the waterfall, deny/cancel/ask, every
+// tools/pre-execute and approval: the waterfall, deny/cancel/ask, every
 // approval outcome distinct and never auto-approved, aborts during approval.
 import { describe, expect, it, jest } from '@jest/globals';
 import { getEventListeners } from 'node:events';

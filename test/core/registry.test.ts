@@ -1,4 +1,4 @@
-// Registry (SPEC §2): layers and shadowing, reserved run_code, registration checks,
+// Registry: layers and shadowing, reserved run_code, registration checks,
 // restrictions that mask, monotonic guards, disposers, odd names, schema projection.
 import { describe, expect, it, jest } from '@jest/globals';
 import {

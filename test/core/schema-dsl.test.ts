@@ -1,4 +1,4 @@
-// The schema DSL (SPEC §1): what each node accepts, what it compiles to, and every
+// The schema DSL: what each node accepts, what it compiles to, and every
 // way a definition is refused (keyword and path named, depth and cycles bounded).
 import { describe, expect, it } from '@jest/globals';
 import {

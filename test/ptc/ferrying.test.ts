@@ -1,4 +1,4 @@
-// What nested calls hand up to the run_code result (SPEC §5): deferred contexts in
+// What nested calls hand up to the run_code result: deferred contexts in
 // submission order, image content of a success as a deferred context, concludesTurn;
 // kept when the program later fails, dropped when run_code itself is blocked.
 import { describe, expect, it } from '@jest/globals';

@@ -1,4 +1,4 @@
-// Modes (SPEC §5): what a provider receives and what the prompt holds in native, ptc
+// Modes: what a provider receives and what the prompt holds in native, ptc
 // and both; the ptc refusal of model-direct native calls; per-agent declarations;
 // missing configuration; the SDK's placement, stability and visibility rules.
 import { describe, expect, it } from '@jest/globals';

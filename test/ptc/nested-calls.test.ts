@@ -1,4 +1,4 @@
-// Nested calls (SPEC §5): every SDK call of a program is a registry execution with
+// Nested calls: every SDK call of a program is a registry execution with
 // its own id, the outer's root and token, the same agent, through every policy layer;
 // the program gets the canonical value; bodies overlap only while consecutive calls
 // are concurrency-safe, and commits follow submission order.

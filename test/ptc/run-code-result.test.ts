@@ -1,4 +1,4 @@
-// The run_code result (SPEC §5): its value and model-visible text, argument checks,
+// The run_code result: its value and model-visible text, argument checks,
 // failures with their kind and captured output, truncation, and cancellation.
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolResult } from '../../src/index.ts';

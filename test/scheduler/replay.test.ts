@@ -1,4 +1,4 @@
-// Durable replay gives the same presentation as live (SPEC §4, §6): both go through
+// Durable replay gives the same presentation as live: both go through
 // presentExecution, the tool's pure presenters, and the generic fallback.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { mkdtemp, rm } from 'node:fs/promises';

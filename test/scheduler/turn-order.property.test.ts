@@ -1,4 +1,4 @@
-// SPEC §4 / issue 3: for any mix of parallel and exclusive calls and any (fake) delays,
+// For any mix of parallel and exclusive calls and any (fake) delays,
 // results, contexts, observers and journal entries come out in model order; no
 // exclusive body overlaps another body; the pool bound holds; pre- and post-policy
 // hooks run one at a time, in model order.

@@ -1,4 +1,4 @@
-// The JSON Schema → TypeScript mapping of SPEC §5, as exact text. Each row is a
+// The JSON Schema → TypeScript mapping, as exact text. Each row is a
 // rule; read the table as the mapping's documentation.
 import { describe, expect, it } from '@jest/globals';
 import { checkProgram } from '../../sdk-gen/index.ts';
