@@ -9,7 +9,7 @@
 // count and whether its logs were truncated.
 // `@opentelemetry/api` is an optional peer dependency: it is imported dynamically, once;
 // without it (or with no tracer provider registered) executions run untraced.
-import type { Attributes, Span } from '@opentelemetry/api';
+import type { Attributes, Span, Tracer } from '@opentelemetry/api';
 import type { ExecutionTracer, NestedExecuteRequest } from '../pipeline/execute-tool.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
@@ -53,6 +53,8 @@ export function createOtelExecutionTracer(): ExecutionTracer {
   void loadOtelApi();
   // Executions by their opaque token, for their nested calls to find (symbols are weak keys).
   const byToken = new WeakMap<symbol, Traced>();
+  // The API's proxy tracer: it follows a provider registered later.
+  let tracer: Tracer | undefined;
 
   const trace: ExecutionTracer['trace'] = (request, execute) => {
     if (loaded === null) return execute();
@@ -71,7 +73,8 @@ export function createOtelExecutionTracer(): ExecutionTracer {
       'gen_ai.tool.call.id': request.callId,
       'gen_ai.tool.type': 'function',
     };
-    const span = api.trace.getTracer('ptc-runtime').startSpan(`execute_tool ${request.name}`, { kind: api.SpanKind.INTERNAL, attributes }, base);
+    tracer ??= api.trace.getTracer('ptc-runtime');
+    const span = tracer.startSpan(`execute_tool ${request.name}`, { kind: api.SpanKind.INTERNAL, attributes }, base);
     if (!span.isRecording()) {
       span.end();
       return execute();
