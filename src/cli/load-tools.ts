@@ -12,6 +12,22 @@ export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unk
 const isTool = (value: unknown): value is Tool =>
   typeof value === 'object' && value !== null && typeof (value as Tool).invoke === 'function' && typeof (value as Tool).name === 'string';
 
+/**
+ * What to do about the two mistakes Node's type stripping makes common in a .ts tools
+ * module: a relative import without its extension, and TypeScript that is not erasable.
+ */
+function loadHint(error: unknown): string {
+  const code = (error as { code?: unknown } | null)?.code;
+  const message = error instanceof Error ? error.message : '';
+  if (code === 'ERR_MODULE_NOT_FOUND' && /Cannot find module '[^']*\/[^/.']+'/.test(message)) {
+    return ' (a relative import names its file with the extension, e.g. "./orders.ts")';
+  }
+  if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
+    return ' (a .ts tools module runs with Node\'s type stripping: no enum, namespace, parameter properties or import =)';
+  }
+  return '';
+}
+
 /** Registers the module's tools (or the built-in example tools when `modulePath` is undefined). */
 export async function loadTools(runtime: ToolRuntime, modulePath: string | undefined): Promise<void> {
   let exported: unknown;
@@ -24,7 +40,7 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     try {
       exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
     } catch (error) {
-      throw new UsageError(`--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}`);
+      throw new UsageError(`--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}${loadHint(error)}`);
     }
   }
   if (typeof exported === 'function') {

@@ -113,4 +113,19 @@ describe('bin/ptc.js', () => {
     expect(none.code).toBe(2);
     oneLine(none.err);
   });
+  it('a .ts tools module that breaks the type-stripping rules: a usage error that says what to change', async () => {
+    await writeFile(join(dir, 'orders.ts'), 'export const orders = 1;\n');
+    await writeFile(join(dir, 'no-extension.ts'), "import { orders } from './orders';\nexport default () => { void orders; };\n");
+    await writeFile(join(dir, 'with-enum.ts'), 'enum Color { Red }\nexport default () => { void Color.Red; };\n');
+    await writeFile(join(dir, 'erasable.ts'), "import { orders } from './orders.ts';\nexport default (rt: unknown): void => { void rt; void orders; };\n");
+    const noExtension = await ptc(['sdk', '--tools', join(dir, 'no-extension.ts')]);
+    expect(noExtension.code).toBe(2);
+    oneLine(noExtension.err);
+    expect(noExtension.err).toMatch(/Cannot find module .*orders' .*\(a relative import names its file with the extension, e\.g\. "\.\/orders\.ts"\)/u);
+    const withEnum = await ptc(['sdk', '--tools', join(dir, 'with-enum.ts')]);
+    expect(withEnum.code).toBe(2);
+    oneLine(withEnum.err);
+    expect(withEnum.err).toMatch(/enum is not supported in strip-only mode \(a \.ts tools module runs with Node's type stripping: no enum, namespace, parameter properties or import =\)/u);
+    expect(await ptc(['sdk', '--tools', join(dir, 'erasable.ts')])).toMatchObject({ code: 0, err: '' });
+  });
 });
