@@ -10,6 +10,8 @@ export const DEFAULT_MAX_VISIBLE_CHARS = 64 * 1024;
 export interface RunCodeValue {
   readonly logs: readonly string[];
   readonly result?: JsonValue;
+  /** typecheck: 'warn' — the program's type errors (`line:column message`); it ran anyway. */
+  readonly typeErrors?: readonly string[];
 }
 
 export function truncateVisible(text: string, max: number): string {
@@ -34,6 +36,13 @@ function cutWhole(text: string, n: number): string {
 }
 
 export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VISIBLE_CHARS): string {
+  if (value.typeErrors === undefined || value.typeErrors.length === 0) return renderOutput(value, maxChars);
+  // The type errors follow the output; they are few and short (capped), but the cap holds anyway.
+  const note = truncateVisible(`Type errors (the program ran anyway):\n${value.typeErrors.join('\n')}`, Math.floor(maxChars / 2));
+  return `${renderOutput(value, Math.max(0, maxChars - note.length - 2))}\n\n${note}`;
+}
+
+function renderOutput(value: RunCodeValue, maxChars: number): string {
   const logs = value.logs.join('\n');
   if (value.result === undefined) return truncateVisible(value.logs.length === 0 ? NO_OUTPUT_TEXT : logs, maxChars);
   const result = typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2);

@@ -20,6 +20,7 @@ import { failureHint } from './failure-hints.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
+import type { TypeCheckOutcome } from './program-type-checker.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
 export interface RunCodeDeps {
@@ -35,6 +36,15 @@ export interface RunCodeDeps {
   readonly events?: RunEvents;
   /** What one run may hold on the host at once (RetentionBudget), in bytes of JSON text. */
   readonly maxRetainedBytes: number;
+  /** Type feedback before the program runs; absent when `typecheck` is 'off'. */
+  readonly typeCheck?: RunTypeCheck;
+}
+
+/** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
+export interface RunTypeCheck {
+  /** 'error': a program with type errors does not run; 'warn': it runs and the errors follow its output. */
+  readonly mode: 'warn' | 'error';
+  check(agent: string | undefined, code: string): Promise<TypeCheckOutcome>;
 }
 
 export const RUN_CODE_DESCRIPTION =
@@ -66,7 +76,11 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
     output: {
       schema: {
         type: 'object',
-        properties: { logs: { type: 'array', items: { type: 'string' }, required: true }, result: { type: 'json' } },
+        properties: {
+          logs: { type: 'array', items: { type: 'string' }, required: true },
+          result: { type: 'json' },
+          typeErrors: { type: 'array', items: { type: 'string' } },
+        },
         additionalProperties: false,
       },
       render: (_args, value) => [{ type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) }],
@@ -77,11 +91,39 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
   return tool;
 }
 
-type ProgramValue = { logs: string[]; result?: JsonValueType };
+type ProgramValue = { logs: string[]; result?: JsonValueType; typeErrors?: string[] };
+
+// Enough for the model to fix the program; a flood of cascading errors says no more.
+const MAX_TYPE_ERRORS = 20;
+const MAX_TYPE_ERROR_LENGTH = 300;
+
+/** `line:column message` lines (TypeScript's chained messages on one line), or a note when the check did not complete. */
+function typeErrorLines(outcome: TypeCheckOutcome): string[] {
+  if (!outcome.ok) return [`(type check skipped: ${outcome.reason})`];
+  const lines = outcome.diagnostics.slice(0, MAX_TYPE_ERRORS).map((d) => {
+    const line = `${d.line}:${d.column} ${d.message.replace(/\s*\n\s*/g, ' ')}`;
+    return line.length > MAX_TYPE_ERROR_LENGTH ? `${line.slice(0, MAX_TYPE_ERROR_LENGTH - 1)}…` : line;
+  });
+  if (outcome.diagnostics.length > MAX_TYPE_ERRORS) lines.push(`… and ${outcome.diagnostics.length - MAX_TYPE_ERRORS} more`);
+  return lines;
+}
 
 async function runProgram(deps: RunCodeDeps, description: string, code: string, exec: ToolExecution): Promise<ProgramValue> {
   if (description.trim() === '') {
     throw new ToolArgsError(RUN_CODE, [{ path: '/description', message: 'must not be blank: give a short label such as "Count open orders"' }]);
+  }
+  let typeErrors: string[] | undefined;
+  if (deps.typeCheck !== undefined) {
+    const checked = await deps.typeCheck.check(exec.agent, code);
+    const lines = typeErrorLines(checked);
+    if (checked.ok && checked.diagnostics.length > 0 && deps.typeCheck.mode === 'error') {
+      const first = checked.diagnostics[0]!;
+      const message = `the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n${lines.join('\n')}`;
+      throw new CodeRunError(truncateVisible(runFailureText('compile', message, []), deps.maxVisibleChars), {
+        kind: 'compile', line: first.line, column: first.column, diagnostics: lines, logs: [],
+      });
+    }
+    if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
   }
   const sandbox = deps.sandbox();
   const signal = exec.signal;
@@ -199,11 +241,17 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       info.column = outcome.location.column;
     }
     const hint = failureHint(outcome.kind, outcome.message, code, toolNames);
-    const message = hint === undefined ? outcome.message : `${outcome.message}\n${hint}`;
+    let message = hint === undefined ? outcome.message : `${outcome.message}\n${hint}`;
+    if (typeErrors !== undefined) {
+      message += `\nType errors:\n${typeErrors.join('\n')}`;
+      info.typeErrors = typeErrors;
+    }
     const text = truncateVisible(runFailureText(outcome.kind, message, logs), deps.maxVisibleChars);
     throw new CodeRunError(text, info);
   }
-  return outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
+  const value: ProgramValue = outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
+  if (typeErrors !== undefined) value.typeErrors = typeErrors;
+  return value;
 }
 
 interface NestedOutcome {

@@ -17,6 +17,7 @@ import { directCallRefusal, PTC_ONLY_INSTRUCTION, sdkSection, type PromptSection
 import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
+import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
@@ -71,6 +72,19 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
   readonly timeoutPolicy?: TimeoutPolicyOptions | false;
   /** Model-visible text of a run_code result, in characters. @default 65536 */
   readonly maxVisibleChars?: number;
+  /**
+   * Type feedback for run_code programs, checked against the SDK the model was shown
+   * (a warm TypeScript checker in a worker thread, started on the first run).
+   * `'error'`: a program with type errors does not run — CODE_RUN_FAILED, `info.kind`
+   * `'compile'`, `line:column message` lines in the text and `info.diagnostics`.
+   * `'warn'`: it runs, and the errors follow its output (`value.typeErrors`).
+   * `'off'`: esbuild only strips types. Off by default because the check costs more than
+   * the run: the first one loads TypeScript (about 1 s), each later one adds tens of
+   * milliseconds (see the README's Performance section) and the worker holds ~100 MB.
+   * A check that takes longer than 10 s is stopped and the program runs unchecked, with a note.
+   * @default 'off'
+   */
+  readonly typecheck?: 'off' | 'warn' | 'error';
   /**
    * How deep nested calls may go (run_code's SDK calls and composite tools'
    * `exec.callTool`, top level = 0); a deeper call is refused with NESTING_TOO_DEEP.
@@ -215,6 +229,11 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   }
 
   const maxRetainedBytes = checkMaxRetainedBytes(options.maxRetainedBytes, 'createToolRuntime');
+  const typecheck = options.typecheck ?? 'off';
+  if (typecheck !== 'off' && typecheck !== 'warn' && typecheck !== 'error') {
+    throw new TypeError(`createToolRuntime: typecheck must be 'off', 'warn' or 'error', got ${JSON.stringify(typecheck)}`);
+  }
+  const typeChecker = typecheck === 'off' ? undefined : createProgramTypeChecker();
   const abortGraceMs = options.abortGraceMs ?? DEFAULT_GRACE_MS;
   if (typeof abortGraceMs !== 'number' || !Number.isFinite(abortGraceMs) || abortGraceMs < 0 || abortGraceMs > 2 ** 31 - 1) {
     throw new TypeError(`createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got ${String(abortGraceMs)}`);
@@ -301,6 +320,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxVisibleChars,
     events: runEvents,
     maxRetainedBytes,
+    ...(typeChecker === undefined || typecheck === 'off'
+      ? {}
+      : { typeCheck: { mode: typecheck, check: (agent: string | undefined, code: string) => typeChecker.check(sdkFor(agent), code) } }),
   });
   const embedSdk = options.embedSdkInDescription ?? true;
   if (typeof embedSdk !== 'boolean') {
@@ -362,6 +384,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       : (request) => executeJournaled(deps, publicRequest(request), journal),
     executeTurn: createTurnExecutor(deps, { ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }), ...(journal === undefined ? {} : { journal }) }),
     async close() {
+      await typeChecker?.close();
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
       sandbox = ownsSandbox ? undefined : sandbox;
     },
