@@ -30,5 +30,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...common,
     ...(options.hangGraceMs === undefined ? {} : { hangGraceMs: options.hangGraceMs }),
     ...(options.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: options.recycleAfterRuns }),
+    ...(options.processes === undefined ? {} : { processes: options.processes }),
   });
 }

@@ -1,8 +1,11 @@
-// Sandbox whose isolates live in a dedicated child process (the default). The host
+// Sandbox whose isolates live in dedicated child processes (the default). The host
 // compiles, serves nested calls over IPC with its own caps, and runs a watchdog: a run
 // whose deadline passed (or that was cancelled) is cancelled in the child; a child that
 // does not confirm within `hangGraceMs` is killed and replaced. A child that dies fails
 // only its own runs (kind `crash`, or `timeout`/`abort`/... when that was already due).
+// Up to `processes` children share the runs in flight, each run going to the one with
+// the fewest: they are separate fault domains (a crash or hang loses only the runs of
+// its own process) and spread the work over the cores.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CallBridge } from './call-bridge.ts';
@@ -25,6 +28,8 @@ export interface ProcessSandboxOptions {
    * little native memory per disposed isolate, ~1.5 KB). @default 2000
    */
   readonly recycleAfterRuns?: number;
+  /** Sandbox processes that share the runs in flight; the second and later start only when runs overlap. @default 2 */
+  readonly processes?: number;
   /** The child's stdout/stderr. @default 'ignore' */
   readonly childOutput?: 'ignore' | 'inherit';
 }
@@ -69,7 +74,8 @@ export class ProcessSandbox implements Sandbox {
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
   readonly #children = new Set<Child>();
-  #current: Child | undefined;
+  /** One entry per process slot; a slot is empty until a run needs it (or after its process died). */
+  readonly #slots: (Child | undefined)[];
   #nextRunId = 1;
   #earlyDeaths = 0;
   #closed = false;
@@ -84,12 +90,22 @@ export class ProcessSandbox implements Sandbox {
       throw new TypeError(`recycleAfterRuns must be a positive integer, got ${String(options.recycleAfterRuns)}`);
     }
     this.#childOutput = options.childOutput ?? 'ignore';
-    this.#current = this.#spawn();
+    const processes = options.processes ?? 2;
+    if (!Number.isSafeInteger(processes) || processes < 1) {
+      throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
+    }
+    this.#slots = new Array<Child | undefined>(processes).fill(undefined);
+    this.#slots[0] = this.#spawn();
   }
 
-  /** Pid of the sandbox process that takes new runs (for tests and diagnostics). */
+  /** Pid of the sandbox process that takes the next run (for tests and diagnostics). */
   get childPid(): number | undefined {
-    return this.#current?.process.pid;
+    return this.#pick()?.process.pid;
+  }
+
+  /** Pids of the live sandbox processes, by slot (for tests and diagnostics). */
+  get childPids(): (number | undefined)[] {
+    return this.#slots.map((child) => (child === undefined || child.dead ? undefined : child.process.pid));
   }
 
   async run(request: RunRequest): Promise<RunOutcome> {
@@ -139,7 +155,7 @@ export class ProcessSandbox implements Sandbox {
 
   async close(): Promise<void> {
     this.#closed = true;
-    this.#current = undefined;
+    this.#slots.fill(undefined);
     const exits: Promise<void>[] = [];
     for (const child of this.#children) {
       for (const run of child.runs.values()) {
@@ -192,31 +208,60 @@ export class ProcessSandbox implements Sandbox {
       child.dead = true;
       this.#children.delete(child);
       if (!child.ready) this.#earlyDeaths++;
-      if (this.#current === child) this.#current = undefined;
+      const slot = this.#slots.indexOf(child);
+      if (slot >= 0) this.#slots[slot] = undefined;
       const how = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
       this.#failRuns(child, `the sandbox process stopped (${how})`);
       markExited();
-      if (!this.#closed && this.#current === undefined && this.#earlyDeaths < MAX_EARLY_DEATHS) {
-        this.#current = this.#spawn();
+      // Keep one process warm for the next run.
+      if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
+        this.#slots[0] = this.#spawn();
       }
     });
     this.#unrefChild(child);
     return child;
   }
 
-  #takeChild(): Child {
-    if (this.#current === undefined || this.#current.dead || this.#current.draining) {
-      this.#current = this.#spawn();
+  /** The process for the next run: an idle one, else a new one in an empty slot, else the least busy. */
+  #pick(): Child | undefined {
+    let best: Child | undefined;
+    for (const child of this.#slots) {
+      if (child === undefined || child.dead || child.draining) continue;
+      if (child.runs.size === 0) return child;
+      if (best === undefined || child.runs.size < best.runs.size) best = child;
     }
-    const child = this.#current;
+    return best;
+  }
+
+  #takeChild(): Child {
+    let child = this.#pick();
+    if (child === undefined || child.runs.size > 0) {
+      // Every live process has runs: start another one if a slot is free.
+      const free = this.#slots.findIndex((c) => c === undefined || c.dead);
+      if (free >= 0) {
+        child = this.#spawn();
+        this.#slots[free] = child;
+      }
+    }
+    if (child === undefined) {
+      // Not reached while slots are kept filled; a process of its own is the safe answer.
+      child = this.#spawn();
+    }
     child.runsTaken += 1;
     if (child.runsTaken >= this.#recycleAfterRuns) {
-      // This run is its last: a fresh process (already starting) takes the next ones,
-      // and this one exits when its runs are done.
+      // This run is its last: a fresh process (already starting) takes its slot, and
+      // this one exits when its runs are done.
       child.draining = true;
-      this.#current = this.#spawn();
+      this.#replace(child);
     }
     return child;
+  }
+
+  /** Puts a fresh process in the slot of `child` (which is draining or gone). */
+  #replace(child: Child): void {
+    const slot = this.#slots.indexOf(child);
+    if (slot < 0) return;
+    this.#slots[slot] = this.#closed ? undefined : this.#spawn();
   }
 
   #onChildMessage(child: Child, value: unknown): void {
@@ -230,7 +275,7 @@ export class ProcessSandbox implements Sandbox {
     }
     if (message.type === 'retire') {
       child.draining = true;
-      if (this.#current === child) this.#current = this.#closed ? undefined : this.#spawn();
+      this.#replace(child);
       if (child.runs.size === 0) child.process.kill('SIGKILL');
       return;
     }

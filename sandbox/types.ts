@@ -97,6 +97,12 @@ export interface SandboxOptions {
   readonly settleGraceMs?: number;
   /** `process` only: how long a cancelled run's sandbox process may take to confirm before it is killed and replaced. @default 1000 */
   readonly hangGraceMs?: number;
+  /**
+   * `process` only: sandbox processes that share the runs in flight, each run going to
+   * the one with the fewest. Each is a fault domain (a crash or hang loses only its own
+   * runs) and they spread over the cores; the second and later start when runs overlap. @default 2
+   */
+  readonly processes?: number;
   /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
   readonly recycleAfterRuns?: number;
 }

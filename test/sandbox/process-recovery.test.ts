@@ -48,8 +48,8 @@ describe('process isolation: crash recovery', () => {
     }
   });
 
-  it('a hung sandbox process is killed by the watchdog: the overdue run gets timeout, the other run crash', async () => {
-    const sandbox = new ProcessSandbox({ poolSize: 1, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
+  it('a hung sandbox process is killed by the watchdog: the overdue run gets timeout, another run in the same process crash', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
@@ -62,6 +62,37 @@ describe('process isolation: crash recovery', () => {
       expectKind(await overdue, 'timeout', /did not respond and was replaced/);
       expectKind(await bystander, 'crash');
       expect(isAlive(pid)).toBe(false);
+      await expectHealthy(sandbox);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('with two sandbox processes, runs in flight are spread over both and a hung one loses only its own run', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
+    try {
+      await expectHealthy(sandbox);
+      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const overdue = sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: hang.hostCall, limits: { wallTimeMs: 800 } });
+      while (hang.calls.length === 0) await sleep(5);
+      const [first] = sandbox.childPids;
+      expect(first).toBeDefined();
+      let release!: () => void;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const slow = fakeHost(async () => {
+        await released;
+        return ok('fine');
+      });
+      const bystander = sandbox.run({ code: 'return await tools.slow({});', toolNames: ['slow'], hostCall: slow.hostCall });
+      while (slow.calls.length === 0) await sleep(5);
+      const pids = sandbox.childPids;
+      expect(pids[1]).toBeDefined();
+      expect(pids[1]).not.toBe(first);
+      process.kill(first!, 'SIGSTOP');
+      expectKind(await overdue, 'timeout', /did not respond and was replaced/);
+      expect(isAlive(first!)).toBe(false);
+      release();
+      expectOk(await bystander, 'fine');
       await expectHealthy(sandbox);
     } finally {
       await sandbox.close();
