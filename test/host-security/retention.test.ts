@@ -1,7 +1,8 @@
 // Argument and result retention per run: nothing of a nested call is kept after it
 // commits, and what a run may hold at once is capped by maxRetainedBytes.
 import { describe, expect, it } from '@jest/globals';
-import { createToolRuntime } from '../../src/index.ts';
+import type { HostCallOutcome, RunOutcome, Sandbox } from '../../sandbox/types.ts';
+import { createToolRuntime, defineTool } from '../../src/index.ts';
 import { DEFAULT_MAX_RETAINED_BYTES } from '../../src/ptc/retention-budget.ts';
 import { expectFollowingRunFine, expectHeapKept, runHostCase, type BriefResult } from './helpers.ts';
 
@@ -42,5 +43,32 @@ describe('maxRetainedBytes', () => {
     expect(DEFAULT_MAX_RETAINED_BYTES).toBe(64 * 1_048_576);
     expect(() => createToolRuntime({ maxRetainedBytes: 0 })).toThrow('createToolRuntime: maxRetainedBytes must be a positive integer (bytes), got 0');
     expect(() => createToolRuntime({ maxRetainedBytes: 1.5 })).toThrow('maxRetainedBytes must be a positive integer');
+  });
+});
+
+describe('the host does not rely on the guest for the argument limit', () => {
+  it('arguments over 4 MiB from a sandbox that skipped its check are refused before parsing (ARGS_TOO_LARGE)', async () => {
+    let reached = 0;
+    const outcomes: HostCallOutcome[] = [];
+    // A stand-in for a compromised guest: it sends what the real prelude would refuse.
+    const sandbox: Sandbox = {
+      async run(request): Promise<RunOutcome> {
+        const signal = new AbortController().signal;
+        outcomes.push(await request.hostCall({ seq: 1, toolName: 'sink', argsJson: JSON.stringify({ s: 'x'.repeat(4 * 1_048_576) }), signal }));
+        outcomes.push(await request.hostCall({ seq: 2, toolName: 'sink', argsJson: JSON.stringify({ s: 'ok' }), signal }));
+        return { ok: true, logs: [], result: null };
+      },
+      close: async () => {},
+    };
+    const rt = createToolRuntime({ mode: 'ptc', sandbox });
+    rt.register(defineTool({
+      name: 'sink', description: '', parameters: { s: { type: 'string' } }, output: { schema: { type: 'json' }, render: () => [] },
+      execute: () => (reached += 1),
+    }));
+    const result = await rt.execute({ callId: 'r', name: 'run_code', arguments: { description: 'Send too much', code: 'return null' } });
+    expect(result.isError).toBe(false);
+    expect(outcomes[0]).toEqual({ ok: false, code: 'ARGS_TOO_LARGE', message: 'tools.sink arguments are larger than 4194304 bytes as JSON: not dispatched' });
+    expect(outcomes[1]).toEqual({ ok: true, valueJson: '1' });
+    expect(reached).toBe(1);
   });
 });
