@@ -161,7 +161,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
 
   const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
     if (failure !== undefined) {
-      // Never started: no result is invented for it.
+      // Never started: its result says so (SCHEDULER_FAILURE, not dispatched).
       reject(slot, failure);
       return;
     }
