@@ -1,4 +1,4 @@
-// Messages between the host and the sandbox child process (Node IPC, structured clone).
+// Messages between the host and the sandbox child process (Node IPC, JSON serialization).
 // Every run-scoped message carries its runId. The host checks what the child sends:
 // a child is trusted less than the host.
 import type { CompiledProgram } from './compile-program.ts';
@@ -15,7 +15,8 @@ export type HostToChild =
   | {
       readonly type: 'run';
       readonly runId: number;
-      readonly program: CompiledProgram;
+      /** The program without its source map: the host keeps that and locates errors itself. */
+      readonly program: Omit<CompiledProgram, 'sourceMap'>;
       readonly toolNames: readonly string[];
       readonly limits: SandboxLimits;
     }

@@ -10,7 +10,7 @@ import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
 import { MAX_ARGS_BYTES } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
-import { locateInProgram } from './locate-in-program.ts';
+import { withLocation } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
 
@@ -246,12 +246,13 @@ class Run {
       outcome = m['result'] === undefined ? { ok: true } : { ok: true, resultJson: m['result'] };
     } else if (m['ok'] === false && typeof m['kind'] === 'string' && DONE_KINDS.has(m['kind']) && typeof m['message'] === 'string') {
       const stack = typeof m['stack'] === 'string' ? m['stack'] : undefined;
-      const location = m['kind'] === 'exception' ? locateInProgram(this.#options.program, stack) : undefined;
-      const message = clip(m['message']) + (location === undefined ? '' : ` (at line ${location.line}, column ${location.column})`);
+      const located = m['kind'] === 'exception' ? withLocation({ ok: false, kind: 'exception', message: clip(m['message']) }, this.#options.program, stack) : undefined;
       outcome =
-        location === undefined
-          ? failure(m['kind'] as FailureKind, message)
-          : { ok: false, kind: m['kind'] as FailureKind, message, location };
+        located !== undefined
+          ? located
+          : m['kind'] === 'exception' && stack !== undefined && this.#options.program.sourceMap === ''
+            ? { ok: false, kind: 'exception', message: clip(m['message']), stack: clip(stack) }
+            : failure(m['kind'] as FailureKind, clip(m['message']));
     } else {
       this.#protocolError('bad done message');
       return;

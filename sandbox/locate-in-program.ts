@@ -1,6 +1,7 @@
 // Maps a guest stack trace back to a position in the model's own code, through the
 // source map esbuild produced for the compiled program.
 import { PROGRAM_FILE_NAME, type CompiledProgram } from './compile-program.ts';
+import type { RawRunOutcome } from './run-outcome.ts';
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const FRAME = new RegExp(`${PROGRAM_FILE_NAME.replace('.', '\\.')}:(\\d+):(\\d+)`);
@@ -23,6 +24,16 @@ export function locateInProgram(
   const line = original[0]; // 0-based in the wrapped source == 1-based in the model's code
   if (line < 1 || line > program.lineCount) return undefined;
   return { line, column: original[1] + 1 };
+}
+
+/**
+ * `outcome` with the position in the model's code of the first program frame of `stack`
+ * (message suffixed), or undefined when the stack has none (or there is no source map).
+ */
+export function withLocation(outcome: RawRunOutcome & { readonly ok: false }, program: CompiledProgram, stack: string | undefined): RawRunOutcome | undefined {
+  const location = locateInProgram(program, stack);
+  if (location === undefined) return undefined;
+  return { ok: false, kind: outcome.kind, message: `${outcome.message} (at line ${location.line}, column ${location.column})`, location };
 }
 
 function lookup(sourceMap: string, line: number, column: number): [number, number] | undefined {

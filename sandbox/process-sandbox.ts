@@ -12,6 +12,7 @@ import { CallBridge } from './call-bridge.ts';
 import { parseChildMessage, type ChildConfig, type ChildToHost, type HostToChild } from './ipc-messages.ts';
 import { resolveLimits } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
+import { withLocation } from './locate-in-program.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
@@ -134,7 +135,7 @@ export class ProcessSandbox implements Sandbox {
       run = { runId, bridge, logs, limits, resolve };
       child.runs.set(runId, run);
       this.#refChild(child);
-      this.#send(child, { type: 'run', runId, program, toolNames, limits });
+      this.#send(child, { type: 'run', runId, program: { js: program.js, lineCount: program.lineCount }, toolNames, limits });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) !== run) return;
@@ -150,7 +151,9 @@ export class ProcessSandbox implements Sandbox {
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
     await bridge.settled(this.#settleGraceMs);
-    return finalizeOutcome(raw, logs, limits);
+    // The source map never crossed: an exception's position is found here, only when needed.
+    const located = !raw.ok && raw.stack !== undefined ? (withLocation(raw, program, raw.stack) ?? raw) : raw;
+    return finalizeOutcome(located, logs, limits);
   }
 
   async close(): Promise<void> {
@@ -177,7 +180,8 @@ export class ProcessSandbox implements Sandbox {
     const output = this.#childOutput;
     const childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
-      serialization: 'advanced',
+      // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
+      serialization: 'json',
       stdio: ['ignore', output, output, 'ipc'],
       env,
     });

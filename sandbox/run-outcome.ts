@@ -10,6 +10,8 @@ export type RawRunOutcome =
       readonly kind: FailureKind;
       readonly message: string;
       readonly location?: { readonly line: number; readonly column: number };
+      /** The guest's stack of an `exception` not located yet (the sandbox process has no source map; the host maps it). */
+      readonly stack?: string;
     };
 
 export function failure(kind: FailureKind, message: string): RawRunOutcome {
@@ -47,6 +49,7 @@ export function isRawRunOutcome(value: unknown): value is RawRunOutcome {
   if (record['ok'] === true) return record['resultJson'] === undefined || typeof record['resultJson'] === 'string';
   if (record['ok'] !== false) return false;
   if (typeof record['kind'] !== 'string' || !FAILURE_KINDS.has(record['kind']) || typeof record['message'] !== 'string') return false;
+  if (record['stack'] !== undefined && typeof record['stack'] !== 'string') return false;
   const location = record['location'];
   if (location === undefined) return true;
   if (typeof location !== 'object' || location === null) return false;

@@ -98,7 +98,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     const prepared = await pool.take(limits.memoryMb);
     const handle = startIsolateRun({
       prepared,
-      program,
+      program: { ...program, sourceMap: '' },
       toolNames,
       limits,
       dispatcher: run.dispatcher,
