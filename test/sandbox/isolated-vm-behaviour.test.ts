@@ -43,7 +43,10 @@ describe(`isolated-vm ${installedIsolatedVmVersion() ?? '?'} host-killers`, () =
     const { exitCode, reports } = await runProbe('looping-getter-after-await');
     expect(exitCode).toBe(0);
     expect(reports).toHaveLength(1);
-    expect(reports[0]).toMatchObject({ ticks: 5, disposed: true });
+    // The host's timer kept ticking while the guest looped (it disposed the isolate at its
+    // 5th tick); on a loaded machine a tick or two more may pass before the rejection lands.
+    expect(reports[0]).toMatchObject({ disposed: true });
+    expect(reports[0]?.['ticks']).toBeGreaterThanOrEqual(5);
     expect(String(reports[0]?.['settled'])).toMatch(/^rejected: /);
   });
 
