@@ -10,6 +10,7 @@ import type { TurnCall } from '../../src/scheduler/execute-turn.ts';
 import { openFileJournal } from '../../src/scheduler/file-journal.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { presentExecution, type ExecutionPresentation } from '../../src/scheduler/present-execution.ts';
+import { presentationTree } from '../../src/scheduler/presentation-tree.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
 import { work, workTool } from './helpers.ts';
 
@@ -136,5 +137,29 @@ describe('journal replay', () => {
     expect(replay.executions).toEqual([]);
     expect(replay.interrupted.map((c) => c.callId)).toEqual(['y']);
     expect(replay.warnings).toEqual([{ kind: 'orphan-result', message: 'result of call "x" has no tool/call event; skipped' }]);
+  });
+
+  it('arranges nested calls under their parent; a call whose parent never committed is a root', async () => {
+    const journal = createMemoryJournal();
+    const ok = (callId: string, name = 'plain'): ToolResult => ({ callId, name, isError: false, value: 1, content: [] });
+    const call = (callId: string, parentCallId?: string) =>
+      ({ type: 'tool/call' as const, callId, name: 'plain', agent: null, arguments: {}, ...(parentCallId === undefined ? {} : { parentCallId, rootCallId: callId.split(':')[0]! }) });
+    const result = (callId: string) => ({ type: 'tool/result' as const, callId, name: 'plain', result: ok(callId) });
+    // a has two children (the second with a child of its own); b died after its first child committed.
+    for (const event of [
+      call('a'), call('a:ptc:1', 'a'), result('a:ptc:1'), call('a:ptc:2', 'a'), call('a:ptc:2:call:1', 'a:ptc:2'), result('a:ptc:2:call:1'), result('a:ptc:2'), result('a'),
+      call('b'), call('b:ptc:1', 'b'), result('b:ptc:1'),
+    ]) await journal.append([event]);
+    const replay = await replayJournal(journal, { tool: () => undefined });
+    const shape = (nodes: typeof replay.tree): unknown => nodes.map((n) => ({ [n.presentation.callId]: shape(n.children) }));
+    expect(shape(replay.tree)).toEqual([{ a: [{ 'a:ptc:1': [] }, { 'a:ptc:2': [{ 'a:ptc:2:call:1': [] }] }] }, { 'b:ptc:1': [] }]);
+    expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([
+      ['a:ptc:1', 'a'], ['a:ptc:2:call:1', 'a:ptc:2'], ['a:ptc:2', 'a'], ['a', undefined], ['b:ptc:1', 'b'],
+    ]);
+    expect(replay.interrupted.map((c) => c.callId)).toEqual(['b']);
+    expect(Object.isFrozen(replay.tree)).toBe(true);
+    expect(Object.isFrozen(replay.tree[0]!.children)).toBe(true);
+    // The live side arranges its presentations with the same function.
+    expect(presentationTree(replay.executions)).toEqual(replay.tree);
   });
 });
