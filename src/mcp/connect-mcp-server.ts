@@ -179,12 +179,22 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const timer = setTimeout(() => {
     deadline.abort(new McpImportLimitError('timeoutMs', `MCP server "${where}" did not finish its handshake and tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`));
   }, limits.timeoutMs);
+  // A message over the SDK's stdio buffer is dropped by its transport, which then
+  // closes: remembered here so that the import says why.
+  let oversized: Error | undefined;
+  let importing = true;
+  client.onerror = (error) => {
+    if (importing && /ReadBuffer exceeded maximum size/u.test(error.message)) oversized ??= error;
+  };
   try {
     await client.connect(transport, { signal: deadline.signal, timeout: limits.timeoutMs });
     listed = await listMcpTools(client, limits, deadline.signal, where);
   } catch (error) {
     await close().catch(() => {});
     const tail = stderrTail.trim();
+    if (oversized !== undefined) {
+      throw new McpImportLimitError('maxListBytes', `MCP server "${where}" sent one message larger than the MCP SDK's stdio buffer allows (${oversized.message}); the import was stopped`);
+    }
     const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
     if (cause instanceof McpImportLimitError) throw cause;
     throw new Error(
@@ -193,6 +203,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     );
   } finally {
     clearTimeout(timer);
+    importing = false;
   }
 
   const serverName = client.getServerVersion()?.name ?? where;

@@ -25,6 +25,8 @@ describe('importing tools from a hostile MCP server', () => {
     expect(failure('many-tools').message).toContain('lists more than 1000 tools (limits.maxTools)');
     expect(failure('huge-tools')).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'maxListBytes' });
     expect(failure('huge-tools').message).toContain('sent more than 16777216 bytes of tool definitions (limits.maxListBytes)');
+    expect(failure('huge-page')).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'maxListBytes' });
+    expect(failure('huge-page').message).toContain("sent one message larger than the MCP SDK's stdio buffer allows (ReadBuffer exceeded maximum size of 10485760 bytes)");
     for (const mode of ['silent-list', 'silent-init']) {
       expect(failure(mode)).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'timeoutMs' });
       expect(failure(mode).message).toContain('did not finish its handshake and tool listing within 3000 ms (limits.timeoutMs)');
