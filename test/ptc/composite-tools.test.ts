@@ -211,6 +211,26 @@ describe('composite tools: exec.callTool', () => {
     }
   });
 
+  it('recursion through run_code (a composite runs a program that calls the composite) ends at the limit too', async () => {
+    const rt = runtime({ mode: 'both', maxCallDepth: 4 });
+    const ids: string[] = [];
+    rt.register(defineTool({
+      name: 'loop',
+      description: 'Runs a program that calls loop again.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [] },
+      execute: async (_a, exec) => {
+        ids.push(exec.callId);
+        const run = await exec.callTool('run_code', { description: 'Go deeper', code: 'try { return await tools.loop({}); } catch (e) { return e.code; }' });
+        return run.isError ? run.error!.code : ((run.value as { result?: JsonValue }).result ?? null);
+      },
+    }));
+    const result = await rt.execute({ callId: 'x', name: 'loop', arguments: {} });
+    // loop (0) → run_code (1) → loop (2) → run_code (3) → loop (4) → run_code (5): refused.
+    expect(ids).toEqual(['x', 'x:call:1:ptc:1', 'x:call:1:ptc:1:call:1:ptc:1']);
+    expect(result.value).toBe('NESTING_TOO_DEEP');
+  });
+
   it('refuses a bad name and a bad maxCallDepth clearly', async () => {
     expect(() => runtime({ maxCallDepth: 0 })).toThrow('createToolRuntime: expected `maxCallDepth` to be an integer >= 1, got 0');
     const rt: ToolRuntime = runtime({ mode: 'native' });
