@@ -8,6 +8,7 @@ import type { NestedCallResult } from './nested-call-bench.ts';
 import type { PeerResult } from './peer-bench.ts';
 import type { BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
 import type { SchedulerBenchReport } from './scheduler-bench.ts';
+import type { TypecheckBenchResult } from './typecheck-bench.ts';
 import type { SdkSizeReport } from './sdk-size.ts';
 import type { MemoryResult, ThroughputResult } from './throughput-bench.ts';
 
@@ -39,6 +40,7 @@ export interface BenchSections {
   context?: ContextSavingsResult[];
   definitions?: DefinitionCost;
   sdkSize?: SdkSizeReport;
+  typecheck?: TypecheckBenchResult;
 }
 
 export interface BenchMachine {
@@ -78,7 +80,20 @@ export function allRows(s: BenchSections): Row[] {
     ...(s.memory === undefined ? [] : memoryRows(s.memory)),
     ...(s.peers === undefined ? [] : peerRows(s.peers, s.utcp ?? '')),
     ...(s.context === undefined ? [] : contextRows(s.context, s.definitions, s.sdkSize)),
+    ...(s.typecheck === undefined ? [] : typecheckRows(s.typecheck)),
   ];
+}
+
+export function typecheckRows(r: TypecheckBenchResult): Row[] {
+  return [{
+    section: '7 typecheck',
+    name: `run_code ${r.programChars}-char program, typecheck 'warn' (worker, warm) against 'off' (process)`,
+    value: `added p50 ${ms(r.addedP50Ms)} (warn p50 ${ms(r.warn.p50)} / p90 ${ms(r.warn.p90)}); first run ${ms(r.firstRunMs)}`,
+    baseline: `off p50 ${ms(r.off.p50)} / p90 ${ms(r.off.p90)}`,
+    ratio: x(r.warn.p50 / r.off.p50),
+    target: 'added < 50 ms at p50',
+    met: r.addedP50Ms < 50,
+  }];
 }
 
 const ms = (n: number): string => `${n.toFixed(2)} ms`;

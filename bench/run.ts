@@ -3,7 +3,7 @@
 //   --json          one JSON object on stdout (progress goes to stderr either way)
 //   --markdown      the table as Markdown (as in the README's Performance section)
 //   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
-//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context
+//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck
 // Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -18,8 +18,9 @@ import { runSandboxBench, type BenchRow as SandboxBenchRow } from './sandbox-ben
 import { runSchedulerBench } from './scheduler-bench.ts';
 import { measureSdkSize } from './sdk-size.ts';
 import { runThroughputBench } from './throughput-bench.ts';
+import { runTypecheckBench } from './typecheck-bench.ts';
 
-const SECTIONS = ['latency', 'nested', 'sandbox', 'concurrency', 'throughput', 'peers', 'context'] as const;
+const SECTIONS = ['latency', 'nested', 'sandbox', 'concurrency', 'throughput', 'peers', 'context', 'typecheck'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Why UTCP's code-mode is not among the peers (checked with `npm view`, not installed). */
@@ -110,6 +111,10 @@ async function main(): Promise<void> {
     sections.context = context;
     sections.definitions = definitions;
     sections.sdkSize = sdk;
+  }
+  if (want('typecheck')) {
+    progress('typecheck: run_code with typecheck warn against off');
+    sections.typecheck = await runTypecheckBench(q ? { warmup: 3, iterations: 15 } : {});
   }
 
   const rows = allRows(sections);
