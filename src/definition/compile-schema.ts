@@ -1,5 +1,6 @@
-// Compiles the schema DSL (or, for imported tools, raw JSON Schema) into the plain
-// JSON Schema that ajv validates and models see. Walks with an explicit stack so a
+// Compiles the schema DSL (defineTool's small, strict subset) into the plain JSON
+// Schema that ajv validates and models see. Schemas from outside (MCP, zod, raw JSON
+// Schema) take the other path, compile-json-schema.ts, as full JSON Schema. Walks with an explicit stack so a
 // hostile 10,000-deep schema neither overflows nor hangs: it is rejected at
 // MAX_SCHEMA_DEPTH with the path, and a schema that contains itself is a cycle error.
 import { DefinitionError } from '../errors/definition-error.ts';
@@ -13,12 +14,10 @@ export type JsonSchema = { [keyword: string]: JsonMutable };
 
 export interface CompileOptions {
   /**
-   * `dsl` (defineTool): properties carry `required: true`; nested objects must state
+   * The DSL (defineTool): properties carry `required: true`; nested objects must state
    * `additionalProperties`; `type: 'json'` nodes are allowed.
-   * `json-schema` (imported tools): standard `required: [...]` arrays; an absent
-   * `additionalProperties` means open, as in JSON Schema.
    */
-  readonly dialect: 'dsl' | 'json-schema';
+  readonly dialect: 'dsl';
 }
 
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object']);
@@ -78,7 +77,6 @@ export function compileParameters(map: unknown, path = 'parameters'): JsonSchema
 function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, options: CompileOptions): void {
   const { node, path, depth } = task;
   if (depth > MAX_SCHEMA_DEPTH) fail(path, `nesting deeper than ${MAX_SCHEMA_DEPTH} levels is not supported`);
-  if (options.dialect === 'json-schema' && node === true) return task.assign({});
   if (!isRecord(node)) fail(path, 'expected a schema object');
   const n = node as Record<string, unknown>;
   // Depth-first with an explicit stack: when a node at depth d is visited, every
@@ -98,21 +96,11 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
   const nullable = prop(n, 'nullable');
   if (nullable !== undefined && typeof nullable !== 'boolean') fail(`${path}.nullable`, '"nullable" must be a boolean');
   const allowed = new Set<string>(['type', 'nullable', ...ANNOTATIONS]);
-  if (options.dialect === 'dsl') allowed.add('required'); // property-level flag, checked by the parent
+  allowed.add('required'); // property-level flag, checked by the parent
 
   if (type === undefined || Array.isArray(type)) {
     const union = prop(n, 'anyOf') !== undefined ? 'anyOf' : prop(n, 'oneOf') !== undefined ? 'oneOf' : undefined;
-    if (Array.isArray(type)) {
-      // json-schema dialect: type: ['string', 'null'] etc.
-      if (options.dialect === 'dsl') fail(`${path}.type`, 'use a single type plus "nullable: true" instead of a type array');
-      if (type.length === 0 || !type.every((t) => typeof t === 'string' && TYPES.has(t))) fail(`${path}.type`, 'type array must list JSON Schema types');
-      const kinds = type as string[];
-      for (const k of kinds) for (const kw of BY_TYPE[k] ?? []) allowed.add(kw);
-      checkKeywords(n, allowed, path);
-      out.type = [...kinds];
-      copyTypeKeywords(n, out, kinds, path, depth, stack, options);
-      return task.assign(out);
-    }
+    if (Array.isArray(type)) fail(`${path}.type`, 'use a single type plus "nullable: true" instead of a type array');
     if (union !== undefined) {
       allowed.add(union);
       checkKeywords(n, allowed, path);
@@ -132,20 +120,15 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
       out[union] = compiled as unknown as JsonMutable;
       return task.assign(out);
     }
-    if (options.dialect === 'json-schema') {
-      checkKeywords(n, allowed, path);
-      return task.assign(out); // no type: any JSON
-    }
     checkKeywords(n, allowed, path); // name an unsupported keyword such as "$ref" before the missing type
     fail(path, 'missing "type" (use { type: "json" } for any JSON value)');
   }
   if (type === 'json') {
-    if (options.dialect !== 'dsl') fail(`${path}.type`, '"json" is a DSL type; use {} in JSON Schema');
     checkKeywords(n, allowed, path);
     return task.assign(out); // annotation-only: any supported JSON value
   }
   if (typeof type !== 'string' || !TYPES.has(type)) {
-    fail(`${path}.type`, `unsupported type ${JSON.stringify(type)} (supported: ${[...TYPES].join(', ')}${options.dialect === 'dsl' ? ', json' : ''})`);
+    fail(`${path}.type`, `unsupported type ${JSON.stringify(type)} (supported: ${[...TYPES].join(', ')}, json)`);
   }
   const t = type as string;
   for (const kw of BY_TYPE[t] ?? []) allowed.add(kw);
@@ -226,23 +209,16 @@ function compileObject(
   options: CompileOptions,
 ): void {
   const additional = prop(n, 'additionalProperties');
-  if (options.dialect === 'dsl' && typeof additional !== 'boolean') {
+  if (typeof additional !== 'boolean') {
     fail(`${path}.additionalProperties`, 'nested objects must say "additionalProperties: true" (open) or "additionalProperties: false" (closed) explicitly');
   }
-  if (additional !== undefined) {
-    if (typeof additional !== 'boolean') fail(`${path}.additionalProperties`, 'only true or false is supported for "additionalProperties"');
-    out.additionalProperties = additional as boolean;
-  }
+  out.additionalProperties = additional as boolean;
   const properties = prop(n, 'properties');
   const required: string[] = [];
   const rawRequired = prop(n, 'required');
   // A JSON Schema habit in the DSL would otherwise be silently ignored.
-  if (options.dialect === 'dsl' && rawRequired !== undefined && typeof rawRequired !== 'boolean') {
+  if (rawRequired !== undefined && typeof rawRequired !== 'boolean') {
     fail(`${path}.required`, 'in the DSL mark each property with "required: true" instead of a "required" array');
-  }
-  if (options.dialect === 'json-schema' && rawRequired !== undefined) {
-    if (!Array.isArray(rawRequired) || !rawRequired.every((r) => typeof r === 'string')) fail(`${path}.required`, '"required" must be an array of property names');
-    required.push(...(rawRequired as string[]));
   }
   if (properties !== undefined) {
     if (!isRecord(properties)) fail(`${path}.properties`, '"properties" must be an object mapping names to schemas');
@@ -252,7 +228,7 @@ function compileObject(
       const childPath = `${path}.properties[${JSON.stringify(name)}]`;
       // ajv skips this name when it compiles "properties", so it could never be validated.
       if (name === '__proto__') fail(childPath, 'a property named "__proto__" cannot be validated; choose another name');
-      if (options.dialect === 'dsl' && isRecord(child)) {
+      if (isRecord(child)) {
         const flag = prop(child, 'required');
         if (flag !== undefined && typeof flag !== 'boolean') fail(`${childPath}.required`, '"required" on a property must be true or false');
         if (flag === true) required.push(name);
