@@ -11,6 +11,7 @@ import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/types.js';
 import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
+import { boundedFetch, McpMessageTooLargeError } from './bounded-fetch.ts';
 import { defineMcpTool } from './define-mcp-tool.ts';
 import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
@@ -59,7 +60,7 @@ export interface ConnectMcpOptions {
   /**
    * Bounds of the import (the server is untrusted): pages and tools listed, bytes of
    * tool definitions, and a deadline for the handshake plus the listing.
-   * @default { maxPages: 100, maxTools: 1000, maxListBytes: 16 MiB, timeoutMs: 30000 }
+   * @default { maxPages: 100, maxTools: 1000, maxListBytes: 16 MiB, timeoutMs: 30000, maxMessageBytes: 10 MiB }
    */
   readonly limits?: Partial<McpImportLimits>;
 }
@@ -134,6 +135,14 @@ function resolveSpec(spec: McpServerSpec): McpServerCommand | McpServerUrl {
   return spec;
 }
 
+/** Whether `error` or one of its causes is an instance of `type`. */
+function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
+  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+    if (e instanceof type) return true;
+  }
+  return false;
+}
+
 /** Starts the server and imports its tool list. Rejects (and stops the process) when it cannot start or list. */
 export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
   const resolved = resolveSpec(spec);
@@ -144,7 +153,10 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   let transport: Transport;
   let pidOf = (): number | undefined => undefined;
   if (isUrlSpec(resolved)) {
-    transport = new StreamableHTTPClientTransport(new URL(resolved.url), { requestInit: { headers: { ...resolved.headers } } });
+    transport = new StreamableHTTPClientTransport(new URL(resolved.url), {
+      requestInit: { headers: { ...resolved.headers } },
+      fetch: boundedFetch(limits.maxMessageBytes),
+    });
   } else {
     const stdio = new StdioClientTransport({
       command: resolved.command,
@@ -152,6 +164,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
       ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
       stderr: 'pipe',
+      maxBufferSize: limits.maxMessageBytes,
     });
     // Drained always (a full pipe would block the server); the tail explains a failed start.
     stdio.stderr?.on('data', (chunk: Buffer) => {
@@ -192,8 +205,11 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   } catch (error) {
     await close().catch(() => {});
     const tail = stderrTail.trim();
-    if (oversized !== undefined) {
-      throw new McpImportLimitError('maxListBytes', `MCP server "${where}" sent one message larger than the MCP SDK's stdio buffer allows (${oversized.message}); the import was stopped`);
+    if (oversized !== undefined || causedBy(error, McpMessageTooLargeError)) {
+      throw new McpImportLimitError(
+        'maxMessageBytes',
+        `MCP server "${where}" sent one message larger than ${limits.maxMessageBytes} bytes (limits.maxMessageBytes); the import was stopped`,
+      );
     }
     const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
     if (cause instanceof McpImportLimitError) throw cause;

@@ -15,6 +15,7 @@ export type { ConnectMcpOptions, McpConnection, McpServerCommand, McpServerSpec,
 export { defineMcpTool, McpToolError } from './define-mcp-tool.ts';
 export type { McpToolOptions } from './define-mcp-tool.ts';
 export { DEFAULT_MCP_IMPORT_LIMITS, McpImportLimitError } from './list-mcp-tools.ts';
+export { McpMessageTooLargeError } from './bounded-fetch.ts';
 export type { McpImportLimits } from './list-mcp-tools.ts';
 export { parseCommandLine } from './parse-command-line.ts';
 export type { ParsedCommandLine } from './parse-command-line.ts';

@@ -16,6 +16,11 @@ export interface McpImportLimits {
   readonly maxListBytes: number;
   /** Connecting (handshake) and listing, from start to end, in milliseconds. @default 30000 */
   readonly timeoutMs: number;
+  /**
+   * One message from the server, for as long as the connection lasts (tool calls too):
+   * a stdio line, an HTTP JSON body or one server-sent event. @default 10 MiB (the MCP SDK's stdio buffer)
+   */
+  readonly maxMessageBytes: number;
 }
 
 export const DEFAULT_MCP_IMPORT_LIMITS: Readonly<McpImportLimits> = Object.freeze({
@@ -23,6 +28,7 @@ export const DEFAULT_MCP_IMPORT_LIMITS: Readonly<McpImportLimits> = Object.freez
   maxTools: 1_000,
   maxListBytes: 16 * 1_048_576,
   timeoutMs: 30_000,
+  maxMessageBytes: 10 * 1_048_576,
 });
 
 /** An MCP server's tool list broke an import bound. Code `MCP_IMPORT_LIMIT`; `details.limit` names the bound. */

@@ -25,8 +25,11 @@ describe('importing tools from a hostile MCP server', () => {
     expect(failure('many-tools').message).toContain('lists more than 1000 tools (limits.maxTools)');
     expect(failure('huge-tools')).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'maxListBytes' });
     expect(failure('huge-tools').message).toContain('sent more than 16777216 bytes of tool definitions (limits.maxListBytes)');
-    expect(failure('huge-page')).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'maxListBytes' });
-    expect(failure('huge-page').message).toContain("sent one message larger than the MCP SDK's stdio buffer allows (ReadBuffer exceeded maximum size of 10485760 bytes)");
+    // One 12 MB message: over stdio (one line), and over Streamable HTTP as a JSON body and as one server-sent event.
+    for (const mode of ['huge-page', 'http-huge-json', 'http-huge-sse']) {
+      expect(failure(mode)).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'maxMessageBytes' });
+      expect(failure(mode).message).toContain('sent one message larger than 10485760 bytes (limits.maxMessageBytes); the import was stopped');
+    }
     for (const mode of ['silent-list', 'silent-init']) {
       expect(failure(mode)).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'timeoutMs' });
       expect(failure(mode).message).toContain('did not finish its handshake and tool listing within 3000 ms (limits.timeoutMs)');
@@ -37,8 +40,8 @@ describe('importing tools from a hostile MCP server', () => {
   }, 150_000);
 
   it('states its defaults and checks the options before starting anything', async () => {
-    expect(DEFAULT_MCP_IMPORT_LIMITS).toEqual({ maxPages: 100, maxTools: 1000, maxListBytes: 16 * 1_048_576, timeoutMs: 30_000 });
+    expect(DEFAULT_MCP_IMPORT_LIMITS).toEqual({ maxPages: 100, maxTools: 1000, maxListBytes: 16 * 1_048_576, timeoutMs: 30_000, maxMessageBytes: 10 * 1_048_576 });
     await expect(connectMcpServer('node -e 0', { limits: { maxPages: 0 } })).rejects.toThrow('connectMcpServer(node -e 0): limits.maxPages must be a positive integer, got 0');
-    await expect(connectMcpServer('node -e 0', { limits: { pages: 3 } as never })).rejects.toThrow('unknown MCP import limit "pages"; known: maxPages, maxTools, maxListBytes, timeoutMs');
+    await expect(connectMcpServer('node -e 0', { limits: { pages: 3 } as never })).rejects.toThrow('unknown MCP import limit "pages"; known: maxPages, maxTools, maxListBytes, timeoutMs, maxMessageBytes');
   });
 });
