@@ -156,9 +156,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--timeout-ms <n>', 'wall-clock deadline of the run', positiveInt('--timeout-ms'))
     .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
     .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
+    .addOption(new Option('--typecheck <mode>', 'type-check the program against the SDK first: warn runs it and appends the errors, error refuses it').choices(['off', 'warn', 'error']).default('off'))
     .option('--json', 'print the run_code result as one JSON object')
     .option('--agent <id>', 'run as this agent (its scope, restrictions and guards)')
-    .action(async (file: string, o: { mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; json?: boolean; agent?: string } & ToolSources) => {
+    .action(async (file: string, o: { mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; typecheck: 'off' | 'warn' | 'error'; json?: boolean; agent?: string } & ToolSources) => {
       const code = await readProgram(file);
       const limits: Partial<SandboxLimits> = {
         ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
@@ -172,7 +173,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
       }
       let live: LiveRunOutput | undefined;
-      const result = await withRuntime({ mode: o.mode, limits }, o, async (rt) => {
+      const result = await withRuntime({ mode: o.mode, limits, typecheck: o.typecheck }, o, async (rt) => {
         if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, 'cli-run', io.out);
         try {
           return await rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) });

@@ -52,19 +52,25 @@ const rt = createToolRuntime({ mode: 'ptc' });
 for (const tool of shopTools()) rt.register(tool);
 const result = await rt.execute({ callId: 'c1', name: 'run_code', arguments: { description: 'Count EU customers', code: 'return (await tools.list_customers({ region: "EU" })).length;' } });
 await rt.close();
+// typecheck runs in a worker loaded from the compiled sdk-gen.
+const typed = createToolRuntime({ mode: 'ptc', typecheck: 'error' });
+for (const tool of shopTools()) typed.register(tool);
+const refused = await typed.execute({ callId: 'c2', name: 'run_code', arguments: { description: 'Mistyped', code: 'const n: number = "x"; return n;' } });
+await typed.close();
 const sandbox = createSandbox({ isolation: 'in-process', poolSize: 0 });
 const outcome = await sandbox.run({ code: 'return 6 * 7;', toolNames: [], hostCall: async () => ({ ok: true, valueJson: 'null' }) });
 await sandbox.close();
 const sdk = generateSdk([{ name: 'echo', description: 'Echoes', parameters: { type: 'object', properties: { text: { type: 'string' } } } }]);
 const diagnostics = checkProgram(sdk, 'await tools.echo({ text: 1 });').map((d) => d.code);
-console.log(JSON.stringify({ exported, value: result.value, outcome, diagnostics }));
+console.log(JSON.stringify({ exported, value: result.value, outcome, diagnostics, typecheck: refused.error?.info }));
 `,
     );
     const stdout = execFileSync(process.execPath, ['--no-node-snapshot', script], { cwd: join(scratch, 'app'), encoding: 'utf8', timeout: 60_000 });
-    const report = JSON.parse(stdout) as { exported: Record<string, number>; value: unknown; outcome: unknown; diagnostics: number[] };
+    const report = JSON.parse(stdout) as { exported: Record<string, number>; value: unknown; outcome: unknown; diagnostics: number[]; typecheck: unknown };
     for (const specifier of specifiers) expect([specifier, report.exported[specifier]! > 0]).toStrictEqual([specifier, true]);
     expect(report.value).toEqual({ logs: [], result: 16 });
     expect(report.outcome).toEqual({ ok: true, logs: [], result: 42 });
     expect(report.diagnostics).toEqual([2322]);
+    expect(report.typecheck).toEqual({ kind: 'compile', line: 1, column: 7, diagnostics: ["1:7 Type 'string' is not assignable to type 'number'."], logs: [] });
   });
 });

@@ -203,6 +203,18 @@ describe('ptc run', () => {
     expect(await cli('run', program('words.ts'), '--tools', fixture('function-tools.ts'))).toEqual({ code: 0, out: '3\n', err: '' });
   });
 
+  it('--typecheck: off runs a mistyped program, warn runs it and appends the errors, error refuses it (exit 1)', async () => {
+    expect(await cli('run', program('type-error.ts'))).toEqual({ code: 0, out: '16\n', err: '' });
+    expect(await cli('run', program('type-error.ts'), '--typecheck', 'warn')).toEqual({
+      code: 0, out: "16\n\nType errors (the program ran anyway):\n2:7 Type 'number' is not assignable to type 'string'.\n", err: '',
+    });
+    expect(await cli('run', program('type-error.ts'), '--typecheck', 'error')).toEqual({
+      code: 1, out: '', err: "Error: run_code failed (compile): the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n2:7 Type 'number' is not assignable to type 'string'.\n",
+    });
+    expect(await cli('run', program('clean.ts'), '--typecheck', 'error')).toEqual({ code: 0, out: '16\n', err: '' });
+    expectUsageError(await cli('run', program('clean.ts'), '--typecheck', 'strict'), /--typecheck/);
+  });
+
   it('--mode both runs the same program', async () => {
     expect((await cli('run', program('no-output.ts'), '--mode', 'both')).code).toBe(0);
   });
