@@ -21,21 +21,26 @@ const LF = 0x0a;
 function boundedBody(body: ReadableStream<Uint8Array>, max: number, eventStream: boolean): ReadableStream<Uint8Array> {
   let run = 0;
   let lastByte = -1;
+  let beforeLast = -1;
   return body.pipeThrough(
     new TransformStream<Uint8Array, Uint8Array>({
       transform(chunk, controller) {
+        let over = false;
         if (!eventStream) {
           run += chunk.length;
+          over = run > max;
         } else {
           // An event ends at a blank line ("\n\n"; "\r\n\r\n" ends in "\n\r\n", counted alike).
-          for (let i = 0; i < chunk.length; i += 1) {
+          for (let i = 0; i < chunk.length && !over; i += 1) {
             const byte = chunk[i]!;
             run += 1;
-            if (byte === LF && (lastByte === LF || (lastByte === 0x0d && i >= 2 && chunk[i - 2] === LF))) run = 0;
+            over = run > max;
+            if (byte === LF && (lastByte === LF || (lastByte === 0x0d && beforeLast === LF))) run = 0;
+            beforeLast = lastByte;
             lastByte = byte;
           }
         }
-        if (run > max) {
+        if (over) {
           controller.error(new McpMessageTooLargeError(max));
           return;
         }

@@ -2,6 +2,7 @@
 // ends, lists too much or never answers fails the import with MCP_IMPORT_LIMIT naming
 // the bound; the host keeps its heap and an ordinary server imports afterwards.
 import { describe, expect, it } from '@jest/globals';
+import { boundedFetch, McpMessageTooLargeError } from '../../src/mcp/bounded-fetch.ts';
 import { connectMcpServer } from '../../src/mcp/connect-mcp-server.ts';
 import { DEFAULT_MCP_IMPORT_LIMITS } from '../../src/mcp/list-mcp-tools.ts';
 import { expectFollowingRunFine, expectHeapKept, runHostCase, type BriefResult } from './helpers.ts';
@@ -43,5 +44,31 @@ describe('importing tools from a hostile MCP server', () => {
     expect(DEFAULT_MCP_IMPORT_LIMITS).toEqual({ maxPages: 100, maxTools: 1000, maxListBytes: 16 * 1_048_576, timeoutMs: 30_000, maxMessageBytes: 10 * 1_048_576 });
     await expect(connectMcpServer('node -e 0', { limits: { maxPages: 0 } })).rejects.toThrow('connectMcpServer(node -e 0): limits.maxPages must be a positive integer, got 0');
     await expect(connectMcpServer('node -e 0', { limits: { pages: 3 } as never })).rejects.toThrow('unknown MCP import limit "pages"; known: maxPages, maxTools, maxListBytes, timeoutMs, maxMessageBytes');
+  });
+});
+
+describe('boundedFetch', () => {
+  const serve = (body: string[], type: string) => async (): Promise<Response> =>
+    new Response(new ReadableStream<Uint8Array>({
+      start(controller) {
+        for (const part of body) controller.enqueue(new TextEncoder().encode(part));
+        controller.close();
+      },
+    }), { headers: { 'content-type': type } });
+
+  it('lets events of any number through when each is within the bound, in any chunking, LF or CRLF', async () => {
+    const events = Array.from({ length: 50 }, (_, i) => `data: ${'e'.repeat(8)}${i}\n\n`).join('') + 'data: last\r\n\r\n';
+    for (const size of [1, 3, 7, 64]) {
+      const parts = Array.from({ length: Math.ceil(events.length / size) }, (_, i) => events.slice(i * size, (i + 1) * size));
+      const response = await boundedFetch(20, serve(parts, 'text/event-stream'))('http://x');
+      expect(await response.text()).toBe(events);
+    }
+  });
+
+  it('errors the body at the first event or JSON body over the bound', async () => {
+    await expect((await boundedFetch(20, serve(['data: ok\n\n', `data: ${'x'.repeat(30)}\n\n`], 'text/event-stream'))('http://x')).text()).rejects.toThrow(
+      'the MCP server sent a message larger than 20 bytes (limits.maxMessageBytes); it was not read',
+    );
+    await expect((await boundedFetch(20, serve(['{"a":', `"${'x'.repeat(30)}"}`], 'application/json'))('http://x')).text()).rejects.toThrow(McpMessageTooLargeError);
   });
 });
