@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Message, TransformFailure } from 'esbuild';
 import { boundedTransform } from './esbuild-service.ts';
+import { START_GLOBAL } from './guest-protocol.ts';
 
 /** Largest program accepted, in UTF-8 bytes (model programs are a few KiB). */
 export const MAX_PROGRAM_BYTES = 1_048_576;
@@ -15,7 +16,7 @@ export const MAX_COMPILED_CHARS = 16 * 1_048_576;
 export const COMPILE_TIME_LIMIT_MS = 10_000;
 
 /** The guest prelude defines this starter; the program script calls it once. */
-export const PROGRAM_START_GLOBAL = '__ptc_start';
+export const PROGRAM_START_GLOBAL = START_GLOBAL;
 /** File name of the program in guest stack traces (mapped back through the source map). */
 export const PROGRAM_FILE_NAME = 'program.ts';
 

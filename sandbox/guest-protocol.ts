@@ -1,0 +1,47 @@
+// What the host and the guest prelude say to each other, shared by both sides: the
+// global names the prelude is reached through and the JSON messages each way. The
+// prelude (sandbox/guest/) is bundled from TypeScript that imports these same types.
+
+/** Global the host installs before the prelude (deleted by the prelude). */
+export const SEND_GLOBAL = '__ptc_send';
+/** Globals the prelude defines for the host to reference (the host deletes them). */
+export const CONFIGURE_GLOBAL = '__ptc_configure';
+export const DELIVER_GLOBAL = '__ptc_deliver';
+/** The starter the prelude defines; the compiled program calls it once (then it is gone). */
+export const START_GLOBAL = '__ptc_start';
+
+/** What `configure(json)` receives. */
+export interface GuestConfig {
+  readonly tools: readonly string[];
+  readonly maxCalls: number;
+  readonly maxConcurrentCalls: number;
+  readonly maxLogBytes: number;
+  readonly maxLogLines: number;
+  /** What one log line costs at least against maxLogBytes. */
+  readonly logLineMinBytes: number;
+  readonly maxResultBytes: number;
+  readonly maxArgsBytes: number;
+  /**
+   * Memory outside the V8 heap the program may claim, which isolated-vm's heap limit
+   * does not see: `maxByteLength` of resizable ArrayBuffers plus an estimate for every
+   * Intl formatter (each owns ICU memory; Intl.Segmenter and Intl.Locale are removed).
+   */
+  readonly offHeapBytes: number;
+}
+
+/** Kinds a guest `done` failure may carry. */
+export type GuestFailureKind = 'exception' | 'memory' | 'output-limit' | 'invalid-output';
+
+/** Guest -> host messages (JSON). */
+export type GuestMessage =
+  | { readonly t: 'call'; readonly seq: number; readonly tool: string; readonly args: string }
+  | { readonly t: 'log'; readonly text: string }
+  | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
+  | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }
+  | { readonly t: 'done'; readonly ok: true; readonly result?: string }
+  | { readonly t: 'done'; readonly ok: false; readonly kind: GuestFailureKind; readonly message: string; readonly stack?: string };
+
+/** Host -> guest `deliver` payload (JSON). */
+export type GuestDelivery =
+  | { readonly seq: number; readonly ok: true; readonly value: string }
+  | { readonly seq: number; readonly ok: false; readonly code: string; readonly message: string };

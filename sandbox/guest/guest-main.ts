@@ -1,0 +1,99 @@
+// Entry of the guest prelude, evaluated in every guest context before the program. It
+// builds the only things a program sees (`tools`, `ToolCallError`, `console`), and
+// gives the host `configure(json)` and `deliver(json)` (referenced by the host, then
+// deleted from the global) and the program its one-shot starter. The program's outcome
+// is computed and formatted here, under try/catch, so the host never reads a guest
+// object (looping getters, Proxies and non-Errors stay inside).
+// Bundled to one script by scripts/bundle-guest-prelude.ts (see guest-prelude-bundle.ts).
+import './host-link.ts';
+import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, START_GLOBAL, type GuestConfig } from '../guest-protocol.ts';
+import { post } from './host-link.ts';
+import { apply, create, defineProperty, freeze, parse, promiseThen } from './intrinsics.ts';
+import { describeThrown } from './format-value.ts';
+import { run } from './run-state.ts';
+import { isProblem, toJson } from './strict-json.ts';
+import { abandonQueue, deliver, makeTool, ToolCallError } from './tool-calls.ts';
+import { sandboxConsole } from './guest-console.ts';
+import { installOffHeapGuards } from './off-heap-guards.ts';
+
+const scope = globalThis as unknown as Record<string, unknown>;
+installOffHeapGuards(scope);
+delete scope['console'];
+
+function finish(ok: boolean, value: unknown): void {
+  if (run.settled) return;
+  run.settled = true;
+  abandonQueue();
+  if (!ok) {
+    const thrown = describeThrown(value);
+    post({ __proto__: null, t: 'done', ok: false, kind: thrown.memory ? 'memory' : 'exception', message: thrown.text, ...(thrown.stack === undefined ? {} : { stack: thrown.stack }) });
+    return;
+  }
+  if (value === undefined) {
+    post({ __proto__: null, t: 'done', ok: true });
+    return;
+  }
+  let json: string | undefined;
+  try {
+    json = toJson(value, run.maxResultBytes);
+  } catch (error) {
+    if (isProblem(error)) {
+      if (error.tooLarge) {
+        post({
+          __proto__: null,
+          t: 'done',
+          ok: false,
+          kind: 'output-limit',
+          message: 'The returned value is larger than ' + run.maxResultBytes + ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.',
+        });
+      } else {
+        post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output', message: 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.' });
+      }
+    } else {
+      post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output', message: 'Converting the returned value to JSON threw ' + describeThrown(error).text });
+    }
+    return;
+  }
+  post(json === undefined ? { __proto__: null, t: 'done', ok: true } : { __proto__: null, t: 'done', ok: true, result: json });
+}
+
+function start(program: () => unknown): void {
+  delete scope[START_GLOBAL];
+  if (!run.configured || run.started) return;
+  run.started = true;
+  try {
+    const promise = program();
+    apply(promiseThen, promise, [(value: unknown) => finish(true, value), (error: unknown) => finish(false, error)]);
+  } catch (error) {
+    finish(false, error);
+  }
+}
+
+function configure(text: string): void {
+  if (run.configured) return;
+  run.configured = true;
+  const config = parse(text) as GuestConfig;
+  run.maxCalls = config.maxCalls;
+  run.maxConcurrent = config.maxConcurrentCalls;
+  run.maxLogBytes = config.maxLogBytes;
+  run.maxLogLines = config.maxLogLines;
+  run.logLineMinBytes = config.logLineMinBytes;
+  run.maxResultBytes = config.maxResultBytes;
+  run.maxArgsBytes = config.maxArgsBytes;
+  run.offHeapLeft = config.offHeapBytes;
+  run.offHeapTotal = config.offHeapBytes;
+  const tools = create(null) as Record<string, unknown>;
+  const names = config.tools;
+  for (let i = 0; i < names.length; i++) {
+    const name = names[i] as string;
+    defineProperty(tools, name, { value: makeTool(name), enumerable: true });
+  }
+  freeze(tools);
+  defineProperty(scope, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
+  defineProperty(scope, 'ToolCallError', { value: ToolCallError, writable: true, enumerable: false, configurable: true });
+  defineProperty(scope, 'console', { value: sandboxConsole, writable: true, enumerable: false, configurable: true });
+}
+
+defineProperty(scope, CONFIGURE_GLOBAL, { value: configure, configurable: true });
+defineProperty(scope, DELIVER_GLOBAL, { value: deliver, configurable: true });
+defineProperty(scope, START_GLOBAL, { value: start, configurable: true });

@@ -1,0 +1,147 @@
+// The `tools` functions and `ToolCallError`: a call is serialized strictly, numbered,
+// counted against the call budget, and sent when a slot is free (the excess waits in
+// FIFO order); `deliver` settles it with the host's answer.
+import type { GuestDelivery } from '../guest-protocol.ts';
+import { post } from './host-link.ts';
+import { defineProperty, ErrorCtor, parse, PromiseCtor } from './intrinsics.ts';
+import { describeThrown } from './format-value.ts';
+import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
+import { isProblem, toJson } from './strict-json.ts';
+
+export class ToolCallError extends ErrorCtor {
+  declare readonly toolName: string;
+  declare readonly code: string;
+  constructor(toolName: string, code: string, message: string) {
+    super(message);
+    defineProperty(this, 'toolName', { value: '' + toolName, writable: true, enumerable: true, configurable: true });
+    defineProperty(this, 'code', { value: '' + code, writable: true, enumerable: true, configurable: true });
+  }
+}
+defineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', writable: true, enumerable: false, configurable: true });
+
+function rejected(error: unknown): Promise<never> {
+  return new PromiseCtor<never>((_resolve, reject) => {
+    reject(error);
+  });
+}
+
+function dispatch(item: QueuedCall): boolean {
+  if (!post({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args })) return false;
+  run.inFlight++;
+  return true;
+}
+
+function notSent(item: QueuedCall): void {
+  const entry = pending[item.seq];
+  delete pending[item.seq];
+  if (entry !== undefined) {
+    entry.reject(
+      new ToolCallError(item.name, 'NOT_DISPATCHED', 'tools.' + item.name + ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched'),
+    );
+  }
+}
+
+function pump(): void {
+  while (!run.settled && run.inFlight < run.maxConcurrent && run.queueHead < run.queueTail) {
+    const item = queue[run.queueHead];
+    queue[run.queueHead] = undefined;
+    run.queueHead++;
+    if (item !== undefined && !dispatch(item)) {
+      // Later calls already hold later numbers, so this one cannot be given back: the run fails.
+      notSent(item);
+      fatal('exception', 'tools.' + item.name + ' call #' + item.seq + ' could not be sent to the host');
+    }
+  }
+}
+
+const afterEnd = (name: string): ToolCallError =>
+  new ToolCallError(name, 'NOT_DISPATCHED', 'tools.' + name + ' was called after the program finished: not dispatched');
+
+function submit(name: string, args: unknown): Promise<unknown> {
+  if (run.settled) return rejected(afterEnd(name));
+  let json: string | undefined;
+  try {
+    json = toJson(args === undefined ? {} : args, run.maxArgsBytes);
+  } catch (error) {
+    if (isProblem(error)) {
+      if (error.tooLarge) {
+        return rejected(new ToolCallError(name, 'ARGS_TOO_LARGE', 'tools.' + name + ' arguments are larger than ' + run.maxArgsBytes + ' bytes as JSON: not dispatched'));
+      }
+      return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments are not JSON: ' + error.reason + ' at args' + error.path + ': not dispatched'));
+    }
+    return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments could not be converted to JSON (' + describeThrown(error).text + '): not dispatched'));
+  }
+  if (json === undefined) json = '{}';
+  if (run.settled) return rejected(afterEnd(name));
+  run.calls++;
+  if (run.calls > run.maxCalls) {
+    const message = 'The program made more than ' + run.maxCalls + ' tool calls (the limit of one run).';
+    fatal('call-limit', message);
+    return rejected(new ToolCallError(name, 'CALL_LIMIT', message));
+  }
+  const seq = run.calls;
+  let entry!: PendingCall;
+  const promise = new PromiseCtor<unknown>((resolve, reject) => {
+    entry = { __proto__: null, name, resolve, reject } as PendingCall;
+  });
+  const item = { __proto__: null, seq, name, args: json } as QueuedCall;
+  pending[seq] = entry;
+  if (run.inFlight >= run.maxConcurrent) {
+    queue[run.queueTail++] = item;
+  } else if (!dispatch(item)) {
+    // Nothing crossed: the number is given back, so the host still sees calls in order.
+    run.calls--;
+    notSent(item);
+  }
+  return promise;
+}
+
+/**
+ * `tools[name]`: a plain function returning a promise (it behaves as an async function;
+ * its prototype chain is the ordinary Function.prototype).
+ */
+export function makeTool(name: string): (args?: unknown) => Promise<unknown> {
+  const tool = function (args?: unknown): Promise<unknown> {
+    try {
+      return submit(name, args);
+    } catch (error) {
+      return rejected(error);
+    }
+  };
+  defineProperty(tool, 'name', { value: name, configurable: true });
+  return tool;
+}
+
+/** Host -> guest: the outcome of one call, as JSON text. */
+export function deliver(text: string): void {
+  let message: GuestDelivery;
+  try {
+    message = parse(text) as GuestDelivery;
+  } catch {
+    return;
+  }
+  const seq = message.seq;
+  const entry = pending[seq];
+  if (entry === undefined) return;
+  delete pending[seq];
+  run.inFlight--;
+  if (message.ok === true) {
+    let value: unknown;
+    let valid = true;
+    try {
+      value = parse(message.value);
+    } catch {
+      valid = false;
+    }
+    if (valid) entry.resolve(value);
+    else entry.reject(new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'));
+  } else {
+    entry.reject(new ToolCallError(entry.name, '' + message.code, '' + message.message));
+  }
+  pump();
+}
+
+/** The run is over: calls still waiting for a slot are abandoned, never dispatched. */
+export function abandonQueue(): void {
+  run.queueHead = run.queueTail;
+}

@@ -1,0 +1,18 @@
+// The committed prelude bundle is exactly what the TypeScript sources in sandbox/guest/
+// bundle to: a change to the guest that was not re-bundled fails here.
+import { describe, expect, it } from '@jest/globals';
+import { bundleGuestPrelude } from '../../sandbox/bundle-guest-prelude.ts';
+import { GUEST_PRELUDE_BUNDLE } from '../../sandbox/guest-prelude-bundle.ts';
+
+describe('guest prelude bundle', () => {
+  it('is up to date with sandbox/guest/ (run `npm run bundle:prelude` after changing it)', async () => {
+    expect(await bundleGuestPrelude()).toBe(GUEST_PRELUDE_BUNDLE);
+  });
+
+  it('is one strict-mode script that leaves no bindings in the guest global scope', () => {
+    expect(GUEST_PRELUDE_BUNDLE.startsWith('"use strict";\n(() => {')).toBe(true);
+    expect(GUEST_PRELUDE_BUNDLE.trimEnd().endsWith('})();')).toBe(true);
+    // Nothing of the host: the guest modules import only each other and the shared protocol.
+    expect(GUEST_PRELUDE_BUNDLE).not.toMatch(/\brequire\(|\bimport\(|node:/);
+  });
+});
