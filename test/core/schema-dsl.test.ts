@@ -281,6 +281,7 @@ describe('defineJsonSchemaTool (full JSON Schema from outside)', () => {
     ['a remote $ref', { type: 'object', properties: { a: { $ref: 'https://example.com/a.json' } } }, 'parameters["properties"]["a"].$ref: keyword "$ref" points outside the schema'],
     ['a $ref that does not resolve', { type: 'object', properties: { a: { $ref: '#/$defs/missing' } } }, 'cannot be resolved'],
     ['a schema nested too deep', { type: 'object', properties: { a: JSON.parse(`${'{"items":'.repeat(200)}{}${'}'.repeat(200)}`) as object } }, 'nested deeper than 128'],
+    ['a schema with too many values', { type: 'object', properties: { a: { enum: Array.from({ length: 100_001 }, (_, i) => i) } } }, 'more than 100000 JSON values'],
   ])('refuses %s', (_label, parameters, mention) => {
     const error = defineError(() => defineJsonSchemaTool({ ...base, parameters }));
     expect(error.code).toBe('UNSUPPORTED_SCHEMA');
