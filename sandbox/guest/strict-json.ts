@@ -17,7 +17,7 @@ import {
   objectIs,
   objectKeys,
   ObjectProto,
-  propertyIsEnumerable,
+  isEnumerableOwn,
   stringify,
 } from './intrinsics.ts';
 import { protoLabel } from './format-value.ts';
@@ -78,7 +78,7 @@ function checkNothingHidden(value: object): void {
   }
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
-    if (!apply(propertyIsEnumerable, value, [name])) {
+    if (!apply(isEnumerableOwn, value, [name])) {
       throw problem('a non-enumerable property ' + stringify(cut(name, 100)) + ', which JSON cannot carry', false);
     }
   }
