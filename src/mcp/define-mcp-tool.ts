@@ -5,6 +5,7 @@
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ContentBlock as McpContentBlock, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
+import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { mcpContentText, mcpImages } from './mcp-content.ts';
 
@@ -36,7 +37,14 @@ const renderValue = (value: JsonValue): string => (typeof value === 'string' ? v
  * tool name; what a schema loses otherwise is in the tool's `schemaWarnings`.
  */
 export function defineMcpTool(client: Client, listed: McpTool, options: McpToolOptions): Tool {
-  const mcpName = listed.name;
+  const mcpName: unknown = listed.name;
+  // The listing is read leniently (one odd tool must not sink the rest), so check the name here.
+  if (typeof mcpName !== 'string') {
+    throw new DefinitionError(
+      'INVALID_DEFINITION',
+      `a tool listed by MCP server "${options.serverName}" has no string "name" (got ${JSON.stringify(mcpName) ?? 'undefined'}); it cannot be called`,
+    );
+  }
   const timeout = options.timeoutMs;
   return defineJsonSchemaTool({
     name: `${options.prefix ?? ''}${mcpName}`,

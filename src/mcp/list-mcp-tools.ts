@@ -4,7 +4,7 @@
 // forever while the host's heap grows. Each bound ends the import with an
 // McpImportLimitError that names it, its value and the option that changes it.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
-import type { Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import { PaginatedResultSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 
 export interface McpImportLimits {
@@ -73,12 +73,23 @@ export async function listMcpTools(client: Client, limits: McpImportLimits, sign
         `MCP server "${where}" was still returning a nextCursor after ${limits.maxPages} pages of tools/list (limits.maxPages); the listing was stopped`,
       );
     }
-    const result = await client.listTools(cursor === undefined ? {} : { cursor }, { signal, timeout: limits.timeoutMs });
-    listed.push(...result.tools);
+    // Not client.listTools(): its result schema refuses the whole page for one tool whose
+    // schema MCP's own types do not describe (a boolean property schema, a root without
+    // `type: 'object'`) and compiles every output schema with the SDK's validator. Each
+    // tool's schemas are judged here, one tool at a time, so no tool drags down the rest.
+    const result = await client.request(
+      { method: 'tools/list', params: cursor === undefined ? {} : { cursor } },
+      PaginatedResultSchema,
+      { signal, timeout: limits.timeoutMs },
+    );
+    const entries: unknown = (result as { tools?: unknown }).tools;
+    if (!Array.isArray(entries)) throw new Error(`MCP server "${where}" answered tools/list without a "tools" array`);
+    // An entry that is not even an object cannot be named or called; the rest are defined one by one.
+    listed.push(...(entries.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)) as McpTool[]));
     if (listed.length > limits.maxTools) {
       throw new McpImportLimitError('maxTools', `MCP server "${where}" lists more than ${limits.maxTools} tools (limits.maxTools); the listing was stopped`);
     }
-    for (const tool of result.tools) bytes += JSON.stringify(tool).length;
+    for (const tool of entries) bytes += JSON.stringify(tool)?.length ?? 0;
     if (bytes > limits.maxListBytes) {
       throw new McpImportLimitError(
         'maxListBytes',
