@@ -29,7 +29,8 @@ function summaryOf(description: string): string {
 
 /**
  * Tools ranked by how many of the query's words they contain: a word in the name
- * counts twice, in the description once; ties keep name order. Linear in the tools'
+ * counts twice (the start of a name word once), in the description once (the start of
+ * a description word half); ties keep name order. Linear in the tools'
  * text; at most `limit` results.
  */
 export function searchTools(tools: readonly Tool[], query: string, limit: number): { name: string; summary: string }[] {
@@ -44,6 +45,9 @@ export function searchTools(tools: readonly Tool[], query: string, limit: number
       if (name.has(word)) score += 2;
       else if ([...name].some((part) => part.startsWith(word))) score += 1;
       if (description.has(word)) score += 1;
+      // A model searches "refund" for a tool that "Refunds a payment": a word that starts a
+      // description word counts too, below an exact one (3+ letters, so "a" matches nothing).
+      else if (word.length >= 3 && [...description].some((part) => part.startsWith(word))) score += 0.5;
     }
     if (score > 0) scored.push({ tool, score });
   }
