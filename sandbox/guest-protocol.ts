@@ -41,7 +41,7 @@ export type GuestMessage =
   | { readonly t: 'done'; readonly ok: true; readonly result?: string }
   | { readonly t: 'done'; readonly ok: false; readonly kind: GuestFailureKind; readonly message: string; readonly stack?: string };
 
-/** Host -> guest `deliver` payload (JSON). */
+/** Host -> guest `deliver` payload (JSON): one of these, or an array of them settled together. */
 export type GuestDelivery =
   | { readonly seq: number; readonly ok: true; readonly value: string }
   | { readonly seq: number; readonly ok: false; readonly code: string; readonly message: string };

@@ -53,6 +53,8 @@ class Run {
   readonly #options: IsolateRunOptions;
   readonly #toolNames: ReadonlySet<string>;
   readonly #ops = new Set<Promise<unknown>>();
+  /** Outcomes settled in the same tick, handed to the guest in one crossing. */
+  #outbox: GuestDelivery[] = [];
   #resolve!: (outcome: RawRunOutcome) => void;
   #ended = false;
   #programSettled = false;
@@ -236,7 +238,17 @@ class Run {
     const delivery: GuestDelivery = outcome.ok
       ? { seq, ok: true, value: outcome.valueJson }
       : { seq, ok: false, code: outcome.code, message: outcome.message };
-    void this.#op(this.#options.prepared.deliver.apply(undefined, [JSON.stringify(delivery)], { arguments: { copy: true } }));
+    this.#outbox.push(delivery);
+    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+  }
+
+  // Many calls of a Promise.all settle together: one crossing into the isolate for all.
+  #flush(): void {
+    const batch = this.#outbox;
+    this.#outbox = [];
+    if (this.#ended || this.#programSettled || batch.length === 0) return;
+    const text = JSON.stringify(batch.length === 1 ? batch[0] : batch);
+    void this.#op(this.#options.prepared.deliver.apply(undefined, [text], { arguments: { copy: true } }));
   }
 
   #onDone(m: Record<string, unknown>): void {

@@ -3,7 +3,7 @@
 // FIFO order); `deliver` settles it with the host's answer.
 import type { GuestDelivery } from '../guest-protocol.ts';
 import { post } from './host-link.ts';
-import { defineProperty, ErrorCtor, parse, PromiseCtor } from './intrinsics.ts';
+import { defineProperty, ErrorCtor, isArray, parse, PromiseCtor } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
@@ -112,14 +112,22 @@ export function makeTool(name: string): (args?: unknown) => Promise<unknown> {
   return tool;
 }
 
-/** Host -> guest: the outcome of one call, as JSON text. */
+/** Host -> guest: the outcome of one call, or of several in order, as JSON text. */
 export function deliver(text: string): void {
-  let message: GuestDelivery;
+  let parsed: GuestDelivery | readonly GuestDelivery[];
   try {
-    message = parse(text) as GuestDelivery;
+    parsed = parse(text) as GuestDelivery | readonly GuestDelivery[];
   } catch {
     return;
   }
+  if (!isArray(parsed)) {
+    settle(parsed as GuestDelivery);
+    return;
+  }
+  for (let i = 0; i < parsed.length; i++) settle(parsed[i] as GuestDelivery);
+}
+
+function settle(message: GuestDelivery): void {
   const seq = message.seq;
   const entry = pending[seq];
   if (entry === undefined) return;
