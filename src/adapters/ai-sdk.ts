@@ -99,6 +99,21 @@ export interface FromAiSdkToolsOptions {
   readonly isConcurrencySafe?: (name: string, args: JsonValue) => boolean;
 }
 
+/**
+ * The AI SDK's JSON Schema as a plain object, or undefined when it cannot be converted.
+ * The copy drops the non-enumerable `~standard` the AI SDK adds: defineJsonSchemaTool
+ * would take it as a Standard Schema and parse the arguments once more (a zod transform
+ * would then run twice).
+ */
+async function convertedSchema(schema: { readonly jsonSchema: unknown }): Promise<OutsideSchema | undefined> {
+  try {
+    const converted = (await schema.jsonSchema) as unknown;
+    return typeof converted === 'object' && converted !== null ? ({ ...converted } as OutsideSchema) : (converted as OutsideSchema);
+  } catch {
+    return undefined;
+  }
+}
+
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
   typeof v === 'object' && v !== null && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 
@@ -119,8 +134,14 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
     const execute = source.execute.bind(source);
     const input = asSchema(source.inputSchema);
     // Full JSON Schema in the dialect its `$schema` names (zod via the AI SDK says draft-07).
-    const parameters = (await input.jsonSchema) as OutsideSchema;
-    const outputSchema = source.outputSchema === undefined ? undefined : ((await asSchema(source.outputSchema).jsonSchema) as OutsideSchema);
+    // A schema the converter cannot express (zod throws for z.bigint(), z.date(), …) is
+    // handed over as it is: defineJsonSchemaTool types it loosely with a warning and
+    // parses with its own validate, so one such tool never fails the whole set.
+    const inputJson = await convertedSchema(input);
+    const parameters = inputJson ?? (source.inputSchema as OutsideSchema);
+    const parsedByDefinition = inputJson === undefined;
+    const outputSchema =
+      source.outputSchema === undefined ? undefined : ((await convertedSchema(asSchema(source.outputSchema))) ?? (source.outputSchema as OutsideSchema));
     const safe = options.isConcurrencySafe;
     out.push(defineJsonSchemaTool({
       name,
@@ -133,7 +154,7 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
       ...(safe === undefined ? {} : { isConcurrencySafe: (args: JsonValue) => safe(name, args) }),
       async execute(args, exec) {
         let parsed: unknown = args;
-        if (input.validate !== undefined) {
+        if (input.validate !== undefined && !parsedByDefinition) {
           const check = await input.validate(args);
           if (!check.success) throw new ToolArgsError(name, [{ path: '', message: check.error.message }]);
           parsed = check.value;

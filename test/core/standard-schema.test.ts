@@ -90,4 +90,36 @@ describe('zod 4 through fromAiSdkTools', () => {
     const long = await rt.execute({ callId: 'd', name: 'tags', arguments: { tags: { a: ['x'.repeat(11)] } } });
     expect(long.error?.code).toBe('INVALID_ARGS');
   });
+
+  it('parses the arguments once: a zod transform runs once, and the body gets its output', async () => {
+    let runs = 0;
+    const [length] = await fromAiSdkTools({
+      length: tool({
+        description: 'Length of s.',
+        inputSchema: z.object({ s: z.string().transform((x) => { runs += 1; return x.length; }) }),
+        execute: async ({ s }) => s * 10,
+      }),
+    });
+    const rt = createToolRuntime({ sandbox: false });
+    rt.register(length!);
+    const result = await rt.execute({ callId: 't', name: 'length', arguments: { s: 'abc' } });
+    expect(result.error).toBeUndefined();
+    expect(result.value).toBe(30);
+    expect(runs).toBe(1);
+  });
+
+  it('keeps a tool whose zod schema has no JSON Schema form (z.bigint(), z.date()), typed loosely, beside the others', async () => {
+    const tools = await fromAiSdkTools({
+      big: tool({ description: 'Big.', inputSchema: z.object({ n: z.bigint().optional(), q: z.string() }), execute: async ({ q }) => q }),
+      plain: tool({ description: 'Plain.', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => q.toUpperCase() }),
+    });
+    expect(tools.map((t) => t.name)).toEqual(['big', 'plain']);
+    expect(tools[0]!.schemaWarnings).toEqual([expect.stringContaining('parameters is typed loosely')]);
+    const rt = createToolRuntime({ sandbox: false });
+    for (const t of tools) rt.register(t);
+    expect((await rt.execute({ callId: 'a', name: 'big', arguments: { q: 'x' } })).value).toBe('x');
+    // zod's own validate still refuses what the loose JSON type lets through.
+    expect((await rt.execute({ callId: 'b', name: 'big', arguments: { q: 1 } })).error?.code).toBe('INVALID_ARGS');
+    expect((await rt.execute({ callId: 'c', name: 'plain', arguments: { q: 'x' } })).value).toBe('X');
+  });
 });

@@ -5,10 +5,20 @@ import { defineTool } from '../../src/index.ts';
 import { searchTools } from '../../src/ptc/deferred-builtins.ts';
 
 const tool = (name: string, description: string) =>
-  defineTool({ name, description, parameters: {}, output: { schema: { type: 'json' }, render: () => [] }, execute: () => null });
+  defineTool({
+    name,
+    description,
+    parameters: {},
+    output: { schema: { type: 'json' }, render: () => [] },
+    execute: () => null,
+  });
 
 describe('searchTools', () => {
-  const tools = [tool('tool_1', 'Refunds a payment by invoice id.'), tool('tool_2', 'Issues a refund for an order.'), tool('tool_3', 'Lists invoices.')];
+  const tools = [
+    tool('tool_1', 'Refunds a payment by invoice id.'),
+    tool('tool_2', 'Issues a refund for an order.'),
+    tool('tool_3', 'Lists invoices.'),
+  ];
 
   it('finds a tool whose description word starts with the query word, below an exact match', () => {
     expect(searchTools(tools, 'refund', 10).map((hit) => hit.name)).toEqual(['tool_2', 'tool_1']);
