@@ -67,6 +67,12 @@ export interface McpHeaderFlag {
   readonly header: string;
 }
 
+/** One `--mcp-url-prefix`, with the index of the `--mcp-url` it follows (-1: none). */
+export interface McpUrlPrefixFlag {
+  readonly server: number;
+  readonly prefix: string;
+}
+
 /**
  * `--mcp "<command line>"` (repeatable) and `--mcp-prefix <prefix>` (repeatable, paired
  * with the --mcp servers in order); `--mcp-url <url>` (repeatable) with the
@@ -77,11 +83,18 @@ export interface McpCliOptions {
   readonly mcpPrefix?: readonly string[];
   readonly mcpUrl?: readonly string[];
   readonly mcpHeader?: readonly McpHeaderFlag[];
+  readonly mcpUrlPrefix?: readonly McpUrlPrefixFlag[];
 }
 
 /** The --mcp-url servers with their headers. Header values are never echoed (they are usually secrets). */
-function urlServers(options: McpCliOptions): { url: string; headers: Record<string, string> }[] {
-  const servers = (options.mcpUrl ?? []).map((url) => ({ url, headers: {} as Record<string, string> }));
+function urlServers(options: McpCliOptions): { url: string; headers: Record<string, string>; prefix?: string }[] {
+  const servers: { url: string; headers: Record<string, string>; prefix?: string }[] = (options.mcpUrl ?? []).map((url) => ({ url, headers: {} }));
+  for (const { server, prefix } of options.mcpUrlPrefix ?? []) {
+    const target = servers[server];
+    if (target === undefined) throw new UsageError('--mcp-url-prefix must follow the --mcp-url whose tools it renames');
+    if (target.prefix !== undefined) throw new UsageError('--mcp-url-prefix: one prefix per --mcp-url');
+    if (prefix !== '') target.prefix = prefix;
+  }
   for (const { server, header } of options.mcpHeader ?? []) {
     const target = servers[server];
     if (target === undefined) throw new UsageError('--mcp-header must follow the --mcp-url it is sent to');

@@ -9,7 +9,7 @@ import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '..
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './run-demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
-import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag } from './load-tools.ts';
+import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag, type McpUrlPrefixFlag } from './load-tools.ts';
 import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
 import { openJournalOption } from './journal-option.ts';
 import { readProgram } from './read-program.ts';
@@ -69,9 +69,9 @@ async function withRuntime<T>(options: ToolRuntimeOptions, sources: ToolSources,
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** `--mcp`, `--mcp-prefix`, `--mcp-url`, `--mcp-header` and `--demo-tools`, on every command that loads tools. */
+/** `--mcp`, `--mcp-prefix`, `--mcp-url`, `--mcp-header`, `--mcp-url-prefix` and `--demo-tools`, on every command that loads tools. */
 function withMcpOptions(command: Command): Command {
-  // Commander parses options in command-line order: a header belongs to the --mcp-url before it.
+  // Commander parses options in command-line order: a header or a prefix belongs to the --mcp-url before it.
   let urls = 0;
   return command
     .option('--mcp <command line>', 'also import the tools of this MCP server, started over stdio (repeatable)', collect)
@@ -83,6 +83,10 @@ function withMcpOptions(command: Command): Command {
     .option('--mcp-header <Name: value>', 'an HTTP header (e.g. "Authorization: Bearer …") for the --mcp-url before it (repeatable)', (value: string, previous: McpHeaderFlag[] = []) => [
       ...previous,
       { server: urls - 1, header: value },
+    ])
+    .option('--mcp-url-prefix <prefix>', 'name prefix for the tools of the --mcp-url before it, against collisions (e.g. with run_code of a --mode ptc server)', (value: string, previous: McpUrlPrefixFlag[] = []) => [
+      ...previous,
+      { server: urls - 1, prefix: value },
     ])
     .option('--demo-tools', 'also load the built-in example shop tools (loaded by default only when no --tools, --mcp or --mcp-url is given)');
 }

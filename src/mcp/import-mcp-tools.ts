@@ -61,7 +61,7 @@ export async function importMcpTools(rt: ToolRuntime, options: ImportMcpToolsOpt
         await close();
         throw new Error(
           `MCP server "${describeServerSpec(options.servers[i]!)}": cannot register tool "${tool.name}": ${(error as Error).message}. ` +
-            'Give this server a prefix (API: { command, args, prefix }; CLI: --mcp-prefix) so its names do not collide.',
+            'Give this server a prefix (API: { command, args, prefix } or { url, prefix }; CLI: --mcp-prefix, or --mcp-url-prefix after its --mcp-url) so its names do not collide.',
           { cause: error },
         );
       }

@@ -184,4 +184,26 @@ describe('--mcp-url: tools of a remote Streamable HTTP server', () => {
     const malformed = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', 'no colon here']);
     expect(malformed.err).toMatch(/expected "Name: value"/);
   });
+
+  it('a --mode ptc server chained: its run_code collides with ours, so the error says how; --mcp-url-prefix renames it and the program calls it', async () => {
+    const rt = createToolRuntime({ mode: 'ptc' });
+    for (const t of tools) rt.register(t);
+    const server = await serveMcpHttp(rt, { token: TOKEN, port: 0 });
+    cleanups.push(async () => {
+      await server.close();
+      await rt.close();
+    });
+    const auth = `Authorization: Bearer ${TOKEN}`;
+    const collides = await ptc(['sdk', '--mcp-url', server.url, '--mcp-header', auth]);
+    expect(collides.code).toBe(2);
+    expect(collides.err).toMatch(/"run_code" is reserved.*--mcp-url-prefix after its --mcp-url/su);
+    const file = join(scratch.dir, 'chained.ts');
+    writeFileSync(file, 'const r = await tools.up_run_code({ description: "remote", code: "return (await tools.add({ a: 2, b: 3 })).sum;" }); return r;');
+    const ok = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', auth, '--mcp-url-prefix', 'up_']);
+    expect(ok.err).toBe('');
+    expect(ok.code).toBe(0);
+    expect(JSON.parse(ok.out)).toEqual({ logs: [], result: 5 });
+    const orphan = await ptc(['sdk', '--mcp-url-prefix', 'up_', '--mcp-url', server.url, '--mcp-header', auth]);
+    expect(orphan.err).toMatch(/--mcp-url-prefix must follow the --mcp-url/);
+  });
 });
