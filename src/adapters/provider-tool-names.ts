@@ -17,11 +17,27 @@ const HASH_LENGTH = 8;
 const isSafe = (name: string, maxLength: number): boolean =>
   name.length >= 1 && name.length <= maxLength && !/[^a-zA-Z0-9_-]/.test(name);
 
-/** `<readable part>_<8 hex of the name's SHA-256>`: unique per name, whatever the set. */
-function hashedAlias(name: string, maxLength: number): string {
-  const hash = createHash('sha256').update(name).digest('hex').slice(0, HASH_LENGTH);
-  const readable = name.replace(UNSAFE, '_').slice(0, maxLength - HASH_LENGTH - 1);
+/** `<readable part>_<8 hex of the name's SHA-256>` (more hex when `hashLength` says). */
+function hashedAlias(name: string, maxLength: number, hashLength = HASH_LENGTH): string {
+  const hash = createHash('sha256').update(name).digest('hex').slice(0, hashLength);
+  const readable = name.replace(UNSAFE, '_').slice(0, maxLength - hashLength - 1);
   return `${readable}_${hash}`;
+}
+
+/**
+ * The hashed alias, lengthened while another tool already has that name (a registered
+ * tool may itself be called `x_y_b24ca9b7`): two tools never share a name.
+ */
+function freeHashedAlias(name: string, maxLength: number, taken: ReadonlySet<string>): string {
+  for (let length = HASH_LENGTH; length <= 64; length += 8) {
+    const alias = hashedAlias(name, maxLength, length);
+    if (!taken.has(alias)) return alias;
+  }
+  // 64 hex of SHA-256 taken too: not reachable short of a hash collision; a counter ends it.
+  for (let n = 2; ; n += 1) {
+    const alias = `${hashedAlias(name, maxLength - String(n).length - 1)}_${n}`;
+    if (!taken.has(alias)) return alias;
+  }
 }
 
 /**
@@ -50,7 +66,7 @@ export function providerToolNames(names: readonly string[], maxLength: number): 
   for (const name of unsafe) {
     const alias = name.replace(UNSAFE, '_');
     // Two unsafe names with the same simple alias both get hashed ones: neither wins by order.
-    const chosen = isSafe(alias, maxLength) && !taken.has(alias) && simple.get(alias) === 1 ? alias : hashedAlias(name, maxLength);
+    const chosen = isSafe(alias, maxLength) && !taken.has(alias) && simple.get(alias) === 1 ? alias : freeHashedAlias(name, maxLength, taken);
     aliases.set(name, chosen);
     taken.add(chosen);
   }
@@ -77,11 +93,15 @@ export function registeredToolNames(source: ToolNameSource | undefined, maxLengt
     ? (source as readonly ToolSchemaProjection[])
     : (source as ToolRuntime).schemas(options.agent === undefined ? {} : { agent: options.agent });
   const back = new Map<string, string>();
-  for (const [name, alias] of providerToolNames(schemas.map((s) => s.name), maxLength)) {
+  const aliases = providerToolNames(schemas.map((s) => s.name), maxLength);
+  const sent = new Set(aliases.values());
+  for (const [name, alias] of aliases) {
     if (alias !== name) {
       back.set(alias, name);
-      // An older conversation may hold the hashed alias of a name that has a short one now.
-      back.set(hashedAlias(name, maxLength), name);
+      // An older conversation may hold the hashed alias of a name that has a short one
+      // now — unless that text is the name some tool is sent under today.
+      const older = hashedAlias(name, maxLength);
+      if (!sent.has(older)) back.set(older, name);
     }
   }
   return (name) => back.get(name) ?? name;

@@ -96,3 +96,32 @@ describe('the adapters send aliases and take them back', () => {
     expect(turn.results[0]).toMatchObject({ name: 'tickets.count', isError: false, value: 3 });
   });
 });
+
+describe('a registered name equal to another name\'s hashed alias', () => {
+  const nameOnly = (name: string): ToolSchemaProjection => ({ name, description: 'd', parameters: { type: 'object' } }) as ToolSchemaProjection;
+  // "x.y" and "x/y" both sanitise to "x_y", so both get hashed aliases; "x_y_b24ca9b7" is
+  // "x.y"'s 8-hex alias, registered as a tool of its own.
+  const squatter = 'x_y_b24ca9b7';
+  const names = ['x.y', 'x/y', squatter];
+
+  it('(the premise: without the squatter, "x.y" is sent as it)', () => {
+    expect(providerToolNames(['x.y', 'x/y'], OPENAI_MAX_TOOL_NAME).get('x.y')).toBe(squatter);
+  });
+
+  it('never sends two tools under one name', () => {
+    for (const max of [ANTHROPIC_MAX_TOOL_NAME, OPENAI_MAX_TOOL_NAME]) {
+      const aliases = providerToolNames(names, max);
+      expect(aliases.get(squatter)).toBe(squatter);
+      expect(new Set(aliases.values()).size).toBe(3);
+      for (const alias of aliases.values()) expect(alias).toMatch(new RegExp(`^[a-zA-Z0-9_-]{1,${max}}$`, 'u'));
+    }
+  });
+
+  it('maps every sent name back to its own tool: a call of the squatter is never redirected to "x.y"', () => {
+    const schemas = names.map(nameOnly);
+    const back = registeredToolNames(schemas, OPENAI_MAX_TOOL_NAME);
+    const aliases = providerToolNames(names, OPENAI_MAX_TOOL_NAME);
+    for (const name of names) expect(back(aliases.get(name)!)).toBe(name);
+    expect(back(squatter)).toBe(squatter);
+  });
+});
