@@ -109,10 +109,12 @@ export function toOpenAIResponsesRequest(rt: ToolRuntime, options: RequestOption
  * INVALID_ARGS saying so. Custom (non-function) tool calls are ignored.
  */
 export function fromOpenAIChatToolCalls(
-  calls: readonly { readonly id: string; readonly type?: string; readonly function?: { readonly name: string; readonly arguments: string } }[],
+  // `message.tool_calls` as the API sends it: absent when the model answered in text.
+  calls: readonly { readonly id: string; readonly type?: string; readonly function?: { readonly name: string; readonly arguments: string } }[] | null | undefined,
   source?: ToolNameSource,
   options: ToolNameOptions = {},
 ): TurnCall[] {
+  if (calls === undefined || calls === null) return [];
   const registered = registeredToolNames(source, OPENAI_MAX_TOOL_NAME, options);
   return calls.flatMap((c) =>
     (c.type === undefined || c.type === 'function') && c.function !== undefined

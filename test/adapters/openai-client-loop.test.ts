@@ -80,7 +80,7 @@ async function chatLoop(client: OpenAI, rt: ToolRuntime, question: string): Prom
   for (let step = 0; step < 5; step++) {
     const reply = await client.chat.completions.create({ model: 'gpt-test', ...toOpenAIChatRequest(rt, messages) });
     const message = reply.choices[0]!.message;
-    const calls = fromOpenAIChatToolCalls(message.tool_calls ?? [], rt);
+    const calls = fromOpenAIChatToolCalls(message.tool_calls, rt); // as the README writes it: absent on a text answer
     if (calls.length === 0) return message.content ?? '';
     messages.push({ role: 'assistant', content: message.content, tool_calls: message.tool_calls ?? [] });
     messages.push(...toOpenAIChatMessages(await rt.executeTurn(calls)));

@@ -117,6 +117,11 @@ describe('OpenAI adapters: provider rules', () => {
     expect(toOpenAIChatRequest(rt, [], { system: 'Be brief.' }).messages).toEqual([{ role: 'system', content: 'Be brief.' }]);
   });
 
+  it('a message without tool_calls (a text answer: the API leaves the field out) gives no calls', () => {
+    expect(fromOpenAIChatToolCalls(undefined)).toEqual([]);
+    expect(fromOpenAIChatToolCalls(null)).toEqual([]);
+  });
+
   it('blank arguments are {}; a function_call without a string call_id is skipped', () => {
     expect(fromOpenAIChatToolCalls([{ id: 'c', type: 'function', function: { name: 'lookup', arguments: '' } }])).toEqual([{ callId: 'c', name: 'lookup', arguments: {} }]);
     expect(fromOpenAIResponsesCalls([{ type: 'function_call', call_id: null, name: 'lookup', arguments: '{}' }])).toEqual([]);
