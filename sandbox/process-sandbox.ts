@@ -166,6 +166,10 @@ export class ProcessSandbox implements Sandbox {
         run.cancelMessage ??= 'The sandbox was closed.';
       }
       this.#send(child, { type: 'close' });
+      // Until it has exited: an unref'd child (and its 'exit') would not keep the host's
+      // event loop alive, and close() would never settle — e.g. when the child's own
+      // exit is stuck behind an isolate busy in native code.
+      this.#refChild(child);
       const killer = setTimeout(() => child.process.kill('SIGKILL'), this.#hangGraceMs);
       exits.push(child.exited.finally(() => clearTimeout(killer)));
     }

@@ -148,6 +148,8 @@ process.on('message', (value) => {
     // a malformed message from the host: ignore it
   }
 });
-process.on('disconnect', () => process.exit(0));
+// The host is gone. Not process.exit(): its teardown waits for the isolates, and one
+// still busy in native code (a huge BigInt product, say) would leave this process behind.
+process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 send({ type: 'ready', pid: process.pid });
 void pool.warm();

@@ -36,7 +36,7 @@ export { ToolRuntimeError } from './errors/tool-runtime-error.ts';
 export { ToolArgsError } from './errors/tool-args-error.ts';
 export type { ArgIssue } from './errors/tool-args-error.ts';
 export { DefinitionError } from './errors/definition-error.ts';
-export { snapshotJson, deepFreeze, NotJsonError } from './json/json-value.ts';
+export { snapshotJson, deepFreeze, MAX_JSON_DEPTH, NotJsonError } from './json/json-value.ts';
 export type { JsonValue, JsonPrimitive, JsonMutable } from './json/json-value.ts';
 // Scheduler: turns, the timeout policy, the durable journal and replay.
 export type { TurnCall, TurnOptions, TurnResult, TurnExecutorOptions } from './scheduler/execute-turn.ts';

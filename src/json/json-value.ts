@@ -51,6 +51,13 @@ function isObjectPrototype(proto: object): boolean {
   }
 }
 
+/**
+ * The deepest JSON a value may nest (the sandbox refuses deeper values on its side too).
+ * Deep values are model input (direct-call arguments, MCP results, a sandbox's messages):
+ * without a bound, copying a few MiB of `[[[[…` costs the host hundreds of MiB.
+ */
+export const MAX_JSON_DEPTH = 256;
+
 const keyPath = (base: string, key: string): string =>
   /^[A-Za-z_$][\w$]*$/.test(key) ? `${base}.${key}` : `${base}[${JSON.stringify(key)}]`;
 
@@ -59,7 +66,8 @@ const keyPath = (base: string, key: string): string =>
  * depth is bounded by memory, not the call stack. Throws {@link NotJsonError} for
  * functions, undefined (in arrays or as a property), BigInt, Symbols, NaN/Infinity,
  * Dates, class instances, Proxies that are not plain, accessors, sparse arrays,
- * symbol keys and cycles. Keys such as `__proto__` are kept as own data properties.
+ * symbol keys, cycles and nesting deeper than {@link MAX_JSON_DEPTH} levels. Keys such
+ * as `__proto__` are kept as own data properties.
  */
 export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
   const copyScalar = (v: unknown, path: string): JsonPrimitive | undefined => {
@@ -74,7 +82,7 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
   const rootScalar = copyScalar(value, rootPath);
   if (rootScalar !== undefined) return rootScalar;
 
-  type Frame = { source: object; target: JsonMutable[] | { [k: string]: JsonMutable }; path: string };
+  type Frame = { source: object; target: JsonMutable[] | { [k: string]: JsonMutable }; path: string; depth: number };
   const onPath = new Set<object>();
   const makeTarget = (source: object, path: string): Frame['target'] => {
     if (Array.isArray(source)) return [];
@@ -84,7 +92,7 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
   };
   const root = makeTarget(value as object, rootPath);
   // Each stack entry is either a frame to expand or a marker that its subtree is done.
-  const stack: Array<Frame | { done: object }> = [{ source: value as object, target: root, path: rootPath }];
+  const stack: Array<Frame | { done: object }> = [{ source: value as object, target: root, path: rootPath, depth: 1 }];
   const done: Array<Frame['target']> = [];
   while (stack.length > 0) {
     const entry = stack.pop()!;
@@ -92,7 +100,7 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
       onPath.delete(entry.done);
       continue;
     }
-    const { source, target, path } = entry;
+    const { source, target, path, depth } = entry;
     if (onPath.has(source)) throw new NotJsonError(path, 'cycle: the value contains itself');
     onPath.add(source);
     stack.push({ done: source });
@@ -116,8 +124,9 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
       let copy: JsonMutable;
       if (scalar !== undefined) copy = scalar;
       else {
+        if (depth >= MAX_JSON_DEPTH) throw new NotJsonError(childPath, `nesting deeper than ${MAX_JSON_DEPTH} levels is not supported`);
         const childTarget = makeTarget(child as object, childPath);
-        stack.push({ source: child as object, target: childTarget, path: childPath });
+        stack.push({ source: child as object, target: childTarget, path: childPath, depth: depth + 1 });
         copy = childTarget;
       }
       if (isArray) (target as JsonMutable[]).push(copy);

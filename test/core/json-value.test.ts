@@ -2,7 +2,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { runInNewContext } from 'node:vm';
-import { deepFreeze, NotJsonError, snapshotJson } from '../../src/index.ts';
+import { deepFreeze, MAX_JSON_DEPTH, NotJsonError, snapshotJson } from '../../src/index.ts';
 import { trySnapshotJson } from '../../src/json/json-value.ts';
 import { isDeepFrozen } from './helpers.ts';
 
@@ -159,9 +159,9 @@ describe('snapshotJson', () => {
     expect(trySnapshotJson({ p: proxy }).ok).toBe(false);
   });
 
-  it('walks 100,000 levels without overflowing the call stack', () => {
+  it('copies MAX_JSON_DEPTH (256) levels, deep-frozen', () => {
     let deep: unknown = 'leaf';
-    for (let i = 0; i < 100_000; i += 1) deep = i % 2 === 0 ? [deep] : { d: deep };
+    for (let i = 0; i < MAX_JSON_DEPTH; i += 1) deep = i % 2 === 0 ? [deep] : { d: deep };
     const snap = snapshotJson(deep);
     let cursor: unknown = snap;
     let depth = 0;
@@ -172,8 +172,26 @@ describe('snapshotJson', () => {
       depth += 1;
     }
     expect(allFrozen).toBe(true);
-    expect(depth).toBe(100_000);
+    expect(depth).toBe(MAX_JSON_DEPTH);
     expect(cursor).toBe('leaf');
+  });
+
+  // Deep values are model input (a few MiB of `[[[[` is a million levels): copying one
+  // cost the host hundreds of MiB before this bound.
+  it('refuses one level more, and a million levels, at the first level too deep', () => {
+    for (const levels of [MAX_JSON_DEPTH + 1, 1_000_000]) {
+      let deep: unknown = 1;
+      for (let i = 0; i < levels; i += 1) deep = [deep];
+      let error: unknown;
+      try {
+        snapshotJson({ data: deep }, 'args');
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(NotJsonError);
+      expect((error as NotJsonError).reason).toBe('nesting deeper than 256 levels is not supported');
+      expect((error as NotJsonError).path).toBe(`args.data${'[0]'.repeat(MAX_JSON_DEPTH - 1)}`);
+    }
   });
 
   it('accepts a shared (non-cyclic) subobject twice', () => {
