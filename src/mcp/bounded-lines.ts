@@ -5,8 +5,10 @@
 // buffer size, and every later request of the client is lost.
 import { Transform, type TransformCallback } from 'node:stream';
 
-/** A line that was over the limit: how long it was, and its edges (for the request id). */
+/** A line that was over a limit: which one, how long it was, and its edges (for the request id). */
 export interface OversizedLine {
+  /** `bytes`: longer than maxLineBytes; `depth`: JSON nested deeper than maxDepth. */
+  readonly over: 'bytes' | 'depth';
   readonly bytes: number;
   readonly head: string;
   readonly tail: string;
@@ -14,6 +16,8 @@ export interface OversizedLine {
 
 const EDGE = 256;
 const NEWLINE = 0x0a;
+const QUOTE = 0x22;
+const BACKSLASH = 0x5c;
 
 export class BoundedLines extends Transform {
   readonly #maxLineBytes: number;
@@ -24,11 +28,19 @@ export class BoundedLines extends Transform {
   #dropping: { bytes: number; head: Buffer; tail: Buffer } | undefined;
   /** The start of the current line, held back (at most maxLineBytes) until it ends or overflows. */
   #held: Buffer[] = [];
+  // JSON nesting of the current line, tracked outside strings: parsing a line of a few
+  // MiB of `[[[[…` costs the parser hundreds of MiB, so such a line is dropped unread too.
+  readonly #maxDepth: number;
+  #depth = 0;
+  #inString = false;
+  #escaped = false;
+  #over: OversizedLine['over'] = 'bytes';
 
-  constructor(maxLineBytes: number, onOversized: (line: OversizedLine) => void) {
+  constructor(maxLineBytes: number, onOversized: (line: OversizedLine) => void, maxDepth = Number.POSITIVE_INFINITY) {
     super();
     this.#maxLineBytes = maxLineBytes;
     this.#onOversized = onOversized;
+    this.#maxDepth = maxDepth;
   }
 
   override _transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback): void {
@@ -39,8 +51,9 @@ export class BoundedLines extends Transform {
       const piece = chunk.subarray(start, end);
       if (this.#dropping !== undefined) {
         this.#drop(piece);
-      } else if (this.#passed + piece.length > this.#maxLineBytes) {
-        // Over the limit: what was held back is dropped with the rest of the line.
+      } else if (this.#passed + piece.length > this.#maxLineBytes || this.#tooDeep(piece)) {
+        // Over a limit: what was held back is dropped with the rest of the line.
+        if (this.#passed + piece.length > this.#maxLineBytes) this.#over = 'bytes';
         const held = Buffer.concat([...this.#held, piece]);
         this.#held = [];
         this.#passed = 0;
@@ -55,16 +68,41 @@ export class BoundedLines extends Transform {
       if (this.#dropping !== undefined) {
         const { bytes, head, tail } = this.#dropping;
         this.#dropping = undefined;
-        this.#onOversized({ bytes, head: head.toString('utf8'), tail: tail.toString('utf8') });
+        this.#onOversized({ over: this.#over, bytes, head: head.toString('utf8'), tail: tail.toString('utf8') });
       } else {
         this.#held.push(chunk.subarray(newline, newline + 1));
         this.push(Buffer.concat(this.#held));
         this.#held = [];
         this.#passed = 0;
       }
+      this.#depth = 0;
+      this.#inString = false;
+      this.#escaped = false;
+      this.#over = 'bytes';
       start = newline + 1;
     }
     callback();
+  }
+
+  /** Follows the JSON nesting through `piece`; true once it goes deeper than maxDepth. */
+  #tooDeep(piece: Buffer): boolean {
+    if (this.#maxDepth === Number.POSITIVE_INFINITY) return false;
+    for (let i = 0; i < piece.length; i++) {
+      const byte = piece[i]!;
+      if (this.#inString) {
+        if (this.#escaped) this.#escaped = false;
+        else if (byte === BACKSLASH) this.#escaped = true;
+        else if (byte === QUOTE) this.#inString = false;
+      } else if (byte === QUOTE) this.#inString = true;
+      else if (byte === 0x5b || byte === 0x7b) {
+        this.#depth += 1;
+        if (this.#depth > this.#maxDepth) {
+          this.#over = 'depth';
+          return true;
+        }
+      } else if (byte === 0x5d || byte === 0x7d) this.#depth -= 1;
+    }
+    return false;
   }
 
   override _flush(callback: TransformCallback): void {

@@ -1,9 +1,10 @@
 // Serves the runtime over stdio until the client goes away (stdin ends) or `signal`
 // aborts. stdout carries only MCP messages: log to stderr. A request line longer than
-// `maxRequestBytes` is answered with a JSON-RPC error (-32600) and dropped, and serving
-// goes on: the MCP SDK alone would close the connection and lose every later request.
+// `maxRequestBytes`, or nested deeper than tool arguments may be, is answered with a
+// JSON-RPC error (-32600) and dropped, and serving goes on: the MCP SDK alone would close the connection and lose every later request.
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Readable, Writable } from 'node:stream';
+import { MAX_JSON_DEPTH } from '../json/json-value.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { BoundedLines, requestIdOf, type OversizedLine } from './bounded-lines.ts';
 import { createMcpServer, settleCalls, type McpServerOptions } from './create-mcp-server.ts';
@@ -23,6 +24,8 @@ export interface ServeMcpStdioOptions extends McpServerOptions {
 
 /** @default 10 MiB */
 export const DEFAULT_MAX_REQUEST_BYTES = 10 * 1_048_576;
+/** Tool arguments' own depth bound, plus the JSON-RPC envelope around them (message, params, arguments) and some slack. */
+const MAX_REQUEST_DEPTH = MAX_JSON_DEPTH + 8;
 /** JSON-RPC "Invalid Request". */
 const INVALID_REQUEST = -32600;
 
@@ -40,12 +43,15 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
   const server = createMcpServer(rt, options);
   const onOversized = (line: OversizedLine): void => {
     const id = requestIdOf(line);
-    const message = `request too large: ${line.bytes} bytes, more than the ${maxRequestBytes} bytes one message may have (maxRequestBytes); it was not read`;
+    const message =
+      line.over === 'depth'
+        ? `request nested too deeply: JSON deeper than ${MAX_REQUEST_DEPTH} levels (tool arguments may nest ${MAX_JSON_DEPTH}); it was not read`
+        : `request too large: ${line.bytes} bytes, more than the ${maxRequestBytes} bytes one message may have (maxRequestBytes); it was not read`;
     warn(`ptc serve: ${message}${id === null ? '' : ` (request id ${JSON.stringify(id)})`}`);
     transport.send({ jsonrpc: '2.0', id: id as string | number, error: { code: INVALID_REQUEST, message } }).catch(() => {});
   };
   // Only whole lines within the limit reach the SDK; its buffer is sized to hold one.
-  const lines = stdin.pipe(new BoundedLines(maxRequestBytes, onOversized));
+  const lines = stdin.pipe(new BoundedLines(maxRequestBytes, onOversized, MAX_REQUEST_DEPTH));
   const transport = new StdioServerTransport(lines, options.stdout ?? process.stdout, { maxBufferSize: 2 * maxRequestBytes + 2 });
   let done!: () => void;
   const over = new Promise<void>((resolve) => (done = resolve));

@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { PassThrough } from 'node:stream';
@@ -55,6 +56,43 @@ describe('ptc serve and oversized requests', () => {
   }, 150_000);
 });
 
+describe('ptc serve and deeply nested requests', () => {
+  // Under the 10 MiB line limit, 4 million levels of `[[[[…` took ~200 MiB to parse: a
+  // server with a 160 MiB heap died of it. Such a line is now dropped unread like an
+  // oversized one.
+  it('answers a request nested 4 million levels deep with -32600 for its id, unread; keeps serving; exits 0', async () => {
+    const env = { ...process.env };
+    delete env['NODE_OPTIONS'];
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=160', PTC_BIN, 'serve', '--tools', TOOLS], { env, stdio: ['pipe', 'pipe', 'pipe'] });
+    let out = '';
+    let stderr = '';
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const answer = async (id: number): Promise<{ result?: unknown; error?: { code: number; message: string } }> => {
+      for (;;) {
+        const line = out.split('\n').find((l) => l.startsWith('{') && (JSON.parse(l) as { id?: unknown }).id === id);
+        if (line !== undefined) return JSON.parse(line) as { result?: unknown; error?: { code: number; message: string } };
+        if (child.exitCode !== null || child.signalCode !== null) throw new Error(`ptc serve died (${String(child.exitCode ?? child.signalCode)}): ${stderr.slice(-500)}`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
+    };
+    const send = (message: string): void => void child.stdin.write(`${message}\n`);
+    send(JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'deep-test', version: '1' } } }));
+    await answer(1);
+    send(JSON.stringify({ jsonrpc: '2.0', method: 'notifications/initialized' }));
+    const levels = 4_000_000;
+    send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"add","arguments":{"a":${'['.repeat(levels)}1${']'.repeat(levels)},"b":1}}}`);
+    const deep = await answer(77);
+    expect(deep.error).toEqual({ code: -32600, message: expect.stringContaining('request nested too deeply: JSON deeper than 264 levels') });
+    send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } }));
+    expect(await answer(2)).toMatchObject({ result: { structuredContent: { sum: 5 } } });
+    child.stdin.end();
+    expect(await exited).toBe(0);
+    expect(stderr).toContain('ptc serve: request nested too deeply');
+  }, 150_000);
+});
+
 describe('BoundedLines', () => {
   const feed = async (chunks: (string | Buffer)[], max: number): Promise<{ out: string; dropped: OversizedLine[] }> => {
     const dropped: OversizedLine[] = [];
@@ -82,8 +120,21 @@ describe('BoundedLines', () => {
     expect((await feed(['123456\n1234567\n'], 6)).out).toBe('123456\n');
   });
 
+  it('drops a line nested deeper than maxDepth whole (brackets inside strings do not count); a line at the depth passes', async () => {
+    const dropped: OversizedLine[] = [];
+    const input = new PassThrough();
+    const lines = input.pipe(new BoundedLines(1000, (line) => dropped.push(line), 3));
+    let out = '';
+    lines.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    for (const chunk of ['[[[1]]]\n[[[', '[1]]]]\n["[[[[\\"[[["]\n{"a":{"b":{"c":', '{}}}}\n[[[]],[[]]]\n']) input.write(chunk);
+    input.end();
+    await new Promise((resolve) => lines.on('end', resolve));
+    expect(out).toBe('[[[1]]]\n["[[[[\\"[[["]\n[[[]],[[]]]\n');
+    expect(dropped.map((d) => [d.over, d.bytes])).toEqual([['depth', 9], ['depth', 20]]);
+  });
+
   it('reads the request id from the edges of a dropped line', () => {
-    const line = (text: string): OversizedLine => ({ bytes: text.length, head: text.slice(0, 256), tail: text.slice(-256) });
+    const line = (text: string): OversizedLine => ({ over: 'bytes', bytes: text.length, head: text.slice(0, 256), tail: text.slice(-256) });
     const big = 'z'.repeat(5000);
     expect(requestIdOf(line(`{"method":"tools/call","params":{"x":"${big}"},"jsonrpc":"2.0","id":42}`))).toBe(42);
     expect(requestIdOf(line(`{"jsonrpc":"2.0","id":"req-7","method":"tools/call","params":{"x":"${big}"}}`))).toBe('req-7');
