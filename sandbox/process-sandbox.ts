@@ -67,6 +67,26 @@ const STARTUP_LIMIT_MS = 30_000;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
 
+// A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
+// never sees its host go away; the host takes its live sandbox processes with it.
+const liveProcesses = new Set<ChildProcess>();
+let exitHookInstalled = false;
+function killOnHostExit(childProcess: ChildProcess): void {
+  liveProcesses.add(childProcess);
+  childProcess.once('exit', () => liveProcesses.delete(childProcess));
+  if (exitHookInstalled) return;
+  exitHookInstalled = true;
+  process.once('exit', () => {
+    for (const live of liveProcesses) {
+      try {
+        live.kill('SIGKILL');
+      } catch {
+        // already gone
+      }
+    }
+  });
+}
+
 export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #poolSize: number;
@@ -208,6 +228,7 @@ export class ProcessSandbox implements Sandbox {
     }, STARTUP_LIMIT_MS);
     startupTimer.unref();
     void child.exited.then(() => clearTimeout(startupTimer));
+    killOnHostExit(childProcess);
     childProcess.on('message', (value) => this.#onChildMessage(child, value));
     childProcess.on('error', () => {
       // spawn/IPC failure: 'exit' (or the watchdog) follows and fails the runs

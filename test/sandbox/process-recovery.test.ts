@@ -189,3 +189,33 @@ describe('process isolation: crash recovery', () => {
     expect(JSON.parse(output)).toStrictEqual({ ok: true, logs: [], result: 42 });
   });
 });
+
+describe('process isolation: a host that exits', () => {
+  it('takes a stuck sandbox process with it', async () => {
+    const entry = fileURLToPath(new URL('../../sandbox/index.ts', import.meta.url));
+    // The host freezes its sandbox process (as if deadlocked: it can read nothing) and exits.
+    const script = `
+      const { ProcessSandbox } = await import(${JSON.stringify(entry)});
+      const sandbox = new ProcessSandbox({ poolSize: 0 });
+      await sandbox.run({ code: 'return 1', toolNames: [], hostCall: async () => ({ ok: true, valueJson: '1' }) });
+      const pid = sandbox.childPid;
+      process.kill(pid, 'SIGSTOP');
+      console.log(pid);
+      process.exit(0);
+    `;
+    const env = { ...process.env };
+    delete env['NODE_OPTIONS'];
+    const output = await new Promise<string>((resolve, reject) => {
+      execFile(
+        process.execPath,
+        ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', '--input-type=module', '-e', script],
+        { env, timeout: 60_000 },
+        (error, stdout) => (error ? reject(error) : resolve(stdout)),
+      );
+    });
+    const pid = Number(output.trim());
+    expect(Number.isInteger(pid)).toBe(true);
+    for (let i = 0; i < 100 && isAlive(pid); i++) await sleep(20);
+    expect(isAlive(pid)).toBe(false);
+  });
+});
