@@ -12,7 +12,7 @@ import type { JsonSchemaValidator, jsonSchemaValidator } from '@modelcontextprot
 import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { boundedFetch, McpMessageTooLargeError } from './bounded-fetch.ts';
-import { defineMcpTool } from './define-mcp-tool.ts';
+import { defineMcpTool, type McpCaller } from './define-mcp-tool.ts';
 import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
 
@@ -150,40 +150,45 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const limits = resolveMcpImportLimits(options.limits, `connectMcpServer(${where})`);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
   let stderrTail = '';
-  let transport: Transport;
   let pidOf = (): number | undefined => undefined;
-  if (isUrlSpec(resolved)) {
-    transport = new StreamableHTTPClientTransport(new URL(resolved.url), {
-      requestInit: { headers: { ...resolved.headers } },
-      fetch: boundedFetch(limits.maxMessageBytes),
-    });
-  } else {
-    const stdio = new StdioClientTransport({
-      command: resolved.command,
-      args: [...(resolved.args ?? [])],
-      ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
-      ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
-      stderr: 'pipe',
-      maxBufferSize: limits.maxMessageBytes,
-    });
-    // Drained always (a full pipe would block the server); the tail explains a failed start.
-    stdio.stderr?.on('data', (chunk: Buffer) => {
-      const text = chunk.toString('utf8');
-      stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
-      options.onStderr?.(text);
-    });
-    transport = stdio;
-    pidOf = () => stdio.pid ?? undefined;
-  }
+  // A fresh transport to the server: for the import, and again for a reconnect.
+  const openTransport = (): Transport => {
+    if (isUrlSpec(resolved)) {
+      return new StreamableHTTPClientTransport(new URL(resolved.url), {
+        requestInit: { headers: { ...resolved.headers } },
+        fetch: boundedFetch(limits.maxMessageBytes),
+      });
+    } else {
+      const stdio = new StdioClientTransport({
+        command: resolved.command,
+        args: [...(resolved.args ?? [])],
+        ...(resolved.env === undefined ? {} : { env: { ...resolved.env } }),
+        ...(resolved.cwd === undefined ? {} : { cwd: resolved.cwd }),
+        stderr: 'pipe',
+        maxBufferSize: limits.maxMessageBytes,
+      });
+      // Drained always (a full pipe would block the server); the tail explains a failed start.
+      stdio.stderr?.on('data', (chunk: Buffer) => {
+        const text = chunk.toString('utf8');
+        stderrTail = (stderrTail + text).slice(-STDERR_TAIL);
+        options.onStderr?.(text);
+      });
+      pidOf = () => stdio.pid ?? undefined;
+      return stdio;
+    }
+  };
+  const transport = openTransport();
   // Our pipeline validates structuredContent against the output schema in its own
   // dialect; the SDK's draft-07 validator would refuse a 2020-12 schema and fail the
   // whole listing, so the client's check is left to us.
   const client = new Client({ name: 'ptc-runtime', version: '0' }, { jsonSchemaValidator: PERMISSIVE_VALIDATOR });
+  /** The client in use: `client`, or the one a reconnect opened (see below). */
+  let current = client;
   let closed = false;
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    await client.close();
+    await current.close();
   };
 
   let listed: McpTool[];
@@ -222,12 +227,44 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     importing = false;
   }
 
+  // A connection lost after the import — over stdio, one reply over maxMessageBytes makes
+  // the SDK close it (say, a tool that reads a large file) — is opened again, without a
+  // new listing, by the next call: one oversized reply must not disable the server's
+  // tools for the host's lifetime. (A stdio server restarts; state it kept is gone.)
+  let lost = false;
+  let reopening: Promise<Client> | undefined;
+  const watch = (c: Client): void => {
+    c.onclose = () => {
+      if (c === current && !closed) lost = true;
+    };
+  };
+  watch(client);
+  const live = async (): Promise<Client> => {
+    if (!lost) return current;
+    reopening ??= (async () => {
+      const next = new Client({ name: 'ptc-runtime', version: '0' }, { jsonSchemaValidator: PERMISSIVE_VALIDATOR });
+      await next.connect(openTransport(), { timeout: limits.timeoutMs });
+      if (closed) {
+        await next.close().catch(() => {});
+        throw new Error(`MCP server "${where}" was closed`);
+      }
+      current = next;
+      lost = false;
+      watch(next);
+      return next;
+    })().finally(() => {
+      reopening = undefined;
+    });
+    return reopening;
+  };
+  const caller: McpCaller = { callTool: async (...args) => (await live()).callTool(...args) };
+
   const serverName = client.getServerVersion()?.name ?? where;
   const tools: Tool[] = [];
   const skipped: SkippedMcpTool[] = [];
   for (const entry of listed) {
     try {
-      const tool = defineMcpTool(client, entry, {
+      const tool = defineMcpTool(caller, entry, {
         serverName,
         ...(resolved.prefix === undefined ? {} : { prefix: resolved.prefix }),
         ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
@@ -247,5 +284,15 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     }
   }
   const pid = pidOf();
-  return { serverName, serverVersion: client.getServerVersion()?.version, pid, tools, skipped, client, close };
+  return {
+    serverName,
+    serverVersion: client.getServerVersion()?.version,
+    pid,
+    tools,
+    skipped,
+    get client() {
+      return current;
+    },
+    close,
+  };
 }

@@ -36,7 +36,10 @@ const renderValue = (value: JsonValue): string => (typeof value === 'string' ? v
  * refused (a remote `$ref`, beyond the nesting/size limits) or the name is not a valid
  * tool name; what a schema loses otherwise is in the tool's `schemaWarnings`.
  */
-export function defineMcpTool(client: Client, listed: McpTool, options: McpToolOptions): Tool {
+/** What a tool needs of an MCP client: its calls (a reconnecting connection passes its own). */
+export type McpCaller = Pick<Client, 'callTool'>;
+
+export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpToolOptions): Tool {
   const mcpName: unknown = listed.name;
   // The listing is read leniently (one odd tool must not sink the rest), so check the name here.
   if (typeof mcpName !== 'string') {
