@@ -7,10 +7,12 @@ import { describe, expect, it } from '@jest/globals';
 import { expectFollowingRunFine, runHostCase, type BriefResult } from '../host-security/helpers.ts';
 
 describe('a sandbox process stuck behind an uninterruptible isolate', () => {
-  it('fails the run with kind cpu, serves the next run, and rt.close() settles', async () => {
+  it('fails the run (kind cpu, or timeout), serves the next run, and rt.close() settles', async () => {
     // runHostCase prints its report only after rt.close(): a close that never settles is a missing report.
     const report = await runHostCase<{ run: BriefResult }>('stuck-isolate', 256);
-    expect(report.seen.run).toMatchObject({ isError: true, code: 'CODE_RUN_FAILED', kind: 'cpu' });
+    // Its CPU budget ends it; when the sandbox process is too busy to confirm, the wall limit does (the process is replaced).
+    expect(report.seen.run).toMatchObject({ isError: true, code: 'CODE_RUN_FAILED' });
+    expect(['cpu', 'timeout']).toContain(report.seen.run.kind);
     expectFollowingRunFine(report);
   }, 150_000);
 });
