@@ -13,7 +13,7 @@ export type { ImportMcpToolsOptions, McpToolImport } from './import-mcp-tools.ts
 export { connectMcpServer } from './connect-mcp-server.ts';
 export type { ConnectMcpOptions, McpConnection, McpServerCommand, McpServerSpec, McpServerUrl, SkippedMcpTool } from './connect-mcp-server.ts';
 export { defineMcpTool, McpToolError } from './define-mcp-tool.ts';
-export type { McpToolOptions } from './define-mcp-tool.ts';
+export type { McpCaller, McpToolOptions } from './define-mcp-tool.ts';
 export { DEFAULT_MCP_IMPORT_LIMITS, McpImportLimitError } from './list-mcp-tools.ts';
 export { McpMessageTooLargeError } from './bounded-fetch.ts';
 export type { McpImportLimits } from './list-mcp-tools.ts';
