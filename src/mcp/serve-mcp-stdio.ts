@@ -26,6 +26,8 @@ export interface ServeMcpStdioOptions extends McpServerOptions {
 export const DEFAULT_MAX_REQUEST_BYTES = 10 * 1_048_576;
 /** Tool arguments' own depth bound, plus the JSON-RPC envelope around them (message, params, arguments) and some slack. */
 const MAX_REQUEST_DEPTH = MAX_JSON_DEPTH + 8;
+/** JSON-RPC "Parse error". */
+const PARSE_ERROR = -32700;
 /** JSON-RPC "Invalid Request". */
 const INVALID_REQUEST = -32600;
 
@@ -60,6 +62,17 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
   options.signal?.addEventListener('abort', () => done(), { once: true });
   if (options.signal?.aborted === true) done();
   await server.connect(transport);
+  // A line that is not JSON, or not a JSON-RPC message, is answered (JSON-RPC says so)
+  // rather than only dropped: its sender learns what was wrong instead of waiting.
+  const previousError = transport.onerror;
+  transport.onerror = (error) => {
+    previousError?.(error);
+    const notJson = error instanceof SyntaxError;
+    if (!notJson && error.name !== 'ZodError') return;
+    const message = notJson ? `parse error: the request line is not JSON (${error.message.slice(0, 200)})` : 'invalid request: the line is JSON but not a JSON-RPC 2.0 message';
+    warn(`ptc serve: ${message}`);
+    transport.send({ jsonrpc: '2.0', id: null as unknown as string, error: { code: notJson ? PARSE_ERROR : INVALID_REQUEST, message } }).catch(() => {});
+  };
   const previous = transport.onclose;
   transport.onclose = () => {
     previous?.();

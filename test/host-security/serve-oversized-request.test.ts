@@ -60,7 +60,7 @@ describe('ptc serve and deeply nested requests', () => {
   // Under the 10 MiB line limit, 4 million levels of `[[[[…` took ~200 MiB to parse: a
   // server with a 160 MiB heap died of it. Such a line is now dropped unread like an
   // oversized one.
-  it('answers a request nested 4 million levels deep with -32600 for its id, unread; keeps serving; exits 0', async () => {
+  it('answers a request nested 4 million levels deep with -32600 for its id, unread, and lines that are not JSON-RPC with id null; keeps serving; exits 0', async () => {
     const env = { ...process.env };
     delete env['NODE_OPTIONS'];
     const child = spawn(process.execPath, ['--no-node-snapshot', '--max-old-space-size=160', PTC_BIN, 'serve', '--tools', TOOLS], { env, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -85,6 +85,20 @@ describe('ptc serve and deeply nested requests', () => {
     send(`{"jsonrpc":"2.0","id":77,"method":"tools/call","params":{"name":"add","arguments":{"a":${'['.repeat(levels)}1${']'.repeat(levels)},"b":1}}}`);
     const deep = await answer(77);
     expect(deep.error).toEqual({ code: -32600, message: expect.stringContaining('request nested too deeply: JSON deeper than 264 levels') });
+    // Lines that are not JSON, or not JSON-RPC: answered with id null, and still serving.
+    send('not json at all');
+    send('{"jsonrpc":"2.0","id":9,"method":');
+    send('{"just":"an object"}');
+    for (;;) {
+      const errors = out.split('\n').filter((l) => l.includes('"id":null'));
+      if (errors.length >= 3) {
+        const codes = errors.map((l) => (JSON.parse(l) as { error: { code: number } }).error.code);
+        expect(codes).toEqual([-32700, -32700, -32600]);
+        break;
+      }
+      if (child.exitCode !== null) throw new Error(`ptc serve exited: ${stderr.slice(-500)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
     send(JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/call', params: { name: 'add', arguments: { a: 2, b: 3 } } }));
     expect(await answer(2)).toMatchObject({ result: { structuredContent: { sum: 5 } } });
     child.stdin.end();
