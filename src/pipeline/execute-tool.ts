@@ -247,10 +247,13 @@ async function runExecution(
   return finish(deps, exec, draft, contexts, finalizeContent, gates.recordResult);
 }
 
+const ALLOW = allow();
+
 /** Returns a draft when the call must not dispatch, undefined to dispatch. */
 async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
   const handlers = deps.hooks.list('tools/pre-execute');
-  const decision = await waterfall(
+  // No handlers: the waterfall would only return allow(), so it is not built.
+  const decision = handlers.length === 0 ? ALLOW : await waterfall(
     handlers,
     (h, next: () => Promise<PreDecision>) => h(exec.view, next),
     async () => allow(),
@@ -363,7 +366,7 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute');
-  const result = await waterfall(
+  const result = handlers.length === 0 ? await dispatchBody(deps, exec) : await waterfall(
     handlers,
     (h, next: () => Promise<ToolResult>) => h(exec.view, next),
     () => dispatchBody(deps, exec),
@@ -496,8 +499,10 @@ async function postExecute(
   exec: ExecutionState,
   draft: Draft,
 ): Promise<{ draft: Draft; contexts: readonly ContextMessage[] }> {
-  const outcome = materialize(exec, draft, exec.deferredContexts, exec.concluded);
   const handlers = deps.hooks.list('tools/post-execute');
+  // No handlers: accept() with no changes, so the outcome they would see is never built.
+  if (handlers.length === 0) return { draft, contexts: [...exec.deferredContexts] };
+  const outcome = materialize(exec, draft, exec.deferredContexts, exec.concluded);
   const decision = await waterfall(
     handlers,
     (h, next: () => Promise<PostDecision>) => h(exec.view, outcome, next),

@@ -28,6 +28,8 @@ export interface HookMap {
 }
 export type HookName = keyof HookMap;
 
+const NO_HANDLERS: readonly never[] = Object.freeze([]);
+
 export class Hooks {
   readonly #lists: { [K in HookName]: HookMap[K][] } = {
     'tools/pre-execute': [],
@@ -50,9 +52,13 @@ export class Hooks {
     };
   }
 
-  /** A snapshot of the handlers, so a disposal mid-call does not shift the chain. */
+  /**
+   * A snapshot of the handlers, so a disposal mid-call does not shift the chain. With none
+   * registered it is one shared empty array: the common case allocates nothing.
+   */
   list<K extends HookName>(name: K): readonly HookMap[K][] {
-    return [...(this.#lists[name] as HookMap[K][])];
+    const list = this.#lists[name] as HookMap[K][];
+    return list.length === 0 ? NO_HANDLERS : [...list];
   }
 }
 
