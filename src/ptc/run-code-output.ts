@@ -1,7 +1,8 @@
 // How a run_code outcome reads for the model: log lines, then the returned
-// value (a string raw, anything else as indented JSON), or a fixed "no output" line.
+// value (a string raw, anything else as indented JSON, -0 written as -0), or a fixed "no output" line.
 // The whole text is capped at the model-visible limit with a marker.
 import type { JsonValue } from '../json/json-value.ts';
+import { guestValueJson } from './guest-value-json.ts';
 
 export const NO_OUTPUT_TEXT = '(run_code completed with no output)';
 /** Model-visible text limit. @default 65536 */
@@ -45,7 +46,7 @@ export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VI
 function renderOutput(value: RunCodeValue, maxChars: number): string {
   const logs = value.logs.join('\n');
   if (value.result === undefined) return truncateVisible(value.logs.length === 0 ? NO_OUTPUT_TEXT : logs, maxChars);
-  const result = typeof value.result === 'string' ? value.result : JSON.stringify(value.result, null, 2);
+  const result = typeof value.result === 'string' ? value.result : guestValueJson(value.result, 2);
   if (value.logs.length === 0) return truncateVisible(result, maxChars);
   if (logs.length + 1 + result.length <= maxChars) return `${logs}\n${result}`;
   // Too long: the returned value is the answer, so the logs give way first. They keep at

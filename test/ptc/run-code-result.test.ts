@@ -34,6 +34,15 @@ describe('value and content', () => {
     expect(NO_OUTPUT_TEXT).toBe('(run_code completed with no output)');
   });
 
+  it('-0 in the returned value reads as -0 in the text the model sees, wherever it sits', async () => {
+    const result = await runCode(runtime(), 'return { z: -0, list: [0, -0, 1], nested: { deep: -0 }, label: "-0" }');
+    expect(Object.is((runValue(result).result as { z: number }).z, -0)).toBe(true);
+    expect(textOf(result)).toBe('{\n  "z": -0,\n  "list": [\n    0,\n    -0,\n    1\n  ],\n  "nested": {\n    "deep": -0\n  },\n  "label": "-0"\n}');
+    expect(textOf(await runCode(runtime(), 'return -0'))).toBe('-0');
+    // An ordinary run after it renders as before.
+    expect(textOf(await runCode(runtime(), 'return [0]'))).toBe('[\n  0\n]');
+  });
+
   it('falsy results are results: 0, false, null and the empty string', async () => {
     const rt = runtime();
     const texts: string[] = [];
