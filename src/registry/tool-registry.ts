@@ -144,7 +144,13 @@ export class ToolRegistry {
 
   /** The visible tool of that name for the agent, after scope and restrictions. */
   resolve(name: string, agentId: string | undefined): Tool | undefined {
-    const tool = this.#candidates(agentId).get(name);
+    // The nearest layer holding the name, as in #candidates, without copying every tool: this runs on each call.
+    let tool: Tool | undefined;
+    for (const id of this.chain(agentId)) {
+      tool = this.#agents.get(id)!.tools.get(name);
+      if (tool !== undefined) break;
+    }
+    tool ??= this.#global.get(name);
     return tool === undefined || this.#masked(agentId, name) ? undefined : tool;
   }
 
@@ -198,6 +204,7 @@ export class ToolRegistry {
 
   /** Guards that apply to a call of this agent: global ones and those of its scope chain. */
   guardsFor(agentId: string | undefined): Guard[] {
+    if (this.#guards.size === 0) return []; // the common case, on every call
     const chain = new Set(this.chain(agentId));
     return [...this.#guards].filter((g) => g.agent === undefined || chain.has(g.agent)).map((g) => g.guard);
   }
