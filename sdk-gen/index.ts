@@ -6,3 +6,4 @@ export type { ProgramDiagnostic } from './check-program.ts';
 export type { GenerateSdkOptions, JsonSchema, ToolSchema } from './tool-schema.ts';
 export { describeTool } from './describe-tool.ts';
 export { DEFAULT_DEFERRED_BUDGET } from './deferred-listing.ts';
+export { capDescription, MAX_DESCRIPTION_CHARS } from './cap-description.ts';

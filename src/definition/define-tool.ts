@@ -1,5 +1,6 @@
 // defineTool: compiles a definition once (schemas, ajv validators) and wraps its
 // callbacks so that the body only ever sees validated, frozen arguments.
+import { capDescription } from '../../sdk-gen/cap-description.ts';
 import type { ValidateFunction } from 'ajv';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { ToolArgsError, type ArgIssue } from '../errors/tool-args-error.ts';
@@ -180,7 +181,9 @@ export function defineJsonSchemaTool<const P extends OutsideSchema, const O exte
   // An output schema we cannot compile is not checked, so the value is any JSON: say so in the types too.
   const outputSchema = output.warning === undefined ? output.schema : ANY_VALUE;
   const standard = isStandardSchema(spec.parameters) ? spec.parameters : undefined;
-  return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, {
+  // Outside text: one description goes whole into native schemas, so it is capped (visibly).
+  const description = capDescription(spec.description);
+  return buildTool({ ...spec, description } as unknown as ToolSpecBase<JsonValue, JsonValue>, {
     parameters: parameters.schema,
     outputSchema,
     validateArgs: parameters.validate,

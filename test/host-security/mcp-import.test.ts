@@ -5,6 +5,7 @@ import { describe, expect, it } from '@jest/globals';
 import { boundedFetch, McpMessageTooLargeError } from '../../src/mcp/bounded-fetch.ts';
 import { connectMcpServer } from '../../src/mcp/connect-mcp-server.ts';
 import { DEFAULT_MCP_IMPORT_LIMITS } from '../../src/mcp/list-mcp-tools.ts';
+import { MAX_DESCRIPTION_CHARS } from '../../sdk-gen/cap-description.ts';
 import { expectFollowingRunFine, expectHeapKept, runHostCase, type BriefResult } from './helpers.ts';
 
 interface Failure {
@@ -36,6 +37,22 @@ describe('importing tools from a hostile MCP server', () => {
       expect(failure(mode).message).toContain('did not finish its handshake and tool listing within 3000 ms (limits.timeoutMs)');
     }
     expect(seen['fine']).toMatchObject({ tools: ['lookup', 'search'], called: { isError: false } });
+    expectHeapKept(report);
+    expectFollowingRunFine(report);
+  }, 150_000);
+
+  it('a tool with megabytes of description: run_code\'s SDK and the native schema carry it capped, with a marker; the tool works', async () => {
+    const report = await runHostCase<{ tools: string[]; runCodeChars: number; runCodeMarkers: string[]; nativeChars: number; nativeTail: string; called: BriefResult }>('mcp-huge-description', 128);
+    const seen = report.seen;
+    expect(seen.tools).toEqual(['lookup']);
+    expect(MAX_DESCRIPTION_CHARS).toBe(4096);
+    // The tool's description and its property's, each cut to the cap; the rest of the SDK is small.
+    expect(seen.runCodeMarkers).toHaveLength(2);
+    expect(seen.runCodeChars).toBeLessThan(40_000);
+    expect(seen.nativeChars).toBe(MAX_DESCRIPTION_CHARS);
+    expect(seen.nativeTail).toMatch(/d… \(truncated, \d+ chars\)$/);
+    expect(Number(/(\d+) chars/.exec(seen.nativeTail)?.[1]) + seen.nativeChars - seen.nativeTail.length + seen.nativeTail.indexOf('…')).toBe(6_000_000);
+    expect(seen.called).toMatchObject({ isError: false });
     expectHeapKept(report);
     expectFollowingRunFine(report);
   }, 150_000);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { checkProgram, generateSdk } from '../../sdk-gen/index.ts';
+import { capDescription, checkProgram, generateSdk, MAX_DESCRIPTION_CHARS } from '../../sdk-gen/index.ts';
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 import { fiftyTools } from './fixtures/fifty-tools.ts';
 
@@ -157,5 +157,33 @@ declare const tools: {
     it.each(cases)('%s', (_name, call, message) => {
       expect(call).toThrow(message);
     });
+  });
+});
+
+describe('description cap', () => {
+  it('a huge tool or property description is cut to MAX_DESCRIPTION_CHARS with a marker counting what is left out; the SDK still type-checks', () => {
+    const tools: ToolSchema[] = [{
+      name: 'lookup',
+      description: 'd'.repeat(2_000_000),
+      parameters: { type: 'object', properties: { q: { type: 'string', description: 'p'.repeat(50_000) } } },
+    }];
+    const sdk = generateSdk(tools);
+    expect(sdk.length).toBeLessThan(PREAMBLE.length + 3 * MAX_DESCRIPTION_CHARS);
+    const marker = '… (truncated, 1995932 chars)';
+    expect(sdk).toContain(`/** ${'d'.repeat(MAX_DESCRIPTION_CHARS - marker.length)}${marker} */ lookup(`);
+    expect(sdk).toMatch(/p… \(truncated, \d+ chars\) \*\/ q\?: string/);
+    expect((checkProgram(sdk, 'const r = await tools.lookup({ q: "x" }); return r;')).length).toBe(0);
+    // An ordinary description is untouched.
+    expect(generateSdk([{ ...tools[0]!, description: 'Find one.', parameters: { type: 'object' } }])).toContain('/** Find one. */ lookup(');
+  });
+
+  it('capDescription: short text untouched, the cap holds exactly, a surrogate pair stays whole', () => {
+    expect(capDescription('abc', 10)).toBe('abc');
+    const cut = capDescription('x'.repeat(100), 40);
+    expect(cut).toBe(`${'x'.repeat(17)}… (truncated, 83 chars)`);
+    expect(cut.length).toBe(40);
+    const emoji = capDescription('😀'.repeat(50), 40);
+    expect(emoji.length).toBeLessThanOrEqual(40);
+    expect(emoji).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
   });
 });

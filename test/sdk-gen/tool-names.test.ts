@@ -6,7 +6,7 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
 import { RESERVED_TYPE_NAMES } from '../../sdk-gen/allocate-type-names.ts';
-import { checkProgram, generateSdk } from '../../sdk-gen/index.ts';
+import { capDescription, checkProgram, generateSdk } from '../../sdk-gen/index.ts';
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 
 const KEYWORDS = [
@@ -177,15 +177,17 @@ describe('adversarial descriptions and literals', () => {
     expect(sdk).not.toMatch(/^\s*declare const evil/m);
   });
 
-  it('keeps each description in one doc comment on one line', () => {
+  it('keeps each description in one doc comment on one line (the long one capped, with a marker)', () => {
     const expected = (text: string): string =>
-      text
-        // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
-        .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
-        .replace(/\s+/g, ' ')
-        .trim()
-        .replace(/\ud800/g, '\ufffd')
-        .replaceAll('*/', '*\\/');
+      capDescription(
+        text
+          // biome-ignore lint/suspicious/noControlCharactersInRegex: matching control characters is the point
+          .replace(/[\u0000-\u001f\u007f-\u009f]/g, ' ')
+          .replace(/\s+/g, ' ')
+          .trim()
+          .replace(/\ud800/g, '\ufffd'),
+      ).replaceAll('*/', '*\\/');
+    expect(expected(nasty.at(-1) ?? '')).toMatch(/^(long text ){406}long text… \(truncated, 95933 chars\)$/);
     const literal = file.statements.find(ts.isVariableStatement)?.declarationList.declarations[0]?.type;
     if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
     // The hostile tools, then the deferred one (after its heading comment), then $describe and $search.
