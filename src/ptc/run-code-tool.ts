@@ -38,6 +38,8 @@ export interface RunCodeDeps {
   readonly maxRetainedBytes: number;
   /** Type feedback before the program runs; absent when `typecheck` is 'off'. */
   readonly typeCheck?: RunTypeCheck;
+  /** run_code runs this tool may have in flight (type check, queue, run) at once; one more fails at once, kind `busy`. */
+  readonly maxActiveRuns: number;
 }
 
 /** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
@@ -46,6 +48,9 @@ export interface RunTypeCheck {
   readonly mode: 'warn' | 'error';
   check(agent: string | undefined, code: string): Promise<TypeCheckOutcome>;
 }
+
+/** run_code runs one runtime may have in flight at once (`maxActiveRuns`). @default 16 */
+export const DEFAULT_MAX_ACTIVE_RUNS = 16;
 
 export const RUN_CODE_DESCRIPTION =
   'Run a TypeScript program against the tools SDK. `code` is the body of an async function: await tool calls via `tools`, ' +
@@ -61,6 +66,7 @@ class CodeRunError extends ToolRuntimeError {
 }
 
 export function createRunCodeTool(deps: RunCodeDeps): Tool {
+  let active = 0;
   const tool = defineTool({
     name: RUN_CODE,
     description: RUN_CODE_DESCRIPTION,
@@ -85,7 +91,24 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
       },
       render: (_args, value) => [{ type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) }],
     },
-    execute: (args, exec) => runProgram(deps, args.description, args.code, exec),
+    execute: async (args, exec) => {
+      // Runs wait for a free isolate without limit otherwise: a flood of CPU-bound programs
+      // would leave every later request queued behind them.
+      if (active >= deps.maxActiveRuns) {
+        const message =
+          `${active} runs are already in flight on this runtime (maxActiveRuns: ${deps.maxActiveRuns}); ` +
+          'this program did not run. Retry it once one of them has finished.';
+        throw new CodeRunError(truncateVisible(runFailureText('busy', message, []), deps.maxVisibleChars), {
+          kind: 'busy', maxActiveRuns: deps.maxActiveRuns, logs: [],
+        });
+      }
+      active += 1;
+      try {
+        return await runProgram(deps, args.description, args.code, exec);
+      } finally {
+        active -= 1;
+      }
+    },
   });
   markSelfBounded(tool);
   return tool;

@@ -18,7 +18,7 @@ import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
 import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
-import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
+import { createRunCodeTool, DEFAULT_MAX_ACTIVE_RUNS, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
 import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
@@ -105,6 +105,13 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * @default 67108864 (64 MiB)
    */
   readonly maxRetainedBytes?: number;
+  /**
+   * run_code runs in flight at once on this runtime (type check, waiting for an isolate,
+   * running). One more fails at once — CODE_RUN_FAILED, `info.kind` `'busy'`, "retry
+   * later" — instead of queueing behind CPU-bound programs without limit.
+   * @default 16
+   */
+  readonly maxActiveRuns?: number;
   /**
    * Once a call's caller aborted (a cancelled turn, a run_code run that ended by its
    * wall limit or its caller), how long its body may take to settle before the call is
@@ -229,6 +236,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   }
 
   const maxRetainedBytes = checkMaxRetainedBytes(options.maxRetainedBytes, 'createToolRuntime');
+  const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
+  if (!Number.isSafeInteger(maxActiveRuns) || maxActiveRuns < 1) {
+    throw new TypeError(`createToolRuntime: maxActiveRuns must be a positive integer (run_code runs in flight), got ${String(options.maxActiveRuns)}`);
+  }
   const typecheck = options.typecheck ?? 'off';
   if (typecheck !== 'off' && typecheck !== 'warn' && typecheck !== 'error') {
     throw new TypeError(`createToolRuntime: typecheck must be 'off', 'warn' or 'error', got ${JSON.stringify(typecheck)}`);
@@ -320,6 +331,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxVisibleChars,
     events: runEvents,
     maxRetainedBytes,
+    maxActiveRuns,
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : { typeCheck: { mode: typecheck, check: (agent: string | undefined, code: string) => typeChecker.check(sdkFor(agent), code) } }),

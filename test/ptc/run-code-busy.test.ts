@@ -1,0 +1,52 @@
+// run_code runs in flight are bounded per runtime (maxActiveRuns): CPU-bound programs
+// that hold every slot make one more run fail at once with kind `busy` ("retry later")
+// instead of queueing behind them; once they end, an ordinary run works.
+import { describe, expect, it } from '@jest/globals';
+import { createToolRuntime, type ToolResult } from '../../src/index.ts';
+import { DEFAULT_MAX_ACTIVE_RUNS } from '../../src/ptc/run-code-tool.ts';
+import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
+
+const runtime = ptcRuntimes();
+
+describe('maxActiveRuns', () => {
+  it('two infinite loops hold both slots: a third run is refused at once, kind busy; afterwards runs work', async () => {
+    let entered = 0;
+    let bothIn!: () => void;
+    const started = new Promise<void>((resolve) => (bothIn = resolve));
+    const rt = runtime({ maxActiveRuns: 2, limits: { wallTimeMs: 3_000 } });
+    rt.register(probeTool({ name: 'enter', safe: true, body: () => {
+      entered += 1;
+      if (entered === 2) bothIn();
+      return entered;
+    } }));
+    const loops = [1, 2].map((i) => runCode(rt, 'await tools.enter({}); while (true) {}', { callId: `loop-${i}` }));
+    await started;
+    const refused: ToolResult = await runCode(rt, 'return "never runs"', { callId: 'third' });
+    expect(refused.isError).toBe(true);
+    expect(refused.error?.code).toBe('CODE_RUN_FAILED');
+    expect(refused.error?.info).toMatchObject({ kind: 'busy', maxActiveRuns: 2 });
+    expect(textOf(refused)).toBe(
+      'Error: run_code failed (busy): 2 runs are already in flight on this runtime (maxActiveRuns: 2); this program did not run. Retry it once one of them has finished.',
+    );
+    const ended = await Promise.all(loops);
+    expect(ended.map((r) => r.error?.info?.kind)).toEqual(['timeout', 'timeout']);
+    // The slots are free again: two ordinary runs at once both work.
+    const after = await Promise.all([runCode(rt, 'return 1', { callId: 'a' }), runCode(rt, 'return 2', { callId: 'b' })]);
+    expect(after.map((r) => runValue(r).result)).toEqual([1, 2]);
+  }, 30_000);
+
+  it('a failed run frees its slot too', async () => {
+    const rt = runtime({ maxActiveRuns: 1 });
+    expect((await runCode(rt, 'throw new Error("boom")')).error?.info?.kind).toBe('exception');
+    expect(runValue(await runCode(rt, 'return "next"')).result).toBe('next');
+  });
+
+  it('states its default and checks the option', () => {
+    expect(DEFAULT_MAX_ACTIVE_RUNS).toBe(16);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => createToolRuntime({ sandbox: false, maxActiveRuns: bad })).toThrow(
+        `createToolRuntime: maxActiveRuns must be a positive integer (run_code runs in flight), got ${String(bad)}`,
+      );
+    }
+  });
+});
