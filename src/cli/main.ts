@@ -217,7 +217,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--allowed-origin <origin>', '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)', collect)
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
     .option('--journal <file>', 'durable journal of every call (JSONL; .db/.sqlite: SQLite), one file per process')
-    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number; journal?: string } & ToolSources) => {
+    .option('--max-active-runs <n>', 'run_code runs in flight at once; one more is refused at once as busy (default 16)', positiveInt('--max-active-runs'))
+    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number; journal?: string; maxActiveRuns?: number } & ToolSources) => {
       if (o.http === undefined && (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined)) {
         throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
       }
@@ -225,7 +226,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
       const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
       const opened = await openJournalOption(o.journal);
-      const options: ToolRuntimeOptions = { mode: o.mode, ...(opened === undefined ? {} : { journal: opened.journal }) };
+      const options: ToolRuntimeOptions = {
+        mode: o.mode,
+        ...(opened === undefined ? {} : { journal: opened.journal }),
+        ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
+      };
       try {
         if (flags !== undefined && plan !== undefined) {
           await withRuntime(options, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
