@@ -7,6 +7,7 @@ import { ToolArgsError, type ArgIssue } from '../errors/tool-args-error.ts';
 import { deepFreeze, type JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import { capSchemaDescriptions } from './cap-schema-descriptions.ts';
 import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
 import type { SchemaDialect } from './create-ajv.ts';
@@ -181,11 +182,12 @@ export function defineJsonSchemaTool<const P extends OutsideSchema, const O exte
   // An output schema we cannot compile is not checked, so the value is any JSON: say so in the types too.
   const outputSchema = output.warning === undefined ? output.schema : ANY_VALUE;
   const standard = isStandardSchema(spec.parameters) ? spec.parameters : undefined;
-  // Outside text: one description goes whole into native schemas, so it is capped (visibly).
+  // Outside text goes whole into native schemas, so each description is capped (visibly);
+  // validation keeps the schemas as compiled.
   const description = capDescription(spec.description);
   return buildTool({ ...spec, description } as unknown as ToolSpecBase<JsonValue, JsonValue>, {
-    parameters: parameters.schema,
-    outputSchema,
+    parameters: capSchemaDescriptions(parameters.schema),
+    outputSchema: capSchemaDescriptions(outputSchema),
     validateArgs: parameters.validate,
     validateOutput: output.validate,
     ...(standard === undefined ? {} : { parseArgs: (args: JsonValue) => parseStandardArgs(standard, spec.name, args) as Promise<JsonValue> }),

@@ -42,7 +42,7 @@ describe('importing tools from a hostile MCP server', () => {
   }, 150_000);
 
   it('a tool with megabytes of description: run_code\'s SDK and the native schema carry it capped, with a marker; the tool works', async () => {
-    const report = await runHostCase<{ tools: string[]; runCodeChars: number; runCodeMarkers: string[]; nativeChars: number; nativeTail: string; called: BriefResult }>('mcp-huge-description', 128);
+    const report = await runHostCase<{ tools: string[]; runCodeChars: number; runCodeMarkers: string[]; nativeChars: number; nativeTail: string; nativePropertyChars: number; called: BriefResult }>('mcp-huge-description', 128);
     const seen = report.seen;
     expect(seen.tools).toEqual(['lookup']);
     expect(MAX_DESCRIPTION_CHARS).toBe(4096);
@@ -50,6 +50,8 @@ describe('importing tools from a hostile MCP server', () => {
     expect(seen.runCodeMarkers).toHaveLength(2);
     expect(seen.runCodeChars).toBeLessThan(40_000);
     expect(seen.nativeChars).toBe(MAX_DESCRIPTION_CHARS);
+    // The whole native schema (its property's description capped too) stays small.
+    expect(seen.nativePropertyChars).toBeLessThan(3 * MAX_DESCRIPTION_CHARS);
     expect(seen.nativeTail).toMatch(/d… \(truncated, \d+ chars\)$/);
     expect(Number(/(\d+) chars/.exec(seen.nativeTail)?.[1]) + seen.nativeChars - seen.nativeTail.length + seen.nativeTail.indexOf('…')).toBe(6_000_000);
     expect(seen.called).toMatchObject({ isError: false });
