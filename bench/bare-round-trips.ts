@@ -12,7 +12,9 @@ export async function bareIsolateRoundTripUs(calls: number): Promise<number> {
     const context = await isolate.createContext();
     await context.global.set(
       '__call',
-      new ivm.Callback((_name: string, argsJson: string) => JSON.stringify((JSON.parse(argsJson) as { n: number }).n), { async: true }),
+      new ivm.Callback((_name: string, argsJson: string) => JSON.stringify((JSON.parse(argsJson) as { n: number }).n), {
+        async: true,
+      }),
     );
     const script = await isolate.compileScript(`(async () => {
   let sum = 0;
@@ -30,7 +32,9 @@ export async function bareIsolateRoundTripUs(calls: number): Promise<number> {
   }
 }
 
-const ECHO_CHILD = fileURLToPath(new URL(`./ipc-echo-child${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url));
+const ECHO_CHILD = fileURLToPath(
+  new URL(`./ipc-echo-child${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
+);
 
 /** Microseconds per round trip of `calls` sequential host -> child -> host messages. */
 export async function bareIpcRoundTripUs(calls: number): Promise<number> {

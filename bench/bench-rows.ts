@@ -85,15 +85,17 @@ export function allRows(s: BenchSections): Row[] {
 }
 
 export function typecheckRows(r: TypecheckBenchResult): Row[] {
-  return [{
-    section: '7 typecheck',
-    name: `run_code ${r.programChars}-char program, typecheck 'warn' (worker, warm) against 'off' (process)`,
-    value: `added p50 ${ms(r.addedP50Ms)} (warn p50 ${ms(r.warn.p50)} / p90 ${ms(r.warn.p90)}); first run ${ms(r.firstRunMs)}`,
-    baseline: `off p50 ${ms(r.off.p50)} / p90 ${ms(r.off.p90)}`,
-    ratio: x(r.warn.p50 / r.off.p50),
-    target: 'added < 50 ms at p50',
-    met: r.addedP50Ms < 50,
-  }];
+  return [
+    {
+      section: '7 typecheck',
+      name: `run_code ${r.programChars}-char program, typecheck 'warn' (worker, warm) against 'off' (process)`,
+      value: `added p50 ${ms(r.addedP50Ms)} (warn p50 ${ms(r.warn.p50)} / p90 ${ms(r.warn.p90)}); first run ${ms(r.firstRunMs)}`,
+      baseline: `off p50 ${ms(r.off.p50)} / p90 ${ms(r.off.p90)}`,
+      ratio: x(r.warn.p50 / r.off.p50),
+      target: 'added < 50 ms at p50',
+      met: r.addedP50Ms < 50,
+    },
+  ];
 }
 
 const ms = (n: number): string => `${n.toFixed(2)} ms`;
@@ -183,7 +185,9 @@ export function concurrencyRows(results: readonly ConcurrencyResult[]): Row[] {
       section: '3 concurrency',
       name: `${r.calls} × wait(${r.waitMs} ms), ${r.mode}, ${r.path === 'run_code' ? `Promise.all in run_code (${r.isolation})` : 'one model turn (executeTurn)'}`,
       value: `p50 ${ms(r.wallMs.p50)} / p90 ${ms(r.wallMs.p90)}; max ${r.maxInFlight} in flight`,
-      baseline: safe ? `ideal ceil(${r.calls}/${r.limit}) × ${r.waitMs} = ${ms(r.idealMs)}` : `ideal ${r.calls} × ${r.waitMs} = ${ms(r.idealMs)} (serialized)`,
+      baseline: safe
+        ? `ideal ceil(${r.calls}/${r.limit}) × ${r.waitMs} = ${ms(r.idealMs)}`
+        : `ideal ${r.calls} × ${r.waitMs} = ${ms(r.idealMs)} (serialized)`,
       ratio: x(r.ratioP50),
       target: safe ? `≤ ${r.limit} in flight, near ideal` : 'serialize: 1 in flight',
       met: safe ? r.maxInFlight <= r.limit : r.maxInFlight === 1 && r.wallMs.p50 >= r.idealMs,
@@ -223,7 +227,15 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
       },
       ...(r.childRssAtFitFromMb === undefined
         ? []
-        : [{ who: 'sandbox process', at1k: r.childRssAtFitFromMb, atEnd: r.childRssAtEndMb, slopeMb: r.childSlopeMbPer1k, tailMb: r.childTailSlopeMbPer1k }]),
+        : [
+            {
+              who: 'sandbox process',
+              at1k: r.childRssAtFitFromMb,
+              atEnd: r.childRssAtEndMb,
+              slopeMb: r.childSlopeMbPer1k,
+              tailMb: r.childTailSlopeMbPer1k,
+            },
+          ]),
     ];
     for (const p of procs) {
       const slopeMb = p.slopeMb ?? Number.NaN;
@@ -306,11 +318,23 @@ export function peerRows(results: readonly PeerResult[], utcp: string): Row[] {
       },
     );
   }
-  rows.push({ section: '5 peers', name: 'UTCP @utcp/code-mode', value: 'not run', baseline: utcp, ratio: '', target: '', met: null });
+  rows.push({
+    section: '5 peers',
+    name: 'UTCP @utcp/code-mode',
+    value: 'not run',
+    baseline: utcp,
+    ratio: '',
+    target: '',
+    met: null,
+  });
   return rows;
 }
 
-export function contextRows(results: readonly ContextSavingsResult[], definitions?: DefinitionCost, sdk?: SdkSizeReport): Row[] {
+export function contextRows(
+  results: readonly ContextSavingsResult[],
+  definitions?: DefinitionCost,
+  sdk?: SdkSizeReport,
+): Row[] {
   const rows: Row[] = results.map((r) => ({
     section: '6 context',
     name: `${r.scenario}: tool output entering the context${r.sameAnswer ? '' : ' (ANSWERS DIFFER)'}`,
@@ -369,7 +393,9 @@ export function formatTable(rows: readonly Row[]): string {
     const verdict = row.met === null ? '' : row.met ? '  [met]' : '  [MISSED]';
     lines.push(`${row.name}`);
     lines.push(`    ${row.value}`);
-    lines.push(`    vs ${row.baseline}${row.ratio === '' ? '' : `  ->  ${row.ratio}`}${row.target === '' ? '' : `  (target ${row.target})`}${verdict}`);
+    lines.push(
+      `    vs ${row.baseline}${row.ratio === '' ? '' : `  ->  ${row.ratio}`}${row.target === '' ? '' : `  (target ${row.target})`}${verdict}`,
+    );
   }
   return lines.join('\n');
 }
@@ -377,9 +403,15 @@ export function formatTable(rows: readonly Row[]): string {
 /** The rows as a Markdown table (for the README's Performance section). */
 export function formatMarkdown(rows: readonly Row[]): string {
   const esc = (s: string): string => s.replaceAll('|', '\\|');
-  const head = ['| § | measurement | measured | baseline (same run) | ratio | target | met |', '|---|---|---|---|---|---|---|'];
+  const head = [
+    '| § | measurement | measured | baseline (same run) | ratio | target | met |',
+    '|---|---|---|---|---|---|---|',
+  ];
   return [
     ...head,
-    ...rows.map((r) => `| ${esc(r.section)} | ${esc(r.name.trim())} | ${esc(r.value)} | ${esc(r.baseline)} | ${esc(r.ratio)} | ${esc(r.target)} | ${r.met === null ? '' : r.met ? 'yes' : '**no**'} |`),
+    ...rows.map(
+      (r) =>
+        `| ${esc(r.section)} | ${esc(r.name.trim())} | ${esc(r.value)} | ${esc(r.baseline)} | ${esc(r.ratio)} | ${esc(r.target)} | ${r.met === null ? '' : r.met ? 'yes' : '**no**'} |`,
+    ),
   ].join('\n');
 }

@@ -68,10 +68,14 @@ export function benchTools() {
         try {
           return await new Promise<number>((resolve, reject) => {
             const timer = setTimeout(() => resolve(ms), ms);
-            exec.signal.addEventListener('abort', () => {
-              clearTimeout(timer);
-              reject(exec.signal.reason);
-            }, { once: true });
+            exec.signal.addEventListener(
+              'abort',
+              () => {
+                clearTimeout(timer);
+                reject(exec.signal.reason);
+              },
+              { once: true },
+            );
           });
         } finally {
           waitGauge.inFlight -= 1;
@@ -94,7 +98,11 @@ export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
   });
-  const rt = createToolRuntime({ mode: 'both', sandbox, ...(options.limits === undefined ? {} : { limits: options.limits }) });
+  const rt = createToolRuntime({
+    mode: 'both',
+    sandbox,
+    ...(options.limits === undefined ? {} : { limits: options.limits }),
+  });
   for (const tool of benchTools()) rt.register(tool);
   let id = 0;
   return {
@@ -103,7 +111,11 @@ export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
     isolation: options.isolation,
     childPid: () => (sandbox instanceof ProcessSandbox ? sandbox.childPid : undefined),
     async runCode(code) {
-      const result = await rt.execute({ callId: `bench-${(id += 1)}`, name: 'run_code', arguments: { description: 'bench', code } });
+      const result = await rt.execute({
+        callId: `bench-${(id += 1)}`,
+        name: 'run_code',
+        arguments: { description: 'bench', code },
+      });
       if (result.isError) throw new Error(`bench: run_code failed: ${result.error?.message ?? '(no message)'}`);
       return result;
     },

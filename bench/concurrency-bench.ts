@@ -44,12 +44,20 @@ export async function runConcurrencyBench(options: ConcurrencyOptions = {}): Pro
     ] as const;
     let turnId = 0;
     const paths = [
-      { path: 'run_code', limit: DEFAULT_LIMITS.maxConcurrentCalls, run: (safe: boolean) => bench.runCode(waitAllProgram(CALLS, WAIT_MS, safe)) },
+      {
+        path: 'run_code',
+        limit: DEFAULT_LIMITS.maxConcurrentCalls,
+        run: (safe: boolean) => bench.runCode(waitAllProgram(CALLS, WAIT_MS, safe)),
+      },
       {
         path: 'executeTurn',
         limit: DEFAULT_CONCURRENCY,
         run: async (safe: boolean) => {
-          const calls = Array.from({ length: CALLS }, () => ({ callId: `turn-${(turnId += 1)}`, name: 'wait', arguments: { ms: WAIT_MS, safe } }));
+          const calls = Array.from({ length: CALLS }, () => ({
+            callId: `turn-${(turnId += 1)}`,
+            name: 'wait',
+            arguments: { ms: WAIT_MS, safe },
+          }));
           const { results: turn } = await bench.rt.executeTurn(calls);
           if (turn.some((r) => r.isError)) throw new Error('bench: a turn call failed');
         },

@@ -34,7 +34,9 @@ export const SCENARIOS: readonly Scenario[] = [lateDeliveries, productRevenueSce
 
 const withoutAnswer = ({ answer: _answer, ...rest }: ModeRun): Omit<ModeRun, 'answer'> => rest;
 
-export async function runContextSavingsBench(scenarios: readonly Scenario[] = SCENARIOS): Promise<ContextSavingsResult[]> {
+export async function runContextSavingsBench(
+  scenarios: readonly Scenario[] = SCENARIOS,
+): Promise<ContextSavingsResult[]> {
   const results: ContextSavingsResult[] = [];
   for (const scenario of scenarios) {
     const { native, ptc } = await compareModes(scenario);

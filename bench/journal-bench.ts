@@ -16,14 +16,16 @@ const dir = mkdtempSync(join(tmpdir(), 'ptc-journal-bench-'));
 
 function runtime(journal: Journal | string | undefined): ToolRuntime {
   const rt = createToolRuntime({ sandbox: false, ...(journal === undefined ? {} : { journal }) });
-  rt.register(defineTool({
-    name: 'noop',
-    description: 'Returns its number.',
-    parameters: { n: { type: 'integer', required: true } },
-    output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
-    isConcurrencySafe: () => true,
-    execute: (args) => args.n,
-  }));
+  rt.register(
+    defineTool({
+      name: 'noop',
+      description: 'Returns its number.',
+      parameters: { n: { type: 'integer', required: true } },
+      output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+      isConcurrencySafe: () => true,
+      execute: (args) => args.n,
+    }),
+  );
   return rt;
 }
 
@@ -42,14 +44,22 @@ for (let round = 0; round < rounds; round += 1) {
     for (let i = 0; i < calls; i += 1) await rt.execute({ callId: `d${i}`, name: 'noop', arguments: { n: i } });
     const direct = ((performance.now() - t) * 1000) / calls;
     t = performance.now();
-    await rt.executeTurn(Array.from({ length: calls }, (_, i) => ({ callId: `t${i}`, name: 'noop', arguments: { n: i } })));
+    await rt.executeTurn(
+      Array.from({ length: calls }, (_, i) => ({ callId: `t${i}`, name: 'noop', arguments: { n: i } })),
+    );
     const turn = ((performance.now() - t) * 1000) / calls;
     (samples[name] ??= { direct: [], turn: [] }).direct.push(direct);
     samples[name].turn.push(turn);
   }
 }
 rmSync(dir, { recursive: true, force: true });
-console.log(`per call, median of ${rounds} rounds of ${calls} calls (node ${process.version}, load ${(await import('node:os')).loadavg().map((l) => l.toFixed(2)).join(' ')})`);
+console.log(
+  `per call, median of ${rounds} rounds of ${calls} calls (node ${process.version}, load ${(await import('node:os'))
+    .loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')})`,
+);
 console.log('| store | rt.execute, sequential | executeTurn, concurrency-safe |');
 console.log('| --- | --- | --- |');
-for (const [name, s] of Object.entries(samples)) console.log(`| ${name} | ${median(s.direct).toFixed(1)} µs | ${median(s.turn).toFixed(1)} µs |`);
+for (const [name, s] of Object.entries(samples))
+  console.log(`| ${name} | ${median(s.direct).toFixed(1)} µs | ${median(s.turn).toFixed(1)} µs |`);

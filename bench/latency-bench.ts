@@ -31,7 +31,12 @@ export interface LatencyOptions {
 /** The floor's bare `lookup`: the same record shape the bench tool returns. */
 export const floorLookup = (argsJson: string): string => {
   const { id } = JSON.parse(argsJson) as { id: number };
-  return JSON.stringify({ id, name: `item-${id}`, score: (id * 37) % 100, tags: id % 2 === 0 ? ['even', 'bench'] : ['odd', 'bench'] });
+  return JSON.stringify({
+    id,
+    name: `item-${id}`,
+    score: (id * 37) % 100,
+    tags: id % 2 === 0 ? ['even', 'bench'] : ['odd', 'bench'],
+  });
 };
 
 export async function runLatencyBench(options: LatencyOptions = {}): Promise<LatencyResult[]> {

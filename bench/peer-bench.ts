@@ -42,7 +42,9 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerResul
       { name: 'worker per run', run: (code) => runInFreshWorker(pooled.rt, code) },
       { name: 'isolate per run, no pool', run: viaRuntime(unpooled) },
     ];
-    const samples = new Map(peers.map((p) => [p.name, { trivial: [] as number[], kb: [] as number[], nested: [] as number[] }]));
+    const samples = new Map(
+      peers.map((p) => [p.name, { trivial: [] as number[], kb: [] as number[], nested: [] as number[] }]),
+    );
     for (const peer of peers) for (const code of [TRIVIAL_PROGRAM, KB_PROGRAM, TRIVIAL_PROGRAM]) await peer.run(code); // warm-up
     for (let i = 0; i < iterations; i += 1) {
       for (const peer of peers) {

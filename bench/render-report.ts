@@ -6,10 +6,15 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { allRows, formatHeader, formatMarkdown, formatTable, type BenchReport } from './bench-rows.ts';
 
-const { values, positionals } = parseArgs({ options: { markdown: { type: 'boolean', default: false } }, allowPositionals: true });
+const { values, positionals } = parseArgs({
+  options: { markdown: { type: 'boolean', default: false } },
+  allowPositionals: true,
+});
 const file = positionals[0];
 if (file === undefined) {
-  process.stderr.write('usage: node bench/render-report.ts <bench.json> [--markdown]   (bench.json from `npm run -s bench -- --json`)\n');
+  process.stderr.write(
+    'usage: node bench/render-report.ts <bench.json> [--markdown]   (bench.json from `npm run -s bench -- --json`)\n',
+  );
   process.exit(2);
 }
 const report = JSON.parse(readFileSync(file, 'utf8')) as BenchReport;

@@ -8,7 +8,15 @@
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
 import { parseArgs } from 'node:util';
-import { allRows, formatHeader, formatMarkdown, formatTable, type BenchMachine, type BenchReport, type BenchSections } from './bench-rows.ts';
+import {
+  allRows,
+  formatHeader,
+  formatMarkdown,
+  formatTable,
+  type BenchMachine,
+  type BenchReport,
+  type BenchSections,
+} from './bench-rows.ts';
 import { runConcurrencyBench } from './concurrency-bench.ts';
 import { measureDefinitionCost, runContextSavingsBench } from './context-savings-bench.ts';
 import { runLatencyBench } from './latency-bench.ts';
@@ -20,7 +28,16 @@ import { measureSdkSize } from './sdk-size.ts';
 import { runThroughputBench } from './throughput-bench.ts';
 import { runTypecheckBench } from './typecheck-bench.ts';
 
-const SECTIONS = ['latency', 'nested', 'sandbox', 'concurrency', 'throughput', 'peers', 'context', 'typecheck'] as const;
+const SECTIONS = [
+  'latency',
+  'nested',
+  'sandbox',
+  'concurrency',
+  'throughput',
+  'peers',
+  'context',
+  'typecheck',
+] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Why UTCP's code-mode is not among the peers (checked with `npm view`, not installed). */
@@ -28,10 +45,20 @@ export const UTCP_STATUS =
   '@utcp/code-mode@1.2.12 declares peer isolated-vm ^6.0.0 (this project pins ^7.0.1) and needs @utcp/sdk plus a ' +
   'protocol plugin (@utcp/direct-call) to call in-process tools: not a dev-dependency yet';
 
-function parseOptions(argv: readonly string[]): { json: boolean; markdown: boolean; quick: boolean; only: readonly Section[] } {
+function parseOptions(argv: readonly string[]): {
+  json: boolean;
+  markdown: boolean;
+  quick: boolean;
+  only: readonly Section[];
+} {
   const { values } = parseArgs({
     args: [...argv],
-    options: { json: { type: 'boolean', default: false }, markdown: { type: 'boolean', default: false }, quick: { type: 'boolean', default: false }, only: { type: 'string' } },
+    options: {
+      json: { type: 'boolean', default: false },
+      markdown: { type: 'boolean', default: false },
+      quick: { type: 'boolean', default: false },
+      only: { type: 'string' },
+    },
     strict: true,
   });
   const only = values.only === undefined ? [...SECTIONS] : values.only.split(',').map((s) => s.trim());
@@ -40,13 +67,21 @@ function parseOptions(argv: readonly string[]): { json: boolean; markdown: boole
       throw new TypeError(`bench: unknown section "${name}" in --only; known sections: ${SECTIONS.join(', ')}`);
     }
   }
-  return { json: values.json === true, markdown: values.markdown === true, quick: values.quick === true, only: only as Section[] };
+  return {
+    json: values.json === true,
+    markdown: values.markdown === true,
+    quick: values.quick === true,
+    only: only as Section[],
+  };
 }
 
 /** The commit measured (a bench figure means little without it). */
 function gitCommit(): string {
   try {
-    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    return execFileSync('git', ['rev-parse', '--short', 'HEAD'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }).trim();
   } catch {
     return 'unknown';
   }
@@ -135,7 +170,9 @@ async function main(): Promise<void> {
     process.stdout.write(`${header}\n${options.markdown ? `\n${formatMarkdown(rows)}` : formatTable(rows)}\n`);
   }
   const missed = rows.filter((r) => r.met === false).length;
-  progress(`done in ${seconds.toFixed(0)} s: ${rows.filter((r) => r.met === true).length} targets met, ${missed} missed`);
+  progress(
+    `done in ${seconds.toFixed(0)} s: ${rows.filter((r) => r.met === true).length} targets met, ${missed} missed`,
+  );
 }
 
 await main();

@@ -135,7 +135,10 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
   await bareWarmRun(warmIsolate); // JIT warm-up
 
   // Compile: bare esbuild.transform of the same text vs compileProgram.
-  for (const [label, bytes] of [['1 KB', 1024], ['20 KB', 20 * 1024]] as const) {
+  for (const [label, bytes] of [
+    ['1 KB', 1024],
+    ['20 KB', 20 * 1024],
+  ] as const) {
     const code = programOfSize(bytes);
     // The bare baseline transforms the same body in a minimal async wrapper.
     const bareText = `(async () => {\n${code}\n})();`;
@@ -157,7 +160,9 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
     await cold.run(trivial);
     const coldSamples = await sample(iterations, () => timed(() => cold.run(trivial)));
     await cold.close();
-    rows.push(row(`${isolation}: trivial run, cold isolate`, 'ms', coldSamples, 'new Isolate + context + eval', baselineCold));
+    rows.push(
+      row(`${isolation}: trivial run, cold isolate`, 'ms', coldSamples, 'new Isolate + context + eval', baselineCold),
+    );
 
     // Pooled: a pre-warmed isolate is ready for every run (pause lets the pool refill).
     const pooled = createSandbox({ isolation, poolSize: 2 });
@@ -168,7 +173,15 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
       else await sleep(30);
     };
     const pooledSamples = await sample(iterations, () => timed(() => pooled.run(trivial)), refill);
-    rows.push(row(`${isolation}: trivial run, pooled isolate`, 'ms', pooledSamples, 'context on warm isolate + eval', baselineWarm));
+    rows.push(
+      row(
+        `${isolation}: trivial run, pooled isolate`,
+        'ms',
+        pooledSamples,
+        'context on warm isolate + eval',
+        baselineWarm,
+      ),
+    );
 
     // Bridge: 1,000 calls that return at once, sequential and concurrent.
     const limits = { maxCalls: 2000, maxConcurrentCalls: 1000 };
@@ -177,9 +190,13 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
     const perCall = (code: string) => async (): Promise<number> =>
       (await timed(() => pooled.run({ code, toolNames: ['a'], hostCall: echo, limits }))) / 1000;
     const seq = await sample(5, perCall(seqCode), refill);
-    rows.push(row(`${isolation}: per call, 1,000 sequential`, 'ms', seq, 'Reference.apply, promise result', baselineSeq));
+    rows.push(
+      row(`${isolation}: per call, 1,000 sequential`, 'ms', seq, 'Reference.apply, promise result', baselineSeq),
+    );
     const conc = await sample(5, perCall(concCode), refill);
-    rows.push(row(`${isolation}: per call, 1,000 concurrent`, 'ms', conc, 'Reference.apply, promise result', baselineConc));
+    rows.push(
+      row(`${isolation}: per call, 1,000 concurrent`, 'ms', conc, 'Reference.apply, promise result', baselineConc),
+    );
     await pooled.close();
   }
 
@@ -197,7 +214,11 @@ export async function runSandboxBench(options: SandboxBenchOptions = {}): Promis
       const points: number[] = [];
       const childPoints: number[] = [];
       for (let i = 0; i < rssRuns; i++) {
-        await sandbox.run({ code: 'console.log("x"); return (await tools.a({ i: 1 })).i;', toolNames: ['a'], hostCall: echo });
+        await sandbox.run({
+          code: 'console.log("x"); return (await tools.a({ i: 1 })).i;',
+          toolNames: ['a'],
+          hostCall: echo,
+        });
         if (i === 99 || i === rssRuns - 1) {
           points.push(rssMb());
           const pid = (sandbox as { childPid?: number }).childPid;
@@ -230,7 +251,8 @@ function printTable(result: Record<string, unknown>): void {
   ];
   console.log(lines.join('\n'));
   console.log(`\nRSS over ${String(result['rssRuns'])} runs (MiB at run 100 / at the end):`);
-  for (const [key, value] of Object.entries(result['rss'] as Record<string, unknown>)) console.log(`- ${key}: ${JSON.stringify(value)}`);
+  for (const [key, value] of Object.entries(result['rss'] as Record<string, unknown>))
+    console.log(`- ${key}: ${JSON.stringify(value)}`);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

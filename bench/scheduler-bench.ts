@@ -41,12 +41,15 @@ function benchRuntime(): ToolRuntime {
   return rt;
 }
 
-export async function runSchedulerBench(options: { readonly calls?: number; readonly runs?: number } = {}): Promise<SchedulerBenchReport> {
+export async function runSchedulerBench(
+  options: { readonly calls?: number; readonly runs?: number } = {},
+): Promise<SchedulerBenchReport> {
   const callsPerRun = options.calls ?? 1000;
   const runs = options.runs ?? 9;
   const rt = benchRuntime();
   let id = 0;
-  const batch = (safe: boolean) => Array.from({ length: callsPerRun }, (_, n) => ({ callId: `c${(id += 1)}`, name: 'noop', arguments: { n, safe } }));
+  const batch = (safe: boolean) =>
+    Array.from({ length: callsPerRun }, (_, n) => ({ callId: `c${(id += 1)}`, name: 'noop', arguments: { n, safe } }));
 
   const time = async (run: () => Promise<void>): Promise<number> => {
     const start = performance.now();
@@ -93,6 +96,10 @@ if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.a
   const f = (n: number): string => n.toFixed(1);
   console.log(`scheduler: ${r.callsPerRun} trivial calls per turn, median of ${r.runs} runs`);
   console.log(`  sequential rt.execute loop:        ${f(r.sequentialUs)} µs/call`);
-  console.log(`  executeTurn, concurrency-safe:     ${f(r.turnParallelUs)} µs/call  (x${r.parallelRatio.toFixed(2)}, ${f(r.parallelOverheadUs)} µs/call overhead)`);
-  console.log(`  executeTurn, exclusive (barriers): ${f(r.turnExclusiveUs)} µs/call  (x${r.exclusiveRatio.toFixed(2)})`);
+  console.log(
+    `  executeTurn, concurrency-safe:     ${f(r.turnParallelUs)} µs/call  (x${r.parallelRatio.toFixed(2)}, ${f(r.parallelOverheadUs)} µs/call overhead)`,
+  );
+  console.log(
+    `  executeTurn, exclusive (barriers): ${f(r.turnExclusiveUs)} µs/call  (x${r.exclusiveRatio.toFixed(2)})`,
+  );
 }

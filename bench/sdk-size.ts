@@ -29,7 +29,18 @@ export interface SdkScalingPoint {
   readonly deferredChars: number;
 }
 
-const DOMAINS = ['crm', 'billing', 'inventory', 'shipping', 'support', 'analytics', 'identity', 'calendar', 'storage', 'messaging'];
+const DOMAINS = [
+  'crm',
+  'billing',
+  'inventory',
+  'shipping',
+  'support',
+  'analytics',
+  'identity',
+  'calendar',
+  'storage',
+  'messaging',
+];
 const VERBS = ['search', 'get', 'create', 'update', 'archive', 'export', 'import', 'merge', 'tag', 'count'];
 
 /** n realistic tools: ~35-character names, ~250-character descriptions, three typed parameters, an object result. */
@@ -47,7 +58,11 @@ function syntheticTools(count: number, deferLoading: boolean): Tool[] {
         cursor: { type: 'string', description: 'Opaque cursor of the previous page.' },
       },
       output: {
-        schema: { type: 'object', additionalProperties: false, properties: { items: { type: 'array', items: { type: 'string' }, required: true }, next: { type: 'string' } } },
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { items: { type: 'array', items: { type: 'string' }, required: true }, next: { type: 'string' } },
+        },
         render: () => [],
       },
       deferLoading,
@@ -68,7 +83,11 @@ async function sentChars(tools: readonly Tool[]): Promise<number> {
 export async function measureSdkScaling(): Promise<SdkScalingPoint[]> {
   const points: SdkScalingPoint[] = [];
   for (const count of [10, 100, 1_000]) {
-    points.push({ tools: count, loadedChars: await sentChars(syntheticTools(count, false)), deferredChars: await sentChars(syntheticTools(count, true)) });
+    points.push({
+      tools: count,
+      loadedChars: await sentChars(syntheticTools(count, false)),
+      deferredChars: await sentChars(syntheticTools(count, true)),
+    });
   }
   return points;
 }
@@ -91,7 +110,8 @@ export async function measureSdkSize(): Promise<SdkSizeReport> {
     0,
   );
   const schemaWithOutputChars = fiftyTools.reduce(
-    (sum, { name, description, parameters, outputSchema }) => sum + JSON.stringify({ name, description, parameters, outputSchema }).length,
+    (sum, { name, description, parameters, outputSchema }) =>
+      sum + JSON.stringify({ name, description, parameters, outputSchema }).length,
     0,
   );
   const generateTimes: number[] = [];
@@ -125,9 +145,15 @@ export async function measureSdkSize(): Promise<SdkSizeReport> {
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const report = await measureSdkSize();
   const ratio = (report.sdkChars / report.schemaChars).toFixed(2);
-  console.log(`sdk-size: ${report.tools} tools, SDK ${report.sdkChars} chars vs JSON schemas ${report.schemaChars} chars (${ratio}x; ${report.schemaWithOutputChars} with output schemas)`);
+  console.log(
+    `sdk-size: ${report.tools} tools, SDK ${report.sdkChars} chars vs JSON schemas ${report.schemaChars} chars (${ratio}x; ${report.schemaWithOutputChars} with output schemas)`,
+  );
   for (const point of report.scaling) {
-    console.log(`sdk-size: ${point.tools} tools, ptc request ${point.loadedChars} chars loaded, ${point.deferredChars} chars deferred`);
+    console.log(
+      `sdk-size: ${point.tools} tools, ptc request ${point.loadedChars} chars loaded, ${point.deferredChars} chars deferred`,
+    );
   }
-  console.log(`sdk-size: generateSdk ${report.generateMs.toFixed(2)} ms (median), checkProgram first ${report.firstCheckMs.toFixed(0)} ms, warm ${report.warmCheckMs.toFixed(1)} ms (median)`);
+  console.log(
+    `sdk-size: generateSdk ${report.generateMs.toFixed(2)} ms (median), checkProgram first ${report.firstCheckMs.toFixed(0)} ms, warm ${report.warmCheckMs.toFixed(1)} ms (median)`,
+  );
 }

@@ -110,7 +110,9 @@ async function floorRate(floor: PhysicalFloor, runs: number): Promise<number> {
   return 1000 / summarize(samples).p50;
 }
 
-export async function runThroughputBench(options: ThroughputOptions = {}): Promise<{ throughput: ThroughputResult[]; memory: MemoryResult[] }> {
+export async function runThroughputBench(
+  options: ThroughputOptions = {},
+): Promise<{ throughput: ThroughputResult[]; memory: MemoryResult[] }> {
   const isolations = options.isolations ?? ['process', 'in-process'];
   const levels = options.inFlight ?? [1, 4, 16];
   const runsPerPoint = options.runsPerPoint ?? 100;
@@ -168,7 +170,12 @@ export async function runThroughputBench(options: ThroughputOptions = {}): Promi
         const pid = bench.childPid();
         const childRssMb = pid === undefined ? undefined : processRssMb(pid);
         const { rss, heapUsed } = process.memoryUsage();
-        points.push({ runs, hostRssMb: rss / 1_048_576, hostHeapMb: heapUsed / 1_048_576, ...(childRssMb === undefined ? {} : { childRssMb }) });
+        points.push({
+          runs,
+          hostRssMb: rss / 1_048_576,
+          hostHeapMb: heapUsed / 1_048_576,
+          ...(childRssMb === undefined ? {} : { childRssMb }),
+        });
       };
       // Batches of `every` runs; each sample is taken with no run in flight and the pool
       // refilled, so samples compare like with like.

@@ -22,7 +22,9 @@ export interface TypecheckBenchResult {
   readonly addedP90Ms: number;
 }
 
-export async function runTypecheckBench(options: { readonly warmup?: number; readonly iterations?: number } = {}): Promise<TypecheckBenchResult> {
+export async function runTypecheckBench(
+  options: { readonly warmup?: number; readonly iterations?: number } = {},
+): Promise<TypecheckBenchResult> {
   const warmup = options.warmup ?? 10;
   const iterations = options.iterations ?? 60;
   const sandbox = createSandbox({ isolation: 'process' });
@@ -35,7 +37,11 @@ export async function runTypecheckBench(options: { readonly warmup?: number; rea
   const warn = make('warn');
   let id = 0;
   const run = async (rt: ToolRuntime): Promise<void> => {
-    const result = await rt.execute({ callId: `tc-${++id}`, name: 'run_code', arguments: { description: 'bench', code: KB_PROGRAM } });
+    const result = await rt.execute({
+      callId: `tc-${++id}`,
+      name: 'run_code',
+      arguments: { description: 'bench', code: KB_PROGRAM },
+    });
     if (result.isError) throw new Error(`typecheck bench: run failed: ${result.error?.message}`);
   };
   try {
@@ -72,6 +78,10 @@ export async function runTypecheckBench(options: { readonly warmup?: number; rea
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
   const r = await runTypecheckBench();
-  console.log(`typecheck: ${r.programChars}-char program, first run with the check ${r.firstRunMs.toFixed(0)} ms (TypeScript loads)`);
-  console.log(`typecheck: off p50 ${r.off.p50.toFixed(2)} ms / p90 ${r.off.p90.toFixed(2)}; warn p50 ${r.warn.p50.toFixed(2)} ms / p90 ${r.warn.p90.toFixed(2)}; added p50 ${r.addedP50Ms.toFixed(2)} ms`);
+  console.log(
+    `typecheck: ${r.programChars}-char program, first run with the check ${r.firstRunMs.toFixed(0)} ms (TypeScript loads)`,
+  );
+  console.log(
+    `typecheck: off p50 ${r.off.p50.toFixed(2)} ms / p90 ${r.off.p90.toFixed(2)}; warn p50 ${r.warn.p50.toFixed(2)} ms / p90 ${r.warn.p90.toFixed(2)}; added p50 ${r.addedP50Ms.toFixed(2)} ms`,
+  );
 }

@@ -3,7 +3,12 @@
 // the result. The worker lives for exactly one run.
 import { parentPort, workerData } from 'node:worker_threads';
 
-interface Reply { readonly seq: number; readonly ok: boolean; readonly valueJson?: string; readonly message?: string }
+interface Reply {
+  readonly seq: number;
+  readonly ok: boolean;
+  readonly valueJson?: string;
+  readonly message?: string;
+}
 
 const port = parentPort;
 if (port === null) throw new Error('worker-peer-entry: must run as a worker');

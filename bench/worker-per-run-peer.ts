@@ -8,15 +8,28 @@ import type { ToolRuntime } from '../src/runtime/create-tool-runtime.ts';
 
 const ENTRY = new URL(`./worker-peer-entry${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url);
 
-interface CallMessage { readonly type: 'call'; readonly seq: number; readonly toolName: string; readonly argsJson: string }
-interface DoneMessage { readonly type: 'done'; readonly ok: boolean; readonly resultJson?: string; readonly message?: string }
+interface CallMessage {
+  readonly type: 'call';
+  readonly seq: number;
+  readonly toolName: string;
+  readonly argsJson: string;
+}
+interface DoneMessage {
+  readonly type: 'done';
+  readonly ok: boolean;
+  readonly resultJson?: string;
+  readonly message?: string;
+}
 
 let callIds = 0;
 
 /** Runs `code` (the body of an async function) in a new Worker; resolves with the result JSON. */
 export async function runInFreshWorker(rt: ToolRuntime, code: string): Promise<string> {
   // The same shape the sandbox compiles: the program is the body of an async function.
-  const { code: js } = await transform(`(async function (tools, console) {\n${code}\n})`, { loader: 'ts', target: 'es2023' });
+  const { code: js } = await transform(`(async function (tools, console) {\n${code}\n})`, {
+    loader: 'ts',
+    target: 'es2023',
+  });
   const worker = new Worker(ENTRY, { workerData: { js } });
   try {
     return await new Promise<string>((resolve, reject) => {
@@ -29,7 +42,11 @@ export async function runInFreshWorker(rt: ToolRuntime, code: string): Promise<s
           return;
         }
         void rt
-          .execute({ callId: `worker-${(callIds += 1)}`, name: message.toolName, arguments: JSON.parse(message.argsJson) as unknown })
+          .execute({
+            callId: `worker-${(callIds += 1)}`,
+            name: message.toolName,
+            arguments: JSON.parse(message.argsJson) as unknown,
+          })
           .then((result) => {
             worker.postMessage(
               result.isError

@@ -59,7 +59,10 @@ export class CallBridge implements CallDispatcher {
   call(request: DispatchRequest): Promise<HostCallOutcome> {
     if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
     if (request.seq !== this.#lastSeq + 1) {
-      this.#options.onViolation?.('exception', `sandbox protocol error: call #${request.seq} arrived after #${this.#lastSeq}`);
+      this.#options.onViolation?.(
+        'exception',
+        `sandbox protocol error: call #${request.seq} arrived after #${this.#lastSeq}`,
+      );
       return Promise.resolve({ ok: false, code: 'PROTOCOL_ERROR', message: 'call out of order: not dispatched' });
     }
     this.#lastSeq = request.seq;
@@ -69,7 +72,11 @@ export class CallBridge implements CallDispatcher {
       return Promise.resolve({ ok: false, code: 'CALL_LIMIT', message });
     }
     if (!this.#toolNames.has(request.toolName)) {
-      return Promise.resolve({ ok: false, code: 'UNKNOWN_TOOL', message: `tools.${request.toolName} is not bound in this run` });
+      return Promise.resolve({
+        ok: false,
+        code: 'UNKNOWN_TOOL',
+        message: `tools.${request.toolName} is not bound in this run`,
+      });
     }
     return new Promise((resolve) => {
       if (this.#active.size < this.#options.maxConcurrentCalls) this.#start(request, resolve);
@@ -152,7 +159,11 @@ function normalizeOutcome(outcome: unknown, toolName: string): HostCallOutcome {
   } catch {
     // a hostile outcome object (throwing getters, Proxy): reported below
   }
-  return { ok: false, code: 'INVALID_HOST_OUTCOME', message: `the host returned a malformed outcome for tools.${toolName}` };
+  return {
+    ok: false,
+    code: 'INVALID_HOST_OUTCOME',
+    message: `the host returned a malformed outcome for tools.${toolName}`,
+  };
 }
 
 function describeHostError(error: unknown): string {

@@ -87,7 +87,10 @@ export async function compileProgram(code: string, options: CompileOptions = {})
   );
   if (!result.ok) {
     if (result.reason === 'compiler') {
-      return { ok: false, message: `The compiler could not compile this program (${result.message}): simplify it, e.g. nest less deeply.` };
+      return {
+        ok: false,
+        message: `The compiler could not compile this program (${result.message}): simplify it, e.g. nest less deeply.`,
+      };
     }
     const first = (result.error as Partial<TransformFailure>).errors?.[0];
     if (first === undefined) return { ok: false, message: 'The program could not be compiled.' };
@@ -95,7 +98,10 @@ export async function compileProgram(code: string, options: CompileOptions = {})
   }
   const { code: js, map } = result.output;
   if (js.length + map.length > MAX_COMPILED_CHARS) {
-    return { ok: false, message: `The compiled program is over the limit of ${MAX_COMPILED_CHARS} characters: write a shorter program.` };
+    return {
+      ok: false,
+      message: `The compiled program is over the limit of ${MAX_COMPILED_CHARS} characters: write a shorter program.`,
+    };
   }
   return { ok: true, program: { js: js + COMPLETION, sourceMap: map, lineCount: lines.length } };
 }
@@ -118,7 +124,10 @@ function describeSyntaxError(error: Message, lines: readonly string[], label: st
   } else {
     // esbuild columns count UTF-8 bytes from 0; report UTF-16 characters from 1.
     const lineText = lines[line - 1] ?? '';
-    column = Buffer.from(lineText, 'utf8').subarray(0, where?.column ?? 0).toString('utf8').length + 1;
+    column =
+      Buffer.from(lineText, 'utf8')
+        .subarray(0, where?.column ?? 0)
+        .toString('utf8').length + 1;
   }
   const source = lines[line - 1] ?? '';
   const excerpt = excerptAt(source, line, column);
@@ -133,7 +142,8 @@ const EXCERPT_WIDTH = 120;
 
 function excerptAt(source: string, line: number, column: number): string {
   let start = 0;
-  if (source.length > EXCERPT_WIDTH) start = Math.max(0, Math.min(column - EXCERPT_WIDTH / 2, source.length - EXCERPT_WIDTH));
+  if (source.length > EXCERPT_WIDTH)
+    start = Math.max(0, Math.min(column - EXCERPT_WIDTH / 2, source.length - EXCERPT_WIDTH));
   const shown = source.slice(start, start + EXCERPT_WIDTH);
   const gutter = `${line} | `;
   const caret = ' '.repeat(gutter.length - 2) + '| ' + ' '.repeat(Math.max(0, column - 1 - start)) + '^';

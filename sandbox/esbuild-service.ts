@@ -22,7 +22,11 @@ let exclusive: Promise<void> | undefined;
 const idleWaiters: Array<() => void> = [];
 
 /** Transforms `input`, never throwing for a dead service or a deadline; see the file comment. */
-export async function boundedTransform(input: string, options: TransformOptions, deadlineMs: number): Promise<BoundedTransformResult> {
+export async function boundedTransform(
+  input: string,
+  options: TransformOptions,
+  deadlineMs: number,
+): Promise<BoundedTransformResult> {
   while (exclusive !== undefined) await exclusive;
   const first = await attempt(input, options, deadlineMs);
   if (first.ok || first.reason === 'syntax' || first.timedOut) return settle(first);
@@ -42,7 +46,9 @@ export async function boundedTransform(input: string, options: TransformOptions,
   }
 }
 
-type Attempt = (BoundedTransformResult & { readonly timedOut?: false }) | { readonly ok: false; readonly reason: 'compiler'; readonly message: string; readonly timedOut: boolean };
+type Attempt =
+  | (BoundedTransformResult & { readonly timedOut?: false })
+  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string; readonly timedOut: boolean };
 
 function settle(result: Attempt): BoundedTransformResult {
   if (result.ok || result.reason === 'syntax') return result;

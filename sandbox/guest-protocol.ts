@@ -39,7 +39,13 @@ export type GuestMessage =
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
   | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }
   | { readonly t: 'done'; readonly ok: true; readonly result?: string }
-  | { readonly t: 'done'; readonly ok: false; readonly kind: GuestFailureKind; readonly message: string; readonly stack?: string };
+  | {
+      readonly t: 'done';
+      readonly ok: false;
+      readonly kind: GuestFailureKind;
+      readonly message: string;
+      readonly stack?: string;
+    };
 
 /** Host -> guest `deliver` payload (JSON): one of these, or an array of them settled together. */
 export type GuestDelivery =

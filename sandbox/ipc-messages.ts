@@ -26,7 +26,13 @@ export type HostToChild =
 
 export type ChildToHost =
   | { readonly type: 'ready'; readonly pid: number }
-  | { readonly type: 'call'; readonly runId: number; readonly seq: number; readonly toolName: string; readonly argsJson: string }
+  | {
+      readonly type: 'call';
+      readonly runId: number;
+      readonly seq: number;
+      readonly toolName: string;
+      readonly argsJson: string;
+    }
   /** The run is over in the child: abort its in-flight calls, refuse new ones. */
   | { readonly type: 'calls-closed'; readonly runId: number }
   | { readonly type: 'log'; readonly runId: number; readonly text: string }
@@ -44,7 +50,10 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
     case 'ready':
       return typeof m['pid'] === 'number' ? (value as ChildToHost) : undefined;
     case 'call':
-      return runIdOk && typeof m['seq'] === 'number' && typeof m['toolName'] === 'string' && typeof m['argsJson'] === 'string'
+      return runIdOk &&
+        typeof m['seq'] === 'number' &&
+        typeof m['toolName'] === 'string' &&
+        typeof m['argsJson'] === 'string'
         ? (value as ChildToHost)
         : undefined;
     case 'calls-closed':

@@ -171,7 +171,11 @@ export class IsolatePool {
   /** Fills the pool; resolves when it is full (or closed). */
   async warm(): Promise<void> {
     // Bounded: isolates that fail to start must not make this spin.
-    for (let attempt = 0; attempt < this.#options.size * 2 && !this.#closed && this.#ready.length < this.#options.size; attempt++) {
+    for (
+      let attempt = 0;
+      attempt < this.#options.size * 2 && !this.#closed && this.#ready.length < this.#options.size;
+      attempt++
+    ) {
       this.#refill();
       await this.#warming;
     }

@@ -76,14 +76,25 @@ class Run {
     prepared.bind({
       onMessage: (text) => this.#onMessage(text),
       onCatastrophic: (message) =>
-        this.end(failure(/out.of.memory/i.test(message) ? 'memory' : 'crash', `isolated-vm gave up on the isolate: ${message}`)),
+        this.end(
+          failure(
+            /out.of.memory/i.test(message) ? 'memory' : 'crash',
+            `isolated-vm gave up on the isolate: ${message}`,
+          ),
+        ),
     });
     if (prepared.catastrophic !== undefined || prepared.disposed) {
       this.end(failure('crash', 'the sandbox isolate was not usable'));
       return;
     }
     this.#wallTimer = setTimeout(
-      () => this.end(failure('timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`)),
+      () =>
+        this.end(
+          failure(
+            'timeout',
+            `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`,
+          ),
+        ),
       limits.wallTimeMs,
     );
     try {
@@ -108,7 +119,9 @@ class Run {
       maxArgsBytes: MAX_ARGS_BYTES,
       offHeapBytes: limits.memoryMb * 1_048_576,
     };
-    if (!(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))) {
+    if (
+      !(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))
+    ) {
       return;
     }
     let script;
@@ -195,7 +208,10 @@ class Run {
         this.#onCall(m);
         return;
       case 'limit':
-        if ((m['kind'] === 'call-limit' || m['kind'] === 'memory' || m['kind'] === 'exception') && typeof m['message'] === 'string') {
+        if (
+          (m['kind'] === 'call-limit' || m['kind'] === 'memory' || m['kind'] === 'exception') &&
+          typeof m['message'] === 'string'
+        ) {
           this.end(failure(m['kind'], clip(m['message'])));
         } else {
           this.#protocolError('bad limit message');
@@ -223,14 +239,18 @@ class Run {
     this.#lastSeq = seq;
     const { limits } = this.#options;
     if (seq > limits.maxCalls) {
-      this.end(failure('call-limit', `The program made more than ${limits.maxCalls} tool calls (the limit of one run).`));
+      this.end(
+        failure('call-limit', `The program made more than ${limits.maxCalls} tool calls (the limit of one run).`),
+      );
       return;
     }
     if (args.length > MAX_ARGS_BYTES) {
       this.#protocolError('call arguments over the size limit');
       return;
     }
-    void this.#options.dispatcher.call({ seq, toolName: tool, argsJson: args }).then((outcome) => this.#deliver(seq, outcome));
+    void this.#options.dispatcher
+      .call({ seq, toolName: tool, argsJson: args })
+      .then((outcome) => this.#deliver(seq, outcome));
   }
 
   #deliver(seq: number, outcome: HostCallOutcome): void {
@@ -256,9 +276,17 @@ class Run {
     let outcome: RawRunOutcome;
     if (m['ok'] === true && (m['result'] === undefined || typeof m['result'] === 'string')) {
       outcome = m['result'] === undefined ? { ok: true } : { ok: true, resultJson: m['result'] };
-    } else if (m['ok'] === false && typeof m['kind'] === 'string' && DONE_KINDS.has(m['kind']) && typeof m['message'] === 'string') {
+    } else if (
+      m['ok'] === false &&
+      typeof m['kind'] === 'string' &&
+      DONE_KINDS.has(m['kind']) &&
+      typeof m['message'] === 'string'
+    ) {
       const stack = typeof m['stack'] === 'string' ? m['stack'] : undefined;
-      const located = m['kind'] === 'exception' ? withLocation({ ok: false, kind: 'exception', message: clip(m['message']) }, this.#options.program, stack) : undefined;
+      const located =
+        m['kind'] === 'exception'
+          ? withLocation({ ok: false, kind: 'exception', message: clip(m['message']) }, this.#options.program, stack)
+          : undefined;
       outcome =
         located !== undefined
           ? located

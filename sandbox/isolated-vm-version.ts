@@ -17,7 +17,11 @@ export function installedIsolatedVmVersion(): string | undefined {
 
 /** True when `version` >= `minimum` (numeric major.minor.patch; pre-release tags ignored). */
 export function versionAtLeast(version: string, minimum: string): boolean {
-  const parse = (text: string): number[] => text.split('-')[0]!.split('.').map((part) => Number.parseInt(part, 10) || 0);
+  const parse = (text: string): number[] =>
+    text
+      .split('-')[0]!
+      .split('.')
+      .map((part) => Number.parseInt(part, 10) || 0);
   const have = parse(version);
   const want = parse(minimum);
   for (let i = 0; i < 3; i++) {

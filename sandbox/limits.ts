@@ -47,7 +47,8 @@ export function resolveLimits(
   }
   for (const key of ['wallTimeMs', 'cpuTimeMs'] as const) {
     // Node timers cannot wait longer; a larger value would silently fire after 1 ms.
-    if (merged[key] > MAX_TIMER_MS) throw new TypeError(`sandbox limit ${key} must be at most ${MAX_TIMER_MS} ms, got ${merged[key]}`);
+    if (merged[key] > MAX_TIMER_MS)
+      throw new TypeError(`sandbox limit ${key} must be at most ${MAX_TIMER_MS} ms, got ${merged[key]}`);
   }
   if (merged.memoryMb < MIN_MEMORY_MB) {
     throw new TypeError(`sandbox limit memoryMb must be at least ${MIN_MEMORY_MB}, got ${merged.memoryMb}`);

@@ -30,10 +30,19 @@ export function locateInProgram(
  * `outcome` with the position in the model's code of the first program frame of `stack`
  * (message suffixed), or undefined when the stack has none (or there is no source map).
  */
-export function withLocation(outcome: RawRunOutcome & { readonly ok: false }, program: CompiledProgram, stack: string | undefined): RawRunOutcome | undefined {
+export function withLocation(
+  outcome: RawRunOutcome & { readonly ok: false },
+  program: CompiledProgram,
+  stack: string | undefined,
+): RawRunOutcome | undefined {
   const location = locateInProgram(program, stack);
   if (location === undefined) return undefined;
-  return { ok: false, kind: outcome.kind, message: `${outcome.message} (at line ${location.line}, column ${location.column})`, location };
+  return {
+    ok: false,
+    kind: outcome.kind,
+    message: `${outcome.message} (at line ${location.line}, column ${location.column})`,
+    location,
+  };
 }
 
 function lookup(sourceMap: string, line: number, column: number): [number, number] | undefined {

@@ -77,7 +77,9 @@ export class LogBuffer {
 
   /** The kept lines, then the marker if anything was dropped. */
   lines(): string[] {
-    return this.#truncated !== undefined ? [...this.#lines, truncationMarker(this.#caps, this.#truncated)] : [...this.#lines];
+    return this.#truncated !== undefined
+      ? [...this.#lines, truncationMarker(this.#caps, this.#truncated)]
+      : [...this.#lines];
   }
 }
 

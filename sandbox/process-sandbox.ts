@@ -155,12 +155,23 @@ export class ProcessSandbox implements Sandbox {
       run = { runId, bridge, logs, limits, resolve };
       child.runs.set(runId, run);
       this.#refChild(child);
-      this.#send(child, { type: 'run', runId, program: { js: program.js, lineCount: program.lineCount }, toolNames, limits });
+      this.#send(child, {
+        type: 'run',
+        runId,
+        program: { js: program.js, lineCount: program.lineCount },
+        toolNames,
+        limits,
+      });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) !== run) return;
         run.wallTimer = setTimeout(() => {
-          this.#cancel(child, run, 'timeout', `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`);
+          this.#cancel(
+            child,
+            run,
+            'timeout',
+            `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`,
+          );
         }, limits.wallTimeMs);
       };
       if (child.ready) armDeadline();

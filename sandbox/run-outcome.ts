@@ -48,7 +48,8 @@ export function isRawRunOutcome(value: unknown): value is RawRunOutcome {
   const record = value as Record<string, unknown>;
   if (record['ok'] === true) return record['resultJson'] === undefined || typeof record['resultJson'] === 'string';
   if (record['ok'] !== false) return false;
-  if (typeof record['kind'] !== 'string' || !FAILURE_KINDS.has(record['kind']) || typeof record['message'] !== 'string') return false;
+  if (typeof record['kind'] !== 'string' || !FAILURE_KINDS.has(record['kind']) || typeof record['message'] !== 'string')
+    return false;
   if (record['stack'] !== undefined && typeof record['stack'] !== 'string') return false;
   const location = record['location'];
   if (location === undefined) return true;
@@ -58,5 +59,14 @@ export function isRawRunOutcome(value: unknown): value is RawRunOutcome {
 }
 
 const FAILURE_KINDS: ReadonlySet<string> = new Set<FailureKind>([
-  'compile', 'exception', 'timeout', 'cpu', 'memory', 'output-limit', 'call-limit', 'invalid-output', 'abort', 'crash',
+  'compile',
+  'exception',
+  'timeout',
+  'cpu',
+  'memory',
+  'output-limit',
+  'call-limit',
+  'invalid-output',
+  'abort',
+  'crash',
 ]);

@@ -19,7 +19,9 @@ export function checkRunRequest(request: RunRequest): CheckedRequest {
     throw new TypeError(`sandbox.run(request): request.code must be a string, got ${describe(request.code)}`);
   }
   if (!Array.isArray(request.toolNames)) {
-    throw new TypeError(`sandbox.run(request): request.toolNames must be an array of strings, got ${describe(request.toolNames)}`);
+    throw new TypeError(
+      `sandbox.run(request): request.toolNames must be an array of strings, got ${describe(request.toolNames)}`,
+    );
   }
   const names = new Set<string>();
   request.toolNames.forEach((name: unknown, index) => {
@@ -32,7 +34,9 @@ export function checkRunRequest(request: RunRequest): CheckedRequest {
     throw new TypeError(`sandbox.run(request): request.hostCall must be a function, got ${describe(request.hostCall)}`);
   }
   if (request.onLog !== undefined && typeof request.onLog !== 'function') {
-    throw new TypeError(`sandbox.run(request): request.onLog must be a function when given, got ${describe(request.onLog)}`);
+    throw new TypeError(
+      `sandbox.run(request): request.onLog must be a function when given, got ${describe(request.onLog)}`,
+    );
   }
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
     throw new TypeError('sandbox.run(request): request.signal must be an AbortSignal when given');
@@ -73,7 +77,12 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
     };
   }
   if (request.signal?.aborted) return aborted;
-  return { toolNames, limits, logs: new LogBuffer({ maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }, liveLogListener(request.onLog)), program: compiled.program };
+  return {
+    toolNames,
+    limits,
+    logs: new LogBuffer({ maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }, liveLogListener(request.onLog)),
+    program: compiled.program,
+  };
 }
 
 /** The caller's onLog, made unable to disturb the run: whatever it throws is dropped. */

@@ -110,7 +110,11 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     send({ type: 'done', runId, outcome });
     pool.replenish();
   } catch (error) {
-    send({ type: 'done', runId, outcome: failure('crash', `the sandbox process could not start the run: ${String(error)}`) });
+    send({
+      type: 'done',
+      runId,
+      outcome: failure('crash', `the sandbox process could not start the run: ${String(error)}`),
+    });
   } finally {
     run.dispatcher.close();
     runs.delete(runId);

@@ -31,7 +31,10 @@ function pascalCase(name: string): string {
  * only in characters an identifier cannot hold (`x-y`, `x_y` → `XY`, `XY2`).
  * Deterministic for a given order of names; callers pass them sorted.
  */
-export function allocateTypeNames(toolNames: readonly string[], taken: Set<string> = new Set(RESERVED_TYPE_NAMES)): string[] {
+export function allocateTypeNames(
+  toolNames: readonly string[],
+  taken: Set<string> = new Set(RESERVED_TYPE_NAMES),
+): string[] {
   return toolNames.map((name) => {
     const base = pascalCase(name);
     let candidate = base;
@@ -52,7 +55,11 @@ export function allocateTypeNames(toolNames: readonly string[], taken: Set<strin
 export function allocateDefinitionName(base: string, pointer: string, taken: Set<string>): string {
   const last = pointer.split('/').pop() ?? '';
   const words = last.split(/[^A-Za-z0-9]+/).filter((word) => word !== '' && !/^[0-9]+$/.test(word));
-  const suffix = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('').slice(0, MAX_BASE_LENGTH) || 'Def';
+  const suffix =
+    words
+      .map((word) => word.charAt(0).toUpperCase() + word.slice(1))
+      .join('')
+      .slice(0, MAX_BASE_LENGTH) || 'Def';
   const candidate = `${base}${suffix}`;
   let name = candidate;
   for (let n = 2; taken.has(name); n++) name = `${candidate}${n}`;

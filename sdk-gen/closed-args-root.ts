@@ -1,6 +1,16 @@
 // Keywords that combine or refine the root from elsewhere; closing the root's own
 // property list next to them could turn a valid member's properties into `never`.
-const COMBINING_KEYWORDS = ['anyOf', 'oneOf', 'allOf', 'not', 'if', '$ref', '$dynamicRef', '$recursiveRef', 'patternProperties'];
+const COMBINING_KEYWORDS = [
+  'anyOf',
+  'oneOf',
+  'allOf',
+  'not',
+  'if',
+  '$ref',
+  '$dynamicRef',
+  '$recursiveRef',
+  'patternProperties',
+];
 
 /**
  * The argument root as the SDK types it: closed. Tool runtimes accept extra root

@@ -2,9 +2,24 @@ import { stringLiteral } from './string-literal.ts';
 
 // Validation keywords a model needs to write valid arguments, in the order shown.
 const TAGGED = [
-  'format', 'minimum', 'exclusiveMinimum', 'maximum', 'exclusiveMaximum', 'multipleOf',
-  'minLength', 'maxLength', 'pattern', 'minItems', 'maxItems', 'uniqueItems',
-  'minProperties', 'maxProperties', 'propertyNames', 'patternProperties', 'default', 'deprecated',
+  'format',
+  'minimum',
+  'exclusiveMinimum',
+  'maximum',
+  'exclusiveMaximum',
+  'multipleOf',
+  'minLength',
+  'maxLength',
+  'pattern',
+  'minItems',
+  'maxItems',
+  'uniqueItems',
+  'minProperties',
+  'maxProperties',
+  'propertyNames',
+  'patternProperties',
+  'default',
+  'deprecated',
 ] as const;
 // One tag's value is cut here (with "…"): a huge default must not flood the SDK.
 const MAX_VALUE_LENGTH = 200;
@@ -34,7 +49,8 @@ function tagValue(keyword: string, value: unknown): string {
  */
 export function constraintTags(schema: unknown, prefix = ''): string {
   if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return '';
-  const own = (keyword: string): unknown => (Object.hasOwn(schema, keyword) ? (schema as Record<string, unknown>)[keyword] : undefined);
+  const own = (keyword: string): unknown =>
+    Object.hasOwn(schema, keyword) ? (schema as Record<string, unknown>)[keyword] : undefined;
   const tags: string[] = [];
   for (const keyword of TAGGED) {
     let value = own(keyword);

@@ -35,8 +35,11 @@ function validateTools(tools: readonly ToolSchema[]): void {
   const seen = new Map<string, number>();
   tools.forEach((tool: unknown, index) => {
     const where = `generateSdk: tools[${index}]`;
-    if (typeof tool !== 'object' || tool === null) throw new TypeError(`${where} must be an object, got ${describe(tool)}`);
-    const { name, description, parameters, outputSchema, deferLoading } = tool as Partial<Record<keyof ToolSchema, unknown>>;
+    if (typeof tool !== 'object' || tool === null)
+      throw new TypeError(`${where} must be an object, got ${describe(tool)}`);
+    const { name, description, parameters, outputSchema, deferLoading } = tool as Partial<
+      Record<keyof ToolSchema, unknown>
+    >;
     if (typeof name !== 'string') throw new TypeError(`${where}.name must be a string, got ${describe(name)}`);
     const at = `${where} (${JSON.stringify(name)})`;
     if (typeof description !== 'string') {
@@ -46,7 +49,9 @@ function validateTools(tools: readonly ToolSchema[]): void {
       throw new TypeError(`${at}.parameters must be a JSON Schema object or boolean, got ${describe(parameters)}`);
     }
     if (outputSchema !== undefined && !isSchema(outputSchema)) {
-      throw new TypeError(`${at}.outputSchema must be a JSON Schema object or boolean when present, got ${describe(outputSchema)}`);
+      throw new TypeError(
+        `${at}.outputSchema must be a JSON Schema object or boolean when present, got ${describe(outputSchema)}`,
+      );
     }
     const { notes } = tool as { notes?: unknown };
     if (notes !== undefined && !(Array.isArray(notes) && notes.every((line) => typeof line === 'string'))) {
@@ -57,7 +62,9 @@ function validateTools(tools: readonly ToolSchema[]): void {
     }
     const first = seen.get(name);
     if (first !== undefined) {
-      throw new Error(`generateSdk: duplicate tool name ${JSON.stringify(name)} at tools[${first}] and tools[${index}]; tool names must be unique`);
+      throw new Error(
+        `generateSdk: duplicate tool name ${JSON.stringify(name)} at tools[${first}] and tools[${index}]; tool names must be unique`,
+      );
     }
     seen.set(name, index);
   });
@@ -71,7 +78,9 @@ function byName(a: ToolSchema, b: ToolSchema): number {
 function resolveBudget(options: GenerateSdkOptions): number {
   const { deferredBudget = DEFAULT_DEFERRED_BUDGET } = options;
   if (!Number.isSafeInteger(deferredBudget) || deferredBudget < 0) {
-    throw new RangeError(`generateSdk: expected options.deferredBudget to be a non-negative integer (characters), got ${String(deferredBudget)}`);
+    throw new RangeError(
+      `generateSdk: expected options.deferredBudget to be a non-negative integer (characters), got ${String(deferredBudget)}`,
+    );
   }
   return deferredBudget;
 }
@@ -104,7 +113,10 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
   const loaded = sorted.filter((tool) => tool.deferLoading !== true);
   const deferred = sorted.filter((tool) => tool.deferLoading === true);
   const taken = new Set(RESERVED_TYPE_NAMES);
-  const typeNames = allocateTypeNames(loaded.map((tool) => tool.name), taken);
+  const typeNames = allocateTypeNames(
+    loaded.map((tool) => tool.name),
+    taken,
+  );
 
   const out: string[] = [SDK_PREAMBLE];
   const methods: string[] = [];
@@ -119,7 +131,8 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
     const listing = deferredListing(deferred, resolveBudget(options));
     unlisted = listing.unlisted;
     methods.push(deferredHeading(deferred.length), ...listing.lines);
-    if (unlisted > 0) methods.push(`  // …and ${unlisted} more deferred tools, not listed here: find them with tools.$search.`);
+    if (unlisted > 0)
+      methods.push(`  // …and ${unlisted} more deferred tools, not listed here: find them with tools.$search.`);
     methods.push(...DEFERRED_BUILTINS);
   }
   const members = methods.length === 0 ? '{}' : `{\n${methods.join('\n')}\n}`;

@@ -129,14 +129,24 @@ function renderArray(schema: Schema, depth: number, walk: Walk): Rendered {
 }
 
 /** Members of TypeScript's `Object` interface, which every object type inherits. */
-const OBJECT_MEMBERS = new Set(['constructor', 'toString', 'toLocaleString', 'valueOf', 'hasOwnProperty', 'isPrototypeOf', 'propertyIsEnumerable']);
+const OBJECT_MEMBERS = new Set([
+  'constructor',
+  'toString',
+  'toLocaleString',
+  'valueOf',
+  'hasOwnProperty',
+  'isPrototypeOf',
+  'propertyIsEnumerable',
+]);
 
 /** The doc comment of a property: its description, then its constraints (and its items'). */
 function propertyDoc(schema: unknown): string {
   if (!isRecord(schema)) return '';
   const description = own(schema, 'description');
   const items = own(schema, 'items');
-  const tags = [constraintTags(schema), isRecord(items) ? constraintTags(items, 'items.') : ''].filter((t) => t !== '').join(' ');
+  const tags = [constraintTags(schema), isRecord(items) ? constraintTags(items, 'items.') : '']
+    .filter((t) => t !== '')
+    .join(' ');
   return docComment(typeof description === 'string' ? description : '', tags);
 }
 
@@ -149,7 +159,11 @@ const LITERAL_PREFIX_OPEN = /^\^([A-Za-z0-9_-]+)(\.\*)?$/;
  * constrained (`patternProperties`, `propertyNames`) or values typed
  * (`additionalProperties: S`). Undefined when the object has no such keywords.
  */
-function indexSignature(schema: Schema, depth: number, walk: Walk): { key: string; value: Rendered; partial: boolean } | undefined {
+function indexSignature(
+  schema: Schema,
+  depth: number,
+  walk: Walk,
+): { key: string; value: Rendered; partial: boolean } | undefined {
   const patterns = own(schema, 'patternProperties');
   const names = own(schema, 'propertyNames');
   const additional = own(schema, 'additionalProperties');
@@ -213,13 +227,12 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
     if (index.partial) return atom(`{ [key in ${index.key}]?: ${index.value.text} }`);
     if (index.key === 'string' && isJsonValue(index.value)) return atom(OPEN_INDEX);
     // `Record<string, T>` when T names nothing: short, and the form models know best.
-    if (index.key === 'string' && !/[A-Z]/.test(index.value.text.replace(/JsonValue/g, ''))) return atom(`Record<string, ${index.value.text}>`);
+    if (index.key === 'string' && !/[A-Z]/.test(index.value.text.replace(/JsonValue/g, '')))
+      return atom(`Record<string, ${index.value.text}>`);
     return atom(`{ [key: ${index.key}]: ${index.value.text} }`);
   }
   // One line when nothing is documented: `{ id: string; total: number }`.
-  const body = multiLine
-    ? `{\n  ${lines.map(indent).join('\n  ')}\n}`
-    : `{ ${lines.join(' ').slice(0, -1)} }`;
+  const body = multiLine ? `{\n  ${lines.map(indent).join('\n  ')}\n}` : `{ ${lines.join(' ').slice(0, -1)} }`;
   // Declared properties would clash with a typed index signature (`{ a: string } &
   // Record<string, number>` makes `a` never), so an open object's index is JsonValue.
   const closed = additional === false && !Object.hasOwn(schema, 'patternProperties');
@@ -293,7 +306,8 @@ function findAnchor(root: unknown, name: string): unknown {
     const node = stack.pop();
     if (typeof node !== 'object' || node === null || seen.has(node)) continue;
     seen.add(node);
-    if (!Array.isArray(node) && Object.hasOwn(node, '$anchor') && (node as Record<string, unknown>).$anchor === name) return node;
+    if (!Array.isArray(node) && Object.hasOwn(node, '$anchor') && (node as Record<string, unknown>).$anchor === name)
+      return node;
     stack.push(...Object.values(node));
   }
   return undefined;
@@ -391,6 +405,10 @@ function render(schema: unknown, depth: number, walk: Walk, bare: boolean): Rend
  * again on its own path becomes `unknown`. Multi-line text uses two-space
  * indentation relative to its first line.
  */
-export function schemaToType(schema: unknown, maxDepth: number, context: TypeContext = { root: schema, notes: [] }): string {
+export function schemaToType(
+  schema: unknown,
+  maxDepth: number,
+  context: TypeContext = { root: schema, notes: [] },
+): string {
   return render(schema, 0, { maxDepth, ancestors: new Set(), context }, true).text;
 }

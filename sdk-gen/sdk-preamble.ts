@@ -23,5 +23,5 @@ export function deferredHeading(count: number): string {
 /** The built-in members that load and find deferred tools (served by the runtime). */
 export const DEFERRED_BUILTINS = [
   '  /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;',
-  '  /** Tools whose name or description contain the query\'s words, best first (at most limit, default 10). */ $search(args: { query: string; limit?: number }): Promise<{ name: string; summary: string }[]>;',
+  "  /** Tools whose name or description contain the query's words, best first (at most limit, default 10). */ $search(args: { query: string; limit?: number }): Promise<{ name: string; summary: string }[]>;",
 ] as const;

@@ -4,5 +4,7 @@
  * too so the literal never spans a line in any reader.
  */
 export function stringLiteral(value: string): string {
-  return JSON.stringify(value).replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029');
+  return JSON.stringify(value)
+    .replace(/\u2028/g, '\\u2028')
+    .replace(/\u2029/g, '\\u2029');
 }

@@ -23,7 +23,15 @@ export interface ToolDeclarations {
  * local `$ref` target met inside a container becomes one named type, declared after
  * it (a recursive schema gives a recursive type); `#` is `name` itself.
  */
-function documentTypes(document: unknown, rendered: unknown, name: string, base: string, taken: Set<string>, maxDepth: number, notes: string[]): string[] {
+function documentTypes(
+  document: unknown,
+  rendered: unknown,
+  name: string,
+  base: string,
+  taken: Set<string>,
+  maxDepth: number,
+  notes: string[],
+): string[] {
   const names = new Map<object, string>();
   if (typeof document === 'object' && document !== null) names.set(document, name);
   const queue: Array<{ target: object; name: string }> = [];
@@ -50,9 +58,22 @@ function documentTypes(document: unknown, rendered: unknown, name: string, base:
 }
 
 /** A tool's declarations, with type names from `base` (`SearchOrders` → `SearchOrdersArgs`). */
-export function toolDeclarations(tool: ToolSchema, base: string, taken: Set<string>, maxDepth: number): ToolDeclarations {
+export function toolDeclarations(
+  tool: ToolSchema,
+  base: string,
+  taken: Set<string>,
+  maxDepth: number,
+): ToolDeclarations {
   const notes: string[] = [];
-  const types = documentTypes(tool.parameters, closedArgsRoot(tool.parameters), `${base}Args`, base, taken, maxDepth, notes);
+  const types = documentTypes(
+    tool.parameters,
+    closedArgsRoot(tool.parameters),
+    `${base}Args`,
+    base,
+    taken,
+    maxDepth,
+    notes,
+  );
   let result = 'JsonValue';
   if (tool.outputSchema !== undefined) {
     result = `${base}Result`;

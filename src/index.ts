@@ -1,33 +1,87 @@
 // Public entry of ptc-runtime. Curated, explicit exports.
 export { defineTool, defineJsonSchemaTool } from './definition/define-tool.ts';
 export type {
-  Tool, ToolSpec, ToolSpecBase, ReturnableValue, JsonSchemaToolSpec, OutsideSchema, OutsideArgs, OutsideValue,
+  Tool,
+  ToolSpec,
+  ToolSpecBase,
+  ReturnableValue,
+  JsonSchemaToolSpec,
+  OutsideSchema,
+  OutsideArgs,
+  OutsideValue,
 } from './definition/define-tool.ts';
 export type { StandardSchemaV1 } from './definition/standard-schema.ts';
 export type { SchemaDialect } from './definition/create-ajv.ts';
 export type {
-  SchemaNode, PropertyMap, InferArgs, InferNode, JsonValueType, MaxInferenceDepth,
-  StringNode, NumberNode, BooleanNode, NullNode, ArrayNode, ObjectNode, JsonNode, UnionNode,
+  SchemaNode,
+  PropertyMap,
+  InferArgs,
+  InferNode,
+  JsonValueType,
+  MaxInferenceDepth,
+  StringNode,
+  NumberNode,
+  BooleanNode,
+  NullNode,
+  ArrayNode,
+  ObjectNode,
+  JsonNode,
+  UnionNode,
 } from './definition/schema-node.ts';
 export { MAX_SCHEMA_DEPTH, SUPPORTED_KEYWORDS } from './definition/compile-schema.ts';
 export type { JsonSchema } from './definition/compile-schema.ts';
 export { createToolRuntime } from './runtime/create-tool-runtime.ts';
-export type { ToolRuntime, ToolRuntimeOptions, ToolSchemaProjection, RuntimeEventMap, RuntimeEventName } from './runtime/create-tool-runtime.ts';
+export type {
+  ToolRuntime,
+  ToolRuntimeOptions,
+  ToolSchemaProjection,
+  RuntimeEventMap,
+  RuntimeEventName,
+} from './runtime/create-tool-runtime.ts';
 export type { ToolMode } from './ptc/mode-declarations.ts';
 export type { PromptSection } from './ptc/ptc-prompt.ts';
 // The sandbox's contract, for `createToolRuntime({ sandbox })` with options or your own Sandbox.
 export type {
-  Sandbox, SandboxOptions, SandboxLimits, RunRequest, RunOutcome, FailureKind, HostCall, HostCallRequest, HostCallOutcome,
+  Sandbox,
+  SandboxOptions,
+  SandboxLimits,
+  RunRequest,
+  RunOutcome,
+  FailureKind,
+  HostCall,
+  HostCallRequest,
+  HostCallOutcome,
 } from '../sandbox/types.ts';
 export { RUN_EVENT_NAMES } from './ptc/run-events.ts';
-export type { RunEventMap, RunEventName, RunEventSource, RunLogEvent, RunCallStartEvent, RunCallEndEvent } from './ptc/run-events.ts';
+export type {
+  RunEventMap,
+  RunEventName,
+  RunEventSource,
+  RunLogEvent,
+  RunCallStartEvent,
+  RunCallEndEvent,
+} from './ptc/run-events.ts';
 export { DEFAULT_MAX_CALL_DEPTH } from './pipeline/call-depth.ts';
 export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts';
 export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } from './pipeline/decisions.ts';
 export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest } from './pipeline/execute-tool.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
-export type { ToolResult, ContentBlock, TextBlock, ImageBlock, ContextMessage, ToolErrorInfo } from './pipeline/tool-result.ts';
-export type { HookName, HookMap, PreExecuteHandler, ExecuteHandler, PostExecuteHandler, ResultObserver } from './pipeline/hooks.ts';
+export type {
+  ToolResult,
+  ContentBlock,
+  TextBlock,
+  ImageBlock,
+  ContextMessage,
+  ToolErrorInfo,
+} from './pipeline/tool-result.ts';
+export type {
+  HookName,
+  HookMap,
+  PreExecuteHandler,
+  ExecuteHandler,
+  PostExecuteHandler,
+  ResultObserver,
+} from './pipeline/hooks.ts';
 export type { Agent, AgentRef, Restriction, Guard, GuardVerdict, Dispose } from './registry/tool-registry.ts';
 export { RUN_CODE } from './registry/tool-registry.ts';
 export { ERROR_CODES } from './errors/error-codes.ts';
@@ -46,7 +100,14 @@ export type { SchedulerErrorCode } from './scheduler/scheduler-error.ts';
 export { installTimeoutPolicy, DEFAULT_GRACE_MS } from './scheduler/timeout-policy.ts';
 export type { TimeoutPolicyOptions, TimeoutPolicyHost, UnsettledBody } from './scheduler/timeout-policy.ts';
 export type { UnsettledBodyReporter } from './pipeline/unsettled-body.ts';
-export type { Journal, JournalEvent, ToolCallEvent, ToolResultEvent, JournalContents, JournalWarning } from './scheduler/journal.ts';
+export type {
+  Journal,
+  JournalEvent,
+  ToolCallEvent,
+  ToolResultEvent,
+  JournalContents,
+  JournalWarning,
+} from './scheduler/journal.ts';
 export { openFileJournal } from './scheduler/file-journal.ts';
 export type { FileJournal, FileJournalOptions } from './scheduler/file-journal.ts';
 export { openSqliteJournal } from './scheduler/sqlite-journal.ts';

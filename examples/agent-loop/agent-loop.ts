@@ -3,7 +3,11 @@
 // It speaks the Anthropic Messages shapes through the adapter, but takes the model as
 // a plain function: a scripted model in tests, the Anthropic SDK in anthropic-live.ts.
 import {
-  fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage, type AnthropicTool, type AnthropicUserMessage,
+  fromAnthropicToolUses,
+  toAnthropicRequest,
+  toAnthropicUserMessage,
+  type AnthropicTool,
+  type AnthropicUserMessage,
 } from 'ptc-runtime/adapters/anthropic';
 import type { AgentRef, ToolRuntime } from 'ptc-runtime';
 
@@ -56,7 +60,10 @@ export async function runAgentLoop(options: AgentLoopOptions): Promise<AgentLoop
     // The runtime maps any name sent as an alias (e.g. for `tickets.count`) back.
     const calls = fromAnthropicToolUses(reply.content, rt, scope);
     if (calls.length === 0) return { answer, messages, steps: step, stoppedBy: 'answer' };
-    const turn = await rt.executeTurn(calls, { ...scope, ...(options.signal === undefined ? {} : { signal: options.signal }) });
+    const turn = await rt.executeTurn(calls, {
+      ...scope,
+      ...(options.signal === undefined ? {} : { signal: options.signal }),
+    });
     // Results in model order, then the contexts — one user message.
     messages.push(toAnthropicUserMessage(turn));
     if (turn.concludesTurn) return { answer, messages, steps: step, stoppedBy: 'concluded' };

@@ -8,24 +8,44 @@ const FROM = '2026-07-01';
 const TO = '2026-09-30';
 const REASON = 'late delivery (Q3 review)';
 
-interface Order { id: string; customerId: string; flags?: string[] }
-interface Shipment { orderId: string; promisedDate: string; deliveredDate: string }
+interface Order {
+  id: string;
+  customerId: string;
+  flags?: string[];
+}
+interface Shipment {
+  orderId: string;
+  promisedDate: string;
+  deliveredDate: string;
+}
 
 export const flagLateOrdersScenario: Scenario = {
   name: 'flag-late-orders',
-  question: 'Flag every Q3 2026 order of an EU customer that was delivered late for review, then verify that each of them carries the flag.',
+  question:
+    'Flag every Q3 2026 order of an EU customer that was delivered late for review, then verify that each of them carries the flag.',
   *native() {
     const [customersResult] = yield [{ name: 'list_customers', arguments: { region: 'EU' } }];
     const customers = readJson<{ id: string }[]>(customersResult!);
-    const orderResults = yield customers.map((c) => ({ name: 'list_orders', arguments: { customerId: c.id, from: FROM, to: TO } }));
+    const orderResults = yield customers.map((c) => ({
+      name: 'list_orders',
+      arguments: { customerId: c.id, from: FROM, to: TO },
+    }));
     const orders = orderResults.flatMap((r) => readJson<Order[]>(r));
     const shipmentResults = yield orders.map((o) => ({ name: 'get_shipment', arguments: { orderId: o.id } }));
     const late = shipmentResults.map((r) => readJson<Shipment>(r)).filter((s) => s.deliveredDate > s.promisedDate);
     const lateOrders = orders.filter((o) => late.some((s) => s.orderId === o.id));
     yield lateOrders.map((o) => ({ name: 'flag_order', arguments: { orderId: o.id, reason: REASON } }));
     const affected = [...new Set(lateOrders.map((o) => o.customerId))];
-    const recheck = yield affected.map((id) => ({ name: 'list_orders', arguments: { customerId: id, from: FROM, to: TO } }));
-    const flagged = new Set(recheck.flatMap((r) => readJson<Order[]>(r)).filter((o) => (o.flags ?? []).includes(REASON)).map((o) => o.id));
+    const recheck = yield affected.map((id) => ({
+      name: 'list_orders',
+      arguments: { customerId: id, from: FROM, to: TO },
+    }));
+    const flagged = new Set(
+      recheck
+        .flatMap((r) => readJson<Order[]>(r))
+        .filter((o) => (o.flags ?? []).includes(REASON))
+        .map((o) => o.id),
+    );
     const orderIds = lateOrders.map((o) => o.id).sort();
     return { flagged: orderIds.length, verified: orderIds.filter((id) => flagged.has(id)).length, orderIds };
   },

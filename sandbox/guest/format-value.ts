@@ -78,7 +78,8 @@ function dataProperty(value: object, key: string): DataRead {
   for (let depth = 0; depth < 32 && target !== null; depth++) {
     const desc = getOwnPropertyDescriptor(target, key);
     if (desc !== undefined) {
-      if (apply(hasOwn, desc, ['value'])) return { __proto__: null, found: true, accessor: false, value: desc.value } as DataRead;
+      if (apply(hasOwn, desc, ['value']))
+        return { __proto__: null, found: true, accessor: false, value: desc.value } as DataRead;
       return { __proto__: null, found: true, accessor: true, value: undefined } as DataRead;
     }
     target = getPrototypeOf(target) as object | null;
@@ -157,7 +158,12 @@ function format(value: unknown, depth: number, seen: Record<number, unknown>, bu
         break;
       }
       const desc = getOwnPropertyDescriptor(object, i);
-      const item = desc === undefined ? 'undefined' : apply(hasOwn, desc, ['value']) ? format(desc.value, depth + 1, seen, budget) : '[Getter]';
+      const item =
+        desc === undefined
+          ? 'undefined'
+          : apply(hasOwn, desc, ['value'])
+            ? format(desc.value, depth + 1, seen, budget)
+            : '[Getter]';
       out += (i === 0 ? '' : ',') + item;
       budget.length += item.length;
       if (budget.length > budget.budget) break;
@@ -188,7 +194,12 @@ function format(value: unknown, depth: number, seen: Record<number, unknown>, bu
     }
     const key = keys[i] as string;
     const desc = getOwnPropertyDescriptor(object, key);
-    const item = desc === undefined ? 'undefined' : apply(hasOwn, desc, ['value']) ? format(desc.value, depth + 1, seen, budget) : '[Getter]';
+    const item =
+      desc === undefined
+        ? 'undefined'
+        : apply(hasOwn, desc, ['value'])
+          ? format(desc.value, depth + 1, seen, budget)
+          : '[Getter]';
     const text = stringify(key) + ':' + item;
     out += (i === 0 ? '' : ',') + text;
     budget.length += text.length;
@@ -200,7 +211,12 @@ function format(value: unknown, depth: number, seen: Record<number, unknown>, bu
 /** Text of `value` of about `budget` characters at most. */
 export function formatValue(value: unknown, budget: number): string {
   try {
-    return format(value, 0, create(null) as Record<number, unknown>, { __proto__: null, nodes: 0, length: 0, budget } as FormatBudget);
+    return format(
+      value,
+      0,
+      create(null) as Record<number, unknown>,
+      { __proto__: null, nodes: 0, length: 0, budget } as FormatBudget,
+    );
   } catch {
     return '[unprintable value]';
   }
@@ -224,8 +240,18 @@ export function describeThrown(value: unknown): Thrown {
         memory: info.name === 'RangeError' && info.message === 'Array buffer allocation failed',
       } as Thrown;
     }
-    return { __proto__: null, text: cut('Uncaught ' + formatValue(value, 2000), 2000), stack: undefined, memory: false } as Thrown;
+    return {
+      __proto__: null,
+      text: cut('Uncaught ' + formatValue(value, 2000), 2000),
+      stack: undefined,
+      memory: false,
+    } as Thrown;
   } catch {
-    return { __proto__: null, text: 'Uncaught exception (the thrown value could not be described)', stack: undefined, memory: false } as Thrown;
+    return {
+      __proto__: null,
+      text: 'Uncaught exception (the thrown value could not be described)',
+      stack: undefined,
+      memory: false,
+    } as Thrown;
   }
 }

@@ -31,7 +31,8 @@ function log(prefix: string, args: readonly unknown[]): void {
     post({ __proto__: null, t: 'log', text: line });
     return;
   }
-  if (!fit.whole && fit.end > 0 && room >= run.logLineMinBytes) post({ __proto__: null, t: 'log', text: apply(stringSlice, line, [0, fit.end]) });
+  if (!fit.whole && fit.end > 0 && room >= run.logLineMinBytes)
+    post({ __proto__: null, t: 'log', text: apply(stringSlice, line, [0, fit.end]) });
   run.logBytes = run.maxLogBytes;
   closeLogs('bytes');
 }

@@ -26,7 +26,14 @@ function finish(ok: boolean, value: unknown): void {
   abandonQueue();
   if (!ok) {
     const thrown = describeThrown(value);
-    post({ __proto__: null, t: 'done', ok: false, kind: thrown.memory ? 'memory' : 'exception', message: thrown.text, ...(thrown.stack === undefined ? {} : { stack: thrown.stack }) });
+    post({
+      __proto__: null,
+      t: 'done',
+      ok: false,
+      kind: thrown.memory ? 'memory' : 'exception',
+      message: thrown.text,
+      ...(thrown.stack === undefined ? {} : { stack: thrown.stack }),
+    });
     return;
   }
   if (value === undefined) {
@@ -44,17 +51,36 @@ function finish(ok: boolean, value: unknown): void {
           t: 'done',
           ok: false,
           kind: 'output-limit',
-          message: 'The returned value is larger than ' + run.maxResultBytes + ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.',
+          message:
+            'The returned value is larger than ' +
+            run.maxResultBytes +
+            ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.',
         });
       } else {
-        post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output', message: 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.' });
+        post({
+          __proto__: null,
+          t: 'done',
+          ok: false,
+          kind: 'invalid-output',
+          message: 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.',
+        });
       }
     } else {
-      post({ __proto__: null, t: 'done', ok: false, kind: 'invalid-output', message: 'Converting the returned value to JSON threw ' + describeThrown(error).text });
+      post({
+        __proto__: null,
+        t: 'done',
+        ok: false,
+        kind: 'invalid-output',
+        message: 'Converting the returned value to JSON threw ' + describeThrown(error).text,
+      });
     }
     return;
   }
-  post(json === undefined ? { __proto__: null, t: 'done', ok: true } : { __proto__: null, t: 'done', ok: true, result: json });
+  post(
+    json === undefined
+      ? { __proto__: null, t: 'done', ok: true }
+      : { __proto__: null, t: 'done', ok: true, result: json },
+  );
 }
 
 function start(program: () => unknown): void {
@@ -90,7 +116,12 @@ function configure(text: string): void {
   }
   freeze(tools);
   defineProperty(scope, 'tools', { value: tools, writable: false, enumerable: false, configurable: false });
-  defineProperty(scope, 'ToolCallError', { value: ToolCallError, writable: true, enumerable: false, configurable: true });
+  defineProperty(scope, 'ToolCallError', {
+    value: ToolCallError,
+    writable: true,
+    enumerable: false,
+    configurable: true,
+  });
   defineProperty(scope, 'console', { value: sandboxConsole, writable: true, enumerable: false, configurable: true });
 }
 

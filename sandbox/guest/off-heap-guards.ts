@@ -18,7 +18,13 @@ import { fatal, run } from './run-state.ts';
 function chargeOffHeap(bytes: number, what: string, advice: string): void {
   if (bytes > run.offHeapLeft) {
     const message =
-      what + ' is over the sandbox budget for memory outside the heap (' + run.offHeapLeft + ' of ' + run.offHeapTotal + ' bytes left)' + advice;
+      what +
+      ' is over the sandbox budget for memory outside the heap (' +
+      run.offHeapLeft +
+      ' of ' +
+      run.offHeapTotal +
+      ' bytes left)' +
+      advice;
     fatal('memory', message);
     throw new RangeErrorCtor(message);
   }

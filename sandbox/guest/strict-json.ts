@@ -35,7 +35,12 @@ function problem(reason: string, tooLarge: boolean): Problem {
 }
 
 export function isProblem(error: unknown): error is Problem {
-  return error !== null && typeof error === 'object' && getPrototypeOf(error) === null && (error as { isProblem?: unknown }).isProblem === true;
+  return (
+    error !== null &&
+    typeof error === 'object' &&
+    getPrototypeOf(error) === null &&
+    (error as { isProblem?: unknown }).isProblem === true
+  );
 }
 
 const IDENTIFIER = /^[A-Za-z_$][A-Za-z0-9_$]*$/;
@@ -54,9 +59,11 @@ function ownData(value: object, key: string): Slot {
   const descriptor = getOwnPropertyDescriptor(value, key);
   if (descriptor === undefined) return { __proto__: null, missing: true, value: undefined } as Slot;
   // Own-property checks only: Object.prototype may have been polluted by the program.
-  if (!apply(hasOwn, descriptor, ['value'])) throw problem('an accessor property (getter/setter); JSON has only plain values', false);
+  if (!apply(hasOwn, descriptor, ['value']))
+    throw problem('an accessor property (getter/setter); JSON has only plain values', false);
   // A Proxy can answer a read differently from its own data: send neither.
-  if (!objectIs((value as Record<string, unknown>)[key], descriptor.value)) throw problem('an object whose reads disagree with its own data (a Proxy?)', false);
+  if (!objectIs((value as Record<string, unknown>)[key], descriptor.value))
+    throw problem('an object whose reads disagree with its own data (a Proxy?)', false);
   return { __proto__: null, missing: false, value: descriptor.value } as Slot;
 }
 
@@ -71,7 +78,10 @@ function checkNothingHidden(value: object): void {
       const name = names[i] as string;
       const index = NumberCtor(name);
       if (name !== 'length' && !(name === '' + index && index >= 0 && index < value.length)) {
-        throw problem('an array with an extra property ' + stringify(cut(name, 100)) + ', which JSON cannot carry', false);
+        throw problem(
+          'an array with an extra property ' + stringify(cut(name, 100)) + ', which JSON cannot carry',
+          false,
+        );
       }
     }
     return;
@@ -123,7 +133,8 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
   if (label !== undefined) throw problem(label, false);
   if (!isArray(object)) {
     const proto = getPrototypeOf(object) as object | null;
-    if (proto !== ObjectProto && proto !== null) throw problem('an instance of a class (only plain objects and arrays are JSON)', false);
+    if (proto !== ObjectProto && proto !== null)
+      throw problem('an instance of a class (only plain objects and arrays are JSON)', false);
   }
   checkNothingHidden(object);
   state.seen[depth] = object;
@@ -173,5 +184,9 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
 
 /** JSON text of `value` (undefined for undefined); throws a Problem when it cannot cross as it is, or is over `budget` characters. */
 export function toJson(value: unknown, budget: number): string | undefined {
-  return serialize(value, { __proto__: null, size: 0, budget, seen: create(null) as Record<number, unknown> } as SerializeState, 0);
+  return serialize(
+    value,
+    { __proto__: null, size: 0, budget, seen: create(null) as Record<number, unknown> } as SerializeState,
+    0,
+  );
 }

@@ -17,7 +17,12 @@ export class ToolCallError extends ErrorCtor {
     defineProperty(this, 'code', { value: '' + code, writable: true, enumerable: true, configurable: true });
   }
 }
-defineProperty(ToolCallError.prototype, 'name', { value: 'ToolCallError', writable: true, enumerable: false, configurable: true });
+defineProperty(ToolCallError.prototype, 'name', {
+  value: 'ToolCallError',
+  writable: true,
+  enumerable: false,
+  configurable: true,
+});
 
 function rejected(error: unknown): Promise<never> {
   return new PromiseCtor<never>((_resolve, reject) => {
@@ -36,7 +41,13 @@ function notSent(item: QueuedCall): void {
   delete pending[item.seq];
   if (entry !== undefined) {
     entry.reject(
-      new ToolCallError(item.name, 'NOT_DISPATCHED', 'tools.' + item.name + ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched'),
+      new ToolCallError(
+        item.name,
+        'NOT_DISPATCHED',
+        'tools.' +
+          item.name +
+          ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched',
+      ),
     );
   }
 }
@@ -65,11 +76,33 @@ function submit(name: string, args: unknown): Promise<unknown> {
   } catch (error) {
     if (isProblem(error)) {
       if (error.tooLarge) {
-        return rejected(new ToolCallError(name, 'ARGS_TOO_LARGE', 'tools.' + name + ' arguments are larger than ' + run.maxArgsBytes + ' bytes as JSON: not dispatched'));
+        return rejected(
+          new ToolCallError(
+            name,
+            'ARGS_TOO_LARGE',
+            'tools.' + name + ' arguments are larger than ' + run.maxArgsBytes + ' bytes as JSON: not dispatched',
+          ),
+        );
       }
-      return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments are not JSON: ' + error.reason + ' at args' + error.path + ': not dispatched'));
+      return rejected(
+        new ToolCallError(
+          name,
+          'INVALID_ARGS',
+          'tools.' + name + ' arguments are not JSON: ' + error.reason + ' at args' + error.path + ': not dispatched',
+        ),
+      );
     }
-    return rejected(new ToolCallError(name, 'INVALID_ARGS', 'tools.' + name + ' arguments could not be converted to JSON (' + describeThrown(error).text + '): not dispatched'));
+    return rejected(
+      new ToolCallError(
+        name,
+        'INVALID_ARGS',
+        'tools.' +
+          name +
+          ' arguments could not be converted to JSON (' +
+          describeThrown(error).text +
+          '): not dispatched',
+      ),
+    );
   }
   if (json === undefined) json = '{}';
   if (run.settled) return rejected(afterEnd(name));
@@ -142,7 +175,10 @@ function settle(message: GuestDelivery): void {
       valid = false;
     }
     if (valid) entry.resolve(value);
-    else entry.reject(new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'));
+    else
+      entry.reject(
+        new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'),
+      );
   } else {
     entry.reject(new ToolCallError(entry.name, '' + message.code, '' + message.message));
   }

@@ -20,7 +20,10 @@ type JsonSchema7 = Parameters<typeof jsonSchema>[0] & object;
 type ModelContentPart = Extract<AiSdkModelOutput, { type: 'content' }>['value'][number];
 
 const textOf = (blocks: readonly ContentBlock[]): string =>
-  blocks.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).filter((t) => t !== '').join('\n');
+  blocks
+    .map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`))
+    .filter((t) => t !== '')
+    .join('\n');
 
 const toPart = (block: ContentBlock): ModelContentPart =>
   block.type === 'text'
@@ -36,7 +39,10 @@ const toPart = (block: ContentBlock): ModelContentPart =>
 export function toAiSdkModelOutput(result: ToolResult): AiSdkModelOutput {
   const contexts = (result.additionalContexts ?? []).flatMap((c) => c.content);
   if (result.isError) {
-    return { type: 'error-text', value: nonEmptyText([textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n')) };
+    return {
+      type: 'error-text',
+      value: nonEmptyText([textOf(result.content), textOf(contexts)].filter((t) => t !== '').join('\n\n')),
+    };
   }
   const parts = [...result.content, ...contexts].filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toPart);
   return { type: 'content', value: parts.length === 0 ? [{ type: 'text', text: nonEmptyText('') }] : parts };
@@ -62,7 +68,10 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
   const turns = createTurnBatcher(rt, scope);
   const set: ToolSet = {};
   const schemas = rt.schemas(scope);
-  const aliases = providerToolNames(schemas.map((s) => s.name), OPENAI_MAX_TOOL_NAME);
+  const aliases = providerToolNames(
+    schemas.map((s) => s.name),
+    OPENAI_MAX_TOOL_NAME,
+  );
   for (const projection of schemas) {
     const name = projection.name;
     const key = aliases.get(name) ?? name;
@@ -91,7 +100,10 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
  */
 export function toAiSdkRequest(rt: ToolRuntime, options: RequestOptions = {}): { tools: ToolSet; system?: string } {
   const system = promptText(rt, options);
-  return { tools: toAiSdkTools(rt, options.agent === undefined ? {} : { agent: options.agent }), ...(system === undefined ? {} : { system }) };
+  return {
+    tools: toAiSdkTools(rt, options.agent === undefined ? {} : { agent: options.agent }),
+    ...(system === undefined ? {} : { system }),
+  };
 }
 
 export interface FromAiSdkToolsOptions {
@@ -108,14 +120,18 @@ export interface FromAiSdkToolsOptions {
 async function convertedSchema(schema: { readonly jsonSchema: unknown }): Promise<OutsideSchema | undefined> {
   try {
     const converted = (await schema.jsonSchema) as unknown;
-    return typeof converted === 'object' && converted !== null ? ({ ...converted } as OutsideSchema) : (converted as OutsideSchema);
+    return typeof converted === 'object' && converted !== null
+      ? ({ ...converted } as OutsideSchema)
+      : (converted as OutsideSchema);
   } catch {
     return undefined;
   }
 }
 
 const isAsyncIterable = (v: unknown): v is AsyncIterable<unknown> =>
-  typeof v === 'object' && v !== null && typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
+  typeof v === 'object' &&
+  v !== null &&
+  typeof (v as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 
 /**
  * AI SDK tool() definitions → our tools (define only; register them yourself). Input
@@ -129,7 +145,9 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
   for (const name of Object.keys(tools)) {
     const source = tools[name]!;
     if (source.type === 'provider' || typeof source.execute !== 'function') {
-      throw new TypeError(`fromAiSdkTools: tool "${name}" has no execute function this runtime could call (provider tools are run by the provider)`);
+      throw new TypeError(
+        `fromAiSdkTools: tool "${name}" has no execute function this runtime could call (provider tools are run by the provider)`,
+      );
     }
     const execute = source.execute.bind(source);
     const input = asSchema(source.inputSchema);
@@ -141,33 +159,44 @@ export async function fromAiSdkTools(tools: ToolSet, options: FromAiSdkToolsOpti
     const parameters = inputJson ?? (source.inputSchema as OutsideSchema);
     const parsedByDefinition = inputJson === undefined;
     const outputSchema =
-      source.outputSchema === undefined ? undefined : ((await convertedSchema(asSchema(source.outputSchema))) ?? (source.outputSchema as OutsideSchema));
+      source.outputSchema === undefined
+        ? undefined
+        : ((await convertedSchema(asSchema(source.outputSchema))) ?? (source.outputSchema as OutsideSchema));
     const safe = options.isConcurrencySafe;
-    out.push(defineJsonSchemaTool({
-      name,
-      description: typeof source.description === 'string' ? source.description : '',
-      parameters,
-      output: {
-        ...(outputSchema === undefined ? {} : { schema: outputSchema }),
-        render: (_args, value) => [{ type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) }],
-      },
-      ...(safe === undefined ? {} : { isConcurrencySafe: (args: JsonValue) => safe(name, args) }),
-      async execute(args, exec) {
-        let parsed: unknown = args;
-        if (input.validate !== undefined && !parsedByDefinition) {
-          const check = await input.validate(args);
-          if (!check.success) throw new ToolArgsError(name, [{ path: '', message: check.error.message }]);
-          parsed = check.value;
-        }
-        let result: unknown = await execute(parsed, { toolCallId: exec.callId, messages: [], abortSignal: exec.signal, context: undefined });
-        if (isAsyncIterable(result)) {
-          let last: unknown = null;
-          for await (const chunk of result) last = chunk;
-          result = last;
-        }
-        return (result ?? null) as JsonValue;
-      },
-    }));
+    out.push(
+      defineJsonSchemaTool({
+        name,
+        description: typeof source.description === 'string' ? source.description : '',
+        parameters,
+        output: {
+          ...(outputSchema === undefined ? {} : { schema: outputSchema }),
+          render: (_args, value) => [
+            { type: 'text', text: typeof value === 'string' ? value : JSON.stringify(value, null, 2) },
+          ],
+        },
+        ...(safe === undefined ? {} : { isConcurrencySafe: (args: JsonValue) => safe(name, args) }),
+        async execute(args, exec) {
+          let parsed: unknown = args;
+          if (input.validate !== undefined && !parsedByDefinition) {
+            const check = await input.validate(args);
+            if (!check.success) throw new ToolArgsError(name, [{ path: '', message: check.error.message }]);
+            parsed = check.value;
+          }
+          let result: unknown = await execute(parsed, {
+            toolCallId: exec.callId,
+            messages: [],
+            abortSignal: exec.signal,
+            context: undefined,
+          });
+          if (isAsyncIterable(result)) {
+            let last: unknown = null;
+            for await (const chunk of result) last = chunk;
+            result = last;
+          }
+          return (result ?? null) as JsonValue;
+        },
+      }),
+    );
   }
   return out;
 }

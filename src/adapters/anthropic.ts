@@ -9,7 +9,11 @@ import type { ToolRuntime, ToolSchemaProjection } from '../runtime/create-tool-r
 import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
 import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import {
-  ANTHROPIC_MAX_TOOL_NAME, providerToolNames, registeredToolNames, type ToolNameOptions, type ToolNameSource,
+  ANTHROPIC_MAX_TOOL_NAME,
+  providerToolNames,
+  registeredToolNames,
+  type ToolNameOptions,
+  type ToolNameSource,
 } from './provider-tool-names.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 
@@ -48,7 +52,10 @@ export interface AnthropicUserMessage {
  * {@link fromAnthropicToolUses} to get the registered names back.
  */
 export function toAnthropicTools(schemas: readonly ToolSchemaProjection[]): AnthropicTool[] {
-  const names = providerToolNames(schemas.map((s) => s.name), ANTHROPIC_MAX_TOOL_NAME);
+  const names = providerToolNames(
+    schemas.map((s) => s.name),
+    ANTHROPIC_MAX_TOOL_NAME,
+  );
   return schemas.map((s) => ({
     name: names.get(s.name) ?? s.name,
     description: s.description,
@@ -64,7 +71,10 @@ export function toAnthropicTools(schemas: readonly ToolSchemaProjection[]): Anth
  * SDK by default) and, when `rt.prompt()` has sections (`embedSdkInDescription: false`),
  * `system` with them after your own `options.system`.
  */
-export function toAnthropicRequest(rt: ToolRuntime, options: RequestOptions = {}): { tools: AnthropicTool[]; system?: string } {
+export function toAnthropicRequest(
+  rt: ToolRuntime,
+  options: RequestOptions = {},
+): { tools: AnthropicTool[]; system?: string } {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
   const system = promptText(rt, options);
   return { tools: toAnthropicTools(rt.schemas(scope)), ...(system === undefined ? {} : { system }) };
@@ -86,7 +96,12 @@ export function fromAnthropicToolUses(
     .map((b) => ({ callId: b.id, name: registered(b.name), arguments: b.input as JsonValue }));
 }
 
-const IMAGE_TYPES: ReadonlySet<string> = new Set<AnthropicImageType>(['image/jpeg', 'image/png', 'image/gif', 'image/webp']);
+const IMAGE_TYPES: ReadonlySet<string> = new Set<AnthropicImageType>([
+  'image/jpeg',
+  'image/png',
+  'image/gif',
+  'image/webp',
+]);
 
 export const toAnthropicContent = (block: ContentBlock): AnthropicContent => {
   if (block.type === 'text') return { type: 'text', text: nonEmptyText(block.text) };
@@ -114,11 +129,15 @@ export function toAnthropicToolResult(result: ToolResult): AnthropicToolResult {
  * turn's additional contexts (they reach the model after all results). Empty context
  * text is left out.
  */
-export const toAnthropicUserMessage = (turn: Pick<TurnResult, 'results' | 'additionalContexts'>): AnthropicUserMessage => ({
+export const toAnthropicUserMessage = (
+  turn: Pick<TurnResult, 'results' | 'additionalContexts'>,
+): AnthropicUserMessage => ({
   role: 'user',
   content: [
     ...turn.results.map(toAnthropicToolResult),
-    ...turn.additionalContexts.flatMap((c) => c.content.filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toAnthropicContent)),
+    ...turn.additionalContexts.flatMap((c) =>
+      c.content.filter((b) => b.type !== 'text' || !isBlank(b.text)).map(toAnthropicContent),
+    ),
   ],
 });
 

@@ -28,10 +28,13 @@ export function createTurnBatcher(rt: ToolRuntime, options: { readonly agent?: A
     const signals = batch.flatMap((p) => (p.signal === undefined ? [] : [p.signal]));
     const turn = previous.then(async () => {
       try {
-        const { results } = await rt.executeTurn(batch.map((p) => p.call), {
-          ...(options.agent === undefined ? {} : { agent: options.agent }),
-          ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }),
-        });
+        const { results } = await rt.executeTurn(
+          batch.map((p) => p.call),
+          {
+            ...(options.agent === undefined ? {} : { agent: options.agent }),
+            ...(signals.length === 0 ? {} : { signal: AbortSignal.any(signals) }),
+          },
+        );
         batch.forEach((p, i) => p.resolve(results[i]!));
       } catch (error) {
         for (const p of batch) p.reject(error);

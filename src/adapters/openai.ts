@@ -10,7 +10,11 @@ import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
 import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import {
-  OPENAI_MAX_TOOL_NAME, providerToolNames, registeredToolNames, type ToolNameOptions, type ToolNameSource,
+  OPENAI_MAX_TOOL_NAME,
+  providerToolNames,
+  registeredToolNames,
+  type ToolNameOptions,
+  type ToolNameSource,
 } from './provider-tool-names.ts';
 
 export interface OpenAIChatTool {
@@ -35,7 +39,9 @@ export interface OpenAIResponsesOutput {
   output: string;
 }
 export type OpenAIChatUserContent = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
-export type OpenAIResponsesUserContent = { type: 'input_text'; text: string } | { type: 'input_image'; image_url: string; detail: 'auto' };
+export type OpenAIResponsesUserContent =
+  | { type: 'input_text'; text: string }
+  | { type: 'input_image'; image_url: string; detail: 'auto' };
 export interface OpenAIChatUserMessage {
   role: 'user';
   content: OpenAIChatUserContent[];
@@ -48,7 +54,10 @@ export interface OpenAIResponsesUserMessage {
 export type TurnOutcome = Pick<TurnResult, 'results' | 'additionalContexts'>;
 
 const aliases = (schemas: readonly ToolSchemaProjection[]): Map<string, string> =>
-  providerToolNames(schemas.map((s) => s.name), OPENAI_MAX_TOOL_NAME);
+  providerToolNames(
+    schemas.map((s) => s.name),
+    OPENAI_MAX_TOOL_NAME,
+  );
 
 /** `rt.schemas()` → Chat Completions `tools`; names the API would refuse are sent as safe aliases. */
 export function toOpenAIChatTools(schemas: readonly ToolSchemaProjection[]): OpenAIChatTool[] {
@@ -65,7 +74,13 @@ export function toOpenAIChatTools(schemas: readonly ToolSchemaProjection[]): Ope
  */
 export function toOpenAIResponsesTools(schemas: readonly ToolSchemaProjection[]): OpenAIResponsesTool[] {
   const names = aliases(schemas);
-  return schemas.map((s) => ({ type: 'function', name: names.get(s.name) ?? s.name, description: s.description, parameters: s.parameters, strict: false }));
+  return schemas.map((s) => ({
+    type: 'function',
+    name: names.get(s.name) ?? s.name,
+    description: s.description,
+    parameters: s.parameters,
+    strict: false,
+  }));
 }
 
 const scopeOf = (options: RequestOptions): { readonly agent?: NonNullable<RequestOptions['agent']> } =>
@@ -96,7 +111,10 @@ export function toOpenAIChatRequest<M>(
  * `client.responses.create({ model, input, ...toOpenAIResponsesRequest(rt) })`; as
  * {@link toOpenAIChatRequest}, with the system text as `instructions`.
  */
-export function toOpenAIResponsesRequest(rt: ToolRuntime, options: RequestOptions = {}): { tools?: OpenAIResponsesTool[]; instructions?: string } {
+export function toOpenAIResponsesRequest(
+  rt: ToolRuntime,
+  options: RequestOptions = {},
+): { tools?: OpenAIResponsesTool[]; instructions?: string } {
   const tools = toOpenAIResponsesTools(rt.schemas(scopeOf(options)));
   const instructions = promptText(rt, options);
   return { ...(tools.length === 0 ? {} : { tools }), ...(instructions === undefined ? {} : { instructions }) };
@@ -110,7 +128,14 @@ export function toOpenAIResponsesRequest(rt: ToolRuntime, options: RequestOption
  */
 export function fromOpenAIChatToolCalls(
   // `message.tool_calls` as the API sends it: absent when the model answered in text.
-  calls: readonly { readonly id: string; readonly type?: string; readonly function?: { readonly name: string; readonly arguments: string } }[] | null | undefined,
+  calls:
+    | readonly {
+        readonly id: string;
+        readonly type?: string;
+        readonly function?: { readonly name: string; readonly arguments: string };
+      }[]
+    | null
+    | undefined,
   source?: ToolNameSource,
   options: ToolNameOptions = {},
 ): TurnCall[] {
@@ -136,11 +161,21 @@ export interface ResponsesItem {
  * as {@link fromOpenAIChatToolCalls}. Takes `response.output` as the `openai` package
  * types it.
  */
-export function fromOpenAIResponsesCalls(items: readonly ResponsesItem[], source?: ToolNameSource, options: ToolNameOptions = {}): TurnCall[] {
+export function fromOpenAIResponsesCalls(
+  items: readonly ResponsesItem[],
+  source?: ToolNameSource,
+  options: ToolNameOptions = {},
+): TurnCall[] {
   const registered = registeredToolNames(source, OPENAI_MAX_TOOL_NAME, options);
   return items.flatMap((i) =>
     i.type === 'function_call' && typeof i.call_id === 'string' && typeof i.name === 'string'
-      ? [{ callId: i.call_id, name: registered(i.name), arguments: typeof i.arguments === 'string' ? parseJsonArguments(i.arguments) : {} }]
+      ? [
+          {
+            callId: i.call_id,
+            name: registered(i.name),
+            arguments: typeof i.arguments === 'string' ? parseJsonArguments(i.arguments) : {},
+          },
+        ]
       : [],
   );
 }
@@ -150,7 +185,12 @@ const IMAGE_TYPES: ReadonlySet<string> = new Set(['image/png', 'image/jpeg', 'im
 const unsupportedImage = (mimeType: string): string => `[image ${mimeType}: not a type the OpenAI API accepts]`;
 
 const resultText = (result: ToolResult): string =>
-  nonEmptyText(result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).filter((t) => t !== '').join('\n'));
+  nonEmptyText(
+    result.content
+      .map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`))
+      .filter((t) => t !== '')
+      .join('\n'),
+  );
 
 /**
  * A Chat Completions `tool` message. The format has no error flag: a failure's
@@ -171,17 +211,22 @@ export const toOpenAIResponsesOutput = (result: ToolResult): OpenAIResponsesOutp
 });
 
 const dataUrl = (block: ContentBlock & { type: 'image' }): string => `data:${block.mimeType};base64,${block.data}`;
-const nonEmpty = (blocks: readonly ContentBlock[]): ContentBlock[] => blocks.filter((b) => b.type !== 'text' || !isBlank(b.text));
+const nonEmpty = (blocks: readonly ContentBlock[]): ContentBlock[] =>
+  blocks.filter((b) => b.type !== 'text' || !isBlank(b.text));
 
 const chatContent = (b: ContentBlock): OpenAIChatUserContent =>
   b.type === 'text'
     ? { type: 'text', text: b.text }
-    : IMAGE_TYPES.has(b.mimeType) ? { type: 'image_url', image_url: { url: dataUrl(b) } } : { type: 'text', text: unsupportedImage(b.mimeType) };
+    : IMAGE_TYPES.has(b.mimeType)
+      ? { type: 'image_url', image_url: { url: dataUrl(b) } }
+      : { type: 'text', text: unsupportedImage(b.mimeType) };
 
 const responsesContent = (b: ContentBlock): OpenAIResponsesUserContent =>
   b.type === 'text'
     ? { type: 'input_text', text: b.text }
-    : IMAGE_TYPES.has(b.mimeType) ? { type: 'input_image', image_url: dataUrl(b), detail: 'auto' } : { type: 'input_text', text: unsupportedImage(b.mimeType) };
+    : IMAGE_TYPES.has(b.mimeType)
+      ? { type: 'input_image', image_url: dataUrl(b), detail: 'auto' }
+      : { type: 'input_text', text: unsupportedImage(b.mimeType) };
 
 /** A turn's additional contexts as Chat Completions user messages (send them after the tool messages). */
 export const toOpenAIChatContextMessages = (turn: Pick<TurnOutcome, 'additionalContexts'>): OpenAIChatUserMessage[] =>
@@ -191,7 +236,9 @@ export const toOpenAIChatContextMessages = (turn: Pick<TurnOutcome, 'additionalC
   });
 
 /** A turn's additional contexts as Responses API input messages (after the function_call_output items). */
-export const toOpenAIResponsesContextMessages = (turn: Pick<TurnOutcome, 'additionalContexts'>): OpenAIResponsesUserMessage[] =>
+export const toOpenAIResponsesContextMessages = (
+  turn: Pick<TurnOutcome, 'additionalContexts'>,
+): OpenAIResponsesUserMessage[] =>
   turn.additionalContexts.flatMap((c) => {
     const blocks = nonEmpty(c.content);
     return blocks.length === 0 ? [] : [{ role: 'user' as const, content: blocks.map(responsesContent) }];

@@ -66,7 +66,10 @@ export function providerToolNames(names: readonly string[], maxLength: number): 
   for (const name of unsafe) {
     const alias = name.replace(UNSAFE, '_');
     // Two unsafe names with the same simple alias both get hashed ones: neither wins by order.
-    const chosen = isSafe(alias, maxLength) && !taken.has(alias) && simple.get(alias) === 1 ? alias : freeHashedAlias(name, maxLength, taken);
+    const chosen =
+      isSafe(alias, maxLength) && !taken.has(alias) && simple.get(alias) === 1
+        ? alias
+        : freeHashedAlias(name, maxLength, taken);
     aliases.set(name, chosen);
     taken.add(chosen);
   }
@@ -87,13 +90,20 @@ export interface ToolNameOptions {
  * is no alias (a safe name, or one the model made up) is returned unchanged, so the
  * runtime answers it as it would any other name.
  */
-export function registeredToolNames(source: ToolNameSource | undefined, maxLength: number, options: ToolNameOptions = {}): (name: string) => string {
+export function registeredToolNames(
+  source: ToolNameSource | undefined,
+  maxLength: number,
+  options: ToolNameOptions = {},
+): (name: string) => string {
   if (source === undefined) return (name) => name;
   const schemas = Array.isArray(source)
     ? (source as readonly ToolSchemaProjection[])
     : (source as ToolRuntime).schemas(options.agent === undefined ? {} : { agent: options.agent });
   const back = new Map<string, string>();
-  const aliases = providerToolNames(schemas.map((s) => s.name), maxLength);
+  const aliases = providerToolNames(
+    schemas.map((s) => s.name),
+    maxLength,
+  );
   const sent = new Set(aliases.values());
   for (const [name, alias] of aliases) {
     if (alias !== name) {

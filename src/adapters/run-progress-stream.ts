@@ -23,7 +23,11 @@ export const isRunProgress = (value: unknown): value is RunProgress =>
  * `result` is pending, then the result. Progress not yet read when the result arrives
  * is still yielded first, in order.
  */
-export async function* streamRunProgress(rt: ToolRuntime, callId: string, result: Promise<ToolResult>): AsyncGenerator<RunProgress | ToolResult> {
+export async function* streamRunProgress(
+  rt: ToolRuntime,
+  callId: string,
+  result: Promise<ToolResult>,
+): AsyncGenerator<RunProgress | ToolResult> {
   const queue: RunProgress[] = [];
   let wake: (() => void) | undefined;
   let logLines = 0;

@@ -10,7 +10,10 @@ import { UsageError } from './usage-error.ts';
 export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unknown);
 
 const isTool = (value: unknown): value is Tool =>
-  typeof value === 'object' && value !== null && typeof (value as Tool).invoke === 'function' && typeof (value as Tool).name === 'string';
+  typeof value === 'object' &&
+  value !== null &&
+  typeof (value as Tool).invoke === 'function' &&
+  typeof (value as Tool).name === 'string';
 
 /**
  * What to do about the two mistakes Node's type stripping makes common in a .ts tools
@@ -23,7 +26,7 @@ function loadHint(error: unknown): string {
     return ' (a relative import names its file with the extension, e.g. "./orders.ts")';
   }
   if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
-    return ' (a .ts tools module runs with Node\'s type stripping: no enum, namespace, parameter properties or import =)';
+    return " (a .ts tools module runs with Node's type stripping: no enum, namespace, parameter properties or import =)";
   }
   return '';
 }
@@ -40,19 +43,25 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     try {
       exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
     } catch (error) {
-      throw new UsageError(`--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}${loadHint(error)}`);
+      throw new UsageError(
+        `--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}${loadHint(error)}`,
+      );
     }
   }
   if (typeof exported === 'function') {
     try {
       await (exported as (rt: ToolRuntime) => unknown)(runtime);
     } catch (error) {
-      throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${(error as Error).message}`);
+      throw new UsageError(
+        `--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${(error as Error).message}`,
+      );
     }
     return;
   }
   if (!Array.isArray(exported) || !exported.every(isTool)) {
-    throw new UsageError(`--tools ${modulePath ?? '(built-in)'}: the default export must be an array of defineTool() definitions or a function (runtime) => void`);
+    throw new UsageError(
+      `--tools ${modulePath ?? '(built-in)'}: the default export must be an array of defineTool() definitions or a function (runtime) => void`,
+    );
   }
   try {
     for (const tool of exported) runtime.register(tool);
@@ -88,7 +97,9 @@ export interface McpCliOptions {
 
 /** The --mcp-url servers with their headers. Header values are never echoed (they are usually secrets). */
 function urlServers(options: McpCliOptions): { url: string; headers: Record<string, string>; prefix?: string }[] {
-  const servers: { url: string; headers: Record<string, string>; prefix?: string }[] = (options.mcpUrl ?? []).map((url) => ({ url, headers: {} }));
+  const servers: { url: string; headers: Record<string, string>; prefix?: string }[] = (options.mcpUrl ?? []).map(
+    (url) => ({ url, headers: {} }),
+  );
   for (const { server, prefix } of options.mcpUrlPrefix ?? []) {
     const target = servers[server];
     if (target === undefined) throw new UsageError('--mcp-url-prefix must follow the --mcp-url whose tools it renames');
@@ -101,7 +112,9 @@ function urlServers(options: McpCliOptions): { url: string; headers: Record<stri
     const colon = header.indexOf(':');
     const name = colon < 0 ? '' : header.slice(0, colon).trim();
     if (!/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u.test(name)) {
-      throw new UsageError(`--mcp-header: expected "Name: value" (e.g. "Authorization: Bearer $TOKEN"), got a header without a valid name before ":"`);
+      throw new UsageError(
+        `--mcp-header: expected "Name: value" (e.g. "Authorization: Bearer $TOKEN"), got a header without a valid name before ":"`,
+      );
     }
     target.headers[name] = header.slice(colon + 1).trim();
   }
@@ -112,11 +125,17 @@ function urlServers(options: McpCliOptions): { url: string; headers: Record<stri
  * Starts the --mcp servers and registers their tools. Returns the close that stops
  * them (call it in a finally, before closing the runtime). Skipped tools are warned about.
  */
-export async function loadMcpServers(runtime: ToolRuntime, options: McpCliOptions, warn: (message: string) => void): Promise<() => Promise<void>> {
+export async function loadMcpServers(
+  runtime: ToolRuntime,
+  options: McpCliOptions,
+  warn: (message: string) => void,
+): Promise<() => Promise<void>> {
   const lines = options.mcp ?? [];
   const prefixes = options.mcpPrefix ?? [];
   if (prefixes.length > lines.length) {
-    throw new UsageError(`--mcp-prefix: ${prefixes.length} prefixes for ${lines.length} --mcp servers (the n-th prefix applies to the n-th --mcp; use "" for none)`);
+    throw new UsageError(
+      `--mcp-prefix: ${prefixes.length} prefixes for ${lines.length} --mcp servers (the n-th prefix applies to the n-th --mcp; use "" for none)`,
+    );
   }
   const remote = urlServers(options);
   if (lines.length === 0 && remote.length === 0) return async () => {};

@@ -9,7 +9,13 @@ import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '..
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './run-demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
-import { loadMcpServers, loadTools, type McpCliOptions, type McpHeaderFlag, type McpUrlPrefixFlag } from './load-tools.ts';
+import {
+  loadMcpServers,
+  loadTools,
+  type McpCliOptions,
+  type McpHeaderFlag,
+  type McpUrlPrefixFlag,
+} from './load-tools.ts';
 import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
 import { openJournalOption } from './journal-option.ts';
 import { readProgram } from './read-program.ts';
@@ -25,11 +31,14 @@ const PACKAGE_VERSION = ((): string => {
   return 'unknown';
 })();
 
-const positiveInt = (flag: string) => (value: string): number => {
-  const n = Number(value);
-  if (!Number.isInteger(n) || n <= 0) throw new InvalidArgumentError(`${flag} must be a positive integer, got "${value}"`);
-  return n;
-};
+const positiveInt =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n <= 0)
+      throw new InvalidArgumentError(`${flag} must be a positive integer, got "${value}"`);
+    return n;
+  };
 
 interface Io {
   readonly out: (text: string) => void;
@@ -52,7 +61,12 @@ interface ToolSources extends McpCliOptions {
 const wantsDemoTools = (o: ToolSources): boolean =>
   o.demoTools === true || (o.tools === undefined && (o.mcp ?? []).length === 0 && (o.mcpUrl ?? []).length === 0);
 
-async function withRuntime<T>(options: ToolRuntimeOptions, sources: ToolSources, body: (rt: ToolRuntime) => Promise<T>, warn: (text: string) => void): Promise<T> {
+async function withRuntime<T>(
+  options: ToolRuntimeOptions,
+  sources: ToolSources,
+  body: (rt: ToolRuntime) => Promise<T>,
+  warn: (text: string) => void,
+): Promise<T> {
   // Tools' timeoutMs is enforced: createToolRuntime installs the timeout policy by default.
   const rt = createToolRuntime(options);
   let closeMcp = async (): Promise<void> => {};
@@ -74,21 +88,38 @@ function withMcpOptions(command: Command): Command {
   // Commander parses options in command-line order: a header or a prefix belongs to the --mcp-url before it.
   let urls = 0;
   return command
-    .option('--mcp <command line>', 'also import the tools of this MCP server, started over stdio (repeatable)', collect)
-    .option('--mcp-prefix <prefix>', 'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)', collect)
-    .option('--mcp-url <url>', 'also import the tools of this remote MCP server (Streamable HTTP) (repeatable)', (value: string, previous: string[] = []) => {
-      urls += 1;
-      return [...previous, value];
-    })
-    .option('--mcp-header <Name: value>', 'an HTTP header (e.g. "Authorization: Bearer …") for the --mcp-url before it (repeatable)', (value: string, previous: McpHeaderFlag[] = []) => [
-      ...previous,
-      { server: urls - 1, header: value },
-    ])
-    .option('--mcp-url-prefix <prefix>', 'name prefix for the tools of the --mcp-url before it, against collisions (e.g. with run_code of a --mode ptc server)', (value: string, previous: McpUrlPrefixFlag[] = []) => [
-      ...previous,
-      { server: urls - 1, prefix: value },
-    ])
-    .option('--demo-tools', 'also load the built-in example shop tools (loaded by default only when no --tools, --mcp or --mcp-url is given)');
+    .option(
+      '--mcp <command line>',
+      'also import the tools of this MCP server, started over stdio (repeatable)',
+      collect,
+    )
+    .option(
+      '--mcp-prefix <prefix>',
+      'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)',
+      collect,
+    )
+    .option(
+      '--mcp-url <url>',
+      'also import the tools of this remote MCP server (Streamable HTTP) (repeatable)',
+      (value: string, previous: string[] = []) => {
+        urls += 1;
+        return [...previous, value];
+      },
+    )
+    .option(
+      '--mcp-header <Name: value>',
+      'an HTTP header (e.g. "Authorization: Bearer …") for the --mcp-url before it (repeatable)',
+      (value: string, previous: McpHeaderFlag[] = []) => [...previous, { server: urls - 1, header: value }],
+    )
+    .option(
+      '--mcp-url-prefix <prefix>',
+      'name prefix for the tools of the --mcp-url before it, against collisions (e.g. with run_code of a --mode ptc server)',
+      (value: string, previous: McpUrlPrefixFlag[] = []) => [...previous, { server: urls - 1, prefix: value }],
+    )
+    .option(
+      '--demo-tools',
+      'also load the built-in example shop tools (loaded by default only when no --tools, --mcp or --mcp-url is given)',
+    );
 }
 
 function agentOption(rt: ToolRuntime, agent: string | undefined): { agent?: string } {
@@ -128,26 +159,41 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('sdk')
     .description('Print the TypeScript SDK a model would see')
-    .option('--tools <module>', 'module whose default export is an array of tools or a function (runtime) => void (the built-in example tools are loaded only without --tools and --mcp)')
+    .option(
+      '--tools <module>',
+      'module whose default export is an array of tools or a function (runtime) => void (the built-in example tools are loaded only without --tools and --mcp)',
+    )
     .option('--agent <id>', 'the agent whose visible tools form the SDK')
     .action(async (o: { agent?: string } & ToolSources) => {
-      await withRuntime({ mode: 'ptc' }, o, async (rt) => {
-        io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
-      }, io.err);
+      await withRuntime(
+        { mode: 'ptc' },
+        o,
+        async (rt) => {
+          io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
+        },
+        io.err,
+      );
       setExit(0);
     });
 
   program
     .command('schemas')
-    .description('Print the tool list a provider would receive (in ptc/both, run_code carries the SDK in its description)')
+    .description(
+      'Print the tool list a provider would receive (in ptc/both, run_code carries the SDK in its description)',
+    )
     .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
     .addOption(new Option('--mode <mode>', 'tool mode').choices(['native', 'ptc', 'both']).default('native'))
     .addOption(new Option('--format <format>', 'provider format').choices([...SCHEMA_FORMATS]).default('raw'))
     .action(async (o: { mode: ToolMode; format: SchemaFormat } & ToolSources) => {
       // A bare tool list stands alone: run_code's description carries the SDK (the runtime's default).
-      await withRuntime({ mode: o.mode }, o, async (rt) => {
-        io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
-      }, io.err);
+      await withRuntime(
+        { mode: o.mode },
+        o,
+        async (rt) => {
+          io.out(`${JSON.stringify(formatSchemas(rt.schemas(), o.format), null, 2)}\n`);
+        },
+        io.err,
+      );
       setExit(0);
     });
 
@@ -160,39 +206,80 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--timeout-ms <n>', 'wall-clock deadline of the run', positiveInt('--timeout-ms'))
     .option('--memory-mb <n>', 'isolate heap limit', positiveInt('--memory-mb'))
     .option('--max-calls <n>', 'tool calls per run', positiveInt('--max-calls'))
-    .addOption(new Option('--typecheck <mode>', 'type-check the program against the SDK first: warn runs it and appends the errors, error refuses it').choices(['off', 'warn', 'error']).default('off'))
+    .addOption(
+      new Option(
+        '--typecheck <mode>',
+        'type-check the program against the SDK first: warn runs it and appends the errors, error refuses it',
+      )
+        .choices(['off', 'warn', 'error'])
+        .default('off'),
+    )
     .option('--json', 'print the run_code result as one JSON object')
     .option('--agent <id>', 'run as this agent (its scope, restrictions and guards)')
-    .action(async (file: string, o: { mode: ToolMode; timeoutMs?: number; memoryMb?: number; maxCalls?: number; typecheck: 'off' | 'warn' | 'error'; json?: boolean; agent?: string } & ToolSources) => {
-      const code = await readProgram(file);
-      const limits: Partial<SandboxLimits> = {
-        ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
-        ...(o.memoryMb === undefined ? {} : { memoryMb: o.memoryMb }),
-        ...(o.maxCalls === undefined ? {} : { maxCalls: o.maxCalls }),
-      };
-      try {
-        resolveLimits(undefined, limits); // e.g. --memory-mb below the sandbox's minimum is a usage error
-      } catch (error) {
-        const flags: Record<string, string> = { wallTimeMs: '--timeout-ms', memoryMb: '--memory-mb', maxCalls: '--max-calls' };
-        throw new UsageError((error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key));
-      }
-      let live: LiveRunOutput | undefined;
-      const result = await withRuntime({ mode: o.mode, limits, typecheck: o.typecheck }, o, async (rt) => {
-        if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, 'cli-run', io.out);
+    .action(
+      async (
+        file: string,
+        o: {
+          mode: ToolMode;
+          timeoutMs?: number;
+          memoryMb?: number;
+          maxCalls?: number;
+          typecheck: 'off' | 'warn' | 'error';
+          json?: boolean;
+          agent?: string;
+        } & ToolSources,
+      ) => {
+        const code = await readProgram(file);
+        const limits: Partial<SandboxLimits> = {
+          ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
+          ...(o.memoryMb === undefined ? {} : { memoryMb: o.memoryMb }),
+          ...(o.maxCalls === undefined ? {} : { maxCalls: o.maxCalls }),
+        };
         try {
-          return await rt.execute({ callId: 'cli-run', name: 'run_code', arguments: { description: `ptc run ${file}`, code }, ...agentOption(rt, o.agent) });
-        } finally {
-          live?.stop();
+          resolveLimits(undefined, limits); // e.g. --memory-mb below the sandbox's minimum is a usage error
+        } catch (error) {
+          const flags: Record<string, string> = {
+            wallTimeMs: '--timeout-ms',
+            memoryMb: '--memory-mb',
+            maxCalls: '--max-calls',
+          };
+          throw new UsageError(
+            (error as Error).message.replace(/^sandbox limit (\w+)/, (_m, key: string) => flags[key] ?? key),
+          );
         }
-      }, io.err);
-      if (o.json === true) {
-        io.out(`${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`);
-      } else {
-        const text = live === undefined ? result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n') : live.finalText(result);
-        if (text !== '') (result.isError ? io.err : io.out)(`${text}\n`);
-      }
-      setExit(result.isError ? 1 : 0);
-    });
+        let live: LiveRunOutput | undefined;
+        const result = await withRuntime(
+          { mode: o.mode, limits, typecheck: o.typecheck },
+          o,
+          async (rt) => {
+            if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, 'cli-run', io.out);
+            try {
+              return await rt.execute({
+                callId: 'cli-run',
+                name: 'run_code',
+                arguments: { description: `ptc run ${file}`, code },
+                ...agentOption(rt, o.agent),
+              });
+            } finally {
+              live?.stop();
+            }
+          },
+          io.err,
+        );
+        if (o.json === true) {
+          io.out(
+            `${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`,
+          );
+        } else {
+          const text =
+            live === undefined
+              ? result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n')
+              : live.finalText(result);
+          if (text !== '') (result.isError ? io.err : io.out)(`${text}\n`);
+        }
+        setExit(result.isError ? 1 : 0);
+      },
+    );
 
   program
     .command('check')
@@ -202,62 +289,112 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--agent <id>', "check against this agent's SDK (its visible tools)")
     .action(async (file: string, o: { agent?: string } & ToolSources) => {
       const code = await readProgram(file);
-      const diagnostics = await withRuntime({ mode: 'ptc' }, o, async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code), io.err);
+      const diagnostics = await withRuntime(
+        { mode: 'ptc' },
+        o,
+        async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code),
+        io.err,
+      );
       for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
       setExit(diagnostics.length > 0 ? 1 : 0);
     });
 
   program
     .command('serve')
-    .description('Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects, or over Streamable HTTP with --http')
+    .description(
+      'Serve the tools as an MCP server over stdio (stdout carries only MCP messages) until the client disconnects, or over Streamable HTTP with --http',
+    )
     .option('--tools <module>', 'tools module (the built-in example tools are loaded only without --tools and --mcp)')
-    .addOption(new Option('--mode <mode>', 'tool mode: ptc exposes run_code only (the SDK in its description), both exposes everything').choices(['native', 'ptc', 'both']).default('native'))
-    .option('--http <host:port>', 'serve MCP over Streamable HTTP (stateless) at http://<host:port>/mcp instead of stdio; needs PTC_SERVE_TOKEN unless loopback')
-    .option('--allowed-host <name>', '--http: a Host name clients may use besides loopback and the bound address (repeatable; required when binding 0.0.0.0)', collect)
-    .option('--allowed-origin <origin>', '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)', collect)
+    .addOption(
+      new Option(
+        '--mode <mode>',
+        'tool mode: ptc exposes run_code only (the SDK in its description), both exposes everything',
+      )
+        .choices(['native', 'ptc', 'both'])
+        .default('native'),
+    )
+    .option(
+      '--http <host:port>',
+      'serve MCP over Streamable HTTP (stateless) at http://<host:port>/mcp instead of stdio; needs PTC_SERVE_TOKEN unless loopback',
+    )
+    .option(
+      '--allowed-host <name>',
+      '--http: a Host name clients may use besides loopback and the bound address (repeatable; required when binding 0.0.0.0)',
+      collect,
+    )
+    .option(
+      '--allowed-origin <origin>',
+      '--http: an Origin browsers may send (repeatable; default: requests with an Origin are refused)',
+      collect,
+    )
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
     .option('--journal <file>', 'durable journal of every call (JSONL; .db/.sqlite: SQLite), one file per process')
-    .option('--max-active-runs <n>', 'run_code runs in flight at once; one more is refused at once as busy (default 16)', positiveInt('--max-active-runs'))
-    .action(async (o: { tools?: string; mode: ToolMode; http?: string; allowedHost?: string[]; allowedOrigin?: string[]; maxBodyBytes?: number; journal?: string; maxActiveRuns?: number } & ToolSources) => {
-      if (o.http === undefined && (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined)) {
-        throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
-      }
-      // Address and token are checked before any tool or server starts.
-      const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
-      const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
-      const opened = await openJournalOption(o.journal);
-      const options: ToolRuntimeOptions = {
-        mode: o.mode,
-        ...(opened === undefined ? {} : { journal: opened.journal }),
-        ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
-      };
-      try {
-        if (flags !== undefined && plan !== undefined) {
-          await withRuntime(options, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
-        } else {
-          await serveStdio(options, o);
+    .option(
+      '--max-active-runs <n>',
+      'run_code runs in flight at once; one more is refused at once as busy (default 16)',
+      positiveInt('--max-active-runs'),
+    )
+    .action(
+      async (
+        o: {
+          tools?: string;
+          mode: ToolMode;
+          http?: string;
+          allowedHost?: string[];
+          allowedOrigin?: string[];
+          maxBodyBytes?: number;
+          journal?: string;
+          maxActiveRuns?: number;
+        } & ToolSources,
+      ) => {
+        if (
+          o.http === undefined &&
+          (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined)
+        ) {
+          throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
         }
-      } finally {
-        opened?.close();
-      }
-      setExit(0);
-    });
+        // Address and token are checked before any tool or server starts.
+        const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
+        const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
+        const opened = await openJournalOption(o.journal);
+        const options: ToolRuntimeOptions = {
+          mode: o.mode,
+          ...(opened === undefined ? {} : { journal: opened.journal }),
+          ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
+        };
+        try {
+          if (flags !== undefined && plan !== undefined) {
+            await withRuntime(options, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
+          } else {
+            await serveStdio(options, o);
+          }
+        } finally {
+          opened?.close();
+        }
+        setExit(0);
+      },
+    );
 
   // stdio: until the client closes stdin, or SIGINT/SIGTERM.
   const serveStdio = async (options: ToolRuntimeOptions, o: ToolSources): Promise<void> => {
-    await withRuntime(options, o, async (rt) => {
-      const { serveMcpStdio } = await import('../mcp/index.ts');
-      const stop = new AbortController();
-      const onSignal = (): void => stop.abort();
-      process.once('SIGINT', onSignal);
-      process.once('SIGTERM', onSignal);
-      try {
-        await serveMcpStdio(rt, { signal: stop.signal });
-      } finally {
-        process.off('SIGINT', onSignal);
-        process.off('SIGTERM', onSignal);
-      }
-    }, io.err);
+    await withRuntime(
+      options,
+      o,
+      async (rt) => {
+        const { serveMcpStdio } = await import('../mcp/index.ts');
+        const stop = new AbortController();
+        const onSignal = (): void => stop.abort();
+        process.once('SIGINT', onSignal);
+        process.once('SIGTERM', onSignal);
+        try {
+          await serveMcpStdio(rt, { signal: stop.signal });
+        } finally {
+          process.off('SIGINT', onSignal);
+          process.off('SIGTERM', onSignal);
+        }
+      },
+      io.err,
+    );
   };
 
   // Every command that loads tools can also import MCP servers' tools.
@@ -271,7 +408,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 /** Runs the CLI; resolves to the exit status. */
 export async function main(
   argv: readonly string[],
-  io: Io = { out: (t) => process.stdout.write(t), err: (t) => process.stderr.write(t), liveLogs: process.stdout.isTTY === true },
+  io: Io = {
+    out: (t) => process.stdout.write(t),
+    err: (t) => process.stderr.write(t),
+    liveLogs: process.stdout.isTTY === true,
+  },
 ): Promise<number> {
   let exit = 0;
   const program = buildProgram(io, (code) => (exit = code));
@@ -283,7 +424,9 @@ export async function main(
       if (error.exitCode === 0) return 0; // --help, --version
       if (error.code === 'commander.help') {
         const asked = argv[0] === 'help' ? argv[1] : undefined; // `ptc help <unknown>`
-        io.err(`ptc: ${asked === undefined ? 'missing command' : `unknown command '${asked}'`}: one of ${program.commands.map((c) => c.name()).join(', ')} (ptc --help describes them)\n`);
+        io.err(
+          `ptc: ${asked === undefined ? 'missing command' : `unknown command '${asked}'`}: one of ${program.commands.map((c) => c.name()).join(', ')} (ptc --help describes them)\n`,
+        );
         return 2;
       }
       io.err(`ptc: ${error.message.replace(/^error: /, '')}\n`);

@@ -17,12 +17,16 @@ export async function readProgram(source: string): Promise<string> {
     try {
       bytes = await readFile(source);
     } catch (error) {
-      throw new UsageError(`cannot read program file "${source}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`);
+      throw new UsageError(
+        `cannot read program file "${source}": ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`,
+      );
     }
   }
   if (!isUtf8(bytes)) {
     const where = source === '-' ? 'the program on standard input' : `program file "${source}"`;
-    throw new UsageError(`${where} is not valid UTF-8 (first bad byte on line ${firstBadLine(bytes)}); save it as UTF-8`);
+    throw new UsageError(
+      `${where} is not valid UTF-8 (first bad byte on line ${firstBadLine(bytes)}); save it as UTF-8`,
+    );
   }
   return bytes.toString('utf8');
 }

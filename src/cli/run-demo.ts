@@ -20,7 +20,9 @@ export async function runDemo(out: (text: string) => void): Promise<boolean> {
   out(`${line(rows[0]!)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n`);
   for (const r of rows.slice(1)) out(`${line(r)}\n`);
   const saved = 1 - ptc.contextChars / native.contextChars;
-  out(`\n${same ? 'Both answers agree.' : 'THE ANSWERS DIFFER.'} run_code kept ${(saved * 100).toFixed(1)}% of the tool output out of the model's context.\n`);
+  out(
+    `\n${same ? 'Both answers agree.' : 'THE ANSWERS DIFFER.'} run_code kept ${(saved * 100).toFixed(1)}% of the tool output out of the model's context.\n`,
+  );
   out('Wall time excludes model latency; each saved round trip also saves one model call.\n');
   return same;
 }

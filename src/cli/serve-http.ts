@@ -28,7 +28,9 @@ export function parseListenAddress(value: string): { host: string; port: number 
   const match = /^(?:(\[[0-9a-fA-F:.]+\]|[^:[\]]+):)?(\d{1,5})$/u.exec(value.trim());
   const port = match === null ? Number.NaN : Number(match[2]);
   if (match === null || port > 65_535) {
-    throw new UsageError(`--http ${JSON.stringify(value)}: expected <host:port> (e.g. 127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a port`);
+    throw new UsageError(
+      `--http ${JSON.stringify(value)}: expected <host:port> (e.g. 127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080) or a port`,
+    );
   }
   const host = match[1] ?? '127.0.0.1';
   return { host: host.startsWith('[') ? host.slice(1, -1) : host, port };
@@ -40,7 +42,9 @@ export function planHttpServe(flags: HttpServeFlags, env: NodeJS.ProcessEnv): Ht
   const given = env['PTC_SERVE_TOKEN'];
   if (given !== undefined && given !== '') {
     if (given.length < MIN_TOKEN_LENGTH) {
-      throw new UsageError(`PTC_SERVE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (e.g. export PTC_SERVE_TOKEN=$(openssl rand -hex 32))`);
+      throw new UsageError(
+        `PTC_SERVE_TOKEN must be at least ${MIN_TOKEN_LENGTH} characters (e.g. export PTC_SERVE_TOKEN=$(openssl rand -hex 32))`,
+      );
     }
     return { host, port, token: given, generated: false };
   }
@@ -54,7 +58,12 @@ export function planHttpServe(flags: HttpServeFlags, env: NodeJS.ProcessEnv): Ht
 }
 
 /** Serves until SIGTERM or SIGINT, then lets the calls in flight finish. */
-export async function serveHttpUntilSignal(rt: ToolRuntime, plan: HttpServePlan, flags: HttpServeFlags, err: (text: string) => void): Promise<void> {
+export async function serveHttpUntilSignal(
+  rt: ToolRuntime,
+  plan: HttpServePlan,
+  flags: HttpServeFlags,
+  err: (text: string) => void,
+): Promise<void> {
   const { serveMcpHttp } = await import('../mcp/serve-mcp-http.ts');
   let server;
   try {
@@ -68,7 +77,9 @@ export async function serveHttpUntilSignal(rt: ToolRuntime, plan: HttpServePlan,
     });
   } catch (error) {
     const message = (error as Error).message.replace(/^serveMcpHttp: /u, '');
-    throw new UsageError(`--http ${flags.http}: ${message.replace('allowedHosts (CLI: --allowed-host <name>)', '--allowed-host <name>')}`);
+    throw new UsageError(
+      `--http ${flags.http}: ${message.replace('allowedHosts (CLI: --allowed-host <name>)', '--allowed-host <name>')}`,
+    );
   }
   if (plan.generated) err(`ptc: PTC_SERVE_TOKEN is not set; bearer token for this run: ${plan.token}\n`);
   err(`ptc: serving MCP over Streamable HTTP at ${server.url}\n`);

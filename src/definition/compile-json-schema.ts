@@ -41,12 +41,18 @@ const DATA_KEYWORDS = new Set(['enum', 'const', 'default', 'examples', 'example'
 const REFERENCE_KEYWORDS = ['$ref', '$dynamicRef', '$recursiveRef'];
 
 const refuse = (path: string, keyword: string | undefined, message: string): never => {
-  throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at ${path}: ${message}`, { path, ...(keyword === undefined ? {} : { keyword }) });
+  throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at ${path}: ${message}`, {
+    path,
+    ...(keyword === undefined ? {} : { keyword }),
+  });
 };
 
 /** The dialect a root `$schema` names; draft-04/06 are read as draft-07, 2019-09 as 2020-12. */
 export function schemaDialect(schema: unknown, fallback: SchemaDialect): SchemaDialect {
-  const declared = typeof schema === 'object' && schema !== null && Object.hasOwn(schema, '$schema') ? (schema as { $schema: unknown }).$schema : undefined;
+  const declared =
+    typeof schema === 'object' && schema !== null && Object.hasOwn(schema, '$schema')
+      ? (schema as { $schema: unknown }).$schema
+      : undefined;
   if (typeof declared !== 'string') return fallback;
   if (/draft-0[4-7]/u.test(declared)) return 'draft-07';
   if (/20(19-09|20-12)/u.test(declared)) return 'draft-2020-12';
@@ -65,14 +71,23 @@ function copyChecked(root: object, path: string): { [key: string]: Json } {
   const ids = new Set<string>();
   const refs: Array<{ keyword: string; value: string; path: string }> = [];
   const out: { [key: string]: Json } = {};
-  const stack: Array<{ source: object; target: Json[] | { [key: string]: Json }; path: string; depth: number; data: boolean }> = [
-    { source: root, target: out, path, depth: 1, data: false },
-  ];
+  const stack: Array<{
+    source: object;
+    target: Json[] | { [key: string]: Json };
+    path: string;
+    depth: number;
+    data: boolean;
+  }> = [{ source: root, target: out, path, depth: 1, data: false }];
   // A cycle in a live object is refused by the nesting limit; a shared subschema by the size limit.
   let count = 0;
   while (stack.length > 0) {
     const { source, target, path: at, depth, data } = stack.pop()!;
-    if (depth > MAX_JSON_SCHEMA_NESTING) refuse(at, undefined, `nested deeper than ${MAX_JSON_SCHEMA_NESTING} JSON levels; such a schema is refused to keep the host's work bounded`);
+    if (depth > MAX_JSON_SCHEMA_NESTING)
+      refuse(
+        at,
+        undefined,
+        `nested deeper than ${MAX_JSON_SCHEMA_NESTING} JSON levels; such a schema is refused to keep the host's work bounded`,
+      );
     const isArray = Array.isArray(source);
     const keys = isArray ? [...(source as unknown[]).keys()].map(String) : Object.keys(source);
     if (!isArray && !data) {
@@ -84,7 +99,12 @@ function copyChecked(root: object, path: string): { [key: string]: Json } {
       }
     }
     for (const key of keys) {
-      if ((count += 1) > MAX_JSON_SCHEMA_VALUES) refuse(path, undefined, `more than ${MAX_JSON_SCHEMA_VALUES} JSON values; such a schema is refused to keep the host's work bounded`);
+      if ((count += 1) > MAX_JSON_SCHEMA_VALUES)
+        refuse(
+          path,
+          undefined,
+          `more than ${MAX_JSON_SCHEMA_VALUES} JSON values; such a schema is refused to keep the host's work bounded`,
+        );
       const descriptor = Object.getOwnPropertyDescriptor(source, key);
       if (descriptor === undefined || !('value' in descriptor)) continue;
       const child: unknown = descriptor.value;
@@ -96,8 +116,15 @@ function copyChecked(root: object, path: string): { [key: string]: Json } {
         copy = child;
       } else if (typeof child === 'object') {
         copy = Array.isArray(child) ? [] : {};
-        stack.push({ source: child, target: copy, path: childPath, depth: depth + 1, data: data || (!isArray && DATA_KEYWORDS.has(key)) });
-      } else if (isArray) copy = null; // as JSON.stringify writes undefined/functions in arrays
+        stack.push({
+          source: child,
+          target: copy,
+          path: childPath,
+          depth: depth + 1,
+          data: data || (!isArray && DATA_KEYWORDS.has(key)),
+        });
+      } else if (isArray)
+        copy = null; // as JSON.stringify writes undefined/functions in arrays
       else continue; // and leaves them out of objects
       if (Array.isArray(target)) target.push(copy);
       else Object.defineProperty(target, key, { value: copy, enumerable: true, writable: true, configurable: true });
@@ -133,7 +160,8 @@ export function compileJsonSchema(raw: unknown, options: CompileJsonSchemaOption
   // `$schema` only names the dialect (chosen above); other keywords stay as they are.
   const schema: JsonSchema = {};
   for (const key of Object.keys(value)) {
-    if (key !== '$schema') Object.defineProperty(schema, key, { value: value[key], enumerable: true, writable: true, configurable: true });
+    if (key !== '$schema')
+      Object.defineProperty(schema, key, { value: value[key], enumerable: true, writable: true, configurable: true });
   }
   Object.freeze(schema);
   try {
@@ -141,7 +169,11 @@ export function compileJsonSchema(raw: unknown, options: CompileJsonSchemaOption
   } catch (error) {
     const message = (error as Error).message;
     if ((error as { missingRef?: unknown }).missingRef !== undefined) {
-      return refuse(path, '$ref', `keyword "$ref" cannot be resolved inside the schema (${message}); remote references are never fetched, so this schema is refused`);
+      return refuse(
+        path,
+        '$ref',
+        `keyword "$ref" cannot be resolved inside the schema (${message}); remote references are never fetched, so this schema is refused`,
+      );
     }
     const warning = `${path} is not validated here (ajv could not compile it: ${message.slice(0, 300)})`;
     return { schema, dialect, validate: jsonSchemaValidator(options.fallback, dialect), warning };

@@ -51,8 +51,7 @@ const jsonAt = (value: unknown, path: string): JsonMutable => {
   const snap = trySnapshotJson(value, path);
   return snap.ok ? (snap.value as JsonMutable) : fail(snap.error.path, `must be JSON: ${snap.error.reason}`);
 };
-const isRecord = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
+const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const ownKeys = (v: Record<string, unknown>): string[] => Object.keys(v);
 const prop = (v: Record<string, unknown>, k: string): unknown => (Object.hasOwn(v, k) ? v[k] : undefined);
 
@@ -70,7 +69,8 @@ export function compileSchema(root: unknown, path: string, options: CompileOptio
 
 /** Compiles a DSL property map into the implicit, open object root of a tool's parameters. */
 export function compileParameters(map: unknown, path = 'parameters'): JsonSchema {
-  if (!isRecord(map)) fail(path, 'parameters must be a property map object, e.g. { q: { type: "string", required: true } }');
+  if (!isRecord(map))
+    fail(path, 'parameters must be a property map object, e.g. { q: { type: "string", required: true } }');
   return compileSchema({ type: 'object', properties: map, additionalProperties: true }, path, { dialect: 'dsl' });
 }
 
@@ -89,7 +89,8 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
   for (const a of ANNOTATIONS) {
     const v = prop(n, a);
     if (v === undefined) continue;
-    if ((a === 'description' || a === 'title') && typeof v !== 'string') fail(`${path}.${a}`, `"${a}" must be a string`);
+    if ((a === 'description' || a === 'title') && typeof v !== 'string')
+      fail(`${path}.${a}`, `"${a}" must be a string`);
     out[a] = jsonAt(v, `${path}.${a}`);
   }
   const type = prop(n, 'type');
@@ -105,7 +106,8 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
       allowed.add(union);
       checkKeywords(n, allowed, path);
       const members = prop(n, union);
-      if (!Array.isArray(members) || members.length === 0) fail(`${path}.${union}`, `"${union}" must be a non-empty array of schemas`);
+      if (!Array.isArray(members) || members.length === 0)
+        fail(`${path}.${union}`, `"${union}" must be a non-empty array of schemas`);
       // Members are filled in by their own tasks; `nullable` appends a null member.
       const compiled: JsonSchema[] = new Array<JsonSchema>((members as unknown[]).length);
       (members as unknown[]).forEach((m, i) =>
@@ -147,7 +149,10 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
 function checkKeywords(n: Record<string, unknown>, allowed: Set<string>, path: string): void {
   for (const key of ownKeys(n)) {
     if (!allowed.has(key)) {
-      fail(`${path}.${key}`, `keyword "${key}" is not supported here (supported subset: ${SUPPORTED_KEYWORDS}; not every keyword applies to every type)`);
+      fail(
+        `${path}.${key}`,
+        `keyword "${key}" is not supported here (supported subset: ${SUPPORTED_KEYWORDS}; not every keyword applies to every type)`,
+      );
     }
   }
 }
@@ -161,7 +166,19 @@ function copyTypeKeywords(
   stack: Task[],
   options: CompileOptions,
 ): void {
-  const numberKw = ['minimum', 'maximum', 'exclusiveMinimum', 'exclusiveMaximum', 'multipleOf', 'minLength', 'maxLength', 'minItems', 'maxItems', 'minProperties', 'maxProperties'];
+  const numberKw = [
+    'minimum',
+    'maximum',
+    'exclusiveMinimum',
+    'exclusiveMaximum',
+    'multipleOf',
+    'minLength',
+    'maxLength',
+    'minItems',
+    'maxItems',
+    'minProperties',
+    'maxProperties',
+  ];
   for (const kw of numberKw) {
     const v = prop(n, kw);
     if (v === undefined) continue;
@@ -210,7 +227,10 @@ function compileObject(
 ): void {
   const additional = prop(n, 'additionalProperties');
   if (typeof additional !== 'boolean') {
-    fail(`${path}.additionalProperties`, 'nested objects must say "additionalProperties: true" (open) or "additionalProperties: false" (closed) explicitly');
+    fail(
+      `${path}.additionalProperties`,
+      'nested objects must say "additionalProperties: true" (open) or "additionalProperties: false" (closed) explicitly',
+    );
   }
   out.additionalProperties = additional as boolean;
   const properties = prop(n, 'properties');
@@ -227,15 +247,23 @@ function compileObject(
       const child = (properties as Record<string, unknown>)[name];
       const childPath = `${path}.properties[${JSON.stringify(name)}]`;
       // ajv skips this name when it compiles "properties", so it could never be validated.
-      if (name === '__proto__') fail(childPath, 'a property named "__proto__" cannot be validated; choose another name');
+      if (name === '__proto__')
+        fail(childPath, 'a property named "__proto__" cannot be validated; choose another name');
       if (isRecord(child)) {
         const flag = prop(child, 'required');
-        if (flag !== undefined && typeof flag !== 'boolean') fail(`${childPath}.required`, '"required" on a property must be true or false');
+        if (flag !== undefined && typeof flag !== 'boolean')
+          fail(`${childPath}.required`, '"required" on a property must be true or false');
         if (flag === true) required.push(name);
       }
       // Own data property, so names like "__proto__" stay ordinary names.
       Object.defineProperty(compiled, name, { value: {}, enumerable: true, writable: true, configurable: true });
-      stack.push({ node: child, path: childPath, depth: depth + 1, assign: (s) => Object.defineProperty(compiled, name, { value: s, enumerable: true, writable: true, configurable: true }) });
+      stack.push({
+        node: child,
+        path: childPath,
+        depth: depth + 1,
+        assign: (s) =>
+          Object.defineProperty(compiled, name, { value: s, enumerable: true, writable: true, configurable: true }),
+      });
     }
     out.properties = compiled;
   }

@@ -82,7 +82,9 @@ export interface Tool {
   render(args: JsonValue, value: JsonValue): ContentBlock[];
   /** Soft: invalid args or a throwing callback give `false` (exclusive). */
   isConcurrencySafe(args: JsonValue): boolean;
-  readonly projectContent: ((args: JsonValue, value: JsonValue, content: readonly ContentBlock[]) => ContentBlock[]) | undefined;
+  readonly projectContent:
+    | ((args: JsonValue, value: JsonValue, content: readonly ContentBlock[]) => ContentBlock[])
+    | undefined;
   readonly finalizeContent: ((content: readonly ContentBlock[], result: ToolResult) => ContentBlock[]) | undefined;
   readonly presentationMeta: ((args: JsonValue, value: JsonValue) => JsonValue) | undefined;
   /** Soft: `undefined` when the logged args no longer fit, or there is no presenter. */
@@ -94,22 +96,38 @@ const NAME_PATTERN = /^[^\s]{1,128}$/u;
 
 function checkSpec(spec: Record<string, unknown>): void {
   const bad = (field: string, message: string): never => {
-    throw new DefinitionError('INVALID_DEFINITION', `defineTool(${JSON.stringify(spec.name)}): ${field} ${message}`, { field });
+    throw new DefinitionError('INVALID_DEFINITION', `defineTool(${JSON.stringify(spec.name)}): ${field} ${message}`, {
+      field,
+    });
   };
-  if (typeof spec.name !== 'string' || !NAME_PATTERN.test(spec.name)) bad('name', 'must be a non-empty string of at most 128 characters without whitespace');
+  if (typeof spec.name !== 'string' || !NAME_PATTERN.test(spec.name))
+    bad('name', 'must be a non-empty string of at most 128 characters without whitespace');
   if (typeof spec.description !== 'string') bad('description', 'must be a string');
   if (typeof spec.execute !== 'function') bad('execute', 'must be a function returning the canonical JSON value');
   const output = spec.output as Record<string, unknown> | undefined;
-  if (typeof output !== 'object' || output === null) bad('output', 'is required: { schema, render(args, value) => ContentBlock[] }');
+  if (typeof output !== 'object' || output === null)
+    bad('output', 'is required: { schema, render(args, value) => ContentBlock[] }');
   if (!Object.hasOwn(output!, 'schema')) bad('output.schema', 'is required (use { type: "json" } for any JSON value)');
-  if (typeof output!.render !== 'function') bad('output.render', 'must be a pure function (args, value) => ContentBlock[]');
-  if (spec.timeoutMs !== undefined && (typeof spec.timeoutMs !== 'number' || !Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0)) {
+  if (typeof output!.render !== 'function')
+    bad('output.render', 'must be a pure function (args, value) => ContentBlock[]');
+  if (
+    spec.timeoutMs !== undefined &&
+    (typeof spec.timeoutMs !== 'number' || !Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0)
+  ) {
     bad('timeoutMs', `must be a positive finite number of milliseconds, got ${String(spec.timeoutMs)}`);
   }
-  for (const f of ['isConcurrencySafe', 'projectContent', 'finalizeContent', 'presentationMeta', 'presentCall', 'presentResult']) {
+  for (const f of [
+    'isConcurrencySafe',
+    'projectContent',
+    'finalizeContent',
+    'presentationMeta',
+    'presentCall',
+    'presentResult',
+  ]) {
     if (spec[f] !== undefined && typeof spec[f] !== 'function') bad(f, 'must be a function when given');
   }
-  if (spec.deferLoading !== undefined && typeof spec.deferLoading !== 'boolean') bad('deferLoading', 'must be a boolean');
+  if (spec.deferLoading !== undefined && typeof spec.deferLoading !== 'boolean')
+    bad('deferLoading', 'must be a boolean');
 }
 
 const issuesOf = (validate: ValidateFunction, value: unknown): ArgIssue[] => validationIssues(validate, value);
@@ -148,7 +166,13 @@ const OBJECT_ROOT: JsonSchema = Object.freeze({ type: 'object' });
 const ANY_VALUE: JsonSchema = Object.freeze({});
 
 /** Resolves one outside schema to JSON Schema; a Standard Schema without a usable converter degrades. */
-function outsideJsonSchema(source: unknown, io: 'input' | 'output', degraded: JsonSchema, warnings: string[], where: string): unknown {
+function outsideJsonSchema(
+  source: unknown,
+  io: 'input' | 'output',
+  degraded: JsonSchema,
+  warnings: string[],
+  where: string,
+): unknown {
   if (!isStandardSchema(source)) return source;
   const converted = standardJsonSchema(source, io);
   if (converted.ok) return converted.schema;
@@ -166,17 +190,29 @@ function outsideJsonSchema(source: unknown, io: 'input' | 'output', degraded: Js
  * schema, or a schema beyond the nesting/size limits. A schema ajv cannot compile is kept
  * unvalidated here, with a note in `schemaWarnings`.
  */
-export function defineJsonSchemaTool<const P extends OutsideSchema, const O extends OutsideSchema = true>(spec: JsonSchemaToolSpec<P, O>): Tool {
-  checkSpec({ ...spec, output: { ...spec.output, schema: spec.output.schema ?? {} } } as unknown as Record<string, unknown>);
+export function defineJsonSchemaTool<const P extends OutsideSchema, const O extends OutsideSchema = true>(
+  spec: JsonSchemaToolSpec<P, O>,
+): Tool {
+  checkSpec({ ...spec, output: { ...spec.output, schema: spec.output.schema ?? {} } } as unknown as Record<
+    string,
+    unknown
+  >);
   const warnings: string[] = [];
   const defaultDialect = spec.schemaDialect ?? 'draft-2020-12';
   const rawParameters = outsideJsonSchema(spec.parameters, 'input', OBJECT_ROOT, warnings, 'parameters');
   const parameters = compileJsonSchema(rawParameters, { path: 'parameters', defaultDialect, fallback: OBJECT_ROOT });
   const rootType = parameters.schema.type;
   if (rootType !== undefined && rootType !== 'object' && !(Array.isArray(rootType) && rootType.includes('object'))) {
-    throw new DefinitionError('UNSUPPORTED_SCHEMA', `schema at parameters: the root must be { type: "object" } (tool arguments are an object), got type ${JSON.stringify(rootType)}`, { path: 'parameters' });
+    throw new DefinitionError(
+      'UNSUPPORTED_SCHEMA',
+      `schema at parameters: the root must be { type: "object" } (tool arguments are an object), got type ${JSON.stringify(rootType)}`,
+      { path: 'parameters' },
+    );
   }
-  const rawOutput = spec.output.schema === undefined ? ANY_VALUE : outsideJsonSchema(spec.output.schema, 'output', ANY_VALUE, warnings, 'output.schema');
+  const rawOutput =
+    spec.output.schema === undefined
+      ? ANY_VALUE
+      : outsideJsonSchema(spec.output.schema, 'output', ANY_VALUE, warnings, 'output.schema');
   const output = compileJsonSchema(rawOutput, { path: 'output.schema', defaultDialect, fallback: ANY_VALUE });
   for (const compiled of [parameters, output]) if (compiled.warning !== undefined) warnings.push(compiled.warning);
   // An output schema we cannot compile is not checked, so the value is any JSON: say so in the types too.
@@ -190,7 +226,9 @@ export function defineJsonSchemaTool<const P extends OutsideSchema, const O exte
     outputSchema: capSchemaDescriptions(outputSchema),
     validateArgs: parameters.validate,
     validateOutput: output.validate,
-    ...(standard === undefined ? {} : { parseArgs: (args: JsonValue) => parseStandardArgs(standard, spec.name, args) as Promise<JsonValue> }),
+    ...(standard === undefined
+      ? {}
+      : { parseArgs: (args: JsonValue) => parseStandardArgs(standard, spec.name, args) as Promise<JsonValue> }),
     schemaWarnings: warnings,
   });
 }
@@ -211,9 +249,7 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
   deepFreeze(parameters);
   deepFreeze(outputSchema);
   const fits = (args: JsonValue): boolean => issuesOf(validateArgs, args).length === 0;
-  const {
-    isConcurrencySafe, presentCall, presentResult, projectContent, finalizeContent, presentationMeta,
-  } = spec;
+  const { isConcurrencySafe, presentCall, presentResult, projectContent, finalizeContent, presentationMeta } = spec;
   const userExecute = spec.execute;
   const render = spec.output.render;
   const tool: Tool = {
@@ -244,7 +280,8 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
     finalizeContent,
     presentationMeta,
     presentCall: (args) => (presentCall !== undefined && fits(args) ? presentCall(args) : undefined),
-    presentResult: (args, result) => (presentResult !== undefined && fits(args) ? presentResult(args, result) : undefined),
+    presentResult: (args, result) =>
+      presentResult !== undefined && fits(args) ? presentResult(args, result) : undefined,
   };
   return Object.freeze(tool);
 }

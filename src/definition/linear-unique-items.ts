@@ -40,7 +40,11 @@ const uniqueItems: KeywordDefinition = {
       const pair = firstDuplicate(data as unknown[]);
       if (pair === undefined) return true;
       validate.errors = [
-        { keyword: 'uniqueItems', message: `must NOT have duplicate items (items ## ${pair[1]} and ${pair[0]} are identical)`, params: { i: pair[1], j: pair[0] } },
+        {
+          keyword: 'uniqueItems',
+          message: `must NOT have duplicate items (items ## ${pair[1]} and ${pair[0]} are identical)`,
+          params: { i: pair[1], j: pair[0] },
+        },
       ];
       return false;
     };
@@ -49,7 +53,10 @@ const uniqueItems: KeywordDefinition = {
 };
 
 /** Replaces ajv's quadratic `uniqueItems` with the linear one. */
-export function useLinearUniqueItems(ajv: { removeKeyword(keyword: string): unknown; addKeyword(definition: KeywordDefinition): unknown }): void {
+export function useLinearUniqueItems(ajv: {
+  removeKeyword(keyword: string): unknown;
+  addKeyword(definition: KeywordDefinition): unknown;
+}): void {
   ajv.removeKeyword('uniqueItems');
   ajv.addKeyword(uniqueItems);
 }

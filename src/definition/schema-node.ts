@@ -60,7 +60,15 @@ export interface UnionNode extends NodeBase {
   readonly oneOf?: readonly SchemaNode[];
 }
 
-export type SchemaNode = StringNode | NumberNode | BooleanNode | NullNode | ArrayNode | ObjectNode | JsonNode | UnionNode;
+export type SchemaNode =
+  | StringNode
+  | NumberNode
+  | BooleanNode
+  | NullNode
+  | ArrayNode
+  | ObjectNode
+  | JsonNode
+  | UnionNode;
 export type PropertyMap = { readonly [name: string]: SchemaNode };
 
 // ---- type inference (a type limit only: past 16 container levels, JsonValue) ----

@@ -20,7 +20,11 @@ export function schemaValidator(schema: JsonSchema, toolName: string, where: str
   try {
     return ajvFor('dsl').compile(schema);
   } catch (error) {
-    throw new DefinitionError('UNSUPPORTED_SCHEMA', `tool "${toolName}": ${where} could not be compiled: ${(error as Error).message}`, { where });
+    throw new DefinitionError(
+      'UNSUPPORTED_SCHEMA',
+      `tool "${toolName}": ${where} could not be compiled: ${(error as Error).message}`,
+      { where },
+    );
   }
 }
 
@@ -48,7 +52,14 @@ export function validationIssues(validate: ValidateFunction, value: unknown): Ar
     if (validate(value)) return [];
   } catch (error) {
     // e.g. a value nested deeper than the stack lets a recursive schema follow.
-    return [{ path: '', message: `could not be validated: ${error instanceof RangeError ? 'nested too deeply' : String((error as Error)?.message ?? error)}` }];
+    return [
+      {
+        path: '',
+        message: `could not be validated: ${error instanceof RangeError ? 'nested too deeply' : String((error as Error)?.message ?? error)}`,
+      },
+    ];
   }
-  return (validate.errors ?? []).slice(0, MAX_ISSUES).map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
+  return (validate.errors ?? [])
+    .slice(0, MAX_ISSUES)
+    .map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
 }

@@ -16,15 +16,22 @@ export declare namespace StandardSchemaV1 {
   interface Props<Input = unknown, Output = Input> {
     readonly version: 1;
     readonly vendor: string;
-    readonly validate: (value: unknown, options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined) => Result<Output> | Promise<Result<Output>>;
+    readonly validate: (
+      value: unknown,
+      options?: { readonly libraryOptions?: Record<string, unknown> | undefined } | undefined,
+    ) => Result<Output> | Promise<Result<Output>>;
     readonly types?: { readonly input: Input; readonly output: Output } | undefined;
     /** Standard JSON Schema: present on zod >= 4.2 and other converters. */
-    readonly jsonSchema?: {
-      readonly input: (options: { readonly target: string }) => Record<string, unknown>;
-      readonly output: (options: { readonly target: string }) => Record<string, unknown>;
-    } | undefined;
+    readonly jsonSchema?:
+      | {
+          readonly input: (options: { readonly target: string }) => Record<string, unknown>;
+          readonly output: (options: { readonly target: string }) => Record<string, unknown>;
+        }
+      | undefined;
   }
-  type Result<Output> = { readonly value: Output; readonly issues?: undefined } | { readonly issues: ReadonlyArray<Issue> };
+  type Result<Output> =
+    | { readonly value: Output; readonly issues?: undefined }
+    | { readonly issues: ReadonlyArray<Issue> };
   interface Issue {
     readonly message: string;
     readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
@@ -36,8 +43,12 @@ export declare namespace StandardSchemaV1 {
 export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
   if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return false;
   const props = (value as { '~standard'?: unknown })['~standard'];
-  return typeof props === 'object' && props !== null && (props as { version?: unknown }).version === 1 &&
-    typeof (props as { validate?: unknown }).validate === 'function';
+  return (
+    typeof props === 'object' &&
+    props !== null &&
+    (props as { version?: unknown }).version === 1 &&
+    typeof (props as { validate?: unknown }).validate === 'function'
+  );
 }
 
 /**
@@ -45,27 +56,41 @@ export function isStandardSchema(value: unknown): value is StandardSchemaV1 {
  * when it has no converter or the converter cannot express it (zod throws for
  * `z.date()`, transforms on the output side, …).
  */
-export function standardJsonSchema(schema: StandardSchemaV1, io: 'input' | 'output'): { ok: true; schema: unknown } | { ok: false; reason: string } {
+export function standardJsonSchema(
+  schema: StandardSchemaV1,
+  io: 'input' | 'output',
+): { ok: true; schema: unknown } | { ok: false; reason: string } {
   const converter = schema['~standard'].jsonSchema;
-  if (converter === undefined) return { ok: false, reason: `the ${schema['~standard'].vendor} schema offers no JSON Schema (~standard.jsonSchema)` };
+  if (converter === undefined)
+    return {
+      ok: false,
+      reason: `the ${schema['~standard'].vendor} schema offers no JSON Schema (~standard.jsonSchema)`,
+    };
   try {
     return { ok: true, schema: converter[io]({ target: 'draft-2020-12' }) };
   } catch (error) {
-    return { ok: false, reason: `the ${schema['~standard'].vendor} schema cannot be expressed as JSON Schema: ${(error as Error).message}` };
+    return {
+      ok: false,
+      reason: `the ${schema['~standard'].vendor} schema cannot be expressed as JSON Schema: ${(error as Error).message}`,
+    };
   }
 }
 
 const pointer = (path: StandardSchemaV1.Issue['path']): string =>
-  (path ?? []).map((segment) => {
-    const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
-    return `/${String(key).replace(/~/gu, '~0').replace(/\//gu, '~1')}`;
-  }).join('');
+  (path ?? [])
+    .map((segment) => {
+      const key = typeof segment === 'object' && segment !== null ? segment.key : segment;
+      return `/${String(key).replace(/~/gu, '~0').replace(/\//gu, '~1')}`;
+    })
+    .join('');
 
 /** Validates with the schema's own `validate`; throws ToolArgsError (INVALID_ARGS) with its issues. */
 export async function parseStandardArgs(schema: StandardSchemaV1, toolName: string, args: unknown): Promise<unknown> {
   const result = await schema['~standard'].validate(args);
   if (result.issues !== undefined) {
-    const issues: ArgIssue[] = result.issues.slice(0, 20).map((issue) => ({ path: pointer(issue.path), message: issue.message }));
+    const issues: ArgIssue[] = result.issues
+      .slice(0, 20)
+      .map((issue) => ({ path: pointer(issue.path), message: issue.message }));
     throw new ToolArgsError(toolName, issues.length > 0 ? issues : [{ path: '', message: 'is invalid' }]);
   }
   return result.value;

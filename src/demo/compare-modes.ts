@@ -17,7 +17,10 @@ export interface ModeRun {
 }
 
 const contentChars = (results: readonly ToolResult[]): number =>
-  results.reduce((sum, r) => sum + r.content.reduce((s, b) => s + (b.type === 'text' ? b.text.length : b.data.length), 0), 0);
+  results.reduce(
+    (sum, r) => sum + r.content.reduce((s, b) => s + (b.type === 'text' ? b.text.length : b.data.length), 0),
+    0,
+  );
 
 export async function runNative(rt: ToolRuntime, scenario: Scenario): Promise<ModeRun> {
   const started = performance.now();
@@ -33,7 +36,13 @@ export async function runNative(rt: ToolRuntime, scenario: Scenario): Promise<Mo
     contextChars += contentChars(turn.results);
     step = script.next(turn.results);
   }
-  return { roundTrips: roundTrips + 1, toolCalls, contextChars, wallMs: performance.now() - started, answer: step.value };
+  return {
+    roundTrips: roundTrips + 1,
+    toolCalls,
+    contextChars,
+    wallMs: performance.now() - started,
+    answer: step.value,
+  };
 }
 
 export async function runProgrammatic(rt: ToolRuntime, scenario: Scenario): Promise<ModeRun> {
@@ -43,11 +52,21 @@ export async function runProgrammatic(rt: ToolRuntime, scenario: Scenario): Prom
     if (r.callId.startsWith('ptc-1:ptc:')) nested += 1;
   });
   try {
-    const result = await rt.execute({ callId: 'ptc-1', name: 'run_code', arguments: { description: scenario.question, code: scenario.program } });
+    const result = await rt.execute({
+      callId: 'ptc-1',
+      name: 'run_code',
+      arguments: { description: scenario.question, code: scenario.program },
+    });
     if (result.isError) throw new Error(`run_code failed: ${result.error?.message ?? ''}`);
     const value = result.value as { result?: JsonValue };
     // One response calls run_code, one more gives the answer.
-    return { roundTrips: 2, toolCalls: 1 + nested, contextChars: contentChars([result]), wallMs: performance.now() - started, answer: value.result ?? null };
+    return {
+      roundTrips: 2,
+      toolCalls: 1 + nested,
+      contextChars: contentChars([result]),
+      wallMs: performance.now() - started,
+      answer: value.result ?? null,
+    };
   } finally {
     stop();
   }

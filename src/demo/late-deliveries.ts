@@ -7,7 +7,12 @@ import { readJson } from './scenario.ts';
 const FROM = '2026-07-01';
 const TO = '2026-09-30';
 
-interface Answer { carrier: string; late: number; deliveries: number; lateShare: number }
+interface Answer {
+  carrier: string;
+  late: number;
+  deliveries: number;
+  lateShare: number;
+}
 
 /** The aggregation both ways share in spirit (the program carries its own copy as text). */
 function summarize(shipments: readonly { carrier: string; promisedDate: string; deliveredDate: string }[]): Answer {
@@ -19,19 +24,32 @@ function summarize(shipments: readonly { carrier: string; promisedDate: string; 
     byCarrier.set(s.carrier, entry);
   }
   const [carrier, stats] = [...byCarrier].sort((a, b) => b[1].late - a[1].late || a[0].localeCompare(b[0]))[0]!;
-  return { carrier, late: stats.late, deliveries: stats.deliveries, lateShare: Math.round((stats.late / stats.deliveries) * 1000) / 1000 };
+  return {
+    carrier,
+    late: stats.late,
+    deliveries: stats.deliveries,
+    lateShare: Math.round((stats.late / stats.deliveries) * 1000) / 1000,
+  };
 }
 
 export const lateDeliveries: Scenario = {
   name: 'late-deliveries',
-  question: 'Which carrier had the most late deliveries to EU customers in Q3 2026, and what share of its EU Q3 deliveries were late?',
+  question:
+    'Which carrier had the most late deliveries to EU customers in Q3 2026, and what share of its EU Q3 deliveries were late?',
   *native() {
     const [customersResult] = yield [{ name: 'list_customers', arguments: { region: 'EU' } }];
     const customers = readJson<{ id: string }[]>(customersResult!);
-    const orderResults = yield customers.map((c) => ({ name: 'list_orders', arguments: { customerId: c.id, from: FROM, to: TO } }));
+    const orderResults = yield customers.map((c) => ({
+      name: 'list_orders',
+      arguments: { customerId: c.id, from: FROM, to: TO },
+    }));
     const orders = orderResults.flatMap((r) => readJson<{ id: string }[]>(r));
     const shipmentResults = yield orders.map((o) => ({ name: 'get_shipment', arguments: { orderId: o.id } }));
-    return { ...summarize(shipmentResults.map((r) => readJson<{ carrier: string; promisedDate: string; deliveredDate: string }>(r))) };
+    return {
+      ...summarize(
+        shipmentResults.map((r) => readJson<{ carrier: string; promisedDate: string; deliveredDate: string }>(r)),
+      ),
+    };
   },
   program: `
 const customers = await tools.list_customers({ region: 'EU' });

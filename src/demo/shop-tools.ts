@@ -4,11 +4,44 @@
 import { readFileSync } from 'node:fs';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 
-export interface Customer { id: string; name: string; region: string; tier: string; email: string; since: string }
-export interface OrderLine { sku: string; name: string; qty: number; unitPrice: number }
-export interface Order { id: string; customerId: string; date: string; status: string; lines: OrderLine[]; total: number; currency: string; notes: string; flags?: string[] }
-export interface Shipment { orderId: string; carrier: string; trackingNumber: string; promisedDate: string; deliveredDate: string; events: { at: string; status: string }[] }
-export interface ShopData { customers: Customer[]; orders: Order[]; shipments: Shipment[] }
+export interface Customer {
+  id: string;
+  name: string;
+  region: string;
+  tier: string;
+  email: string;
+  since: string;
+}
+export interface OrderLine {
+  sku: string;
+  name: string;
+  qty: number;
+  unitPrice: number;
+}
+export interface Order {
+  id: string;
+  customerId: string;
+  date: string;
+  status: string;
+  lines: OrderLine[];
+  total: number;
+  currency: string;
+  notes: string;
+  flags?: string[];
+}
+export interface Shipment {
+  orderId: string;
+  carrier: string;
+  trackingNumber: string;
+  promisedDate: string;
+  deliveredDate: string;
+  events: { at: string; status: string }[];
+}
+export interface ShopData {
+  customers: Customer[];
+  orders: Order[];
+  shipments: Shipment[];
+}
 
 const dataUrl = new URL('./shop-data.json', import.meta.url);
 /** A fresh copy per call, so one runtime's updates never reach another's. */
@@ -48,7 +81,8 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
   const orderById = new Map(data.orders.map((o) => [o.id, o]));
   const shipmentByOrder = new Map(data.shipments.map((s) => [s.orderId, s]));
   const products = new Map<string, { sku: string; name: string; unitPrice: number }>();
-  for (const o of data.orders) for (const l of o.lines) products.set(l.sku, { sku: l.sku, name: l.name, unitPrice: l.unitPrice });
+  for (const o of data.orders)
+    for (const l of o.lines) products.set(l.sku, { sku: l.sku, name: l.name, unitPrice: l.unitPrice });
 
   return [
     defineTool({
@@ -62,9 +96,12 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
             type: 'object',
             additionalProperties: false,
             properties: {
-              id: { type: 'string', required: true }, name: { type: 'string', required: true },
-              region: { type: 'string', required: true }, tier: { type: 'string', required: true },
-              email: { type: 'string', required: true }, since: { type: 'string', required: true },
+              id: { type: 'string', required: true },
+              name: { type: 'string', required: true },
+              region: { type: 'string', required: true },
+              tier: { type: 'string', required: true },
+              email: { type: 'string', required: true },
+              since: { type: 'string', required: true },
             },
           },
         },
@@ -84,7 +121,10 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
       output: { schema: { type: 'array', items: orderNode }, render: (_args, value) => json(value) },
       isConcurrencySafe: readOnly,
       execute: ({ customerId, from, to }) =>
-        data.orders.filter((o) => o.customerId === customerId && (from === undefined || o.date >= from) && (to === undefined || o.date <= to)),
+        data.orders.filter(
+          (o) =>
+            o.customerId === customerId && (from === undefined || o.date >= from) && (to === undefined || o.date <= to),
+        ),
     }),
     defineTool({
       name: 'get_shipment',
@@ -95,12 +135,19 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
           type: 'object',
           additionalProperties: false,
           properties: {
-            orderId: { type: 'string', required: true }, carrier: { type: 'string', required: true },
-            trackingNumber: { type: 'string', required: true }, promisedDate: { type: 'string', required: true },
+            orderId: { type: 'string', required: true },
+            carrier: { type: 'string', required: true },
+            trackingNumber: { type: 'string', required: true },
+            promisedDate: { type: 'string', required: true },
             deliveredDate: { type: 'string', required: true },
             events: {
-              type: 'array', required: true,
-              items: { type: 'object', additionalProperties: false, properties: { at: { type: 'string', required: true }, status: { type: 'string', required: true } } },
+              type: 'array',
+              required: true,
+              items: {
+                type: 'object',
+                additionalProperties: false,
+                properties: { at: { type: 'string', required: true }, status: { type: 'string', required: true } },
+              },
             },
           },
         },
@@ -109,7 +156,8 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
       isConcurrencySafe: readOnly,
       execute: ({ orderId }) => {
         const shipment = shipmentByOrder.get(orderId);
-        if (shipment === undefined) throw Object.assign(new Error(`no shipment for order ${orderId}`), { code: 'NOT_FOUND' });
+        if (shipment === undefined)
+          throw Object.assign(new Error(`no shipment for order ${orderId}`), { code: 'NOT_FOUND' });
         return shipment;
       },
     }),
@@ -118,13 +166,22 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
       description: 'Search products by words in their name; returns SKUs and names only.',
       parameters: { query: { type: 'string', required: true } },
       output: {
-        schema: { type: 'array', items: { type: 'object', additionalProperties: false, properties: { sku: { type: 'string', required: true }, name: { type: 'string', required: true } } } },
+        schema: {
+          type: 'array',
+          items: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { sku: { type: 'string', required: true }, name: { type: 'string', required: true } },
+          },
+        },
         render: (_args, value) => json(value),
       },
       isConcurrencySafe: readOnly,
       execute: ({ query }) => {
         const words = query.toLowerCase().split(/\s+/).filter(Boolean);
-        return [...products.values()].filter((p) => words.some((w) => p.name.toLowerCase().includes(w))).map(({ sku, name }) => ({ sku, name }));
+        return [...products.values()]
+          .filter((p) => words.some((w) => p.name.toLowerCase().includes(w)))
+          .map(({ sku, name }) => ({ sku, name }));
       },
     }),
     defineTool({
@@ -134,12 +191,26 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
       output: { schema: { type: 'json' }, render: (_args, value) => json(value) },
       isConcurrencySafe: readOnly,
       execute: ({ sku }) =>
-        data.orders.flatMap((o) => o.lines.filter((l) => l.sku === sku).map((l) => ({ orderId: o.id, customerId: o.customerId, date: o.date, qty: l.qty, unitPrice: l.unitPrice, notes: o.notes }))),
+        data.orders.flatMap((o) =>
+          o.lines
+            .filter((l) => l.sku === sku)
+            .map((l) => ({
+              orderId: o.id,
+              customerId: o.customerId,
+              date: o.date,
+              qty: l.qty,
+              unitPrice: l.unitPrice,
+              notes: o.notes,
+            })),
+        ),
     }),
     defineTool({
       name: 'flag_order',
       description: 'Add a review flag to an order (mutates the order). Returns the updated order.',
-      parameters: { orderId: { type: 'string', required: true }, reason: { type: 'string', required: true, minLength: 3 } },
+      parameters: {
+        orderId: { type: 'string', required: true },
+        reason: { type: 'string', required: true, minLength: 3 },
+      },
       output: { schema: orderNode, render: (_args, value) => json(value) },
       execute: ({ orderId, reason }) => {
         const order = orderById.get(orderId);

@@ -12,7 +12,9 @@ const MAX_PART_CHARS = 200;
 const cut = (text: string): string => (text.length <= MAX_PART_CHARS ? text : `${text.slice(0, MAX_PART_CHARS)}…`);
 
 export function summarizeIssues(issues: readonly ArgIssue[]): string {
-  const listed = issues.slice(0, MAX_LISTED_ISSUES).map((i) => `${i.path === '' ? '(root)' : cut(i.path)} ${cut(i.message)}`);
+  const listed = issues
+    .slice(0, MAX_LISTED_ISSUES)
+    .map((i) => `${i.path === '' ? '(root)' : cut(i.path)} ${cut(i.message)}`);
   const rest = issues.length - listed.length;
   return rest > 0 ? `${listed.join('; ')}; and ${rest} more` : listed.join('; ');
 }

@@ -45,7 +45,10 @@ function isObjectPrototype(proto: object): boolean {
   const ctor: unknown = Object.getOwnPropertyDescriptor(proto, 'constructor')?.value;
   if (typeof ctor !== 'function') return false;
   try {
-    return Function.prototype.toString.call(ctor) === NATIVE_OBJECT && Object.getOwnPropertyDescriptor(ctor, 'prototype')?.value === proto;
+    return (
+      Function.prototype.toString.call(ctor) === NATIVE_OBJECT &&
+      Object.getOwnPropertyDescriptor(ctor, 'prototype')?.value === proto
+    );
   } catch {
     return false;
   }
@@ -109,7 +112,8 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
     const isArray = Array.isArray(target);
     if (isArray) {
       const length = (source as unknown[]).length;
-      if (keys.length !== length + 1) throw new NotJsonError(path, 'sparse arrays and extra array properties are not JSON');
+      if (keys.length !== length + 1)
+        throw new NotJsonError(path, 'sparse arrays and extra array properties are not JSON');
     }
     for (const key of keys) {
       if (typeof key === 'symbol') throw new NotJsonError(path, 'symbol-keyed properties are not JSON');
@@ -117,14 +121,16 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
       const descriptor = Object.getOwnPropertyDescriptor(source, key);
       const childPath = isArray ? `${path}[${key}]` : keyPath(path, key);
       if (descriptor === undefined) continue;
-      if (!('value' in descriptor)) throw new NotJsonError(childPath, 'accessor properties (getters/setters) are not JSON');
+      if (!('value' in descriptor))
+        throw new NotJsonError(childPath, 'accessor properties (getters/setters) are not JSON');
       if (!descriptor.enumerable) throw new NotJsonError(childPath, 'non-enumerable properties are not JSON');
       const child: unknown = descriptor.value;
       const scalar = copyScalar(child, childPath);
       let copy: JsonMutable;
       if (scalar !== undefined) copy = scalar;
       else {
-        if (depth >= MAX_JSON_DEPTH) throw new NotJsonError(childPath, `nesting deeper than ${MAX_JSON_DEPTH} levels is not supported`);
+        if (depth >= MAX_JSON_DEPTH)
+          throw new NotJsonError(childPath, `nesting deeper than ${MAX_JSON_DEPTH} levels is not supported`);
         const childTarget = makeTarget(child as object, childPath);
         stack.push({ source: child as object, target: childTarget, path: childPath, depth: depth + 1 });
         copy = childTarget;
@@ -138,7 +144,10 @@ export function snapshotJson(value: unknown, rootPath = '$'): JsonValue {
 }
 
 /** Like {@link snapshotJson} but returns the error instead of throwing. */
-export function trySnapshotJson(value: unknown, rootPath = '$'): { ok: true; value: JsonValue } | { ok: false; error: NotJsonError } {
+export function trySnapshotJson(
+  value: unknown,
+  rootPath = '$',
+): { ok: true; value: JsonValue } | { ok: false; error: NotJsonError } {
   try {
     return { ok: true, value: snapshotJson(value, rootPath) };
   } catch (error) {

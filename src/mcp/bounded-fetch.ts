@@ -9,7 +9,9 @@ import type { FetchLike } from '@modelcontextprotocol/sdk/shared/transport.js';
 export class McpMessageTooLargeError extends Error {
   readonly maxMessageBytes: number;
   constructor(maxMessageBytes: number) {
-    super(`the MCP server sent a message larger than ${maxMessageBytes} bytes (limits.maxMessageBytes); it was not read`);
+    super(
+      `the MCP server sent a message larger than ${maxMessageBytes} bytes (limits.maxMessageBytes); it was not read`,
+    );
     this.name = 'McpMessageTooLargeError';
     this.maxMessageBytes = maxMessageBytes;
   }

@@ -123,7 +123,9 @@ export class BoundedLines extends Transform {
 export function requestIdOf(line: OversizedLine): string | number | null {
   // Our own clients and the MCP SDK write `"id"` first or last at the top level.
   const last = /"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*\}\s*$/u.exec(line.tail);
-  const first = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*,/u.exec(line.head);
+  const first = /^\s*\{\s*(?:"jsonrpc"\s*:\s*"2\.0"\s*,\s*)?"id"\s*:\s*(-?\d{1,15}|"(?:[^"\\]|\\.){0,200}")\s*,/u.exec(
+    line.head,
+  );
   const raw = last?.[1] ?? first?.[1];
   if (raw === undefined) return null;
   try {

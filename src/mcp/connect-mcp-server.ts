@@ -87,7 +87,8 @@ const PERMISSIVE_VALIDATOR: jsonSchemaValidator = {
   },
 };
 
-const isUrlSpec = (spec: McpServerSpec): spec is McpServerUrl => typeof spec === 'object' && spec !== null && 'url' in spec;
+const isUrlSpec = (spec: McpServerSpec): spec is McpServerUrl =>
+  typeof spec === 'object' && spec !== null && 'url' in spec;
 
 /** The URL without credentials, query or fragment: safe to print. */
 function describeUrl(url: string): string {
@@ -112,11 +113,15 @@ function checkUrlSpec(spec: McpServerUrl): McpServerUrl {
     parsed = undefined;
   }
   if (parsed === undefined || (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')) {
-    throw new TypeError(`connectMcpServer: url must be an http:// or https:// URL, got ${typeof spec.url === 'string' ? JSON.stringify(describeUrl(spec.url)) : typeof spec.url}`);
+    throw new TypeError(
+      `connectMcpServer: url must be an http:// or https:// URL, got ${typeof spec.url === 'string' ? JSON.stringify(describeUrl(spec.url)) : typeof spec.url}`,
+    );
   }
   for (const [name, value] of Object.entries(spec.headers ?? {})) {
     if (typeof value !== 'string' || !/^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/u.test(name)) {
-      throw new TypeError(`connectMcpServer(${describeUrl(spec.url)}): header ${JSON.stringify(name)} must be a valid header name with a string value`);
+      throw new TypeError(
+        `connectMcpServer(${describeUrl(spec.url)}): header ${JSON.stringify(name)} must be a valid header name with a string value`,
+      );
     }
   }
   return spec;
@@ -127,17 +132,25 @@ function resolveSpec(spec: McpServerSpec): McpServerCommand | McpServerUrl {
   if (isUrlSpec(spec)) {
     checkUrlSpec(spec);
   } else if (typeof spec !== 'object' || spec === null || typeof spec.command !== 'string' || spec.command === '') {
-    throw new TypeError('connectMcpServer: expected a command line string, { command, args?, env?, cwd?, prefix?, timeoutMs? } or { url, headers?, prefix?, timeoutMs? }');
+    throw new TypeError(
+      'connectMcpServer: expected a command line string, { command, args?, env?, cwd?, prefix?, timeoutMs? } or { url, headers?, prefix?, timeoutMs? }',
+    );
   }
   if (spec.timeoutMs !== undefined && (!Number.isFinite(spec.timeoutMs) || spec.timeoutMs <= 0)) {
-    throw new TypeError(`connectMcpServer(${describeServerSpec(spec)}): timeoutMs must be a positive finite number, got ${String(spec.timeoutMs)}`);
+    throw new TypeError(
+      `connectMcpServer(${describeServerSpec(spec)}): timeoutMs must be a positive finite number, got ${String(spec.timeoutMs)}`,
+    );
   }
   return spec;
 }
 
 /** Whether `error` or one of its causes is an instance of `type`. */
 function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
-  for (let e = error, depth = 0; e !== undefined && e !== null && depth < 8; e = (e as { cause?: unknown }).cause, depth += 1) {
+  for (
+    let e = error, depth = 0;
+    e !== undefined && e !== null && depth < 8;
+    e = (e as { cause?: unknown }).cause, depth += 1
+  ) {
     if (e instanceof type) return true;
   }
   return false;
@@ -195,7 +208,12 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   // One deadline for the handshake and every page of the listing.
   const deadline = new AbortController();
   const timer = setTimeout(() => {
-    deadline.abort(new McpImportLimitError('timeoutMs', `MCP server "${where}" did not finish its handshake and tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`));
+    deadline.abort(
+      new McpImportLimitError(
+        'timeoutMs',
+        `MCP server "${where}" did not finish its handshake and tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`,
+      ),
+    );
   }, limits.timeoutMs);
   // A message over the SDK's stdio buffer is dropped by its transport, which then
   // closes: remembered here so that the import says why.
@@ -270,7 +288,8 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
         ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
       });
       tools.push(tool);
-      for (const warning of tool.schemaWarnings ?? []) warn(`MCP server "${serverName}": tool "${tool.name}": ${warning}`);
+      for (const warning of tool.schemaWarnings ?? [])
+        warn(`MCP server "${serverName}": tool "${tool.name}": ${warning}`);
     } catch (error) {
       if (!(error instanceof DefinitionError)) {
         await close().catch(() => {});
@@ -280,7 +299,9 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       const keyword = typeof detail === 'string' ? detail : undefined;
       const reason = error.message;
       skipped.push({ server: serverName, tool: entry.name, ...(keyword === undefined ? {} : { keyword }), reason });
-      warn(`MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (refused schema keyword "${keyword}")`}: ${reason}`);
+      warn(
+        `MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (refused schema keyword "${keyword}")`}: ${reason}`,
+      );
     }
   }
   const pid = pidOf();

@@ -4,7 +4,11 @@
 // Built on the SDK's low-level request handlers because our schemas are raw JSON
 // Schema, not zod (the high-level registerTool takes zod shapes).
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListToolsRequestSchema,
+  type Tool as McpTool,
+} from '@modelcontextprotocol/sdk/types.js';
 import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
@@ -55,7 +59,10 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       const outputSchema = rt.tool(projection.name, scope)?.outputSchema;
       return {
         name: projection.name,
-        description: projection.name === RUN_CODE && sdk !== undefined ? `${projection.description}\n\n${sdk}` : projection.description,
+        description:
+          projection.name === RUN_CODE && sdk !== undefined
+            ? `${projection.description}\n\n${sdk}`
+            : projection.description,
         inputSchema: projection.parameters as McpTool['inputSchema'],
         // MCP output schemas describe structuredContent, which must be an object.
         ...(outputSchema?.type === 'object' ? { outputSchema: outputSchema as McpTool['outputSchema'] & object } : {}),
@@ -71,7 +78,8 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     const callId = `${callIdPrefix}${String(extra.requestId)}`;
     // Live progress (log lines, call counts) for a client that asked for it.
     const token = request.params._meta?.progressToken;
-    const stopProgress = token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
+    const stopProgress =
+      token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
     const call = rt.execute({
       callId,
       name: request.params.name,

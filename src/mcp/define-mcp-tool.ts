@@ -69,7 +69,11 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
       );
       const content = (Array.isArray(result.content) ? result.content : []) as McpContentBlock[];
       if (result.isError === true) {
-        throw new McpToolError(options.serverName, mcpName, mcpContentText(content) || `MCP tool "${mcpName}" failed without a message`);
+        throw new McpToolError(
+          options.serverName,
+          mcpName,
+          mcpContentText(content) || `MCP tool "${mcpName}" failed without a message`,
+        );
       }
       // Images reach the model as a context message; the value stays JSON.
       const images = mcpImages(content);

@@ -4,7 +4,12 @@
 import type { AgentRef, Dispose } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import {
-  connectMcpServer, describeServerSpec, type ConnectMcpOptions, type McpConnection, type McpServerSpec, type SkippedMcpTool,
+  connectMcpServer,
+  describeServerSpec,
+  type ConnectMcpOptions,
+  type McpConnection,
+  type McpServerSpec,
+  type SkippedMcpTool,
 } from './connect-mcp-server.ts';
 
 export interface ImportMcpToolsOptions extends ConnectMcpOptions {
@@ -29,7 +34,8 @@ export interface McpToolImport {
  * error is thrown.
  */
 export async function importMcpTools(rt: ToolRuntime, options: ImportMcpToolsOptions): Promise<McpToolImport> {
-  if (!Array.isArray(options.servers)) throw new TypeError('importMcpTools: servers must be an array of command lines or { command, args }');
+  if (!Array.isArray(options.servers))
+    throw new TypeError('importMcpTools: servers must be an array of command lines or { command, args }');
   const settled = await Promise.allSettled(options.servers.map((spec) => connectMcpServer(spec, options)));
   const connections = settled.flatMap((s) => (s.status === 'fulfilled' ? [s.value] : []));
   const disposers: Dispose[] = [];

@@ -11,7 +11,14 @@ export { toMcpCallToolResult, MCP_META_ERROR, MCP_META_CONTEXTS } from './to-mcp
 export { importMcpTools } from './import-mcp-tools.ts';
 export type { ImportMcpToolsOptions, McpToolImport } from './import-mcp-tools.ts';
 export { connectMcpServer } from './connect-mcp-server.ts';
-export type { ConnectMcpOptions, McpConnection, McpServerCommand, McpServerSpec, McpServerUrl, SkippedMcpTool } from './connect-mcp-server.ts';
+export type {
+  ConnectMcpOptions,
+  McpConnection,
+  McpServerCommand,
+  McpServerSpec,
+  McpServerUrl,
+  SkippedMcpTool,
+} from './connect-mcp-server.ts';
 export { defineMcpTool, McpToolError } from './define-mcp-tool.ts';
 export type { McpCaller, McpToolOptions } from './define-mcp-tool.ts';
 export { DEFAULT_MCP_IMPORT_LIMITS, McpImportLimitError } from './list-mcp-tools.ts';

@@ -43,14 +43,18 @@ const LIMIT_KEYS = Object.keys(DEFAULT_MCP_IMPORT_LIMITS) as (keyof McpImportLim
 /** Defaults overlaid with `given`; throws a TypeError naming a bad field. */
 export function resolveMcpImportLimits(given: Partial<McpImportLimits> | undefined, where: string): McpImportLimits {
   if (given === undefined) return DEFAULT_MCP_IMPORT_LIMITS;
-  if (typeof given !== 'object' || given === null) throw new TypeError(`${where}: limits must be an object such as { maxTools: 200 }`);
+  if (typeof given !== 'object' || given === null)
+    throw new TypeError(`${where}: limits must be an object such as { maxTools: 200 }`);
   const limits: Record<string, number> = { ...DEFAULT_MCP_IMPORT_LIMITS };
   for (const [key, value] of Object.entries(given)) {
     if (value === undefined) continue;
-    if (!(LIMIT_KEYS as string[]).includes(key)) throw new TypeError(`${where}: unknown MCP import limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
+    if (!(LIMIT_KEYS as string[]).includes(key))
+      throw new TypeError(`${where}: unknown MCP import limit "${key}"; known: ${LIMIT_KEYS.join(', ')}`);
     const max = key === 'timeoutMs' ? 2 ** 31 - 1 : Number.MAX_SAFE_INTEGER;
     if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > max) {
-      throw new TypeError(`${where}: limits.${key} must be a positive integer${key === 'timeoutMs' ? ' of milliseconds' : ''}, got ${String(value)}`);
+      throw new TypeError(
+        `${where}: limits.${key} must be a positive integer${key === 'timeoutMs' ? ' of milliseconds' : ''}, got ${String(value)}`,
+      );
     }
     limits[key] = value;
   }
@@ -61,7 +65,12 @@ export function resolveMcpImportLimits(given: Partial<McpImportLimits> | undefin
  * Every page of `tools/list`, within `limits` (the deadline is the caller's `signal`,
  * which also bounds each request). `where` names the server in messages.
  */
-export async function listMcpTools(client: Client, limits: McpImportLimits, signal: AbortSignal, where: string): Promise<McpTool[]> {
+export async function listMcpTools(
+  client: Client,
+  limits: McpImportLimits,
+  signal: AbortSignal,
+  where: string,
+): Promise<McpTool[]> {
   const listed: McpTool[] = [];
   const seenCursors = new Set<string>();
   let bytes = 0;
@@ -87,7 +96,10 @@ export async function listMcpTools(client: Client, limits: McpImportLimits, sign
     // An entry that is not even an object cannot be named or called; the rest are defined one by one.
     listed.push(...(entries.filter((t) => typeof t === 'object' && t !== null && !Array.isArray(t)) as McpTool[]));
     if (listed.length > limits.maxTools) {
-      throw new McpImportLimitError('maxTools', `MCP server "${where}" lists more than ${limits.maxTools} tools (limits.maxTools); the listing was stopped`);
+      throw new McpImportLimitError(
+        'maxTools',
+        `MCP server "${where}" lists more than ${limits.maxTools} tools (limits.maxTools); the listing was stopped`,
+      );
     }
     for (const tool of entries) bytes += JSON.stringify(tool)?.length ?? 0;
     if (bytes > limits.maxListBytes) {
@@ -99,7 +111,10 @@ export async function listMcpTools(client: Client, limits: McpImportLimits, sign
     cursor = result.nextCursor;
     if (cursor === undefined) return listed;
     if (seenCursors.has(cursor)) {
-      throw new McpImportLimitError('maxPages', `MCP server "${where}" returned the nextCursor ${JSON.stringify(cursor.slice(0, 80))} twice in tools/list: the listing would never end`);
+      throw new McpImportLimitError(
+        'maxPages',
+        `MCP server "${where}" returned the nextCursor ${JSON.stringify(cursor.slice(0, 80))} twice in tools/list: the listing would never end`,
+      );
     }
     seenCursors.add(cursor);
   }

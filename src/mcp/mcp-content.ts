@@ -5,7 +5,9 @@ import type { ContentBlock, ImageBlock } from '../pipeline/tool-result.ts';
 
 /** Our content as MCP content (text and image map one to one). */
 export const toMcpContent = (content: readonly ContentBlock[]): McpContentBlock[] =>
-  content.map((b) => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.data, mimeType: b.mimeType }));
+  content.map((b) =>
+    b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', data: b.data, mimeType: b.mimeType },
+  );
 
 /** One MCP block as text: text as is, an embedded text resource's text, anything else as a `[kind …]` marker. */
 function blockText(block: McpContentBlock): string {
@@ -18,7 +20,9 @@ function blockText(block: McpContentBlock): string {
     case 'resource_link':
       return `[resource ${block.uri}]`;
     case 'resource':
-      return 'text' in block.resource && typeof block.resource.text === 'string' ? block.resource.text : `[resource ${block.resource.uri}]`;
+      return 'text' in block.resource && typeof block.resource.text === 'string'
+        ? block.resource.text
+        : `[resource ${block.resource.uri}]`;
     default:
       return `[${(block as { type: string }).type}]`;
   }

@@ -47,7 +47,9 @@ export function parseCommandLine(text: string): ParsedCommandLine {
   if (inWord) words.push(word);
   const [command, ...args] = words;
   if (command === undefined || command === '') {
-    throw new TypeError(`command line ${JSON.stringify(text)}: empty; give the server's program and arguments, e.g. "npx @modelcontextprotocol/server-filesystem ."`);
+    throw new TypeError(
+      `command line ${JSON.stringify(text)}: empty; give the server's program and arguments, e.g. "npx @modelcontextprotocol/server-filesystem ."`,
+    );
   }
   return { command, args };
 }

@@ -51,14 +51,22 @@ const callCounts = (route: Route): string => `calls: ${route.started} started, $
 function notify(route: Route, message: string): void {
   route.progress += 1;
   route
-    .send({ method: 'notifications/progress', params: { progressToken: route.token, progress: route.progress, message } })
+    .send({
+      method: 'notifications/progress',
+      params: { progressToken: route.token, progress: route.progress, message },
+    })
     .catch(() => {
       // The client went away; the call itself still ends normally.
     });
 }
 
 /** Sends the progress of the execution `callId` (and of anything nested in it) until the returned stop is called. */
-export function streamRunProgress(rt: ToolRuntime, callId: string, token: ProgressToken, send: SendProgress): () => void {
+export function streamRunProgress(
+  rt: ToolRuntime,
+  callId: string,
+  token: ProgressToken,
+  send: SendProgress,
+): () => void {
   const routes = routerOf(rt);
   const route: Route = { token, send, progress: 0, started: 0, finished: 0 };
   routes.set(callId, route);

@@ -52,18 +52,29 @@ const isWildcard = (host: string): boolean => ['0.0.0.0', '::', '[::]'].includes
 /** `Host` header names are compared as URL hostnames: lower case, IPv6 in brackets. */
 const hostName = (host: string): string => (isIP(host) === 6 ? `[${host}]` : host).toLowerCase();
 
-function checkOptions(options: ServeMcpHttpOptions): { host: string; port: number; path: string; allowedHosts: Set<string>; allowedOrigins: Set<string>; maxBodyBytes: number } {
+function checkOptions(options: ServeMcpHttpOptions): {
+  host: string;
+  port: number;
+  path: string;
+  allowedHosts: Set<string>;
+  allowedOrigins: Set<string>;
+  maxBodyBytes: number;
+} {
   const where = 'serveMcpHttp';
   if (typeof options.token !== 'string' || options.token.length < MIN_TOKEN_LENGTH) {
-    throw new TypeError(`${where}: token must be a string of at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`);
+    throw new TypeError(
+      `${where}: token must be a string of at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
+    );
   }
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
-  if (!Number.isInteger(port) || port < 0 || port > 65_535) throw new TypeError(`${where}: port must be an integer 0–65535, got ${String(port)}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65_535)
+    throw new TypeError(`${where}: port must be an integer 0–65535, got ${String(port)}`);
   const path = options.path ?? '/mcp';
   if (!path.startsWith('/')) throw new TypeError(`${where}: path must start with "/", got ${JSON.stringify(path)}`);
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1) throw new TypeError(`${where}: maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
+  if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
+    throw new TypeError(`${where}: maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
   const extra = (options.allowedHosts ?? []).map((h) => h.toLowerCase());
   if (isWildcard(host) && extra.length === 0) {
     throw new TypeError(
@@ -106,13 +117,18 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
   let idle: (() => void) | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (draining) return refuse(res, 503, 'Service Unavailable: the server is shutting down', { connection: 'close' });
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path) return refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
-    if (!hostAllowed(req)) return refuse(res, 403, `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
+    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)
+      return refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
+    if (!hostAllowed(req))
+      return refuse(res, 403, `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin)) return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
-    if (!authorized(req)) return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+    if (origin !== undefined && !allowedOrigins.has(origin))
+      return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
+    if (!authorized(req))
+      return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
     // Stateless: no session, so no standalone SSE stream (GET) and nothing to delete.
-    if (req.method !== 'POST') return refuse(res, 405, 'Method Not Allowed: this server is stateless; POST MCP messages', { allow: 'POST' });
+    if (req.method !== 'POST')
+      return refuse(res, 405, 'Method Not Allowed: this server is stateless; POST MCP messages', { allow: 'POST' });
     // Request ids repeat across clients: a unique prefix keeps callIds (journal, events) apart.
     const server = createMcpServer(rt, { ...serverOptions, callIdPrefix: `mcp-${randomUUID()}:` });
     // No sessionIdGenerator (undefined): the SDK's stateless mode.

@@ -39,7 +39,9 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
   const stdin = options.stdin ?? process.stdin;
   const maxRequestBytes = options.maxRequestBytes ?? DEFAULT_MAX_REQUEST_BYTES;
   if (!Number.isSafeInteger(maxRequestBytes) || maxRequestBytes < 1) {
-    throw new TypeError(`serveMcpStdio: maxRequestBytes must be a positive integer (bytes), got ${String(maxRequestBytes)}`);
+    throw new TypeError(
+      `serveMcpStdio: maxRequestBytes must be a positive integer (bytes), got ${String(maxRequestBytes)}`,
+    );
   }
   const warn = options.onWarning ?? ((message: string) => process.stderr.write(`${message}\n`));
   const server = createMcpServer(rt, options);
@@ -50,11 +52,15 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
         ? `request nested too deeply: JSON deeper than ${MAX_REQUEST_DEPTH} levels (tool arguments may nest ${MAX_JSON_DEPTH}); it was not read`
         : `request too large: ${line.bytes} bytes, more than the ${maxRequestBytes} bytes one message may have (maxRequestBytes); it was not read`;
     warn(`ptc serve: ${message}${id === null ? '' : ` (request id ${JSON.stringify(id)})`}`);
-    transport.send({ jsonrpc: '2.0', id: id as string | number, error: { code: INVALID_REQUEST, message } }).catch(() => {});
+    transport
+      .send({ jsonrpc: '2.0', id: id as string | number, error: { code: INVALID_REQUEST, message } })
+      .catch(() => {});
   };
   // Only whole lines within the limit reach the SDK; its buffer is sized to hold one.
   const lines = stdin.pipe(new BoundedLines(maxRequestBytes, onOversized, MAX_REQUEST_DEPTH));
-  const transport = new StdioServerTransport(lines, options.stdout ?? process.stdout, { maxBufferSize: 2 * maxRequestBytes + 2 });
+  const transport = new StdioServerTransport(lines, options.stdout ?? process.stdout, {
+    maxBufferSize: 2 * maxRequestBytes + 2,
+  });
   let done!: () => void;
   const over = new Promise<void>((resolve) => (done = resolve));
   stdin.once('end', () => done());
@@ -69,9 +75,17 @@ export async function serveMcpStdio(rt: ToolRuntime, options: ServeMcpStdioOptio
     previousError?.(error);
     const notJson = error instanceof SyntaxError;
     if (!notJson && error.name !== 'ZodError') return;
-    const message = notJson ? `parse error: the request line is not JSON (${error.message.slice(0, 200)})` : 'invalid request: the line is JSON but not a JSON-RPC 2.0 message';
+    const message = notJson
+      ? `parse error: the request line is not JSON (${error.message.slice(0, 200)})`
+      : 'invalid request: the line is JSON but not a JSON-RPC 2.0 message';
     warn(`ptc serve: ${message}`);
-    transport.send({ jsonrpc: '2.0', id: null as unknown as string, error: { code: notJson ? PARSE_ERROR : INVALID_REQUEST, message } }).catch(() => {});
+    transport
+      .send({
+        jsonrpc: '2.0',
+        id: null as unknown as string,
+        error: { code: notJson ? PARSE_ERROR : INVALID_REQUEST, message },
+      })
+      .catch(() => {});
   };
   const previous = transport.onclose;
   transport.onclose = () => {

@@ -25,12 +25,15 @@ function withVisibleText(content: readonly ContentBlock[]): readonly ContentBloc
 export function toMcpCallToolResult(result: ToolResult): CallToolResult {
   const meta: Record<string, unknown> = {};
   if (result.error !== undefined) meta[MCP_META_ERROR] = { code: result.error.code, message: result.error.message };
-  if (result.additionalContexts !== undefined && result.additionalContexts.length > 0) meta[MCP_META_CONTEXTS] = result.additionalContexts;
+  if (result.additionalContexts !== undefined && result.additionalContexts.length > 0)
+    meta[MCP_META_CONTEXTS] = result.additionalContexts;
   return {
     // MCP clients forward content to model providers, which refuse empty text blocks.
     content: toMcpContent(withVisibleText(result.content)),
     // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
-    ...(!result.isError && isObject(result.value) && !isContentReplaced(result) ? { structuredContent: result.value as Record<string, unknown> } : {}),
+    ...(!result.isError && isObject(result.value) && !isContentReplaced(result)
+      ? { structuredContent: result.value as Record<string, unknown> }
+      : {}),
     isError: result.isError,
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),
   };

@@ -10,7 +10,9 @@ export const DEFAULT_MAX_CALL_DEPTH = 8;
 export function checkMaxCallDepth(value: unknown, where: string): number {
   if (value === undefined) return DEFAULT_MAX_CALL_DEPTH;
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
-    throw new TypeError(`${where}: expected \`maxCallDepth\` to be an integer >= 1, got ${typeof value === 'number' ? String(value) : typeof value}`);
+    throw new TypeError(
+      `${where}: expected \`maxCallDepth\` to be an integer >= 1, got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
   return value;
 }

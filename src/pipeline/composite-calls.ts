@@ -16,7 +16,11 @@ export interface CompositeCalls {
   close(): Promise<void>;
 }
 
-export function openCompositeCalls(open: OpenNestedCalls | undefined, exec: ExecutionState, bodySignal: AbortSignal): CompositeCalls {
+export function openCompositeCalls(
+  open: OpenNestedCalls | undefined,
+  exec: ExecutionState,
+  bodySignal: AbortSignal,
+): CompositeCalls {
   let submitter: NestedCallSubmitter | undefined;
   let scope: AbortController | undefined;
   let relay: (() => void) | undefined;
@@ -29,9 +33,20 @@ export function openCompositeCalls(open: OpenNestedCalls | undefined, exec: Exec
   };
 
   const callTool: CallTool = async (name, args) => {
-    if (closed) throw new ToolRuntimeError('NOT_DISPATCHED', `exec.callTool(${JSON.stringify(String(name))}): the body of "${exec.name}" has ended; nested calls are refused`);
-    if (typeof name !== 'string' || name.length === 0) throw new TypeError(`exec.callTool: name must be a non-empty tool name, got ${typeof name === 'string' ? '""' : typeof name}`);
-    if (open === undefined) throw new ToolRuntimeError('PTC_NOT_CONFIGURED', 'exec.callTool: this pipeline has no nested-call scheduler (use createToolRuntime)');
+    if (closed)
+      throw new ToolRuntimeError(
+        'NOT_DISPATCHED',
+        `exec.callTool(${JSON.stringify(String(name))}): the body of "${exec.name}" has ended; nested calls are refused`,
+      );
+    if (typeof name !== 'string' || name.length === 0)
+      throw new TypeError(
+        `exec.callTool: name must be a non-empty tool name, got ${typeof name === 'string' ? '""' : typeof name}`,
+      );
+    if (open === undefined)
+      throw new ToolRuntimeError(
+        'PTC_NOT_CONFIGURED',
+        'exec.callTool: this pipeline has no nested-call scheduler (use createToolRuntime)',
+      );
     if (submitter === undefined) {
       // One scope per body: the body's signal aborts it, and so does the body's end.
       const controller = new AbortController();

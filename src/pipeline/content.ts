@@ -8,8 +8,15 @@ export function checkContent(value: unknown, where: string): readonly ContentBlo
   return deepFreeze(
     value.map((block: unknown, i): ContentBlock => {
       const b = block as Record<string, unknown> | null;
-      if (b !== null && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string') return { type: 'text', text: b.text };
-      if (b !== null && typeof b === 'object' && b.type === 'image' && typeof b.data === 'string' && typeof b.mimeType === 'string') {
+      if (b !== null && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string')
+        return { type: 'text', text: b.text };
+      if (
+        b !== null &&
+        typeof b === 'object' &&
+        b.type === 'image' &&
+        typeof b.data === 'string' &&
+        typeof b.mimeType === 'string'
+      ) {
         return { type: 'image', data: b.data, mimeType: b.mimeType };
       }
       throw new TypeError(`${where}[${i}] must be { type: 'text', text } or { type: 'image', data, mimeType }`);

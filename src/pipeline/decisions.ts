@@ -35,5 +35,7 @@ export type PostDecision =
 
 export const accept = (changes: AcceptChanges = {}): PostDecision => Object.freeze({ kind: 'accept', changes });
 /** Turns the outcome into a `BLOCKED` error. Side effects are not rolled back; body contexts are dropped. */
-export const block = (feedback: string, options: { readonly additionalContexts?: readonly ContextMessage[] } = {}): PostDecision =>
-  Object.freeze({ kind: 'block', feedback, additionalContexts: options.additionalContexts ?? [] });
+export const block = (
+  feedback: string,
+  options: { readonly additionalContexts?: readonly ContextMessage[] } = {},
+): PostDecision => Object.freeze({ kind: 'block', feedback, additionalContexts: options.additionalContexts ?? [] });

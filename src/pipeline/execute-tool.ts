@@ -19,7 +19,13 @@ import { checkContent, checkContexts } from './content.ts';
 import { ExecutionState } from './execution-state.ts';
 import { waterfall, type Hooks } from './hooks.ts';
 import {
-  errorDraft, materialize, normalizeForeignResult, pipelineErrorDraft, successDraft, thrownDraft, type Draft,
+  errorDraft,
+  materialize,
+  normalizeForeignResult,
+  pipelineErrorDraft,
+  successDraft,
+  thrownDraft,
+  type Draft,
 } from './result-drafts.ts';
 import { NEVER_ABORTED } from './never-aborted.ts';
 import { fuseSignals } from './signal-fusion.ts';
@@ -28,7 +34,13 @@ import { isRegisteredSnapshot } from './snapshot-registry.ts';
 import { describeThrown } from './thrown.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
-import { DEFAULT_GRACE_MS, isSelfBounded, reportUnsettled, warnUnsettled, type UnsettledBodyReporter } from './unsettled-body.ts';
+import {
+  DEFAULT_GRACE_MS,
+  isSelfBounded,
+  reportUnsettled,
+  warnUnsettled,
+  type UnsettledBodyReporter,
+} from './unsettled-body.ts';
 
 export interface ExecuteRequest {
   readonly callId: string;
@@ -90,7 +102,10 @@ export interface PipelineDeps {
  * which name it as their `parent`, can be linked to it.
  */
 export interface ExecutionTracer {
-  trace(request: NestedExecuteRequest, execute: (created?: (exec: ToolExecution) => void) => Promise<ToolResult>): Promise<ToolResult>;
+  trace(
+    request: NestedExecuteRequest,
+    execute: (created?: (exec: ToolExecution) => void) => Promise<ToolResult>,
+  ): Promise<ToolResult>;
 }
 
 /** Points where a scheduler orders executions. All optional. */
@@ -113,7 +128,11 @@ export interface ExecutionGates {
 /** Proof that a result object is the canonical one of one exact execution. */
 const canonicalResults = new WeakMap<object, symbol>();
 
-export function executeTool(deps: PipelineDeps, request: NestedExecuteRequest, gates: ExecutionGates = {}): Promise<ToolResult> {
+export function executeTool(
+  deps: PipelineDeps,
+  request: NestedExecuteRequest,
+  gates: ExecutionGates = {},
+): Promise<ToolResult> {
   const { tracer } = deps;
   if (tracer === undefined) return runExecution(deps, request, gates);
   return tracer.trace(request, (created) => runExecution(deps, request, gates, created));
@@ -126,9 +145,11 @@ async function runExecution(
   created?: (exec: ToolExecution) => void,
 ): Promise<ToolResult> {
   // ---- create ----
-  if (typeof request !== 'object' || request === null) throw new TypeError('execute: expected { callId, name, arguments }');
+  if (typeof request !== 'object' || request === null)
+    throw new TypeError('execute: expected { callId, name, arguments }');
   const { callId, name } = request;
-  if (typeof callId !== 'string' || callId.length === 0) throw new TypeError('execute: callId must be a non-empty string');
+  if (typeof callId !== 'string' || callId.length === 0)
+    throw new TypeError('execute: callId must be a non-empty string');
   if (typeof name !== 'string') throw new TypeError(`execute(${callId}): name must be a string`);
   const signal = request.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError(`execute(${callId}): signal must be an AbortSignal`);
@@ -139,7 +160,9 @@ async function runExecution(
   const finalizeContent = entryTool?.finalizeContent;
   const rawArguments = request.arguments;
   // A scheduler's snapshot is already a deep-frozen copy: a second one would be equal.
-  const snapshot = isRegisteredSnapshot(rawArguments) ? { ok: true as const, value: rawArguments } : trySnapshotJson(rawArguments, 'arguments');
+  const snapshot = isRegisteredSnapshot(rawArguments)
+    ? { ok: true as const, value: rawArguments }
+    : trySnapshotJson(rawArguments, 'arguments');
   const exec = new ExecutionState({
     callId,
     name,
@@ -185,16 +208,20 @@ async function runExecution(
 
   // ---- entry checks: final results, no policy ----
   if (!snapshot.ok) {
-    return finalResult(errorDraft(ERROR_CODES.INVALID_ARGS, `invalid arguments for tool "${name}": ${snapshot.error.message}`));
+    return finalResult(
+      errorDraft(ERROR_CODES.INVALID_ARGS, `invalid arguments for tool "${name}": ${snapshot.error.message}`),
+    );
   }
   if (signal.aborted) return finalResult(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
   const maxDepth = deps.maxCallDepth ?? DEFAULT_MAX_CALL_DEPTH;
   if (exec.depth > maxDepth) {
-    return finalResult(errorDraft(
-      ERROR_CODES.NESTING_TOO_DEEP,
-      `call of "${name}" is nested ${exec.depth} calls deep, beyond the limit of ${maxDepth} (createToolRuntime({ maxCallDepth })); a composite tool may be calling itself`,
-      { depth: exec.depth, maxCallDepth: maxDepth },
-    ));
+    return finalResult(
+      errorDraft(
+        ERROR_CODES.NESTING_TOO_DEEP,
+        `call of "${name}" is nested ${exec.depth} calls deep, beyond the limit of ${maxDepth} (createToolRuntime({ maxCallDepth })); a composite tool may be calling itself`,
+        { depth: exec.depth, maxCallDepth: maxDepth },
+      ),
+    );
   }
   if (request.parent === undefined) {
     const refusal = deps.directCallRefusal(name, agent);
@@ -224,11 +251,18 @@ async function runExecution(
     // A throw out of runDispatch is the scheduler's own failure: it propagates.
     await (gates.runDispatch ?? ((d) => d()))(dispatch);
     if (dispatched === undefined) throw new Error(`scheduler did not dispatch call "${callId}"`);
-    if ('pipelineError' in dispatched) return finalResult(pipelineErrorDraft('tools/execute', dispatched.pipelineError));
+    if ('pipelineError' in dispatched)
+      return finalResult(pipelineErrorDraft('tools/execute', dispatched.pipelineError));
     draft = dispatched.draft;
     if (!draft.isError && projectContent !== undefined) {
       try {
-        draft = { ...draft, content: checkContent(projectContent(exec.arguments, draft.value as JsonValue, draft.content), 'projectContent') };
+        draft = {
+          ...draft,
+          content: checkContent(
+            projectContent(exec.arguments, draft.value as JsonValue, draft.content),
+            'projectContent',
+          ),
+        };
       } catch (error) {
         return finalResult(pipelineErrorDraft('projectContent', error));
       }
@@ -242,7 +276,14 @@ async function runExecution(
   try {
     ({ draft, contexts } = await postExecute(deps, exec, draft));
   } catch (error) {
-    return finish(deps, exec, pipelineErrorDraft('tools/post-execute', error), exec.deferredContexts, finalizeContent, gates.recordResult);
+    return finish(
+      deps,
+      exec,
+      pipelineErrorDraft('tools/post-execute', error),
+      exec.deferredContexts,
+      finalizeContent,
+      gates.recordResult,
+    );
   }
   return finish(deps, exec, draft, contexts, finalizeContent, gates.recordResult);
 }
@@ -253,11 +294,14 @@ const ALLOW = allow();
 async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
   const handlers = deps.hooks.list('tools/pre-execute');
   // No handlers: the waterfall would only return allow(), so it is not built.
-  const decision = handlers.length === 0 ? ALLOW : await waterfall(
-    handlers,
-    (h, next: () => Promise<PreDecision>) => h(exec.view, next),
-    async () => allow(),
-  );
+  const decision =
+    handlers.length === 0
+      ? ALLOW
+      : await waterfall(
+          handlers,
+          (h, next: () => Promise<PreDecision>) => h(exec.view, next),
+          async () => allow(),
+        );
   const kind = (decision as { kind?: unknown } | null)?.kind;
   switch (kind) {
     case 'deny': {
@@ -276,7 +320,9 @@ async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft |
     case 'allow':
       break;
     default:
-      throw new TypeError(`a pre-execute handler returned ${JSON.stringify(decision)}; return allow(), deny(reason), cancel() or ask()`);
+      throw new TypeError(
+        `a pre-execute handler returned ${JSON.stringify(decision)}; return allow(), deny(reason), cancel() or ask()`,
+      );
   }
   // Guards are monotonic: any one can deny, none can undo another's denial.
   for (const guard of deps.registry.guardsFor(exec.agent)) {
@@ -284,31 +330,45 @@ async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft |
     try {
       verdict = await guard(exec.view);
     } catch (error) {
-      return errorDraft(ERROR_CODES.DENIED, `a guard failed, so the call is denied: ${describeThrown(error).message}`, { guardError: true });
+      return errorDraft(ERROR_CODES.DENIED, `a guard failed, so the call is denied: ${describeThrown(error).message}`, {
+        guardError: true,
+      });
     }
     if (verdict === undefined) continue;
     const reason = (verdict as { deny?: unknown } | null)?.deny;
-    if (typeof reason === 'string') return errorDraft(ERROR_CODES.DENIED, reason, (verdict as { info?: { [k: string]: JsonValue } }).info);
-    return errorDraft(ERROR_CODES.DENIED, 'a guard returned neither undefined nor { deny: reason }; denied', { guardError: true });
+    if (typeof reason === 'string')
+      return errorDraft(ERROR_CODES.DENIED, reason, (verdict as { info?: { [k: string]: JsonValue } }).info);
+    return errorDraft(ERROR_CODES.DENIED, 'a guard returned neither undefined nor { deny: reason }; denied', {
+      guardError: true,
+    });
   }
   // An abort during approval or guards is rechecked before dispatch.
   if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
   return undefined;
 }
 
-async function approve(deps: PipelineDeps, exec: ExecutionState, input: ApprovalRequestInput): Promise<Draft | undefined> {
+async function approve(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  input: ApprovalRequestInput,
+): Promise<Draft | undefined> {
   const unavailable = (reason: string, message: string): Draft =>
-    errorDraft(ERROR_CODES.APPROVAL_UNAVAILABLE, `approval required but ${message}; the call was not approved`, { reason });
-  const failed = (error: unknown): Draft => unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
+    errorDraft(ERROR_CODES.APPROVAL_UNAVAILABLE, `approval required but ${message}; the call was not approved`, {
+      reason,
+    });
+  const failed = (error: unknown): Draft =>
+    unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
   const service = deps.approval;
-  if (service === undefined) return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');
+  if (service === undefined)
+    return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');
   let routable: boolean;
   try {
     routable = service.canRoute === undefined || service.canRoute(exec.agent) === true;
   } catch (error) {
     return failed(error);
   }
-  if (!routable) return unavailable('no-agent-routing', `no approval route exists for agent ${JSON.stringify(exec.agent ?? null)}`);
+  if (!routable)
+    return unavailable('no-agent-routing', `no approval route exists for agent ${JSON.stringify(exec.agent ?? null)}`);
   if (exec.callerSignal.aborted) return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH); // nobody to ask for
   let answer: unknown;
   try {
@@ -366,11 +426,14 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute');
-  const result = handlers.length === 0 ? await dispatchBody(deps, exec) : await waterfall(
-    handlers,
-    (h, next: () => Promise<ToolResult>) => h(exec.view, next),
-    () => dispatchBody(deps, exec),
-  );
+  const result =
+    handlers.length === 0
+      ? await dispatchBody(deps, exec)
+      : await waterfall(
+          handlers,
+          (h, next: () => Promise<ToolResult>) => h(exec.view, next),
+          () => dispatchBody(deps, exec),
+        );
   exec.enterPhase('post');
   if (typeof result === 'object' && result !== null && canonicalResults.get(result) === exec.token) {
     return draftOf(result);
@@ -429,7 +492,9 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
   exec.markBodyInvoked();
   // Opened on the first exec.callTool only: most bodies never make one.
   let composite: CompositeCalls | undefined;
-  exec.setCallTool((name, args) => (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args));
+  exec.setCallTool((name, args) =>
+    (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args),
+  );
   let draft: Draft;
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
@@ -437,7 +502,13 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
     const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
     if (raw === GIVEN_UP) {
       reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
-        callId: exec.callId, name: exec.name, agent: exec.agent, reason: 'aborted', timeoutMs: undefined, graceMs, settled: body.then(noop, noop),
+        callId: exec.callId,
+        name: exec.name,
+        agent: exec.agent,
+        reason: 'aborted',
+        timeoutMs: undefined,
+        graceMs,
+        settled: body.then(noop, noop),
       });
       draft = errorDraft(
         ERROR_CODES.ABORTED,
@@ -448,7 +519,10 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
       draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
     }
   } catch (error) {
-    draft = error instanceof ToolArgsError ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message) : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
+    draft =
+      error instanceof ToolArgsError
+        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
+        : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
     // Nested calls the body left running are aborted and drained before its outcome moves on.
     if (composite !== undefined) await composite.close();
@@ -517,7 +591,10 @@ async function postExecute(
       contexts: checkContexts(d.additionalContexts, 'block(..., { additionalContexts })'),
     };
   }
-  if (kind !== 'accept') throw new TypeError(`a post-execute handler returned ${JSON.stringify(decision)}; return accept(...) or block(feedback)`);
+  if (kind !== 'accept')
+    throw new TypeError(
+      `a post-execute handler returned ${JSON.stringify(decision)}; return accept(...) or block(feedback)`,
+    );
   const { changes } = decision as Extract<PostDecision, { kind: 'accept' }>;
   const hasValue = changes.value !== undefined;
   const hasContent = changes.content !== undefined;
@@ -528,11 +605,20 @@ async function postExecute(
     // Validated and rendered by the definition whose body produced the outcome, not by
     // whatever is registered under the name by now.
     const tool = exec.definition ?? deps.resolveTool(exec.name, exec.agent);
-    next = tool === undefined ? errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`) : successDraft(tool, exec, changes.value);
+    next =
+      tool === undefined
+        ? errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`)
+        : successDraft(tool, exec, changes.value);
   } else if (hasContent) {
     next = { ...draft, content: checkContent(changes.content, 'accept({ content })'), contentReplaced: true };
   }
-  return { draft: next, contexts: [...exec.deferredContexts, ...checkContexts(changes.additionalContexts, 'accept({ additionalContexts })')] };
+  return {
+    draft: next,
+    contexts: [
+      ...exec.deferredContexts,
+      ...checkContexts(changes.additionalContexts, 'accept({ additionalContexts })'),
+    ],
+  };
 }
 
 async function finish(

@@ -101,7 +101,8 @@ export class ExecutionState implements ToolExecution {
     return this.#signal;
   }
   set signal(next: AbortSignal) {
-    if (this.#phase !== 'around') throw new TypeError('exec.signal can only be swapped by a tools/execute wrapper, while it runs');
+    if (this.#phase !== 'around')
+      throw new TypeError('exec.signal can only be swapped by a tools/execute wrapper, while it runs');
     if (!(next instanceof AbortSignal)) throw new TypeError('exec.signal must be an AbortSignal');
     this.#signal = next;
   }
@@ -131,7 +132,12 @@ export class ExecutionState implements ToolExecution {
   callTool(name: string, args: unknown): Promise<ToolResult> {
     const call = this.#callTool;
     if (call === undefined) {
-      return Promise.reject(new ToolRuntimeError('NOT_DISPATCHED', `exec.callTool(${JSON.stringify(String(name))}): nested calls are made only while the body of "${this.name}" runs`));
+      return Promise.reject(
+        new ToolRuntimeError(
+          'NOT_DISPATCHED',
+          `exec.callTool(${JSON.stringify(String(name))}): nested calls are made only while the body of "${this.name}" runs`,
+        ),
+      );
     }
     return call(name, args);
   }

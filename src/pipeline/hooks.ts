@@ -4,7 +4,10 @@ import type { PostDecision, PreDecision } from './decisions.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ToolResult } from './tool-result.ts';
 
-export type PreExecuteHandler = (exec: ToolExecution, next: () => Promise<PreDecision>) => PreDecision | Promise<PreDecision>;
+export type PreExecuteHandler = (
+  exec: ToolExecution,
+  next: () => Promise<PreDecision>,
+) => PreDecision | Promise<PreDecision>;
 /** Around dispatch: `next()` runs the body and returns its canonical result. May swap `exec.signal`. */
 export type ExecuteHandler = (exec: ToolExecution, next: () => Promise<ToolResult>) => ToolResult | Promise<ToolResult>;
 export type PostExecuteHandler = (
@@ -40,7 +43,8 @@ export class Hooks {
 
   on<K extends HookName>(name: K, handler: HookMap[K]): () => void {
     const list = this.#lists[name] as HookMap[K][] | undefined;
-    if (list === undefined) throw new TypeError(`rt.on: unknown hook "${String(name)}" (known: ${Object.keys(this.#lists).join(', ')})`);
+    if (list === undefined)
+      throw new TypeError(`rt.on: unknown hook "${String(name)}" (known: ${Object.keys(this.#lists).join(', ')})`);
     if (typeof handler !== 'function') throw new TypeError(`rt.on("${name}"): handler must be a function`);
     // Wrap so the same function registered twice is disposed independently.
     const entry = ((...args: unknown[]) => (handler as (...a: unknown[]) => unknown)(...args)) as HookMap[K];
@@ -83,7 +87,10 @@ export async function waterfall<H extends (...args: never[]) => unknown, R>(
     let called = false;
     const next = (): Promise<R> => {
       if (finished || called) {
-        const who = handler.name === '' ? `handler #${i + 1} (anonymous: give it a function name to see it here)` : `handler ${JSON.stringify(handler.name)}`;
+        const who =
+          handler.name === ''
+            ? `handler #${i + 1} (anonymous: give it a function name to see it here)`
+            : `handler ${JSON.stringify(handler.name)}`;
         const error = new Error(
           finished
             ? `${who} called next() after the chain finished; call next() before the handler returns or resolves`

@@ -24,7 +24,10 @@ interface Handed {
   readonly concludes: boolean;
 }
 
-export function orderedFerry(exec: Pick<ToolExecution, 'deferContext' | 'concludeTurn'>, budget?: FerryBudget): OrderedFerry {
+export function orderedFerry(
+  exec: Pick<ToolExecution, 'deferContext' | 'concludeTurn'>,
+  budget?: FerryBudget,
+): OrderedFerry {
   const pending = new Map<number, Handed | null>();
   let next = 1;
   const flush = (): void => {

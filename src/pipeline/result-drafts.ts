@@ -27,7 +27,10 @@ const FIXED_MESSAGES: Partial<Record<string, string>> = {
 
 export function errorDraft(code: string, message?: string, info?: { readonly [key: string]: JsonValue }): Draft {
   const text = message ?? FIXED_MESSAGES[code] ?? code;
-  const error: ToolErrorInfo = info === undefined ? { code, message: text } : { code, message: text, info: snapshotJson(info) as ToolErrorInfo['info'] & object };
+  const error: ToolErrorInfo =
+    info === undefined
+      ? { code, message: text }
+      : { code, message: text, info: snapshotJson(info) as ToolErrorInfo['info'] & object };
   return { isError: true, content: textContent(`Error: ${text}`), error: Object.freeze(error) };
 }
 
@@ -39,17 +42,27 @@ export function pipelineErrorDraft(stage: string, thrown: unknown): Draft {
 /** A body (or wrapper, or post-execute replacement) produced `raw`: snapshot, validate, freeze, render. */
 export function successDraft(tool: Tool, exec: ExecutionState, raw: unknown): Draft {
   const snap = trySnapshotJson(raw, 'value');
-  if (!snap.ok) return errorDraft(ERROR_CODES.INVALID_TOOL_OUTPUT, `tool "${tool.name}" returned a value that is not JSON: ${snap.error.message}`);
+  if (!snap.ok)
+    return errorDraft(
+      ERROR_CODES.INVALID_TOOL_OUTPUT,
+      `tool "${tool.name}" returned a value that is not JSON: ${snap.error.message}`,
+    );
   const issues = tool.outputIssues(snap.value);
   if (issues.length > 0) {
     const summary = summarizeIssues(issues);
-    return errorDraft(ERROR_CODES.INVALID_TOOL_OUTPUT, `tool "${tool.name}" returned a value that does not match its output schema: ${summary}`);
+    return errorDraft(
+      ERROR_CODES.INVALID_TOOL_OUTPUT,
+      `tool "${tool.name}" returned a value that does not match its output schema: ${summary}`,
+    );
   }
   let content: readonly ContentBlock[];
   try {
     content = checkContent(tool.render(exec.arguments, snap.value), `output.render of "${tool.name}"`);
   } catch (error) {
-    return errorDraft(ERROR_CODES.INVALID_TOOL_OUTPUT, `tool "${tool.name}" could not render its value: ${describeThrown(error).message}`);
+    return errorDraft(
+      ERROR_CODES.INVALID_TOOL_OUTPUT,
+      `tool "${tool.name}" could not render its value: ${describeThrown(error).message}`,
+    );
   }
   let presentationMeta: JsonValue | undefined;
   if (exec.parent === undefined && tool.presentationMeta !== undefined) {
@@ -88,7 +101,9 @@ function isAbortError(thrown: unknown): boolean {
 /** A wrapper returned something other than this execution's canonical result. */
 export function normalizeForeignResult(tool: Tool | undefined, exec: ExecutionState, result: unknown): Draft {
   if (typeof result !== 'object' || result === null) {
-    throw new TypeError(`a tools/execute wrapper must return a result object (got ${result === null ? 'null' : typeof result})`);
+    throw new TypeError(
+      `a tools/execute wrapper must return a result object (got ${result === null ? 'null' : typeof result})`,
+    );
   }
   const r = result as Record<string, unknown>;
   if (r.isError === true) {
@@ -96,7 +111,13 @@ export function normalizeForeignResult(tool: Tool | undefined, exec: ExecutionSt
     const code = typeof error.code === 'string' && error.code.length > 0 ? error.code : ERROR_CODES.TOOL_ERROR;
     const message = typeof error.message === 'string' ? error.message : code;
     const info = error.info === undefined ? undefined : trySnapshotJson(error.info);
-    return errorDraft(code, message, info?.ok === true && typeof info.value === 'object' && info.value !== null && !Array.isArray(info.value) ? (info.value as { [k: string]: JsonValue }) : undefined);
+    return errorDraft(
+      code,
+      message,
+      info?.ok === true && typeof info.value === 'object' && info.value !== null && !Array.isArray(info.value)
+        ? (info.value as { [k: string]: JsonValue })
+        : undefined,
+    );
   }
   if (tool === undefined) return errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`);
   // A self-authored "success" is re-validated and re-rendered by the tool's output contract.

@@ -23,8 +23,12 @@ export const DEFAULT_GRACE_MS = 1000;
 
 /** The default report: a process warning. */
 export const warnUnsettled: UnsettledBodyReporter = (r) => {
-  const why = r.reason === 'timeout' ? `ignored its ${String(r.timeoutMs)} ms timeout` : 'ignored the abort of its call';
-  process.emitWarning(`tool "${r.name}" (call ${r.callId}) ${why} and was still running ${r.graceMs} ms later`, 'ToolTimeoutWarning');
+  const why =
+    r.reason === 'timeout' ? `ignored its ${String(r.timeoutMs)} ms timeout` : 'ignored the abort of its call';
+  process.emitWarning(
+    `tool "${r.name}" (call ${r.callId}) ${why} and was still running ${r.graceMs} ms later`,
+    'ToolTimeoutWarning',
+  );
 };
 
 /** Calls `report`; a reporting callback cannot change an outcome. */

@@ -20,7 +20,11 @@ export const DEFAULT_SEARCH_LIMIT = 10;
 export const MAX_SEARCH_LIMIT = 50;
 const SUMMARY_LENGTH = 120;
 
-const words = (text: string): string[] => text.toLowerCase().split(/[^\p{L}\p{N}]+/u).filter((word) => word.length > 0);
+const words = (text: string): string[] =>
+  text
+    .toLowerCase()
+    .split(/[^\p{L}\p{N}]+/u)
+    .filter((word) => word.length > 0);
 
 function summaryOf(description: string): string {
   const line = description.replace(/\s+/g, ' ').trim();
@@ -66,9 +70,17 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
     execute: ({ name }, exec) => {
       const tool = deps.visible(exec.agent).find((candidate) => candidate.name === name);
       if (tool === undefined) {
-        throw new ToolRuntimeError('UNKNOWN_TOOL', `${DESCRIBE_TOOL}: no tool named ${JSON.stringify(name)}; find tools with tools.${SEARCH_TOOL}({ query })`);
+        throw new ToolRuntimeError(
+          'UNKNOWN_TOOL',
+          `${DESCRIBE_TOOL}: no tool named ${JSON.stringify(name)}; find tools with tools.${SEARCH_TOOL}({ query })`,
+        );
       }
-      return describeTool({ name: tool.name, description: tool.description, parameters: tool.parameters, outputSchema: tool.outputSchema });
+      return describeTool({
+        name: tool.name,
+        description: tool.description,
+        parameters: tool.parameters,
+        outputSchema: tool.outputSchema,
+      });
     },
   });
   const search = defineTool({
@@ -81,12 +93,19 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
     output: {
       schema: {
         type: 'array',
-        items: { type: 'object', additionalProperties: false, properties: { name: { type: 'string', required: true }, summary: { type: 'string', required: true } } },
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { name: { type: 'string', required: true }, summary: { type: 'string', required: true } },
+        },
       },
       render: (_args, value) => [{ type: 'text', text: value.map((hit) => `${hit.name}: ${hit.summary}`).join('\n') }],
     },
     isConcurrencySafe: () => true,
     execute: ({ query, limit }, exec) => searchTools(deps.visible(exec.agent), query, limit ?? DEFAULT_SEARCH_LIMIT),
   });
-  return new Map([[DESCRIBE_TOOL, describe], [SEARCH_TOOL, search]]);
+  return new Map([
+    [DESCRIBE_TOOL, describe],
+    [SEARCH_TOOL, search],
+  ]);
 }

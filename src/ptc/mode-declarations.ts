@@ -9,7 +9,10 @@ export const TOOL_MODES: readonly ToolMode[] = ['native', 'ptc', 'both'];
 
 export function checkMode(mode: unknown, where: string): ToolMode {
   if (!TOOL_MODES.includes(mode as ToolMode)) {
-    throw new DefinitionError('INVALID_DEFINITION', `${where}: mode must be one of ${TOOL_MODES.join(', ')}, got ${JSON.stringify(mode)}`);
+    throw new DefinitionError(
+      'INVALID_DEFINITION',
+      `${where}: mode must be one of ${TOOL_MODES.join(', ')}, got ${JSON.stringify(mode)}`,
+    );
   }
   return mode as ToolMode;
 }
@@ -28,7 +31,10 @@ export class ModeDeclarations {
 
   declare(agentId: string, mode: ToolMode): Dispose {
     if (this.#byScope.has(agentId)) {
-      throw new DefinitionError('INVALID_DEFINITION', `setMode: agent "${agentId}" already declares a mode; dispose that declaration first`);
+      throw new DefinitionError(
+        'INVALID_DEFINITION',
+        `setMode: agent "${agentId}" already declares a mode; dispose that declaration first`,
+      );
     }
     this.#byScope.set(agentId, mode);
     let disposed = false;

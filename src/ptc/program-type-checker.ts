@@ -66,7 +66,9 @@ export function createProgramTypeChecker(options: { readonly timeoutMs?: number 
       if (entry === undefined) return;
       pending.delete(response.id);
       clearTimeout(entry.timer);
-      entry.resolve('error' in response ? { ok: false, reason: response.error } : { ok: true, diagnostics: response.diagnostics });
+      entry.resolve(
+        'error' in response ? { ok: false, reason: response.error } : { ok: true, diagnostics: response.diagnostics },
+      );
     });
     const fail = (reason: string): void => {
       if (worker === created) stop();

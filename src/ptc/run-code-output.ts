@@ -39,7 +39,10 @@ function cutWhole(text: string, n: number): string {
 export function renderRunCodeText(value: RunCodeValue, maxChars = DEFAULT_MAX_VISIBLE_CHARS): string {
   if (value.typeErrors === undefined || value.typeErrors.length === 0) return renderOutput(value, maxChars);
   // The type errors follow the output; they are few and short (capped), but the cap holds anyway.
-  const note = truncateVisible(`Type errors (the program ran anyway):\n${value.typeErrors.join('\n')}`, Math.floor(maxChars / 2));
+  const note = truncateVisible(
+    `Type errors (the program ran anyway):\n${value.typeErrors.join('\n')}`,
+    Math.floor(maxChars / 2),
+  );
   return `${renderOutput(value, Math.max(0, maxChars - note.length - 2))}\n\n${note}`;
 }
 

@@ -75,7 +75,8 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
         type: 'string',
         required: true,
         minLength: 1,
-        description: 'A short active-voice label of what the program does, for the UI (e.g. "Sum late orders per region").',
+        description:
+          'A short active-voice label of what the program does, for the UI (e.g. "Sum late orders per region").',
       },
       code: { type: 'string', required: true, description: 'TypeScript: the body of an async function.' },
     },
@@ -89,7 +90,9 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
         },
         additionalProperties: false,
       },
-      render: (_args, value) => [{ type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) }],
+      render: (_args, value) => [
+        { type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) },
+      ],
     },
     execute: async (args, exec) => {
       // Runs wait for a free isolate without limit otherwise: a flood of CPU-bound programs
@@ -99,7 +102,9 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
           `${active} runs are already in flight on this runtime (maxActiveRuns: ${deps.maxActiveRuns}); ` +
           'this program did not run. Retry it once one of them has finished.';
         throw new CodeRunError(truncateVisible(runFailureText('busy', message, []), deps.maxVisibleChars), {
-          kind: 'busy', maxActiveRuns: deps.maxActiveRuns, logs: [],
+          kind: 'busy',
+          maxActiveRuns: deps.maxActiveRuns,
+          logs: [],
         });
       }
       active += 1;
@@ -127,13 +132,21 @@ function typeErrorLines(outcome: TypeCheckOutcome): string[] {
     const line = `${d.line}:${d.column} ${d.message.replace(/\s*\n\s*/g, ' ')}`;
     return line.length > MAX_TYPE_ERROR_LENGTH ? `${line.slice(0, MAX_TYPE_ERROR_LENGTH - 1)}…` : line;
   });
-  if (outcome.diagnostics.length > MAX_TYPE_ERRORS) lines.push(`… and ${outcome.diagnostics.length - MAX_TYPE_ERRORS} more`);
+  if (outcome.diagnostics.length > MAX_TYPE_ERRORS)
+    lines.push(`… and ${outcome.diagnostics.length - MAX_TYPE_ERRORS} more`);
   return lines;
 }
 
-async function runProgram(deps: RunCodeDeps, description: string, code: string, exec: ToolExecution): Promise<ProgramValue> {
+async function runProgram(
+  deps: RunCodeDeps,
+  description: string,
+  code: string,
+  exec: ToolExecution,
+): Promise<ProgramValue> {
   if (description.trim() === '') {
-    throw new ToolArgsError(RUN_CODE, [{ path: '/description', message: 'must not be blank: give a short label such as "Count open orders"' }]);
+    throw new ToolArgsError(RUN_CODE, [
+      { path: '/description', message: 'must not be blank: give a short label such as "Count open orders"' },
+    ]);
   }
   let typeErrors: string[] | undefined;
   if (deps.typeCheck !== undefined) {
@@ -143,7 +156,11 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
       const first = checked.diagnostics[0]!;
       const message = `the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n${lines.join('\n')}`;
       throw new CodeRunError(truncateVisible(runFailureText('compile', message, []), deps.maxVisibleChars), {
-        kind: 'compile', line: first.line, column: first.column, diagnostics: lines, logs: [],
+        kind: 'compile',
+        line: first.line,
+        column: first.column,
+        diagnostics: lines,
+        logs: [],
       });
     }
     if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
@@ -180,7 +197,13 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     const argBytes = request.argsJson.length;
     if (argBytes > MAX_ARGS_BYTES) {
       ferry.skip(seq);
-      return { outcome: { ok: false, code: 'ARGS_TOO_LARGE', message: `tools.${name} arguments are larger than ${MAX_ARGS_BYTES} bytes as JSON: not dispatched` } };
+      return {
+        outcome: {
+          ok: false,
+          code: 'ARGS_TOO_LARGE',
+          message: `tools.${name} arguments are larger than ${MAX_ARGS_BYTES} bytes as JSON: not dispatched`,
+        },
+      };
     }
     // Held until the call commits.
     if (!budget.tryHold(argBytes)) {
@@ -218,14 +241,22 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     } catch (error) {
       ferry.skip(seq);
       // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
-      if (error instanceof ToolRuntimeError) return { outcome: { ok: false, code: error.code, message: error.message } };
+      if (error instanceof ToolRuntimeError)
+        return { outcome: { ok: false, code: error.code, message: error.message } };
       // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
       live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
       throw error;
     }
     ferry.commit(seq, result);
     if (result.isError) {
-      return { outcome: { ok: false, code: result.error?.code ?? ERROR_CODES.TOOL_ERROR, message: result.error?.message ?? 'tool call failed' }, result };
+      return {
+        outcome: {
+          ok: false,
+          code: result.error?.code ?? ERROR_CODES.TOOL_ERROR,
+          message: result.error?.message ?? 'tool call failed',
+        },
+        result,
+      };
     }
     // The program receives the canonical value, never the content.
     const valueJson = guestValueJson(result.value ?? null);
@@ -254,7 +285,10 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
   }
   if (overBudgetMessage !== undefined && !signal.aborted) {
     const logs = [...outcome.logs];
-    throw new CodeRunError(truncateVisible(runFailureText('output-limit', overBudgetMessage, logs), deps.maxVisibleChars), { kind: 'output-limit', logs });
+    throw new CodeRunError(
+      truncateVisible(runFailureText('output-limit', overBudgetMessage, logs), deps.maxVisibleChars),
+      { kind: 'output-limit', logs },
+    );
   }
   if (!outcome.ok) {
     const logs = [...outcome.logs];
@@ -272,7 +306,8 @@ async function runProgram(deps: RunCodeDeps, description: string, code: string, 
     const text = truncateVisible(runFailureText(outcome.kind, message, logs), deps.maxVisibleChars);
     throw new CodeRunError(text, info);
   }
-  const value: ProgramValue = outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
+  const value: ProgramValue =
+    outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
   if (typeErrors !== undefined) value.typeErrors = typeErrors;
   return value;
 }
@@ -284,7 +319,11 @@ interface NestedOutcome {
 
 function thrownOutcome(error: unknown): HostCallOutcome {
   const code = (error as { code?: unknown } | null)?.code;
-  return { ok: false, code: typeof code === 'string' ? code : ERROR_CODES.TOOL_ERROR, message: error instanceof Error ? error.message : String(error) };
+  return {
+    ok: false,
+    code: typeof code === 'string' ? code : ERROR_CODES.TOOL_ERROR,
+    message: error instanceof Error ? error.message : String(error),
+  };
 }
 
 interface LiveEvents {
@@ -307,15 +346,18 @@ function liveEvents(events: RunEvents | undefined, source: RunEventSource): Live
     },
     callEnd(callId, seq, name, { outcome, result }) {
       if (!events.has('run/call-end')) return;
-      events.emit('run/call-end', Object.freeze({
-        ...source,
-        callId,
-        seq,
-        name,
-        isError: !outcome.ok,
-        ...(outcome.ok ? {} : { error: Object.freeze({ code: outcome.code, message: outcome.message }) }),
-        ...(result === undefined ? {} : { result }),
-      }));
+      events.emit(
+        'run/call-end',
+        Object.freeze({
+          ...source,
+          callId,
+          seq,
+          name,
+          isError: !outcome.ok,
+          ...(outcome.ok ? {} : { error: Object.freeze({ code: outcome.code, message: outcome.message }) }),
+          ...(result === undefined ? {} : { result }),
+        }),
+      );
     },
   };
 }

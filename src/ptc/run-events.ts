@@ -54,7 +54,11 @@ export function isRunEventName(name: unknown): name is RunEventName {
 }
 
 export class RunEvents {
-  readonly #lists: { [K in RunEventName]: RunEventMap[K][] } = { 'run/log': [], 'run/call-start': [], 'run/call-end': [] };
+  readonly #lists: { [K in RunEventName]: RunEventMap[K][] } = {
+    'run/log': [],
+    'run/call-start': [],
+    'run/call-end': [],
+  };
 
   on<K extends RunEventName>(name: K, listener: RunEventMap[K]): () => void {
     if (typeof listener !== 'function') throw new TypeError(`rt.on("${name}"): listener must be a function`);

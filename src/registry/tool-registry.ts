@@ -41,9 +41,17 @@ const invalid = (message: string, details?: Record<string, unknown>): Definition
 /** Registration checks, for tools not built (or built and then altered) outside defineTool. */
 function checkRegistrable(tool: Tool): void {
   const label = `register(${JSON.stringify(tool.name)})`;
-  if (typeof tool.name !== 'string' || tool.name.length === 0) throw invalid('register: the tool has no name; define it with defineTool()');
-  if (typeof tool.outputSchema !== 'object' || tool.outputSchema === null || typeof tool.outputIssues !== 'function' || typeof tool.render !== 'function') {
-    throw invalid(`${label}: the tool has no output contract (output.schema and output.render); define it with defineTool()`);
+  if (typeof tool.name !== 'string' || tool.name.length === 0)
+    throw invalid('register: the tool has no name; define it with defineTool()');
+  if (
+    typeof tool.outputSchema !== 'object' ||
+    tool.outputSchema === null ||
+    typeof tool.outputIssues !== 'function' ||
+    typeof tool.render !== 'function'
+  ) {
+    throw invalid(
+      `${label}: the tool has no output contract (output.schema and output.render); define it with defineTool()`,
+    );
   }
   const { timeoutMs } = tool;
   if (timeoutMs !== undefined && (typeof timeoutMs !== 'number' || !Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
@@ -106,12 +114,20 @@ export class ToolRegistry {
       throw invalid('register: expected a tool made by defineTool()');
     }
     checkRegistrable(tool);
-    if (tool.name === RUN_CODE) throw invalid(`register: "${RUN_CODE}" is reserved for programmatic tool calling in every mode; choose another name`);
-    if (BUILTIN_NAMES.has(tool.name)) throw invalid(`register: "${tool.name}" is reserved for a built-in function of run_code programs; choose another name`);
+    if (tool.name === RUN_CODE)
+      throw invalid(
+        `register: "${RUN_CODE}" is reserved for programmatic tool calling in every mode; choose another name`,
+      );
+    if (BUILTIN_NAMES.has(tool.name))
+      throw invalid(
+        `register: "${tool.name}" is reserved for a built-in function of run_code programs; choose another name`,
+      );
     const agentId = this.agentId(options.agent);
     const layer = agentId === undefined ? this.#global : this.#agents.get(agentId)!.tools;
     if (layer.has(tool.name)) {
-      throw invalid(`register: a tool named "${tool.name}" is already registered ${agentId === undefined ? 'globally' : `for agent "${agentId}"`}; dispose it first`);
+      throw invalid(
+        `register: a tool named "${tool.name}" is already registered ${agentId === undefined ? 'globally' : `for agent "${agentId}"`}; dispose it first`,
+      );
     }
     layer.set(tool.name, tool);
     this.#changed();
@@ -167,18 +183,29 @@ export class ToolRegistry {
   }
 
   restrict(agent: AgentRef, restriction: Restriction): Dispose {
-    if (agent === undefined || agent === null) throw invalid('restrict: a global restriction would affect every agent; restrict an agent (rt.createAgent) instead');
+    if (agent === undefined || agent === null)
+      throw invalid(
+        'restrict: a global restriction would affect every agent; restrict an agent (rt.createAgent) instead',
+      );
     const agentId = this.agentId(agent)!;
-    if (typeof restriction !== 'object' || restriction === null) throw invalid('restrict: expected { allow?: string[], deny?: string[] }');
+    if (typeof restriction !== 'object' || restriction === null)
+      throw invalid('restrict: expected { allow?: string[], deny?: string[] }');
     const { allow, deny } = restriction;
-    if (allow === undefined && deny === undefined) throw invalid('restrict: an empty restriction {} does nothing; give allow or deny');
+    if (allow === undefined && deny === undefined)
+      throw invalid('restrict: an empty restriction {} does nothing; give allow or deny');
     const known = this.#candidates(agentId);
-    for (const [field, names] of [['allow', allow], ['deny', deny]] as const) {
+    for (const [field, names] of [
+      ['allow', allow],
+      ['deny', deny],
+    ] as const) {
       if (names === undefined) continue;
-      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string')) throw invalid(`restrict: ${field} must be an array of tool names`);
+      if (!Array.isArray(names) || !names.every((n) => typeof n === 'string'))
+        throw invalid(`restrict: ${field} must be an array of tool names`);
       for (const name of names) {
-        if (name === RUN_CODE) throw invalid(`restrict: "${RUN_CODE}" is reserved and cannot be restricted; set the agent's mode instead`);
-        if (!known.has(name)) throw invalid(`restrict: ${field} names unknown tool "${name}" for agent "${agentId}"`, { name });
+        if (name === RUN_CODE)
+          throw invalid(`restrict: "${RUN_CODE}" is reserved and cannot be restricted; set the agent's mode instead`);
+        if (!known.has(name))
+          throw invalid(`restrict: ${field} names unknown tool "${name}" for agent "${agentId}"`, { name });
       }
     }
     const entry: Restriction = Object.freeze({

@@ -21,12 +21,26 @@ import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
 import { createRunCodeTool, DEFAULT_MAX_ACTIVE_RUNS, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
-import { ToolRegistry, RUN_CODE, type Agent, type AgentRef, type Dispose, type Guard, type Restriction } from '../registry/tool-registry.ts';
+import {
+  ToolRegistry,
+  RUN_CODE,
+  type Agent,
+  type AgentRef,
+  type Dispose,
+  type Guard,
+  type Restriction,
+} from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
-import { createTurnExecutor, type TurnCall, type TurnExecutorOptions, type TurnOptions, type TurnResult } from '../scheduler/execute-turn.ts';
+import {
+  createTurnExecutor,
+  type TurnCall,
+  type TurnExecutorOptions,
+  type TurnOptions,
+  type TurnResult,
+} from '../scheduler/execute-turn.ts';
 import { resolveJournal } from '../scheduler/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 
@@ -214,7 +228,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const ptcConfigured = sandboxOption !== false;
   const requirePtc = (mode: ToolMode, where: string): void => {
     if (mode !== 'native' && !ptcConfigured) {
-      throw new ToolRuntimeError('PTC_NOT_CONFIGURED', `${where}: mode "${mode}" needs a sandbox, but the runtime was created with sandbox: false`);
+      throw new ToolRuntimeError(
+        'PTC_NOT_CONFIGURED',
+        `${where}: mode "${mode}" needs a sandbox, but the runtime was created with sandbox: false`,
+      );
     }
   };
   requirePtc(modes.defaultMode, 'createToolRuntime');
@@ -228,26 +245,41 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   }
   const timeoutPolicy = options.timeoutPolicy ?? {};
   if (timeoutPolicy !== false && (typeof timeoutPolicy !== 'object' || timeoutPolicy === null)) {
-    throw new TypeError(`createToolRuntime: timeoutPolicy must be false or an options object such as { graceMs: 1000 }, got ${String(timeoutPolicy)}`);
+    throw new TypeError(
+      `createToolRuntime: timeoutPolicy must be false or an options object such as { graceMs: 1000 }, got ${String(timeoutPolicy)}`,
+    );
   }
   const maxVisibleChars = options.maxVisibleChars ?? DEFAULT_MAX_VISIBLE_CHARS;
   if (!Number.isSafeInteger(maxVisibleChars) || maxVisibleChars < 1) {
-    throw new TypeError(`createToolRuntime: maxVisibleChars must be a positive integer (characters), got ${String(maxVisibleChars)}`);
+    throw new TypeError(
+      `createToolRuntime: maxVisibleChars must be a positive integer (characters), got ${String(maxVisibleChars)}`,
+    );
   }
 
   const maxRetainedBytes = checkMaxRetainedBytes(options.maxRetainedBytes, 'createToolRuntime');
   const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
   if (!Number.isSafeInteger(maxActiveRuns) || maxActiveRuns < 1) {
-    throw new TypeError(`createToolRuntime: maxActiveRuns must be a positive integer (run_code runs in flight), got ${String(options.maxActiveRuns)}`);
+    throw new TypeError(
+      `createToolRuntime: maxActiveRuns must be a positive integer (run_code runs in flight), got ${String(options.maxActiveRuns)}`,
+    );
   }
   const typecheck = options.typecheck ?? 'off';
   if (typecheck !== 'off' && typecheck !== 'warn' && typecheck !== 'error') {
-    throw new TypeError(`createToolRuntime: typecheck must be 'off', 'warn' or 'error', got ${JSON.stringify(typecheck)}`);
+    throw new TypeError(
+      `createToolRuntime: typecheck must be 'off', 'warn' or 'error', got ${JSON.stringify(typecheck)}`,
+    );
   }
   const typeChecker = typecheck === 'off' ? undefined : createProgramTypeChecker();
   const abortGraceMs = options.abortGraceMs ?? DEFAULT_GRACE_MS;
-  if (typeof abortGraceMs !== 'number' || !Number.isFinite(abortGraceMs) || abortGraceMs < 0 || abortGraceMs > 2 ** 31 - 1) {
-    throw new TypeError(`createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got ${String(abortGraceMs)}`);
+  if (
+    typeof abortGraceMs !== 'number' ||
+    !Number.isFinite(abortGraceMs) ||
+    abortGraceMs < 0 ||
+    abortGraceMs > 2 ** 31 - 1
+  ) {
+    throw new TypeError(
+      `createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got ${String(abortGraceMs)}`,
+    );
   }
   if (options.onUnsettled !== undefined && typeof options.onUnsettled !== 'function') {
     throw new TypeError('createToolRuntime: onUnsettled must be a function (report) => void');
@@ -256,7 +288,11 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   let sandbox: Sandbox | undefined = isSandbox(sandboxOption) ? sandboxOption : undefined;
   const ownsSandbox = sandbox === undefined;
   const getSandbox = (): Sandbox => {
-    if (!ptcConfigured) throw new ToolRuntimeError('PTC_NOT_CONFIGURED', 'run_code needs a sandbox, but the runtime was created with sandbox: false');
+    if (!ptcConfigured)
+      throw new ToolRuntimeError(
+        'PTC_NOT_CONFIGURED',
+        'run_code needs a sandbox, but the runtime was created with sandbox: false',
+      );
     sandbox ??= createLazySandbox(isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption);
     return sandbox;
   };
@@ -292,7 +328,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     directCallRefusal(name, agent) {
       const mode = modeOf(agent);
       if (mode !== 'native' && deferredBuiltins.has(name)) return directCallRefusal(name);
-      return mode === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined ? directCallRefusal(name) : undefined;
+      return mode === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined
+        ? directCallRefusal(name)
+        : undefined;
     },
     abortGraceMs,
     ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
@@ -334,7 +372,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxActiveRuns,
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
-      : { typeCheck: { mode: typecheck, check: (agent: string | undefined, code: string) => typeChecker.check(sdkFor(agent), code) } }),
+      : {
+          typeCheck: {
+            mode: typecheck,
+            check: (agent: string | undefined, code: string) => typeChecker.check(sdkFor(agent), code),
+          },
+        }),
   });
   const embedSdk = options.embedSdkInDescription ?? true;
   if (typeof embedSdk !== 'boolean') {
@@ -367,7 +410,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       const checked = checkMode(mode, 'setMode');
       requirePtc(checked, 'setMode');
       const agent = registry.agentId(o?.agent);
-      if (agent === undefined) throw new TypeError('setMode: give { agent }; the runtime default is createToolRuntime({ mode })');
+      if (agent === undefined)
+        throw new TypeError('setMode: give { agent }; the runtime default is createToolRuntime({ mode })');
       return modes.declare(agent, checked);
     },
     mode: (o = {}) => modeOf(registry.agentId(o.agent)),
@@ -391,10 +435,14 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
-    execute: journal === undefined
-      ? (request) => executeTool(deps, publicRequest(request))
-      : (request) => executeJournaled(deps, publicRequest(request), journal),
-    executeTurn: createTurnExecutor(deps, { ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }), ...(journal === undefined ? {} : { journal }) }),
+    execute:
+      journal === undefined
+        ? (request) => executeTool(deps, publicRequest(request))
+        : (request) => executeJournaled(deps, publicRequest(request), journal),
+    executeTurn: createTurnExecutor(deps, {
+      ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
+      ...(journal === undefined ? {} : { journal }),
+    }),
     async close() {
       await typeChecker?.close();
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
@@ -403,7 +451,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   };
   if (timeoutPolicy !== false) {
     // One reporter for bodies given up on, whether their deadline fired or their caller aborted.
-    installTimeoutPolicy(runtime, { ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }), ...timeoutPolicy });
+    installTimeoutPolicy(runtime, {
+      ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
+      ...timeoutPolicy,
+    });
   }
   return runtime;
 }

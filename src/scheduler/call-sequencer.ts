@@ -24,7 +24,12 @@
 import PQueue from 'p-queue';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
-import { executeTool, type ExecutionGates, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
+import {
+  executeTool,
+  type ExecutionGates,
+  type NestedExecuteRequest,
+  type PipelineDeps,
+} from '../pipeline/execute-tool.ts';
 import { registerSnapshot } from '../pipeline/snapshot-registry.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
@@ -190,22 +195,26 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       },
       // Post-policy, finish and commit in submission order.
       beforeCommit: () => previousCommitted,
-      ...(record.recordCall === undefined ? {} : {
-        recordCall: async (call) => {
-          await previousRecorded;
-          try {
-            await record.recordCall!(call);
-          } finally {
-            recorded.resolve();
-          }
-        },
-        recordResult: record.recordResult,
-      }),
+      ...(record.recordCall === undefined
+        ? {}
+        : {
+            recordCall: async (call) => {
+              await previousRecorded;
+              try {
+                await record.recordCall!(call);
+              } finally {
+                recorded.resolve();
+              }
+            },
+            recordResult: record.recordResult,
+          }),
     };
-    executeTool(deps, request, gates).then(
-      (result) => commit(slot, result),
-      (error: unknown) => reject(slot, fail(error)),
-    ).finally(() => recorded.resolve());
+    executeTool(deps, request, gates)
+      .then(
+        (result) => commit(slot, result),
+        (error: unknown) => reject(slot, fail(error)),
+      )
+      .finally(() => recorded.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed.
     const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;
@@ -213,15 +222,24 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   };
 
   const normalize = (request: NestedExecuteRequest): Slot => {
-    if (typeof request !== 'object' || request === null) throw new TypeError('submit: expected a call { callId, name, arguments }');
+    if (typeof request !== 'object' || request === null)
+      throw new TypeError('submit: expected a call { callId, name, arguments }');
     const { callId, name } = request;
-    if (typeof callId !== 'string' || callId.length === 0) throw new TypeError('submit: callId must be a non-empty string');
+    if (typeof callId !== 'string' || callId.length === 0)
+      throw new TypeError('submit: callId must be a non-empty string');
     if (typeof name !== 'string') throw new TypeError(`submit(${callId}): name must be a string`);
-    if (callIds.has(callId)) throw new TypeError(`submit(${callId}): duplicate callId; every call of a sequence needs its own id`);
+    if (callIds.has(callId))
+      throw new TypeError(`submit(${callId}): duplicate callId; every call of a sequence needs its own id`);
     const agent = request.agent === undefined ? defaultAgent : deps.registry.agentId(request.agent);
     const own = request.signal;
-    if (own !== undefined && !(own instanceof AbortSignal)) throw new TypeError(`submit(${callId}): signal must be an AbortSignal`);
-    const linked = own === undefined || own === signal ? undefined : signal === NEVER_ABORTED ? { signal: own, unlink: noop } : link(own);
+    if (own !== undefined && !(own instanceof AbortSignal))
+      throw new TypeError(`submit(${callId}): signal must be an AbortSignal`);
+    const linked =
+      own === undefined || own === signal
+        ? undefined
+        : signal === NEVER_ABORTED
+          ? { signal: own, unlink: noop }
+          : link(own);
     const callSignal = linked === undefined ? signal : linked.signal;
     // Snapshot once: classification and the tool see the very same arguments.
     const snapshot = trySnapshotJson(request.arguments, 'arguments');
@@ -264,7 +282,12 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     submit(request) {
       if (closed) {
         const id = (request as { callId?: unknown } | null)?.callId;
-        return Promise.reject(new SchedulerError(SCHEDULER_ERROR_CODES.NOT_DISPATCHED, `call ${JSON.stringify(id)} was not dispatched: the sequence is closed`));
+        return Promise.reject(
+          new SchedulerError(
+            SCHEDULER_ERROR_CODES.NOT_DISPATCHED,
+            `call ${JSON.stringify(id)} was not dispatched: the sequence is closed`,
+          ),
+        );
       }
       let slot: Slot;
       try {
@@ -280,10 +303,12 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       open.add(slot);
       const previousCommitted = lastCommitted;
       lastCommitted = slot.committed.promise;
-      startChain = startChain.then(() => start(slot, previousCommitted)).catch((error: unknown) => {
-        // `start` itself broke: an internal failure.
-        reject(slot, fail(error));
-      });
+      startChain = startChain
+        .then(() => start(slot, previousCommitted))
+        .catch((error: unknown) => {
+          // `start` itself broke: an internal failure.
+          reject(slot, fail(error));
+        });
       return slot.result.promise;
     },
     drain,

@@ -7,7 +7,12 @@ import type { PipelineDeps } from '../pipeline/execute-tool.ts';
 export type CallMode = 'parallel' | 'exclusive';
 
 /** `args` is undefined when the arguments are not lossless JSON (such a call never runs a body). */
-export function classifyCall(deps: PipelineDeps, name: string, agent: string | undefined, args: JsonValue | undefined): CallMode {
+export function classifyCall(
+  deps: PipelineDeps,
+  name: string,
+  agent: string | undefined,
+  args: JsonValue | undefined,
+): CallMode {
   if (args === undefined) return 'exclusive';
   try {
     // Read now, not at submission: an earlier call may have changed the registry.

@@ -8,7 +8,9 @@ export function checkConcurrency(value: unknown, where: string): number {
   if (value === undefined) return DEFAULT_CONCURRENCY;
   if (value === Number.POSITIVE_INFINITY) return value;
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1) {
-    throw new TypeError(`${where}: expected \`concurrency\` to be an integer >= 1 (or Infinity), got ${typeof value === 'number' ? String(value) : typeof value}`);
+    throw new TypeError(
+      `${where}: expected \`concurrency\` to be an integer >= 1 (or Infinity), got ${typeof value === 'number' ? String(value) : typeof value}`,
+    );
   }
   return value;
 }

@@ -8,7 +8,11 @@ import type { Journal } from './journal.ts';
 import { journalGates } from './journal-gates.ts';
 import { SchedulerError, schedulerFailureResult } from './scheduler-error.ts';
 
-export async function executeJournaled(deps: PipelineDeps, request: NestedExecuteRequest, journal: Journal): Promise<ToolResult> {
+export async function executeJournaled(
+  deps: PipelineDeps,
+  request: NestedExecuteRequest,
+  journal: Journal,
+): Promise<ToolResult> {
   let dispatched = false;
   try {
     return await executeTool(deps, request, {

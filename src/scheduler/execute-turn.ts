@@ -54,7 +54,8 @@ export type TurnExecutor = (calls: readonly TurnCall[], options?: TurnOptions) =
 export function createTurnExecutor(deps: PipelineDeps, options: TurnExecutorOptions = {}): TurnExecutor {
   const concurrency = checkConcurrency(options.concurrency, 'createToolRuntime');
   const journal = resolveJournal(options.journal);
-  return (calls, turn = {}) => executeTurn(deps, calls, { ...turn, concurrency, ...(journal === undefined ? {} : { journal }) });
+  return (calls, turn = {}) =>
+    executeTurn(deps, calls, { ...turn, concurrency, ...(journal === undefined ? {} : { journal }) });
 }
 
 export async function executeTurn(
@@ -86,10 +87,13 @@ function checkTurnCalls(calls: unknown): asserts calls is readonly TurnCall[] {
   const ids = new Set<string>();
   calls.forEach((c: unknown, i) => {
     const call = c as Partial<Record<string, unknown>> | null;
-    if (typeof call !== 'object' || call === null) throw new TypeError(`executeTurn: calls[${i}] must be an object { callId, name, arguments }`);
-    if (typeof call.callId !== 'string' || call.callId.length === 0) throw new TypeError(`executeTurn: calls[${i}].callId must be a non-empty string`);
+    if (typeof call !== 'object' || call === null)
+      throw new TypeError(`executeTurn: calls[${i}] must be an object { callId, name, arguments }`);
+    if (typeof call.callId !== 'string' || call.callId.length === 0)
+      throw new TypeError(`executeTurn: calls[${i}].callId must be a non-empty string`);
     if (typeof call.name !== 'string') throw new TypeError(`executeTurn: calls[${i}].name must be a string`);
-    if (ids.has(call.callId)) throw new TypeError(`executeTurn: calls[${i}].callId "${call.callId}" is used twice in one message`);
+    if (ids.has(call.callId))
+      throw new TypeError(`executeTurn: calls[${i}].callId "${call.callId}" is used twice in one message`);
     ids.add(call.callId);
   });
 }

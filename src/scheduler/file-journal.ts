@@ -20,7 +20,8 @@ export interface FileJournal extends Journal {
 const NEWLINE = 0x0a;
 
 export function openFileJournal(path: string, options: FileJournalOptions = {}): FileJournal {
-  if (typeof path !== 'string' || path.length === 0) throw new TypeError('openFileJournal: path must be a non-empty file path');
+  if (typeof path !== 'string' || path.length === 0)
+    throw new TypeError('openFileJournal: path must be a non-empty file path');
   const onWarning = options.onWarning ?? ((w: JournalWarning) => process.emitWarning(w.message, 'JournalWarning'));
   // Whether the file may end without a newline (unknown until the first append looks).
   let needsNewline: boolean | undefined;
@@ -38,7 +39,10 @@ export function openFileJournal(path: string, options: FileJournalOptions = {}):
           await handle.read(last, 0, 1, size - 1);
           if (last[0] !== NEWLINE) {
             needsNewline = true;
-            onWarning({ kind: 'torn-tail', message: `${path}: ends with an incomplete line (a torn write?); it is skipped when read, and new entries start on a fresh line` });
+            onWarning({
+              kind: 'torn-tail',
+              message: `${path}: ends with an incomplete line (a torn write?); it is skipped when read, and new entries start on a fresh line`,
+            });
           }
         } else {
           // A new file: make its directory entry durable too.
@@ -66,7 +70,8 @@ export function openFileJournal(path: string, options: FileJournalOptions = {}):
       let lines: string[];
       try {
         lines = events.map((event, i) => {
-          if (!isJournalEvent(event)) throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
+          if (!isJournalEvent(event))
+            throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
           return JSON.stringify(event);
         });
       } catch (error) {

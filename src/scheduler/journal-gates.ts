@@ -31,6 +31,7 @@ export function journalGates(journal: Journal): JournalGates {
   };
   return {
     recordCall: (call) => append(toCallEvent(call)),
-    recordResult: (result: ToolResult) => append({ type: 'tool/result', callId: result.callId, name: result.name, result }),
+    recordResult: (result: ToolResult) =>
+      append({ type: 'tool/result', callId: result.callId, name: result.name, result }),
   };
 }

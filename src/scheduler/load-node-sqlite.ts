@@ -10,7 +10,10 @@ export function loadNodeSqlite(): NodeSqlite {
   const emitWarning = process.emitWarning;
   const quiet = function (this: NodeJS.Process, warning: string | Error, ...rest: unknown[]): void {
     const text = typeof warning === 'string' ? warning : warning.message;
-    const type = typeof rest[0] === 'string' ? rest[0] : (rest[0] as { type?: unknown } | undefined)?.type ?? (warning as { name?: unknown }).name;
+    const type =
+      typeof rest[0] === 'string'
+        ? rest[0]
+        : ((rest[0] as { type?: unknown } | undefined)?.type ?? (warning as { name?: unknown }).name);
     if (type === 'ExperimentalWarning' && /sqlite/i.test(text)) return;
     (emitWarning as (...args: unknown[]) => void).call(process, warning, ...rest);
   };
@@ -22,7 +25,9 @@ export function loadNodeSqlite(): NodeSqlite {
     process.emitWarning = emitWarning;
   }
   if (sqlite === undefined) {
-    throw new Error(`openSqliteJournal: this Node (${process.version}) has no node:sqlite module; use Node >= 24 or the JSONL file journal`);
+    throw new Error(
+      `openSqliteJournal: this Node (${process.version}) has no node:sqlite module; use Node >= 24 or the JSONL file journal`,
+    );
   }
   loaded = sqlite;
   return sqlite;

@@ -24,8 +24,16 @@ export function parseJournal(text: string, source: string): JournalContents {
     }
     warnings.push(
       i === tailIndex
-        ? { kind: 'torn-tail', line: i + 1, message: `${source}: line ${i + 1} is incomplete (a write was cut short, e.g. the process was killed while appending); skipped` }
-        : { kind: 'unreadable-line', line: i + 1, message: `${source}: line ${i + 1} is not a journal event (an earlier torn write?); skipped` },
+        ? {
+            kind: 'torn-tail',
+            line: i + 1,
+            message: `${source}: line ${i + 1} is incomplete (a write was cut short, e.g. the process was killed while appending); skipped`,
+          }
+        : {
+            kind: 'unreadable-line',
+            line: i + 1,
+            message: `${source}: line ${i + 1} is not a journal event (an earlier torn write?); skipped`,
+          },
     );
   });
   return { events, warnings };
@@ -34,12 +42,20 @@ export function parseJournal(text: string, source: string): JournalContents {
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export function isJournalEvent(value: unknown): value is JournalEvent {
-  if (!isObject(value) || typeof value.callId !== 'string' || value.callId.length === 0 || typeof value.name !== 'string') return false;
+  if (
+    !isObject(value) ||
+    typeof value.callId !== 'string' ||
+    value.callId.length === 0 ||
+    typeof value.name !== 'string'
+  )
+    return false;
   if (value.type === 'tool/call') {
-    return (value.agent === null || typeof value.agent === 'string')
-      && Object.hasOwn(value, 'arguments')
-      && (value.rootCallId === undefined || typeof value.rootCallId === 'string')
-      && (value.parentCallId === undefined || typeof value.parentCallId === 'string');
+    return (
+      (value.agent === null || typeof value.agent === 'string') &&
+      Object.hasOwn(value, 'arguments') &&
+      (value.rootCallId === undefined || typeof value.rootCallId === 'string') &&
+      (value.parentCallId === undefined || typeof value.parentCallId === 'string')
+    );
   }
   if (value.type === 'tool/result') {
     const r = value.result;

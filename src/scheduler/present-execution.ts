@@ -34,7 +34,11 @@ export interface PresenterSource {
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
 }
 
-export function presentExecution(rt: PresenterSource, call: PresentableCall, result: ToolResult): ExecutionPresentation {
+export function presentExecution(
+  rt: PresenterSource,
+  call: PresentableCall,
+  result: ToolResult,
+): ExecutionPresentation {
   const tool = lookup(rt, call);
   const presentedCall = attempt(() => tool?.presentCall(call.arguments)) ?? genericCall(call);
   const presentedResult = attempt(() => tool?.presentResult(call.arguments, result)) ?? genericResult(result);
@@ -69,10 +73,17 @@ function attempt(present: () => JsonValue | undefined): JsonValue | undefined {
   return snap.ok ? snap.value : undefined;
 }
 
-const genericCall = (call: PresentableCall): JsonValue => ({ generic: true, name: call.name, arguments: call.arguments });
+const genericCall = (call: PresentableCall): JsonValue => ({
+  generic: true,
+  name: call.name,
+  arguments: call.arguments,
+});
 
 function genericResult(result: ToolResult): JsonValue {
-  const content = result.content.map((b): JsonValue => (b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', mimeType: b.mimeType, data: b.data }));
+  const content = result.content.map(
+    (b): JsonValue =>
+      b.type === 'text' ? { type: 'text', text: b.text } : { type: 'image', mimeType: b.mimeType, data: b.data },
+  );
   return result.isError && result.error !== undefined
     ? { generic: true, isError: true, content, error: { code: result.error.code, message: result.error.message } }
     : { generic: true, isError: result.isError, content };

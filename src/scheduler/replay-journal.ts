@@ -37,7 +37,10 @@ export async function replayJournal(journal: Journal | string, rt: PresenterSour
     }
     const call = open.get(event.callId);
     if (call === undefined) {
-      extra.push({ kind: 'orphan-result', message: `result of call "${event.callId}" has no tool/call event; skipped` });
+      extra.push({
+        kind: 'orphan-result',
+        message: `result of call "${event.callId}" has no tool/call event; skipped`,
+      });
       continue;
     }
     open.delete(event.callId);

@@ -4,7 +4,13 @@ import type { Journal } from './journal.ts';
 
 export function resolveJournal(option: Journal | string | undefined): Journal | undefined {
   const journal = typeof option === 'string' ? openFileJournal(option) : option;
-  if (journal !== undefined && (typeof journal !== 'object' || journal === null || typeof journal.append !== 'function' || typeof journal.read !== 'function')) {
+  if (
+    journal !== undefined &&
+    (typeof journal !== 'object' ||
+      journal === null ||
+      typeof journal.append !== 'function' ||
+      typeof journal.read !== 'function')
+  ) {
     throw new TypeError('createToolRuntime: journal must be a file path or an object with append(events) and read()');
   }
   return journal;

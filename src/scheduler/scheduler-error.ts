@@ -17,7 +17,11 @@ export type SchedulerErrorCode = (typeof SCHEDULER_ERROR_CODES)[keyof typeof SCH
 export class SchedulerError extends ToolRuntimeError {
   declare readonly code: SchedulerErrorCode;
 
-  constructor(code: SchedulerErrorCode, message: string, options: { readonly cause?: unknown; readonly details?: Readonly<Record<string, unknown>> } = {}) {
+  constructor(
+    code: SchedulerErrorCode,
+    message: string,
+    options: { readonly cause?: unknown; readonly details?: Readonly<Record<string, unknown>> } = {},
+  ) {
     super(code, message, options.details);
     if ('cause' in options) this.cause = options.cause;
   }
@@ -25,7 +29,11 @@ export class SchedulerError extends ToolRuntimeError {
   /** Wraps an internal failure (kept as `cause`) unless it already is one. */
   static failure(cause: unknown): SchedulerError {
     if (cause instanceof SchedulerError) return cause;
-    return new SchedulerError(SCHEDULER_ERROR_CODES.SCHEDULER_FAILURE, `tool scheduler failed: ${describeThrown(cause).message}`, { cause });
+    return new SchedulerError(
+      SCHEDULER_ERROR_CODES.SCHEDULER_FAILURE,
+      `tool scheduler failed: ${describeThrown(cause).message}`,
+      { cause },
+    );
   }
 }
 
@@ -34,7 +42,12 @@ export class SchedulerError extends ToolRuntimeError {
  * the pipeline's finish: no observer saw it and the journal does not hold it (replay
  * lists the call as interrupted when its write-ahead record made it to the journal).
  */
-export function schedulerFailureResult(callId: string, name: string, failure: SchedulerError, dispatched: boolean): ToolResult {
+export function schedulerFailureResult(
+  callId: string,
+  name: string,
+  failure: SchedulerError,
+  dispatched: boolean,
+): ToolResult {
   const cause = failure.message;
   const message = dispatched
     ? `${cause}; the call was dispatched and may have run, but its result was not committed`

@@ -76,7 +76,8 @@ interface Row {
 }
 
 export function openSqliteJournal(path: string, options: SqliteJournalOptions = {}): SqliteJournal {
-  if (typeof path !== 'string' || path.length === 0) throw new TypeError('openSqliteJournal: path must be a non-empty file path (or ":memory:")');
+  if (typeof path !== 'string' || path.length === 0)
+    throw new TypeError('openSqliteJournal: path must be a non-empty file path (or ":memory:")');
   const onWarning = options.onWarning ?? ((w: JournalWarning) => process.emitWarning(w.message, 'JournalWarning'));
   const now = options.now ?? Date.now;
   const { DatabaseSync: Database } = loadNodeSqlite();
@@ -84,19 +85,25 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   // WAL + FULL: a committed transaction is fsync'd before COMMIT returns.
   db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
   db.exec(SCHEMA);
-  const insert = db.prepare('INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event) VALUES (?, ?, ?, ?, ?, ?, ?)');
+  const insert = db.prepare(
+    'INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event) VALUES (?, ?, ?, ?, ?, ?, ?)',
+  );
   // A result row takes its chain and agent from its call's row, so queries find both.
-  const callOf = db.prepare("SELECT root_call_id AS root, parent_call_id AS parent, agent FROM ptc_journal WHERE call_id = ? AND type = 'tool/call' ORDER BY seq DESC LIMIT 1");
+  const callOf = db.prepare(
+    "SELECT root_call_id AS root, parent_call_id AS parent, agent FROM ptc_journal WHERE call_id = ? AND type = 'tool/call' ORDER BY seq DESC LIMIT 1",
+  );
   let closed = false;
 
-  const rows = (sql: string, params: (string | number | null)[]): Row[] => db.prepare(sql).all(...params) as unknown as Row[];
+  const rows = (sql: string, params: (string | number | null)[]): Row[] =>
+    db.prepare(sql).all(...params) as unknown as Row[];
 
   return {
     path,
     async append(events: readonly JournalEvent[]): Promise<void> {
       if (closed) throw new Error(`journal ${path}: closed`);
       const lines = events.map((event, i) => {
-        if (!isJournalEvent(event)) throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
+        if (!isJournalEvent(event))
+          throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
         return { event, text: JSON.stringify(event) };
       });
       const at = now();
@@ -134,7 +141,10 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
         params.push(millis(query.until, 'until'));
       }
       if (query.type !== undefined) {
-        if (query.type !== 'tool/call' && query.type !== 'tool/result') throw new TypeError(`journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)}`);
+        if (query.type !== 'tool/call' && query.type !== 'tool/result')
+          throw new TypeError(
+            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)}`,
+          );
         where.push('type = ?');
         params.push(query.type);
       }
@@ -159,9 +169,23 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   };
 }
 
-function insertEvent(insert: StatementSync, callOf: StatementSync, at: number, event: JournalEvent, text: string): void {
+function insertEvent(
+  insert: StatementSync,
+  callOf: StatementSync,
+  at: number,
+  event: JournalEvent,
+  text: string,
+): void {
   if (event.type === 'tool/call') {
-    insert.run(at, event.type, event.callId, event.rootCallId ?? event.callId, event.parentCallId ?? null, event.agent, text);
+    insert.run(
+      at,
+      event.type,
+      event.callId,
+      event.rootCallId ?? event.callId,
+      event.parentCallId ?? null,
+      event.agent,
+      text,
+    );
     return;
   }
   const call = callOf.get(event.callId) as { root: string; parent: string | null; agent: string | null } | undefined;
@@ -183,18 +207,25 @@ function toContents(all: readonly Row[], path: string): JournalContents {
   for (const row of all) {
     const event = parseRow(row);
     if (event !== undefined) events.push(event);
-    else warnings.push({ kind: 'unreadable-line', line: row.seq, message: `${path}: row ${row.seq} is not a journal event; skipped` });
+    else
+      warnings.push({
+        kind: 'unreadable-line',
+        line: row.seq,
+        message: `${path}: row ${row.seq} is not a journal event; skipped`,
+      });
   }
   return { events, warnings };
 }
 
 function count(value: number, field: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min) throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+    throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
   return value;
 }
 
 function millis(value: Date | number, field: string): number {
   const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms)) throw new TypeError(`journal query: ${field} must be a Date or milliseconds since the epoch`);
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new TypeError(`journal query: ${field} must be a Date or milliseconds since the epoch`);
   return ms;
 }

@@ -43,7 +43,9 @@ type Outcome = { readonly result: ToolResult } | { readonly error: unknown };
 export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPolicyOptions = {}): Dispose {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
-    throw new TypeError(`installTimeoutPolicy: expected \`graceMs\` to be a finite number >= 0, got ${String(graceMs)}`);
+    throw new TypeError(
+      `installTimeoutPolicy: expected \`graceMs\` to be a finite number >= 0, got ${String(graceMs)}`,
+    );
   }
   const onUnsettled = options.onUnsettled ?? warnUnsettled;
   if (typeof onUnsettled !== 'function') throw new TypeError('installTimeoutPolicy: onUnsettled must be a function');
@@ -54,7 +56,10 @@ export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPoli
     const deadline = new AbortController();
     // Keep any signal an outer wrapper set; the registry fuses in the caller's at body start.
     exec.signal = AbortSignal.any([exec.signal, deadline.signal]);
-    const body: Promise<Outcome> = next().then((result) => ({ result }), (error: unknown) => ({ error }));
+    const body: Promise<Outcome> = next().then(
+      (result) => ({ result }),
+      (error: unknown) => ({ error }),
+    );
     const first = await raceTimer(body, Math.min(timeoutMs, MAX_TIMER_MS));
     if (first !== 'timer') return unwrap(first);
 
@@ -63,7 +68,13 @@ export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPoli
     const bodySettled = late !== 'timer';
     if (!bodySettled) {
       reportUnsettled(onUnsettled, {
-        callId: exec.callId, name: exec.name, agent: exec.agent, reason: 'timeout', timeoutMs, graceMs, settled: body.then(() => {}),
+        callId: exec.callId,
+        name: exec.name,
+        agent: exec.agent,
+        reason: 'timeout',
+        timeoutMs,
+        graceMs,
+        settled: body.then(() => {}),
       });
     }
     if (exec.callerSignal.aborted) {
@@ -108,7 +119,12 @@ function unwrap(outcome: Outcome): ToolResult {
 }
 
 /** A non-canonical failure: the pipeline normalizes it (code, message, info). */
-function failure(exec: ToolExecution, code: string, message: string, info: { readonly [key: string]: number | boolean }): ToolResult {
+function failure(
+  exec: ToolExecution,
+  code: string,
+  message: string,
+  info: { readonly [key: string]: number | boolean },
+): ToolResult {
   return {
     callId: exec.callId,
     name: exec.name,

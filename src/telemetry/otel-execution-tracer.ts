@@ -62,9 +62,19 @@ export function createOtelExecutionTracer(): ExecutionTracer {
     return traced(loaded, request, execute);
   };
 
-  const traced = (api: OtelApi, request: NestedExecuteRequest, execute: Parameters<ExecutionTracer['trace']>[1]): Promise<ToolResult> => {
+  const traced = (
+    api: OtelApi,
+    request: NestedExecuteRequest,
+    execute: Parameters<ExecutionTracer['trace']>[1],
+  ): Promise<ToolResult> => {
     // Malformed requests are refused by the pipeline itself; nothing to name a span after.
-    if (typeof request !== 'object' || request === null || typeof request.name !== 'string' || typeof request.callId !== 'string') return execute();
+    if (
+      typeof request !== 'object' ||
+      request === null ||
+      typeof request.name !== 'string' ||
+      typeof request.callId !== 'string'
+    )
+      return execute();
     const parent = typeof request.parent === 'symbol' ? byToken.get(request.parent) : undefined;
     const base = parent === undefined ? api.context.active() : api.trace.setSpan(api.context.active(), parent.span);
     const attributes: Attributes = {
@@ -86,19 +96,24 @@ export function createOtelExecutionTracer(): ExecutionTracer {
       if (exec.agent !== undefined) span.setAttribute(PTC_ATTRIBUTES.agent, exec.agent);
     };
     // The body runs in the span's context: spans it starts itself become its children.
-    return api.context.with(api.trace.setSpan(base, span), () => execute(created)).then(
-      (result) => {
-        endWithResult(api, entry, result);
-        return result;
-      },
-      (error: unknown) => {
-        const name = error instanceof Error ? ((error as { code?: unknown }).code ?? error.name) : typeof error;
-        span.setAttribute('error.type', String(name));
-        span.setStatus({ code: api.SpanStatusCode.ERROR, message: clip(error instanceof Error ? error.message : String(error)) });
-        span.end();
-        throw error;
-      },
-    );
+    return api.context
+      .with(api.trace.setSpan(base, span), () => execute(created))
+      .then(
+        (result) => {
+          endWithResult(api, entry, result);
+          return result;
+        },
+        (error: unknown) => {
+          const name = error instanceof Error ? ((error as { code?: unknown }).code ?? error.name) : typeof error;
+          span.setAttribute('error.type', String(name));
+          span.setStatus({
+            code: api.SpanStatusCode.ERROR,
+            message: clip(error instanceof Error ? error.message : String(error)),
+          });
+          span.end();
+          throw error;
+        },
+      );
   };
   return { trace };
 }
@@ -129,4 +144,5 @@ function runLogs(result: ToolResult): readonly string[] {
   return Array.isArray(source) ? source.filter((line): line is string => typeof line === 'string') : [];
 }
 
-const clip = (text: string): string => (text.length > MAX_STATUS_MESSAGE ? `${text.slice(0, MAX_STATUS_MESSAGE)}…` : text);
+const clip = (text: string): string =>
+  text.length > MAX_STATUS_MESSAGE ? `${text.slice(0, MAX_STATUS_MESSAGE)}…` : text;

@@ -28,16 +28,27 @@ describe('agent loop with a scripted model', () => {
     for (const tool of shopTools()) rt.register(tool);
     const native = createToolRuntime({ sandbox: false });
     for (const tool of shopTools()) native.register(tool);
-    const total = ((await native.execute({ callId: 'x', name: 'list_customers', arguments: {} })).value as unknown[]).length;
+    const total = ((await native.execute({ callId: 'x', name: 'list_customers', arguments: {} })).value as unknown[])
+      .length;
     const model = createScriptedModel([
       [
         { type: 'text', text: 'I will count them in one program.' },
-        { type: 'tool_use', id: 'tu_1', name: 'run_code', input: { description: 'Count customers', code: 'const all = await tools.list_customers({}); return all.length;' } },
+        {
+          type: 'tool_use',
+          id: 'tu_1',
+          name: 'run_code',
+          input: {
+            description: 'Count customers',
+            code: 'const all = await tools.list_customers({}); return all.length;',
+          },
+        },
       ],
       (request) => [{ type: 'text', text: `There are ${toolResultText(request.messages, 'tu_1')} customers.` }],
     ]);
     const result = await runAgentLoop({ rt, model, question: 'How many customers are there?' });
-    expect(result).toEqual(expect.objectContaining({ answer: `There are ${total} customers.`, steps: 2, stoppedBy: 'answer' }));
+    expect(result).toEqual(
+      expect.objectContaining({ answer: `There are ${total} customers.`, steps: 2, stoppedBy: 'answer' }),
+    );
     const first = model.requests[0]!;
     expect(first.tools.map((t) => t.name)).toEqual(['run_code']);
     // The SDK and the ptc-only instruction travel in run_code's description: no extra step.
@@ -49,18 +60,20 @@ describe('agent loop with a scripted model', () => {
 
   it('native: parallel tool_use blocks become one turn; results, then contexts; a concluding result ends the loop', async () => {
     const rt = createToolRuntime({ sandbox: false });
-    rt.register(defineTool({
-      name: 'check',
-      description: 'Checks one item.',
-      parameters: { item: { type: 'string', required: true } },
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      isConcurrencySafe: () => true,
-      execute: (args, exec) => {
-        exec.deferContext({ role: 'user', content: [{ type: 'text', text: `reminder about ${args.item}` }] });
-        if (args.item === 'last') exec.concludeTurn();
-        return `${args.item}: ok`;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'check',
+        description: 'Checks one item.',
+        parameters: { item: { type: 'string', required: true } },
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        isConcurrencySafe: () => true,
+        execute: (args, exec) => {
+          exec.deferContext({ role: 'user', content: [{ type: 'text', text: `reminder about ${args.item}` }] });
+          if (args.item === 'last') exec.concludeTurn();
+          return `${args.item}: ok`;
+        },
+      }),
+    );
     const model = createScriptedModel([
       [
         { type: 'tool_use', id: 'a', name: 'check', input: { item: 'first' } },
@@ -96,7 +109,11 @@ describe('examples/agent-loop/anthropic-live.ts', () => {
   it('without ANTHROPIC_API_KEY it says so and exits 0', async () => {
     const script = fileURLToPath(new URL('../../examples/agent-loop/anthropic-live.ts', import.meta.url));
     const { ANTHROPIC_API_KEY: _key, ...env } = process.env;
-    const { stdout, stderr } = await promisify(execFile)(process.execPath, ['--no-node-snapshot', '--conditions=ptc-source', script], { env });
+    const { stdout, stderr } = await promisify(execFile)(
+      process.execPath,
+      ['--no-node-snapshot', '--conditions=ptc-source', script],
+      { env },
+    );
     expect(stdout).toBe('ANTHROPIC_API_KEY is not set: skipping the live Anthropic agent loop.\n');
     expect(stderr).toBe('');
   });

@@ -18,9 +18,24 @@ const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 1, text: 1, reasoning: 0 },
 };
-const toolCall = (id: string, name: string, input: JsonValue) => ({ type: 'tool-call' as const, toolCallId: id, toolName: name, input: JSON.stringify(input) });
-const callsStep = (...content: ReturnType<typeof toolCall>[]) => ({ content, finishReason: { unified: 'tool-calls' as const, raw: undefined }, usage, warnings: [] });
-const answer = (text: string) => ({ content: [{ type: 'text' as const, text }], finishReason: { unified: 'stop' as const, raw: undefined }, usage, warnings: [] });
+const toolCall = (id: string, name: string, input: JsonValue) => ({
+  type: 'tool-call' as const,
+  toolCallId: id,
+  toolName: name,
+  input: JSON.stringify(input),
+});
+const callsStep = (...content: ReturnType<typeof toolCall>[]) => ({
+  content,
+  finishReason: { unified: 'tool-calls' as const, raw: undefined },
+  usage,
+  warnings: [],
+});
+const answer = (text: string) => ({
+  content: [{ type: 'text' as const, text }],
+  finishReason: { unified: 'stop' as const, raw: undefined },
+  usage,
+  warnings: [],
+});
 
 /** The tool outputs the model was sent in call `n` (0-based), by tool call id. */
 function toolOutputs(model: MockLanguageModelV4, n: number): Record<string, unknown> {
@@ -35,27 +50,40 @@ function toolOutputs(model: MockLanguageModelV4, n: number): Record<string, unkn
 describe('generateText (ai 7) through toAiSdkTools', () => {
   it('ptc: the model receives run_code carrying the SDK, its program runs, and it reads the result', async () => {
     const rt = registerTickets(createToolRuntime({ mode: 'ptc', sandbox }));
-    const program = 'const [open, closed] = await Promise.all([tools["tickets.count"]({ status: "open" }), tools["tickets.count"]({ status: "closed" })]);\nreturn { open, closed };';
+    const program =
+      'const [open, closed] = await Promise.all([tools["tickets.count"]({ status: "open" }), tools["tickets.count"]({ status: "closed" })]);\nreturn { open, closed };';
     const model = new MockLanguageModelV4({
       doGenerate: [
         callsStep(toolCall('c1', 'run_code', { description: 'Count tickets by status', code: program })),
-        callsStep(toolCall('c2', 'run_code', { description: 'Say nothing', code: 'await tools["notes.clear"]({}); return "";' })),
+        callsStep(
+          toolCall('c2', 'run_code', {
+            description: 'Say nothing',
+            code: 'await tools["notes.clear"]({}); return "";',
+          }),
+        ),
         answer('3 open, 5 closed'),
       ],
     });
-    const result = await generateText({ model, tools: toAiSdkTools(rt), prompt: 'How many tickets?', stopWhen: isStepCount(5) });
+    const result = await generateText({
+      model,
+      tools: toAiSdkTools(rt),
+      prompt: 'How many tickets?',
+      stopWhen: isStepCount(5),
+    });
     expect(result.text).toBe('3 open, 5 closed');
 
     // What the model was given: one tool, run_code, whose description is the SDK.
     const tools = model.doGenerateCalls[0]!.tools ?? [];
     expect(tools.map((t) => t.name)).toEqual(['run_code']);
-    const description = tools[0]!.type === 'function' ? tools[0]!.description ?? '' : '';
+    const description = tools[0]!.type === 'function' ? (tools[0]!.description ?? '') : '';
     expect(description).toContain(rt.sdk());
     expect(description).toContain('"tickets.count"(args: TicketsCountArgs): Promise<TicketsCountResult>;');
     expect(description).toContain('Only the run_code tool is callable directly');
 
     // The program ran in the sandbox; the model read its returned value, and "(no output)" for an empty one.
-    expect(toolOutputs(model, 1)).toEqual({ c1: { type: 'content', value: [{ type: 'text', text: '{\n  "open": 3,\n  "closed": 5\n}' }] } });
+    expect(toolOutputs(model, 1)).toEqual({
+      c1: { type: 'content', value: [{ type: 'text', text: '{\n  "open": 3,\n  "closed": 5\n}' }] },
+    });
     expect(toolOutputs(model, 2)['c2']).toEqual({ type: 'content', value: [{ type: 'text', text: '(no output)' }] });
     await rt.close();
   });
@@ -66,14 +94,20 @@ describe('generateText (ai 7) through toAiSdkTools', () => {
     await generateText({ model, ...toAiSdkRequest(rt, { system: 'Be brief.' }), prompt: 'Hi' });
     const [system] = model.doGenerateCalls[0]!.prompt;
     expect(system).toEqual({ role: 'system', content: expect.stringContaining(rt.sdk()) });
-    expect(system?.role === 'system' && system.content.startsWith('Be brief.\n\nOnly the run_code tool is callable directly')).toBe(true);
+    expect(
+      system?.role === 'system' &&
+        system.content.startsWith('Be brief.\n\nOnly the run_code tool is callable directly'),
+    ).toBe(true);
     await rt.close();
   });
 
   it('native: a dotted tool name is sent as a safe alias and runs the registered tool; an empty result reads "(no output)"', async () => {
     const rt = registerTickets(createToolRuntime({ sandbox: false }));
     const model = new MockLanguageModelV4({
-      doGenerate: [callsStep(toolCall('n1', 'tickets_count', { status: 'open' }), toolCall('n2', 'notes_clear', {})), answer('done')],
+      doGenerate: [
+        callsStep(toolCall('n1', 'tickets_count', { status: 'open' }), toolCall('n2', 'notes_clear', {})),
+        answer('done'),
+      ],
     });
     const result = await generateText({ model, tools: toAiSdkTools(rt), prompt: 'Count', stopWhen: isStepCount(3) });
     expect(result.text).toBe('done');
@@ -84,6 +118,9 @@ describe('generateText (ai 7) through toAiSdkTools', () => {
       n2: { type: 'content', value: [{ type: 'text', text: '(no output)' }] },
     });
     // The app reads the registered name on the ToolResult.
-    expect(result.steps[0]!.toolResults.map((r) => (r.output as { name: string }).name)).toEqual(['tickets.count', 'notes.clear']);
+    expect(result.steps[0]!.toolResults.map((r) => (r.output as { name: string }).name)).toEqual([
+      'tickets.count',
+      'notes.clear',
+    ]);
   });
 });

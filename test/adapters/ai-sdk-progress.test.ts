@@ -22,16 +22,18 @@ describe('toAiSdkTools with streamText: preliminary run_code results', () => {
     let release!: () => void;
     const gate = new Promise<void>((resolve) => (release = resolve));
     const rt = createToolRuntime({ mode: 'ptc', sandbox });
-    rt.register(defineTool({
-      name: 'slow',
-      description: 'Doubles n once released.',
-      parameters: { n: { type: 'number', required: true } },
-      output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: async ({ n }) => {
-        await gate;
-        return n * 2;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'slow',
+        description: 'Doubles n once released.',
+        parameters: { n: { type: 'number', required: true } },
+        output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+        execute: async ({ n }) => {
+          await gate;
+          return n * 2;
+        },
+      }),
+    );
     const code = `console.log('looking'); const v = await tools.slow({ n: 21 }); console.log('got', v); return v;`;
     let calls = 0;
     const model = new MockLanguageModelV4({
@@ -39,7 +41,14 @@ describe('toAiSdkTools with streamText: preliminary run_code results', () => {
         calls += 1;
         const parts =
           calls === 1
-            ? [{ type: 'tool-call' as const, toolCallId: 'tc1', toolName: 'run_code', input: JSON.stringify({ description: 'Double slowly', code }) }]
+            ? [
+                {
+                  type: 'tool-call' as const,
+                  toolCallId: 'tc1',
+                  toolName: 'run_code',
+                  input: JSON.stringify({ description: 'Double slowly', code }),
+                },
+              ]
             : [
                 { type: 'text-start' as const, id: 't' },
                 { type: 'text-delta' as const, id: 't', delta: 'done' },
@@ -49,7 +58,11 @@ describe('toAiSdkTools with streamText: preliminary run_code results', () => {
           stream: convertArrayToReadableStream([
             { type: 'stream-start' as const, warnings: [] },
             ...parts,
-            { type: 'finish' as const, finishReason: { unified: calls === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined }, usage },
+            {
+              type: 'finish' as const,
+              finishReason: { unified: calls === 1 ? ('tool-calls' as const) : ('stop' as const), raw: undefined },
+              usage,
+            },
           ]),
         };
       },

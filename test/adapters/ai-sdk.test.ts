@@ -12,8 +12,12 @@ const usage = {
   inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
   outputTokens: { total: 1, text: 1, reasoning: 0 },
 };
-const toolCall = (id: string, name: string, input: JsonValue) =>
-  ({ type: 'tool-call' as const, toolCallId: id, toolName: name, input: JSON.stringify(input) });
+const toolCall = (id: string, name: string, input: JsonValue) => ({
+  type: 'tool-call' as const,
+  toolCallId: id,
+  toolName: name,
+  input: JSON.stringify(input),
+});
 
 /** A runtime with an exclusive `log` tool that records overlap, and a failing tool. */
 function runtime() {
@@ -22,30 +26,37 @@ function runtime() {
   let running = 0;
   let maxRunning = 0;
   let logged = 0;
-  rt.register(defineTool({
-    name: 'log',
-    description: 'Appends an entry.',
-    parameters: { entry: { type: 'string', required: true } },
-    output: { schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } }, render: (args, v) => [{ type: 'text', text: `logged ${args.entry} as #${v.n}` }] },
-    execute: async (args, exec) => {
-      running += 1;
-      maxRunning = Math.max(maxRunning, running);
-      await new Promise((resolve) => setImmediate(resolve));
-      running -= 1;
-      trace.push(args.entry);
-      exec.deferContext({ role: 'user', content: [{ type: 'text', text: `note: ${args.entry}` }] });
-      return { n: ++logged };
-    },
-  }));
-  rt.register(defineTool({
-    name: 'broken',
-    description: 'Fails.',
-    parameters: {},
-    output: { schema: { type: 'json' }, render: () => [] },
-    execute: () => {
-      throw new Error('out of order');
-    },
-  }));
+  rt.register(
+    defineTool({
+      name: 'log',
+      description: 'Appends an entry.',
+      parameters: { entry: { type: 'string', required: true } },
+      output: {
+        schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } },
+        render: (args, v) => [{ type: 'text', text: `logged ${args.entry} as #${v.n}` }],
+      },
+      execute: async (args, exec) => {
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        await new Promise((resolve) => setImmediate(resolve));
+        running -= 1;
+        trace.push(args.entry);
+        exec.deferContext({ role: 'user', content: [{ type: 'text', text: `note: ${args.entry}` }] });
+        return { n: ++logged };
+      },
+    }),
+  );
+  rt.register(
+    defineTool({
+      name: 'broken',
+      description: 'Fails.',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [] },
+      execute: () => {
+        throw new Error('out of order');
+      },
+    }),
+  );
   rt.on('tools/pre-execute', (exec, next) => {
     trace.push(`pre:${exec.callId}`);
     return next();
@@ -54,17 +65,26 @@ function runtime() {
 }
 
 describe('toAiSdkTools with generateText', () => {
-  it('runs one step\'s calls as one turn: model order, exclusive, results and contexts back to the model', async () => {
+  it("runs one step's calls as one turn: model order, exclusive, results and contexts back to the model", async () => {
     const { rt, trace, maxRunning } = runtime();
     const model = new MockLanguageModelV4({
       doGenerate: [
         {
-          content: [toolCall('c1', 'log', { entry: 'first' }), toolCall('c2', 'log', { entry: 'second' }), toolCall('c3', 'broken', {})],
+          content: [
+            toolCall('c1', 'log', { entry: 'first' }),
+            toolCall('c2', 'log', { entry: 'second' }),
+            toolCall('c3', 'broken', {}),
+          ],
           finishReason: { unified: 'tool-calls', raw: undefined },
           usage,
           warnings: [],
         },
-        { content: [{ type: 'text', text: 'done' }], finishReason: { unified: 'stop', raw: undefined }, usage, warnings: [] },
+        {
+          content: [{ type: 'text', text: 'done' }],
+          finishReason: { unified: 'stop', raw: undefined },
+          usage,
+          warnings: [],
+        },
       ],
     });
     const result = await generateText({ model, tools: toAiSdkTools(rt), prompt: 'go', stopWhen: isStepCount(3) });
@@ -79,8 +99,26 @@ describe('toAiSdkTools with generateText', () => {
     // The model reads content (+ contexts); a failure is error-text.
     const toolMessage = model.doGenerateCalls[1]!.prompt.find((m) => m.role === 'tool')!;
     expect(toolMessage.content).toEqual([
-      expect.objectContaining({ toolCallId: 'c1', output: { type: 'content', value: [{ type: 'text', text: 'logged first as #1' }, { type: 'text', text: 'note: first' }] } }),
-      expect.objectContaining({ toolCallId: 'c2', output: { type: 'content', value: [{ type: 'text', text: 'logged second as #2' }, { type: 'text', text: 'note: second' }] } }),
+      expect.objectContaining({
+        toolCallId: 'c1',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'logged first as #1' },
+            { type: 'text', text: 'note: first' },
+          ],
+        },
+      }),
+      expect.objectContaining({
+        toolCallId: 'c2',
+        output: {
+          type: 'content',
+          value: [
+            { type: 'text', text: 'logged second as #2' },
+            { type: 'text', text: 'note: second' },
+          ],
+        },
+      }),
       expect.objectContaining({ toolCallId: 'c3', output: { type: 'error-text', value: 'Error: out of order' } }),
     ]);
   });
@@ -93,16 +131,41 @@ describe('toAiSdkTools with generateText', () => {
   });
 
   it('never sends empty text: an empty result reads "(no output)", empty text parts are left out', () => {
-    const result = (content: ToolResult['content'], isError = false): ToolResult => ({ callId: 'x', name: 'x', isError, ...(isError ? {} : { value: '' }), content });
+    const result = (content: ToolResult['content'], isError = false): ToolResult => ({
+      callId: 'x',
+      name: 'x',
+      isError,
+      ...(isError ? {} : { value: '' }),
+      content,
+    });
     expect(toAiSdkModelOutput(result([]))).toEqual({ type: 'content', value: [{ type: 'text', text: '(no output)' }] });
-    expect(toAiSdkModelOutput(result([{ type: 'text', text: '' }]))).toEqual({ type: 'content', value: [{ type: 'text', text: '(no output)' }] });
-    expect(toAiSdkModelOutput(result([{ type: 'text', text: '' }, { type: 'text', text: 'a' }]))).toEqual({ type: 'content', value: [{ type: 'text', text: 'a' }] });
+    expect(toAiSdkModelOutput(result([{ type: 'text', text: '' }]))).toEqual({
+      type: 'content',
+      value: [{ type: 'text', text: '(no output)' }],
+    });
+    expect(
+      toAiSdkModelOutput(
+        result([
+          { type: 'text', text: '' },
+          { type: 'text', text: 'a' },
+        ]),
+      ),
+    ).toEqual({ type: 'content', value: [{ type: 'text', text: 'a' }] });
     expect(toAiSdkModelOutput(result([], true))).toEqual({ type: 'error-text', value: '(no output)' });
   });
 
   it('maps images to file parts', () => {
-    const result: ToolResult = { callId: 'x', name: 'x', isError: false, value: null, content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }] };
-    expect(toAiSdkModelOutput(result)).toEqual({ type: 'content', value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AAAA' } }] });
+    const result: ToolResult = {
+      callId: 'x',
+      name: 'x',
+      isError: false,
+      value: null,
+      content: [{ type: 'image', data: 'AAAA', mimeType: 'image/png' }],
+    };
+    expect(toAiSdkModelOutput(result)).toEqual({
+      type: 'content',
+      value: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AAAA' } }],
+    });
   });
 });
 
@@ -116,7 +179,11 @@ describe('fromAiSdkTools', () => {
     }),
     countdown: tool({
       description: 'Streams a countdown; the last value is the result.',
-      inputSchema: jsonSchema<{ from: number }>({ type: 'object', properties: { from: { type: 'integer', minimum: 1 } }, required: ['from'] }),
+      inputSchema: jsonSchema<{ from: number }>({
+        type: 'object',
+        properties: { from: { type: 'integer', minimum: 1 } },
+        required: ['from'],
+      }),
       async *execute({ from }) {
         for (let i = from; i >= 0; i--) yield `t-${i}`;
       },
@@ -126,10 +193,12 @@ describe('fromAiSdkTools', () => {
   it('defines tools whose schemas come from zod / jsonSchema, checked and typed', async () => {
     const rt = createToolRuntime({ sandbox: false });
     for (const t of await fromAiSdkTools(tools)) rt.register(t);
-    expect(rt.tool('weather')!.parameters).toEqual(expect.objectContaining({
-      type: 'object',
-      properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'], default: 'C' } },
-    }));
+    expect(rt.tool('weather')!.parameters).toEqual(
+      expect.objectContaining({
+        type: 'object',
+        properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'], default: 'C' } },
+      }),
+    );
     expect(rt.sdk()).toMatch(/type WeatherResult = \{[^}]*temperature: number;/su);
   });
 
@@ -152,8 +221,8 @@ describe('fromAiSdkTools', () => {
   });
 
   it('refuses tools it cannot run', async () => {
-    await expect(fromAiSdkTools({ noExec: tool({ description: 'x', inputSchema: z.object({}), outputSchema: z.string() }) })).rejects.toThrow(
-      /tool "noExec" has no execute function/u,
-    );
+    await expect(
+      fromAiSdkTools({ noExec: tool({ description: 'x', inputSchema: z.object({}), outputSchema: z.string() }) }),
+    ).rejects.toThrow(/tool "noExec" has no execute function/u);
   });
 });

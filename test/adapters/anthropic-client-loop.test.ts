@@ -11,7 +11,15 @@ import { anthropicModel } from '../../examples/agent-loop/anthropic-live.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage } from '../../src/adapters/anthropic.ts';
 import { createToolRuntime } from '../../src/index.ts';
-import { asArray, isObject, startMockProvider, type Json, type JsonObject, type MockProvider, type Reply } from './support/mock-provider.ts';
+import {
+  asArray,
+  isObject,
+  startMockProvider,
+  type Json,
+  type JsonObject,
+  type MockProvider,
+  type Reply,
+} from './support/mock-provider.ts';
 import { anthropicProblems } from './support/provider-rules.ts';
 import { registerTickets } from './support/ticket-tools.ts';
 
@@ -33,9 +41,13 @@ const toolUse = (id: string, name: string, input: JsonObject): JsonObject => ({ 
 /** The text of the tool_result answering `id` in the last message of a request. */
 function toolResultText(request: JsonObject, id: string): string {
   const last = asArray(request['messages']).at(-1);
-  const block = isObject(last) ? asArray(last['content']).find((b) => isObject(b) && b['type'] === 'tool_result' && b['tool_use_id'] === id) : undefined;
+  const block = isObject(last)
+    ? asArray(last['content']).find((b) => isObject(b) && b['type'] === 'tool_result' && b['tool_use_id'] === id)
+    : undefined;
   if (!isObject(block)) throw new Error(`no tool_result for ${id}`);
-  return asArray(block['content']).map((c: Json) => (isObject(c) && typeof c['text'] === 'string' ? c['text'] : '')).join('');
+  return asArray(block['content'])
+    .map((c: Json) => (isObject(c) && typeof c['text'] === 'string' ? c['text'] : ''))
+    .join('');
 }
 
 async function mock(replies: Reply[]): Promise<{ provider: MockProvider; client: Anthropic }> {
@@ -55,16 +67,18 @@ describe('Anthropic SDK client against a mock Messages API', () => {
   it('the mock refuses what the real API refuses: a dotted tool name, an empty text block, an unanswered tool_use', async () => {
     const { provider, client } = await mock([]);
     open.push(provider);
-    await expect(client.messages.create({
-      model: 'claude-test',
-      max_tokens: 10,
-      tools: [{ name: 'tickets.count', input_schema: { type: 'object' } }],
-      messages: [
-        { role: 'user', content: 'hi' },
-        { role: 'assistant', content: [{ type: 'tool_use', id: 'tu_1', name: 'x', input: {} }] },
-        { role: 'user', content: [{ type: 'text', text: '' }] },
-      ],
-    })).rejects.toThrow(/^400 /u);
+    await expect(
+      client.messages.create({
+        model: 'claude-test',
+        max_tokens: 10,
+        tools: [{ name: 'tickets.count', input_schema: { type: 'object' } }],
+        messages: [
+          { role: 'user', content: 'hi' },
+          { role: 'assistant', content: [{ type: 'tool_use', id: 'tu_1', name: 'x', input: {} }] },
+          { role: 'user', content: [{ type: 'text', text: '' }] },
+        ],
+      }),
+    ).rejects.toThrow(/^400 /u);
     const [refused] = provider.requests;
     expect(refused!.problems).toEqual([
       "tools.0.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'",
@@ -77,13 +91,40 @@ describe('Anthropic SDK client against a mock Messages API', () => {
     const rt = registerTickets(createToolRuntime({ mode: 'ptc', sandbox }));
     const program = 'const open = await tools["tickets.count"]({ status: "open" });\nreturn `${open} open`;';
     const { provider, client } = await mock([
-      message([{ type: 'text', text: 'Counting.' }, toolUse('tu_1', 'run_code', { description: 'Count open tickets', code: program })], 'tool_use'),
-      message([toolUse('tu_2', 'run_code', { description: 'Clear notes', code: 'await tools["notes.clear"]({});\nconsole.log("");\nreturn "";' })], 'tool_use'),
+      message(
+        [
+          { type: 'text', text: 'Counting.' },
+          toolUse('tu_1', 'run_code', { description: 'Count open tickets', code: program }),
+        ],
+        'tool_use',
+      ),
+      message(
+        [
+          toolUse('tu_2', 'run_code', {
+            description: 'Clear notes',
+            code: 'await tools["notes.clear"]({});\nconsole.log("");\nreturn "";',
+          }),
+        ],
+        'tool_use',
+      ),
       // The third request answers tu_2; the second one answered tu_1.
-      (request) => message([{ type: 'text', text: `Answer: ${toolResultText(request, 'tu_2')} / ${toolResultText(provider.requests[1]!.body, 'tu_1')}` }], 'end_turn'),
+      (request) =>
+        message(
+          [
+            {
+              type: 'text',
+              text: `Answer: ${toolResultText(request, 'tu_2')} / ${toolResultText(provider.requests[1]!.body, 'tu_1')}`,
+            },
+          ],
+          'end_turn',
+        ),
     ]);
     open.push(provider);
-    const result = await runAgentLoop({ rt, model: anthropicModel(client, 'claude-test'), question: 'How many open tickets?' });
+    const result = await runAgentLoop({
+      rt,
+      model: anthropicModel(client, 'claude-test'),
+      question: 'How many open tickets?',
+    });
     expect(provider.requests.map((r) => r.problems)).toEqual([[], [], []]);
     expect(result.stoppedBy).toBe('answer');
     expect(result.answer).toBe('Answer: (no output) / 3 open');
@@ -101,13 +142,22 @@ describe('Anthropic SDK client against a mock Messages API', () => {
       (request) => {
         const names = asArray(request['tools']).map((t) => (isObject(t) ? t['name'] : null));
         expect(names).toEqual(['notes_clear', 'tickets_count']);
-        return message([toolUse('tu_a', 'tickets_count', { status: 'closed' }), toolUse('tu_b', 'notes_clear', {})], 'tool_use');
+        return message(
+          [toolUse('tu_a', 'tickets_count', { status: 'closed' }), toolUse('tu_b', 'notes_clear', {})],
+          'tool_use',
+        );
       },
-      (request) => message([{ type: 'text', text: `${toolResultText(request, 'tu_a')}; ${toolResultText(request, 'tu_b')}` }], 'end_turn'),
+      (request) =>
+        message(
+          [{ type: 'text', text: `${toolResultText(request, 'tu_a')}; ${toolResultText(request, 'tu_b')}` }],
+          'end_turn',
+        ),
     ]);
     open.push(provider);
     const request = toAnthropicRequest(rt, { system: 'Use the tools.' });
-    const messages: Anthropic.Messages.MessageParam[] = [{ role: 'user', content: 'Count closed tickets, then clear notes.' }];
+    const messages: Anthropic.Messages.MessageParam[] = [
+      { role: 'user', content: 'Count closed tickets, then clear notes.' },
+    ];
     const first = await client.messages.create({ model: 'claude-test', max_tokens: 100, messages, ...request });
     const calls = fromAnthropicToolUses(first.content, rt);
     expect(calls.map((c) => c.name)).toEqual(['tickets.count', 'notes.clear']);

@@ -19,7 +19,9 @@ function staticPackages(entry: string): Map<string, string> {
     seen.add(file);
     const source = readFileSync(file, 'utf8');
     // Static imports and re-exports only (`import type` is erased); dynamic import() is lazy by design.
-    for (const match of source.matchAll(/^(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^import\s+'([^']+)'/gmu)) {
+    for (const match of source.matchAll(
+      /^(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^import\s+'([^']+)'/gmu,
+    )) {
       const spec = match[1] ?? match[2]!;
       if (spec.startsWith('.')) stack.push(resolve(dirname(file), spec));
       else if (!packages.has(spec)) packages.set(spec, file.slice(ROOT.length));
@@ -35,18 +37,38 @@ describe('entry isolation', () => {
   });
 
   it('the subpaths do load them (the walker sees imports)', () => {
-    expect([...staticPackages('src/mcp/index.ts').keys()]).toEqual(expect.arrayContaining(['@modelcontextprotocol/sdk/server/mcp.js']));
+    expect([...staticPackages('src/mcp/index.ts').keys()]).toEqual(
+      expect.arrayContaining(['@modelcontextprotocol/sdk/server/mcp.js']),
+    );
     expect([...staticPackages('src/adapters/ai-sdk.ts').keys()]).toContain('ai');
   });
 
   it('package.json maps each subpath to its built module with types', () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
-    expect(pkg.exports).toEqual(expect.objectContaining({
-      '.': { 'ptc-source': './src/index.ts', types: './dist/src/index.d.ts', import: './dist/src/index.js' },
-      './mcp': { 'ptc-source': './src/mcp/index.ts', types: './dist/src/mcp/index.d.ts', import: './dist/src/mcp/index.js' },
-      './adapters/anthropic': { 'ptc-source': './src/adapters/anthropic.ts', types: './dist/src/adapters/anthropic.d.ts', import: './dist/src/adapters/anthropic.js' },
-      './adapters/openai': { 'ptc-source': './src/adapters/openai.ts', types: './dist/src/adapters/openai.d.ts', import: './dist/src/adapters/openai.js' },
-      './adapters/ai-sdk': { 'ptc-source': './src/adapters/ai-sdk.ts', types: './dist/src/adapters/ai-sdk.d.ts', import: './dist/src/adapters/ai-sdk.js' },
-    }));
+    expect(pkg.exports).toEqual(
+      expect.objectContaining({
+        '.': { 'ptc-source': './src/index.ts', types: './dist/src/index.d.ts', import: './dist/src/index.js' },
+        './mcp': {
+          'ptc-source': './src/mcp/index.ts',
+          types: './dist/src/mcp/index.d.ts',
+          import: './dist/src/mcp/index.js',
+        },
+        './adapters/anthropic': {
+          'ptc-source': './src/adapters/anthropic.ts',
+          types: './dist/src/adapters/anthropic.d.ts',
+          import: './dist/src/adapters/anthropic.js',
+        },
+        './adapters/openai': {
+          'ptc-source': './src/adapters/openai.ts',
+          types: './dist/src/adapters/openai.d.ts',
+          import: './dist/src/adapters/openai.js',
+        },
+        './adapters/ai-sdk': {
+          'ptc-source': './src/adapters/ai-sdk.ts',
+          types: './dist/src/adapters/ai-sdk.d.ts',
+          import: './dist/src/adapters/ai-sdk.js',
+        },
+      }),
+    );
   });
 });

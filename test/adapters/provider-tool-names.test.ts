@@ -4,8 +4,18 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { fromAnthropicToolUses, toAnthropicTools } from '../../src/adapters/anthropic.ts';
-import { fromOpenAIChatToolCalls, fromOpenAIResponsesCalls, toOpenAIChatTools, toOpenAIResponsesTools } from '../../src/adapters/openai.ts';
-import { ANTHROPIC_MAX_TOOL_NAME, OPENAI_MAX_TOOL_NAME, providerToolNames, registeredToolNames } from '../../src/adapters/provider-tool-names.ts';
+import {
+  fromOpenAIChatToolCalls,
+  fromOpenAIResponsesCalls,
+  toOpenAIChatTools,
+  toOpenAIResponsesTools,
+} from '../../src/adapters/openai.ts';
+import {
+  ANTHROPIC_MAX_TOOL_NAME,
+  OPENAI_MAX_TOOL_NAME,
+  providerToolNames,
+  registeredToolNames,
+} from '../../src/adapters/provider-tool-names.ts';
 import { createToolRuntime, defineTool, type ToolSchemaProjection } from '../../src/index.ts';
 
 const schema = (name: string): ToolSchemaProjection => ({ name, description: '', parameters: { type: 'object' } });
@@ -14,7 +24,10 @@ const SAFE = (max: number): RegExp => new RegExp(`^[a-zA-Z0-9_-]{1,${max}}$`, 'u
 describe('providerToolNames', () => {
   it('keeps safe names, replaces unsafe characters, and hashes when the simple alias is taken or too long', () => {
     const long = `ns.${'x'.repeat(80)}`;
-    const names = providerToolNames(['tickets.count', 'get_order', 'a.b', 'a_b', 'x:y', 'x/y', long, 'é'], OPENAI_MAX_TOOL_NAME);
+    const names = providerToolNames(
+      ['tickets.count', 'get_order', 'a.b', 'a_b', 'x:y', 'x/y', long, 'é'],
+      OPENAI_MAX_TOOL_NAME,
+    );
     expect(names.get('get_order')).toBe('get_order');
     expect(names.get('a_b')).toBe('a_b');
     expect(names.get('tickets.count')).toBe('tickets_count');
@@ -29,17 +42,25 @@ describe('providerToolNames', () => {
   });
 
   it('gives every list safe, unique, order-independent aliases that map back (property)', () => {
-    const name = fc.string({ minLength: 1, maxLength: 140, unit: fc.constantFrom('a', 'b', '_', '-', '.', ':', '/', 'é', '1') });
+    const name = fc.string({
+      minLength: 1,
+      maxLength: 140,
+      unit: fc.constantFrom('a', 'b', '_', '-', '.', ':', '/', 'é', '1'),
+    });
     fc.assert(
-      fc.property(fc.uniqueArray(name, { minLength: 1, maxLength: 12 }), fc.constantFrom(ANTHROPIC_MAX_TOOL_NAME, OPENAI_MAX_TOOL_NAME), (list, max) => {
-        const aliases = providerToolNames(list, max);
-        const sent = list.map((n) => aliases.get(n)!);
-        for (const alias of sent) expect(alias).toMatch(SAFE(max));
-        expect(new Set(sent).size).toBe(list.length);
-        expect(providerToolNames([...list].reverse(), max)).toEqual(aliases);
-        const back = registeredToolNames(list.map(schema), max);
-        expect(sent.map(back)).toEqual(list);
-      }),
+      fc.property(
+        fc.uniqueArray(name, { minLength: 1, maxLength: 12 }),
+        fc.constantFrom(ANTHROPIC_MAX_TOOL_NAME, OPENAI_MAX_TOOL_NAME),
+        (list, max) => {
+          const aliases = providerToolNames(list, max);
+          const sent = list.map((n) => aliases.get(n)!);
+          for (const alias of sent) expect(alias).toMatch(SAFE(max));
+          expect(new Set(sent).size).toBe(list.length);
+          expect(providerToolNames([...list].reverse(), max)).toEqual(aliases);
+          const back = registeredToolNames(list.map(schema), max);
+          expect(sent.map(back)).toEqual(list);
+        },
+      ),
       { numRuns: 200 },
     );
   });
@@ -57,21 +78,26 @@ describe('providerToolNames', () => {
 describe('the adapters send aliases and take them back', () => {
   function runtime() {
     const rt = createToolRuntime({ sandbox: false });
-    rt.register(defineTool({
-      name: 'tickets.count',
-      description: 'Counts tickets.',
-      parameters: {},
-      output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: () => 3,
-    }));
+    rt.register(
+      defineTool({
+        name: 'tickets.count',
+        description: 'Counts tickets.',
+        parameters: {},
+        output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+        execute: () => 3,
+      }),
+    );
     const agent = rt.createAgent('support');
-    rt.register(defineTool({
-      name: 'crm:lookup',
-      description: 'Agent-only.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'found' }] },
-      execute: () => null,
-    }), { agent });
+    rt.register(
+      defineTool({
+        name: 'crm:lookup',
+        description: 'Agent-only.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'found' }] },
+        execute: () => null,
+      }),
+      { agent },
+    );
     return rt;
   }
 
@@ -79,9 +105,19 @@ describe('the adapters send aliases and take them back', () => {
     const rt = runtime();
     expect(toAnthropicTools(rt.schemas()).map((t) => t.name)).toEqual(['tickets_count']);
     expect(toOpenAIChatTools(rt.schemas()).map((t) => t.function.name)).toEqual(['tickets_count']);
-    expect(toOpenAIResponsesTools(rt.schemas({ agent: 'support' })).map((t) => t.name)).toEqual(['crm_lookup', 'tickets_count']);
-    expect(fromAnthropicToolUses([{ type: 'tool_use', id: 't1', name: 'tickets_count', input: {} } as never], rt)).toEqual([{ callId: 't1', name: 'tickets.count', arguments: {} }]);
-    expect(fromOpenAIChatToolCalls([{ id: 'c1', type: 'function', function: { name: 'tickets_count', arguments: '{}' } }], rt)[0]!.name).toBe('tickets.count');
+    expect(toOpenAIResponsesTools(rt.schemas({ agent: 'support' })).map((t) => t.name)).toEqual([
+      'crm_lookup',
+      'tickets_count',
+    ]);
+    expect(
+      fromAnthropicToolUses([{ type: 'tool_use', id: 't1', name: 'tickets_count', input: {} } as never], rt),
+    ).toEqual([{ callId: 't1', name: 'tickets.count', arguments: {} }]);
+    expect(
+      fromOpenAIChatToolCalls(
+        [{ id: 'c1', type: 'function', function: { name: 'tickets_count', arguments: '{}' } }],
+        rt,
+      )[0]!.name,
+    ).toBe('tickets.count');
     // An agent's list: give the agent, or the list that was sent.
     const item = { type: 'function_call', call_id: 'r1', name: 'crm_lookup', arguments: '{}' };
     expect(fromOpenAIResponsesCalls([item], rt, { agent: 'support' })[0]!.name).toBe('crm:lookup');
@@ -92,13 +128,16 @@ describe('the adapters send aliases and take them back', () => {
 
   it('a call by alias runs the registered tool', async () => {
     const rt = runtime();
-    const turn = await rt.executeTurn(fromAnthropicToolUses([{ type: 'tool_use', id: 't1', name: 'tickets_count', input: {} } as never], rt));
+    const turn = await rt.executeTurn(
+      fromAnthropicToolUses([{ type: 'tool_use', id: 't1', name: 'tickets_count', input: {} } as never], rt),
+    );
     expect(turn.results[0]).toMatchObject({ name: 'tickets.count', isError: false, value: 3 });
   });
 });
 
-describe('a registered name equal to another name\'s hashed alias', () => {
-  const nameOnly = (name: string): ToolSchemaProjection => ({ name, description: 'd', parameters: { type: 'object' } }) as ToolSchemaProjection;
+describe("a registered name equal to another name's hashed alias", () => {
+  const nameOnly = (name: string): ToolSchemaProjection =>
+    ({ name, description: 'd', parameters: { type: 'object' } }) as ToolSchemaProjection;
   // "x.y" and "x/y" both sanitise to "x_y", so both get hashed aliases; "x_y_b24ca9b7" is
   // "x.y"'s 8-hex alias, registered as a tool of its own.
   const squatter = 'x_y_b24ca9b7';

@@ -35,8 +35,12 @@ function importsOf(file: string): ImportEdge[] {
 }
 
 const layerOf = (path: string): string => path.split(sep)[0]!;
-const exportKeys = Object.keys((JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: object }).exports);
-const publicSpecifiers = new Set(exportKeys.map((key) => (key === '.' ? 'ptc-runtime' : `ptc-runtime/${key.slice(2)}`)));
+const exportKeys = Object.keys(
+  (JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: object }).exports,
+);
+const publicSpecifiers = new Set(
+  exportKeys.map((key) => (key === '.' ? 'ptc-runtime' : `ptc-runtime/${key.slice(2)}`)),
+);
 
 /** Relative imports a layer may not make: the layers it must not reach into. */
 const FORBIDDEN: Record<Layer, readonly string[]> = {
@@ -59,8 +63,10 @@ function boundaryViolations(edges: readonly ImportEdge[]): string[] {
         violations.push(`${edge.from} → ${edge.specifier} (${layer}/ must not import ${targetLayer}/)`);
       }
     } else if (edge.specifier === 'ptc-runtime' || edge.specifier.startsWith('ptc-runtime/')) {
-      if (layer !== 'examples' && layer !== 'bench') violations.push(`${edge.from} → ${edge.specifier} (only examples/ and bench/ use the package name)`);
-      else if (!publicSpecifiers.has(edge.specifier)) violations.push(`${edge.from} → ${edge.specifier} (not an entry of package.json "exports")`);
+      if (layer !== 'examples' && layer !== 'bench')
+        violations.push(`${edge.from} → ${edge.specifier} (only examples/ and bench/ use the package name)`);
+      else if (!publicSpecifiers.has(edge.specifier))
+        violations.push(`${edge.from} → ${edge.specifier} (not an entry of package.json "exports")`);
     }
   }
   return violations;
@@ -70,7 +76,8 @@ const edges = LAYERS.flatMap((layer) => tsFiles(layer).flatMap(importsOf));
 
 describe('package boundaries', () => {
   it('the walk sees the real graph: relative, dynamic and package-name imports', () => {
-    const has = (from: string, specifier: string): boolean => edges.some((e) => e.from === from && e.specifier === specifier);
+    const has = (from: string, specifier: string): boolean =>
+      edges.some((e) => e.from === from && e.specifier === specifier);
     expect(has(join('src', 'runtime', 'lazy-sandbox.ts'), '../../sandbox/create-sandbox.ts')).toBe(true); // dynamic import()
     expect(has(join('src', 'index.ts'), './runtime/create-tool-runtime.ts')).toBe(true); // re-export
     expect(has(join('examples', 'agent-loop', 'agent-loop.ts'), 'ptc-runtime/adapters/anthropic')).toBe(true);
@@ -98,9 +105,20 @@ describe('package boundaries', () => {
 
   it('package.json exports the root, the adapters, mcp, demo, sandbox and sdk-gen, each with types and the sources for the ptc-source condition', () => {
     expect(exportKeys).toEqual(
-      expect.arrayContaining(['.', './adapters/anthropic', './adapters/openai', './adapters/ai-sdk', './mcp', './demo', './sandbox', './sdk-gen']),
+      expect.arrayContaining([
+        '.',
+        './adapters/anthropic',
+        './adapters/openai',
+        './adapters/ai-sdk',
+        './mcp',
+        './demo',
+        './sandbox',
+        './sdk-gen',
+      ]),
     );
-    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
+    const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+      exports: Record<string, string | Record<string, string>>;
+    };
     for (const [key, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
       const source = target['ptc-source']!;

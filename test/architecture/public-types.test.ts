@@ -9,14 +9,29 @@ import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as { exports: Record<string, string | Record<string, string>> };
-const entries = Object.entries(pkg.exports).flatMap(([key, target]) => (typeof target === 'string' ? [] : [[key, join(root, target['ptc-source']!)] as const]));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  exports: Record<string, string | Record<string, string>>;
+};
+const entries = Object.entries(pkg.exports).flatMap(([key, target]) =>
+  typeof target === 'string' ? [] : [[key, join(root, target['ptc-source']!)] as const],
+);
 
 // Type-level machinery of the schema DSL's inference: users name InferArgs/InferNode and
 // the node types, never these steps.
 const INFERENCE_HELPERS = new Set([
-  'NodeBase', 'Awaitable', 'Depth', 'Deeper', 'WithNull', 'InferScalar', 'InferUnion', 'InferContainer', 'InferNodeAt',
-  'RequiredKeys', 'OptionalKeys', 'Flatten', 'InferMapAt',
+  'NodeBase',
+  'Awaitable',
+  'Depth',
+  'Deeper',
+  'WithNull',
+  'InferScalar',
+  'InferUnion',
+  'InferContainer',
+  'InferNodeAt',
+  'RequiredKeys',
+  'OptionalKeys',
+  'Flatten',
+  'InferMapAt',
 ]);
 
 const program = ts.createProgram(
@@ -37,7 +52,8 @@ const isOurs = (decl: ts.Declaration): boolean => {
   const file = decl.getSourceFile().fileName;
   return file.startsWith(root) && !file.includes('/node_modules/');
 };
-const target = (symbol: ts.Symbol): ts.Symbol => (symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol);
+const target = (symbol: ts.Symbol): ts.Symbol =>
+  symbol.flags & ts.SymbolFlags.Alias ? checker.getAliasedSymbol(symbol) : symbol;
 /** A member of a namespace is named through it (`StandardSchemaV1.Issue`): the outermost namespace's name. */
 function reachableName(symbol: ts.Symbol): string {
   let node: ts.Node | undefined = symbol.declarations?.[0];
@@ -48,18 +64,28 @@ function reachableName(symbol: ts.Symbol): string {
   }
   return outer;
 }
-const exportsOf = (file: string): ts.Symbol[] => checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!);
+const exportsOf = (file: string): ts.Symbol[] =>
+  checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(file)!)!);
 
 function unnamedTypes(file: string, nameable: ReadonlySet<string>): string[] {
   const exported = exportsOf(file);
   const missing = new Set<string>();
   const seen = new Set<ts.Node>();
   const isPrivate = (node: ts.Node): boolean =>
-    (ts.isPropertyDeclaration(node) || ts.isMethodDeclaration(node) || ts.isGetAccessor(node) || ts.isSetAccessor(node)) &&
+    (ts.isPropertyDeclaration(node) ||
+      ts.isMethodDeclaration(node) ||
+      ts.isGetAccessor(node) ||
+      ts.isSetAccessor(node)) &&
     (ts.isPrivateIdentifier(node.name) || (ts.getCombinedModifierFlags(node) & ts.ModifierFlags.Private) !== 0);
   const visit = (node: ts.Node): void => {
     if (ts.isBlock(node) || isPrivate(node)) return;
-    const name = ts.isTypeReferenceNode(node) ? node.typeName : ts.isExpressionWithTypeArguments(node) ? node.expression : ts.isTypeQueryNode(node) ? node.exprName : undefined;
+    const name = ts.isTypeReferenceNode(node)
+      ? node.typeName
+      : ts.isExpressionWithTypeArguments(node)
+        ? node.expression
+        : ts.isTypeQueryNode(node)
+          ? node.exprName
+          : undefined;
     const symbol = name === undefined ? undefined : checker.getSymbolAtLocation(name);
     if (symbol !== undefined) {
       const referenced = target(symbol);
@@ -86,7 +112,8 @@ function unnamedTypes(file: string, nameable: ReadonlySet<string>): string[] {
         const returned = signature.getReturnType();
         if ((returned.flags & ts.TypeFlags.TypeParameter) !== 0) continue;
         const named = returned.aliasSymbol ?? returned.getSymbol();
-        if (named?.declarations?.some(isOurs) && !nameable.has(named.name) && !named.name.startsWith('__')) missing.add(named.name);
+        if (named?.declarations?.some(isOurs) && !nameable.has(named.name) && !named.name.startsWith('__'))
+          missing.add(named.name);
       }
     }
   }
@@ -109,7 +136,8 @@ describe('public types', () => {
   });
 
   it('internals are not exported from the root entry', () => {
-    for (const name of ['ExecutionGates', 'replay', 'PipelineDeps', 'ToolRegistry', 'Hooks']) expect([name, rootNames.has(name)]).toStrictEqual([name, false]);
+    for (const name of ['ExecutionGates', 'replay', 'PipelineDeps', 'ToolRegistry', 'Hooks'])
+      expect([name, rootNames.has(name)]).toStrictEqual([name, false]);
     expect(rootNames.has('replayJournal')).toBe(true);
   });
 });

@@ -23,7 +23,10 @@ describe('the built package', () => {
     const installed = join(scratch, 'app', 'node_modules', 'ptc-runtime');
     const outDir = join(installed, 'dist');
     const tsc = join(root, 'node_modules/typescript/bin/tsc');
-    execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], { cwd: root, stdio: 'pipe' });
+    execFileSync(process.execPath, [tsc, '-p', join(root, 'tsconfig.build.json'), '--outDir', outDir], {
+      cwd: root,
+      stdio: 'pipe',
+    });
     execFileSync(process.execPath, [join(root, 'scripts/copy-assets.mjs'), outDir], { cwd: root });
     cpSync(join(root, 'package.json'), join(installed, 'package.json'));
     symlinkSync(join(root, 'node_modules'), join(installed, 'node_modules'), 'dir');
@@ -31,13 +34,19 @@ describe('the built package', () => {
     const specifiers: string[] = [];
     for (const [key, target] of Object.entries(pkg.exports)) {
       if (typeof target === 'string') continue;
-      for (const file of [target.types, target.import]) expect([key, existsSync(join(installed, file))]).toStrictEqual([key, true]);
+      for (const file of [target.types, target.import])
+        expect([key, existsSync(join(installed, file))]).toStrictEqual([key, true]);
       specifiers.push(key === '.' ? 'ptc-runtime' : `ptc-runtime/${key.slice(2)}`);
     }
-    expect(specifiers).toEqual(expect.arrayContaining(['ptc-runtime', 'ptc-runtime/sandbox', 'ptc-runtime/sdk-gen', 'ptc-runtime/demo']));
+    expect(specifiers).toEqual(
+      expect.arrayContaining(['ptc-runtime', 'ptc-runtime/sandbox', 'ptc-runtime/sdk-gen', 'ptc-runtime/demo']),
+    );
 
     // Its own package scope, so `ptc-runtime` is not a self-reference to this checkout.
-    writeFileSync(join(scratch, 'app', 'package.json'), JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }));
+    writeFileSync(
+      join(scratch, 'app', 'package.json'),
+      JSON.stringify({ name: 'smoke-app', private: true, type: 'module' }),
+    );
     const script = join(scratch, 'app', 'smoke.mjs');
     writeFileSync(
       script,
@@ -65,12 +74,29 @@ const diagnostics = checkProgram(sdk, 'await tools.echo({ text: 1 });').map((d) 
 console.log(JSON.stringify({ exported, value: result.value, outcome, diagnostics, typecheck: refused.error?.info }));
 `,
     );
-    const stdout = execFileSync(process.execPath, ['--no-node-snapshot', script], { cwd: join(scratch, 'app'), encoding: 'utf8', timeout: 60_000 });
-    const report = JSON.parse(stdout) as { exported: Record<string, number>; value: unknown; outcome: unknown; diagnostics: number[]; typecheck: unknown };
-    for (const specifier of specifiers) expect([specifier, report.exported[specifier]! > 0]).toStrictEqual([specifier, true]);
+    const stdout = execFileSync(process.execPath, ['--no-node-snapshot', script], {
+      cwd: join(scratch, 'app'),
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    const report = JSON.parse(stdout) as {
+      exported: Record<string, number>;
+      value: unknown;
+      outcome: unknown;
+      diagnostics: number[];
+      typecheck: unknown;
+    };
+    for (const specifier of specifiers)
+      expect([specifier, report.exported[specifier]! > 0]).toStrictEqual([specifier, true]);
     expect(report.value).toEqual({ logs: [], result: 16 });
     expect(report.outcome).toEqual({ ok: true, logs: [], result: 42 });
     expect(report.diagnostics).toEqual([2322]);
-    expect(report.typecheck).toEqual({ kind: 'compile', line: 1, column: 7, diagnostics: ["1:7 Type 'string' is not assignable to type 'number'."], logs: [] });
+    expect(report.typecheck).toEqual({
+      kind: 'compile',
+      line: 1,
+      column: 7,
+      diagnostics: ["1:7 Type 'string' is not assignable to type 'number'."],
+      logs: [],
+    });
   });
 });

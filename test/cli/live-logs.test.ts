@@ -12,13 +12,23 @@ const TOOLS = fileURLToPath(new URL('./fixtures/recording-tools.ts', import.meta
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-live-'));
-  await writeFile(join(dir, 'steps.ts'), 'console.log("step 1"); const r = await tools.note({ text: "a" }); console.log("step 2", r); return { done: true };');
+  await writeFile(
+    join(dir, 'steps.ts'),
+    'console.log("step 1"); const r = await tools.note({ text: "a" }); console.log("step 2", r); return { done: true };',
+  );
   await writeFile(join(dir, 'quiet.ts'), 'console.log("only a log");');
-  await writeFile(join(dir, 'fails.ts'), 'console.log("before"); await tools.note({ text: "b" }); throw new Error("nope");');
+  await writeFile(
+    join(dir, 'fails.ts'),
+    'console.log("before"); await tools.note({ text: "b" }); throw new Error("nope");',
+  );
 });
 afterAll(() => rm(dir, { recursive: true, force: true }));
 
-async function run(file: string, liveLogs: boolean, ...flags: string[]): Promise<{ code: number; out: string[]; err: string }> {
+async function run(
+  file: string,
+  liveLogs: boolean,
+  ...flags: string[]
+): Promise<{ code: number; out: string[]; err: string }> {
   timeline.length = 0;
   const out: string[] = [];
   let err = '';
@@ -58,6 +68,9 @@ describe('ptc run: live log lines on a terminal', () => {
     expect(plain.code).toBe(0);
     const json = await run('steps.ts', true, '--json');
     expect(json.out).toHaveLength(1);
-    expect(JSON.parse(json.out[0]!)).toMatchObject({ isError: false, value: { logs: ['step 1', 'step 2 a'], result: { done: true } } });
+    expect(JSON.parse(json.out[0]!)).toMatchObject({
+      isError: false,
+      value: { logs: ['step 1', 'step 2 a'], result: { done: true } },
+    });
   });
 });

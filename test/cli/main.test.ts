@@ -36,17 +36,21 @@ const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${na
 let dir = '';
 const program = (name: string): string => join(dir, name);
 const PROGRAMS: Record<string, string> = {
-  'ok.ts': 'const eu = await tools.list_customers({ region: "EU" });\nconsole.log(`${eu.length} EU customers`);\nreturn eu.map((c) => c.id).slice(0, 2);\n',
+  'ok.ts':
+    'const eu = await tools.list_customers({ region: "EU" });\nconsole.log(`${eu.length} EU customers`);\nreturn eu.map((c) => c.id).slice(0, 2);\n',
   'throws.ts': 'console.log("looking");\nthrow new Error("nothing found");\n',
   'no-output.ts': 'await tools.list_customers({});\n',
-  'three-calls.ts': 'for (let i = 0; i < 3; i++) { await tools.list_customers({}); console.log(`call ${i + 1}`); }\nreturn "all three";\n',
+  'three-calls.ts':
+    'for (let i = 0; i < 3; i++) { await tools.list_customers({}); console.log(`call ${i + 1}`); }\nreturn "all three";\n',
   'forever.ts': 'console.log("waiting");\nawait new Promise(() => {});\n',
   'big-buffer.ts': 'return new ArrayBuffer(100 * 2 ** 20).byteLength;\n',
   'wipe.ts': 'return await tools.wipe_disk({});\n',
-  'type-error.ts': 'const customers = await tools.list_customers({ region: "EU" });\nconst n: string = customers.length;\nreturn n;\n',
+  'type-error.ts':
+    'const customers = await tools.list_customers({ region: "EU" });\nconst n: string = customers.length;\nreturn n;\n',
   'bad-region.ts': 'return await tools.list_customers({ region: "MARS" });\n',
   'clean.ts': 'const customers = await tools.list_customers({ region: "EU" });\nreturn customers.length;\n',
-  'greet.ts': 'const text = await tools.greet({ name: "Ada" });\nconst sum = await tools.add({ a: 2, b: 3 });\nreturn `${text} / ${sum}`;\n',
+  'greet.ts':
+    'const text = await tools.greet({ name: "Ada" });\nconst sum = await tools.add({ a: 2, b: 3 });\nreturn `${text} / ${sum}`;\n',
   'greet-typo.ts': 'return await tools.add({ a: 2, b: "3" });\n',
   'words.ts': 'return await tools.count_words({ text: "one two  three" });\n',
 };
@@ -71,7 +75,7 @@ describe('ptc sdk', () => {
     await rt.close();
   });
 
-  it('--tools with a function module, and --agent for that agent\'s visible tools', async () => {
+  it("--tools with a function module, and --agent for that agent's visible tools", async () => {
     const all = await cli('sdk', '--tools', fixture('function-tools.ts'));
     expect(all.code).toBe(0);
     expect(all.out).toMatch(/count_words\(args/);
@@ -95,17 +99,29 @@ describe('ptc schemas', () => {
   };
 
   it('--mode ptc: raw, anthropic and openai each carry exactly run_code, description before code', async () => {
-    const raw = parse(await cli('schemas', '--mode', 'ptc', '--format', 'raw')) as { name: string; parameters: { properties: object } }[];
+    const raw = parse(await cli('schemas', '--mode', 'ptc', '--format', 'raw')) as {
+      name: string;
+      parameters: { properties: object };
+    }[];
     expect(raw.map((s) => s.name)).toEqual(['run_code']);
     expect(Object.keys(raw[0]!.parameters.properties)).toEqual(['description', 'code']);
 
-    const anthropic = parse(await cli('schemas', '--mode', 'ptc', '--format', 'anthropic')) as Record<string, unknown>[];
+    const anthropic = parse(await cli('schemas', '--mode', 'ptc', '--format', 'anthropic')) as Record<
+      string,
+      unknown
+    >[];
     expect(anthropic).toHaveLength(1);
     expect(Object.keys(anthropic[0]!).sort()).toEqual(['description', 'input_schema', 'name']);
     expect(anthropic[0]!.name).toBe('run_code');
-    expect(Object.keys((anthropic[0]!.input_schema as { properties: object }).properties)).toEqual(['description', 'code']);
+    expect(Object.keys((anthropic[0]!.input_schema as { properties: object }).properties)).toEqual([
+      'description',
+      'code',
+    ]);
 
-    const openai = parse(await cli('schemas', '--mode', 'ptc', '--format', 'openai')) as { type: string; function: { name: string; parameters: { properties: object } } }[];
+    const openai = parse(await cli('schemas', '--mode', 'ptc', '--format', 'openai')) as {
+      type: string;
+      function: { name: string; parameters: { properties: object } };
+    }[];
     expect(openai).toHaveLength(1);
     expect(openai[0]!.type).toBe('function');
     expect(openai[0]!.function.name).toBe('run_code');
@@ -114,7 +130,14 @@ describe('ptc schemas', () => {
 
   it('native (the default) lists the tools; both adds run_code; --tools applies', async () => {
     const native = parse(await cli('schemas')) as { name: string }[];
-    expect(native.map((s) => s.name)).toEqual(['flag_order', 'get_product_sales', 'get_shipment', 'list_customers', 'list_orders', 'search_products']);
+    expect(native.map((s) => s.name)).toEqual([
+      'flag_order',
+      'get_product_sales',
+      'get_shipment',
+      'list_customers',
+      'list_orders',
+      'search_products',
+    ]);
     const both = parse(await cli('schemas', '--mode', 'both')) as { name: string }[];
     expect(both.map((s) => s.name)).toEqual([...native.map((s) => s.name), 'run_code']);
     const custom = parse(await cli('schemas', '--tools', fixture('array-tools.ts'))) as { name: string }[];
@@ -122,7 +145,10 @@ describe('ptc schemas', () => {
   });
 
   it('an unknown format or mode is a usage error', async () => {
-    expectUsageError(await cli('schemas', '--format', 'xml'), /--format.*xml.*Allowed choices are raw, anthropic, openai/);
+    expectUsageError(
+      await cli('schemas', '--format', 'xml'),
+      /--format.*xml.*Allowed choices are raw, anthropic, openai/,
+    );
     expectUsageError(await cli('schemas', '--mode', 'hybrid'), /--mode.*hybrid/);
   });
 });
@@ -138,7 +164,11 @@ describe('ptc run', () => {
   });
 
   it('no output prints the fixed line', async () => {
-    expect(await cli('run', program('no-output.ts'))).toEqual({ code: 0, out: '(run_code completed with no output)\n', err: '' });
+    expect(await cli('run', program('no-output.ts'))).toEqual({
+      code: 0,
+      out: '(run_code completed with no output)\n',
+      err: '',
+    });
   });
 
   it('exit 1 when the program throws: the error text with captured output on stderr', async () => {
@@ -169,7 +199,11 @@ describe('ptc run', () => {
     const failed = await cli('run', program('throws.ts'), '--json');
     expect(failed.code).toBe(1);
     expect(failed.err).toBe('');
-    const failure = JSON.parse(failed.out) as { isError: boolean; value: unknown; error: { code: string; info: { kind: string } } };
+    const failure = JSON.parse(failed.out) as {
+      isError: boolean;
+      value: unknown;
+      error: { code: string; info: { kind: string } };
+    };
     expect(failure.isError).toBe(true);
     expect(failure.value).toBeNull();
     expect(failure.error.code).toBe('CODE_RUN_FAILED');
@@ -177,7 +211,9 @@ describe('ptc run', () => {
   });
 
   it('--max-calls reaches the sandbox: the limit ends the run with kind call-limit', async () => {
-    const limited = JSON.parse((await cli('run', program('three-calls.ts'), '--max-calls', '2', '--json')).out) as { error: { info: { kind: string; logs: string[] } } };
+    const limited = JSON.parse((await cli('run', program('three-calls.ts'), '--max-calls', '2', '--json')).out) as {
+      error: { info: { kind: string; logs: string[] } };
+    };
     expect(limited.error.info.kind).toBe('call-limit');
     expect(limited.error.info.logs).toEqual(['call 1', 'call 2']);
     const enough = await cli('run', program('three-calls.ts'), '--max-calls', '3');
@@ -193,23 +229,41 @@ describe('ptc run', () => {
   });
 
   it('--memory-mb reaches the sandbox: a 100 MiB buffer fails under 64 MiB and fits in 256 MiB', async () => {
-    const small = JSON.parse((await cli('run', program('big-buffer.ts'), '--memory-mb', '64', '--json')).out) as { error: { info: { kind: string } } };
+    const small = JSON.parse((await cli('run', program('big-buffer.ts'), '--memory-mb', '64', '--json')).out) as {
+      error: { info: { kind: string } };
+    };
     expect(small.error.info.kind).toBe('memory');
-    expect(await cli('run', program('big-buffer.ts'), '--memory-mb', '256')).toEqual({ code: 0, out: `${100 * 2 ** 20}\n`, err: '' });
+    expect(await cli('run', program('big-buffer.ts'), '--memory-mb', '256')).toEqual({
+      code: 0,
+      out: `${100 * 2 ** 20}\n`,
+      err: '',
+    });
   });
 
   it('--tools with an array module and with a function module', async () => {
-    expect(await cli('run', program('greet.ts'), '--tools', fixture('array-tools.ts'))).toEqual({ code: 0, out: 'hello, Ada / 5\n', err: '' });
-    expect(await cli('run', program('words.ts'), '--tools', fixture('function-tools.ts'))).toEqual({ code: 0, out: '3\n', err: '' });
+    expect(await cli('run', program('greet.ts'), '--tools', fixture('array-tools.ts'))).toEqual({
+      code: 0,
+      out: 'hello, Ada / 5\n',
+      err: '',
+    });
+    expect(await cli('run', program('words.ts'), '--tools', fixture('function-tools.ts'))).toEqual({
+      code: 0,
+      out: '3\n',
+      err: '',
+    });
   });
 
   it('--typecheck: off runs a mistyped program, warn runs it and appends the errors, error refuses it (exit 1)', async () => {
     expect(await cli('run', program('type-error.ts'))).toEqual({ code: 0, out: '16\n', err: '' });
     expect(await cli('run', program('type-error.ts'), '--typecheck', 'warn')).toEqual({
-      code: 0, out: "16\n\nType errors (the program ran anyway):\n2:7 Type 'number' is not assignable to type 'string'.\n", err: '',
+      code: 0,
+      out: "16\n\nType errors (the program ran anyway):\n2:7 Type 'number' is not assignable to type 'string'.\n",
+      err: '',
     });
     expect(await cli('run', program('type-error.ts'), '--typecheck', 'error')).toEqual({
-      code: 1, out: '', err: "Error: run_code failed (compile): the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n2:7 Type 'number' is not assignable to type 'string'.\n",
+      code: 1,
+      out: '',
+      err: "Error: run_code failed (compile): the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n2:7 Type 'number' is not assignable to type 'string'.\n",
     });
     expect(await cli('run', program('clean.ts'), '--typecheck', 'error')).toEqual({ code: 0, out: '16\n', err: '' });
     expectUsageError(await cli('run', program('clean.ts'), '--typecheck', 'strict'), /--typecheck/);
@@ -220,9 +274,15 @@ describe('ptc run', () => {
   });
 
   it('bad flags are usage errors, one line each', async () => {
-    expectUsageError(await cli('run', program('ok.ts'), '--timeout-ms', 'abc'), /--timeout-ms must be a positive integer, got "abc"/);
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--timeout-ms', 'abc'),
+      /--timeout-ms must be a positive integer, got "abc"/,
+    );
     expectUsageError(await cli('run', program('ok.ts'), '--max-calls', '0'), /--max-calls must be a positive integer/);
-    expectUsageError(await cli('run', program('ok.ts'), '--memory-mb', '1.5'), /--memory-mb must be a positive integer/);
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--memory-mb', '1.5'),
+      /--memory-mb must be a positive integer/,
+    );
     expectUsageError(await cli('run', program('ok.ts'), '--memory-mb', '4'), /--memory-mb must be at least 8, got 4/);
     expectUsageError(await cli('run', program('ok.ts'), '--bogus'), /unknown option '--bogus'/);
     expectUsageError(await cli('run', program('ok.ts'), '--mode', 'native'), /--mode.*native/);
@@ -236,15 +296,27 @@ describe('ptc run', () => {
   });
 
   it('a bad --tools module is a usage error: missing, wrong export, throwing registration, failing import', async () => {
-    expectUsageError(await cli('run', program('ok.ts'), '--tools', fixture('nope.ts')), /--tools .*nope\.ts: no such file/);
-    expectUsageError(await cli('run', program('ok.ts'), '--tools', fixture('not-tools.ts')), /the default export must be an array of defineTool\(\) definitions or a function/);
-    expectUsageError(await cli('run', program('ok.ts'), '--tools', fixture('throwing-tools.ts')), /registering the tools failed: the tools could not be set up/);
-    expectUsageError(await cli('sdk', '--tools', fixture('failing-import.ts')), /could not load the module: this module cannot be loaded/);
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--tools', fixture('nope.ts')),
+      /--tools .*nope\.ts: no such file/,
+    );
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--tools', fixture('not-tools.ts')),
+      /the default export must be an array of defineTool\(\) definitions or a function/,
+    );
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--tools', fixture('throwing-tools.ts')),
+      /registering the tools failed: the tools could not be set up/,
+    );
+    expectUsageError(
+      await cli('sdk', '--tools', fixture('failing-import.ts')),
+      /could not load the module: this module cannot be loaded/,
+    );
   });
 });
 
 describe('--agent on run and check', () => {
-  it("runs and checks as the agent: its restriction hides the tool from the SDK and from the program", async () => {
+  it('runs and checks as the agent: its restriction hides the tool from the SDK and from the program', async () => {
     const tools = fixture('function-tools.ts');
     expect((await cli('run', program('wipe.ts'), '--tools', tools)).code).toBe(0);
     const asReader = await cli('run', program('wipe.ts'), '--tools', tools, '--agent', 'reader');
@@ -254,7 +326,10 @@ describe('--agent on run and check', () => {
     const checked = await cli('check', program('wipe.ts'), '--tools', tools, '--agent', 'reader');
     expect(checked.code).toBe(1);
     expect(checked.out).toMatch(/^1:\d+ Property 'wipe_disk' does not exist/);
-    expectUsageError(await cli('check', program('wipe.ts'), '--tools', tools, '--agent', 'nobody'), /--agent nobody: no such agent/);
+    expectUsageError(
+      await cli('check', program('wipe.ts'), '--tools', tools, '--agent', 'nobody'),
+      /--agent nobody: no such agent/,
+    );
   });
 });
 
@@ -268,7 +343,7 @@ describe('ptc check', () => {
     expect(await cli('check', program('clean.ts'))).toEqual({ code: 0, out: '', err: '' });
   });
 
-  it('checks against the --tools module\'s SDK', async () => {
+  it("checks against the --tools module's SDK", async () => {
     expect((await cli('check', program('greet.ts'), '--tools', fixture('array-tools.ts'))).code).toBe(0);
     const typo = await cli('check', program('greet-typo.ts'), '--tools', fixture('array-tools.ts'));
     expect(typo.code).toBe(1);

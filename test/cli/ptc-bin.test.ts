@@ -21,7 +21,10 @@ interface Spawned {
 function ptc(args: readonly string[], stdin = ''): Promise<Spawned> {
   return new Promise((resolve, reject) => {
     // A clean NODE_OPTIONS: the child must not inherit jest's VM-module flags.
-    const child = spawn(process.execPath, ['--no-node-snapshot', 'bin/ptc.js', ...args], { cwd: root, env: { ...process.env, NODE_OPTIONS: '' } });
+    const child = spawn(process.execPath, ['--no-node-snapshot', 'bin/ptc.js', ...args], {
+      cwd: root,
+      env: { ...process.env, NODE_OPTIONS: '' },
+    });
     let out = '';
     let err = '';
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (out += chunk));
@@ -38,7 +41,10 @@ let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-bin-'));
   await writeFile(join(dir, 'greet.ts'), 'console.log("greeting");\nreturn await tools.greet({ name: "Grace" });\n');
-  await writeFile(join(dir, 'type-error.ts'), 'const n: string = (await tools.list_customers({})).length;\nreturn n;\n');
+  await writeFile(
+    join(dir, 'type-error.ts'),
+    'const n: string = (await tools.list_customers({})).length;\nreturn n;\n',
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -82,7 +88,7 @@ describe('bin/ptc.js', () => {
     expect(run).toEqual({ code: 0, out: 'greeting\nhello, Grace\n', err: '' });
   });
 
-  it('ptc sdk --tools (a function module) --agent prints that agent\'s SDK', async () => {
+  it("ptc sdk --tools (a function module) --agent prints that agent's SDK", async () => {
     const run = await ptc(['sdk', '--tools', fixture('function-tools.ts'), '--agent', 'reader']);
     expect(run.code).toBe(0);
     expect(run.out).toMatch(/count_words\(args/);
@@ -115,17 +121,27 @@ describe('bin/ptc.js', () => {
   });
   it('a .ts tools module that breaks the type-stripping rules: a usage error that says what to change', async () => {
     await writeFile(join(dir, 'orders.ts'), 'export const orders = 1;\n');
-    await writeFile(join(dir, 'no-extension.ts'), "import { orders } from './orders';\nexport default () => { void orders; };\n");
+    await writeFile(
+      join(dir, 'no-extension.ts'),
+      "import { orders } from './orders';\nexport default () => { void orders; };\n",
+    );
     await writeFile(join(dir, 'with-enum.ts'), 'enum Color { Red }\nexport default () => { void Color.Red; };\n');
-    await writeFile(join(dir, 'erasable.ts'), "import { orders } from './orders.ts';\nexport default (rt: unknown): void => { void rt; void orders; };\n");
+    await writeFile(
+      join(dir, 'erasable.ts'),
+      "import { orders } from './orders.ts';\nexport default (rt: unknown): void => { void rt; void orders; };\n",
+    );
     const noExtension = await ptc(['sdk', '--tools', join(dir, 'no-extension.ts')]);
     expect(noExtension.code).toBe(2);
     oneLine(noExtension.err);
-    expect(noExtension.err).toMatch(/Cannot find module .*orders' .*\(a relative import names its file with the extension, e\.g\. "\.\/orders\.ts"\)/u);
+    expect(noExtension.err).toMatch(
+      /Cannot find module .*orders' .*\(a relative import names its file with the extension, e\.g\. "\.\/orders\.ts"\)/u,
+    );
     const withEnum = await ptc(['sdk', '--tools', join(dir, 'with-enum.ts')]);
     expect(withEnum.code).toBe(2);
     oneLine(withEnum.err);
-    expect(withEnum.err).toMatch(/enum is not supported in strip-only mode \(a \.ts tools module runs with Node's type stripping: no enum, namespace, parameter properties or import =\)/u);
+    expect(withEnum.err).toMatch(
+      /enum is not supported in strip-only mode \(a \.ts tools module runs with Node's type stripping: no enum, namespace, parameter properties or import =\)/u,
+    );
     expect(await ptc(['sdk', '--tools', join(dir, 'erasable.ts')])).toMatchObject({ code: 0, err: '' });
   });
 });

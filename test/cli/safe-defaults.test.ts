@@ -78,7 +78,10 @@ describe('timeoutMs is enforced by default', () => {
       expect((await client.listTools()).tools.map((t) => t.name)).toEqual(['hang']);
       const result = await client.callTool({ name: 'hang', arguments: {} });
       expect(result.isError).toBe(true);
-      expect(result._meta?.[MCP_META_ERROR]).toEqual({ code: 'TOOL_TIMEOUT', message: 'tool "hang" timed out after 50 ms' });
+      expect(result._meta?.[MCP_META_ERROR]).toEqual({
+        code: 'TOOL_TIMEOUT',
+        message: 'tool "hang" timed out after 50 ms',
+      });
     } finally {
       await client.close();
     }
@@ -88,10 +91,17 @@ describe('timeoutMs is enforced by default', () => {
 describe('program files', () => {
   it('a file that is not UTF-8 is a usage error naming the line, for run and check', async () => {
     const file = join(dir, 'latin1.ts');
-    await writeFile(file, Buffer.concat([Buffer.from('const a = 1;\nreturn "caf'), Buffer.from([0xe9]), Buffer.from('";\n')]));
+    await writeFile(
+      file,
+      Buffer.concat([Buffer.from('const a = 1;\nreturn "caf'), Buffer.from([0xe9]), Buffer.from('";\n')]),
+    );
     for (const command of ['run', 'check']) {
       const run = await cli(command, file);
-      expect(run).toEqual({ code: 2, out: '', err: `ptc: program file "${file}" is not valid UTF-8 (first bad byte on line 2); save it as UTF-8\n` });
+      expect(run).toEqual({
+        code: 2,
+        out: '',
+        err: `ptc: program file "${file}" is not valid UTF-8 (first bad byte on line 2); save it as UTF-8\n`,
+      });
     }
   });
 });

@@ -4,7 +4,13 @@
 // Inference types 16 container levels (the args root is one); the 17th is JsonValue.
 import { describe, expect, it } from '@jest/globals';
 import {
-  createToolRuntime, defineTool, DefinitionError, type InferArgs, type InferNode, type JsonValueType, type MaxInferenceDepth,
+  createToolRuntime,
+  defineTool,
+  DefinitionError,
+  type InferArgs,
+  type InferNode,
+  type JsonValueType,
+  type MaxInferenceDepth,
 } from '../../src/index.ts';
 import { call, text } from './helpers.ts';
 
@@ -24,14 +30,22 @@ type Scalars = InferArgs<{
   j: { type: 'json'; required: true };
 }>;
 export type ScalarsOk = Expect<
-  Equal<Scalars, { s: string; i: number; n?: number; b: boolean; z: null; e: 'a' | 'b'; c: 3; ns: string | null; j: JsonValueType }>
+  Equal<
+    Scalars,
+    { s: string; i: number; n?: number; b: boolean; z: null; e: 'a' | 'b'; c: 3; ns: string | null; j: JsonValueType }
+  >
 >;
 
 // ---- containers and unions ----
 type Containers = InferArgs<{
   list: { type: 'array'; items: { type: 'string' }; required: true };
   anyList: { type: 'array'; required: true };
-  obj: { type: 'object'; additionalProperties: false; properties: { x: { type: 'integer'; required: true } }; required: true };
+  obj: {
+    type: 'object';
+    additionalProperties: false;
+    properties: { x: { type: 'integer'; required: true } };
+    required: true;
+  };
   bag: { type: 'object'; additionalProperties: true; required: true };
   either: { anyOf: readonly [{ type: 'string' }, { type: 'boolean' }]; required: true };
   oneOrNull: { oneOf: readonly [{ type: 'integer' }]; nullable: true; required: true };
@@ -52,7 +66,14 @@ export type ContainersOk = Expect<
 
 // ---- output inference ----
 export type OutputOk = Expect<
-  Equal<InferNode<{ type: 'object'; additionalProperties: false; properties: { ids: { type: 'array'; items: { type: 'integer' }; required: true } } }>, { ids: number[] }>
+  Equal<
+    InferNode<{
+      type: 'object';
+      additionalProperties: false;
+      properties: { ids: { type: 'array'; items: { type: 'integer' }; required: true } };
+    }>,
+    { ids: number[] }
+  >
 >;
 
 // ---- depth: 16 container levels typed, the 17th is JsonValue ----
@@ -60,14 +81,26 @@ type Leaf = { type: 'string'; required: true };
 /** `N` nested single-property objects around a string leaf. */
 type NestObjects<N extends number, Acc extends unknown[] = [], T = Leaf> = Acc['length'] extends N
   ? T
-  : NestObjects<N, [...Acc, unknown], { type: 'object'; additionalProperties: false; required: true; properties: { n: T } }>;
+  : NestObjects<
+      N,
+      [...Acc, unknown],
+      { type: 'object'; additionalProperties: false; required: true; properties: { n: T } }
+    >;
 /** `N` nested arrays around a string leaf. */
 type NestArrays<N extends number, Acc extends unknown[] = [], T = { type: 'string' }> = Acc['length'] extends N
   ? T
   : NestArrays<N, [...Acc, unknown], { type: 'array'; items: T; required: true }>;
 /** The value type `N` levels of `{ n: … }` below the root. */
-type Dig<T, N extends number, Acc extends unknown[] = []> = Acc['length'] extends N ? T : T extends { n: infer C } ? Dig<C, N, [...Acc, unknown]> : never;
-type Unwrap<T, N extends number, Acc extends unknown[] = []> = Acc['length'] extends N ? T : T extends (infer E)[] ? Unwrap<E, N, [...Acc, unknown]> : never;
+type Dig<T, N extends number, Acc extends unknown[] = []> = Acc['length'] extends N
+  ? T
+  : T extends { n: infer C }
+    ? Dig<C, N, [...Acc, unknown]>
+    : never;
+type Unwrap<T, N extends number, Acc extends unknown[] = []> = Acc['length'] extends N
+  ? T
+  : T extends (infer E)[]
+    ? Unwrap<E, N, [...Acc, unknown]>
+    : never;
 
 export type DepthIsSixteen = Expect<Equal<MaxInferenceDepth, 16>>;
 // Root + 15 nested objects = 16 containers: all typed, down to the string leaf.
@@ -95,7 +128,11 @@ const typed = defineTool({
     mode: { type: 'string', enum: ['fast', 'slow'], required: true },
   },
   output: {
-    schema: { type: 'object', additionalProperties: false, properties: { hits: { type: 'array', items: { type: 'string' }, required: true } } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { hits: { type: 'array', items: { type: 'string' }, required: true } },
+    },
     render: (args, value) => {
       const mode: 'fast' | 'slow' = args.mode;
       // @ts-expect-error `hits` is string[], not a string
@@ -130,7 +167,11 @@ const wrapped = defineTool({
   description: 'd',
   parameters: {},
   output: {
-    schema: { type: 'object', additionalProperties: false, properties: { items: { type: 'array', items: { type: 'json' }, required: true } } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { items: { type: 'array', items: { type: 'json' }, required: true } },
+    },
     render: (_args, value) => text(String(value.items.length)),
   },
   execute: (_args, exec) => ({ items: [exec.arguments] as const }),
@@ -139,7 +180,10 @@ defineTool({
   name: 'still-checked',
   description: 'd',
   parameters: {},
-  output: { schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } }, render: () => [] },
+  output: {
+    schema: { type: 'object', additionalProperties: false, properties: { n: { type: 'integer', required: true } } },
+    render: () => [],
+  },
   // @ts-expect-error readonly is accepted, a wrong type is not
   execute: () => ({ n: 'one' }) as const,
 });

@@ -88,7 +88,13 @@ describe('signal fusion: a wrapper may swap exec.signal but never hide the calle
       exec.signal = new AbortController().signal;
       const real = await next();
       expect(real.error?.code).toBe('ABORTED');
-      return { callId: exec.callId, name: exec.name, isError: false, value: { echoed: 'pretend' }, content: text('fine') };
+      return {
+        callId: exec.callId,
+        name: exec.name,
+        isError: false,
+        value: { echoed: 'pretend' },
+        content: text('fine'),
+      };
     });
     const result = await rt.execute({ ...call(), signal: caller.signal });
     expect(result.error?.code).toBe('ABORTED');
@@ -138,7 +144,7 @@ describe('signal fusion: a wrapper may swap exec.signal but never hide the calle
     expect((await other.rt.execute(call())).error?.message).toContain('must be an AbortSignal');
   });
 
-  it("an already-aborted wrapper signal is ABORTED_BEFORE_DISPATCH and the body does not run", async () => {
+  it('an already-aborted wrapper signal is ABORTED_BEFORE_DISPATCH and the body does not run', async () => {
     const { rt, calls } = echoRuntime();
     rt.on('tools/execute', (exec, next) => {
       exec.signal = AbortSignal.abort();
@@ -251,7 +257,12 @@ describe('body failures are normalized', () => {
   const table: ReadonlyArray<readonly [string, unknown, string, string]> = [
     ['an Error', new Error('disk full'), 'TOOL_ERROR', 'disk full'],
     ['a string', 'plain string', 'TOOL_ERROR', 'plain string'],
-    ['an error with its own string code', Object.assign(new Error('slow down'), { code: 'RATE_LIMITED' }), 'RATE_LIMITED', 'slow down'],
+    [
+      'an error with its own string code',
+      Object.assign(new Error('slow down'), { code: 'RATE_LIMITED' }),
+      'RATE_LIMITED',
+      'slow down',
+    ],
     ['an object with a code', { code: 'NOT_FOUND', message: 'no such row' }, 'NOT_FOUND', 'no such row'],
     ['an error with a numeric code', Object.assign(new Error('errno'), { code: 5 }), 'TOOL_ERROR', 'errno'],
     ['a hostile Proxy', hostile, 'TOOL_ERROR', 'unreadable thrown value'],
@@ -281,7 +292,10 @@ describe('body failures are normalized', () => {
         return { echoed: 'unreachable' };
       },
     });
-    expect((await rt.execute({ ...call(), signal: caller.signal })).error).toEqual({ code: 'ABORTED', message: 'tool call aborted' });
+    expect((await rt.execute({ ...call(), signal: caller.signal })).error).toEqual({
+      code: 'ABORTED',
+      message: 'tool call aborted',
+    });
   });
 
   it("a body cancelled through Node's AbortError (code ABORT_ERR) is ABORTED, not ABORT_ERR", async () => {
@@ -305,7 +319,11 @@ describe('body failures are normalized', () => {
         throw Object.assign(new Error('partial write'), { code: 'PARTIAL_WRITE', info: { written: 3 } });
       },
     });
-    expect((await rt.execute({ ...call(), signal: caller.signal })).error).toEqual({ code: 'PARTIAL_WRITE', message: 'partial write', info: { written: 3 } });
+    expect((await rt.execute({ ...call(), signal: caller.signal })).error).toEqual({
+      code: 'PARTIAL_WRITE',
+      message: 'partial write',
+      info: { written: 3 },
+    });
   });
 
   it('a body that succeeds after the caller aborted is ABORTED (the value is dropped)', async () => {
@@ -372,16 +390,32 @@ describe('success values: snapshotted, validated, frozen, rendered', () => {
     const { rt } = echoRuntime({ body: () => ({ echoed: 5 }) as never });
     const result = await rt.execute(call());
     expect(result.error?.code).toBe('INVALID_TOOL_OUTPUT');
-    expect(result.error?.message).toBe('tool "echo" returned a value that does not match its output schema: /echoed must be string');
+    expect(result.error?.message).toBe(
+      'tool "echo" returned a value that does not match its output schema: /echoed must be string',
+    );
   });
 
   it.each([
-    ['throws', () => { throw new Error('bad template'); }, 'bad template'],
+    [
+      'throws',
+      () => {
+        throw new Error('bad template');
+      },
+      'bad template',
+    ],
     ['returns no array', () => 'text' as never, 'must be an array'],
     ['returns a malformed block', () => [{ type: 'html', html: '<b>' }] as never, "must be { type: 'text', text }"],
   ])('a render that %s is INVALID_TOOL_OUTPUT', async (_label, render, mention) => {
     const rt = createToolRuntime();
-    rt.register(defineTool({ name: 'r', description: 'd', parameters: {}, output: { schema: { type: 'json' }, render }, execute: () => 1 }));
+    rt.register(
+      defineTool({
+        name: 'r',
+        description: 'd',
+        parameters: {},
+        output: { schema: { type: 'json' }, render },
+        execute: () => 1,
+      }),
+    );
     const result = await rt.execute(call('r', {}));
     expect(result.error?.code).toBe('INVALID_TOOL_OUTPUT');
     expect(result.error?.message).toContain(mention);
@@ -420,7 +454,11 @@ describe('a wrapper-authored result is re-normalized; canonical results are know
       description: 'd',
       parameters: { q: { type: 'string', required: true } },
       output: {
-        schema: { type: 'object', additionalProperties: false, properties: { echoed: { type: 'string', required: true } } },
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { echoed: { type: 'string', required: true } },
+        },
         render: (args, value) => text(`q=${args.q} echoed=${value.echoed}`),
       },
       execute: (args) => ({ echoed: args.q }),
@@ -431,7 +469,17 @@ describe('a wrapper-authored result is re-normalized; canonical results are know
     const rt = createToolRuntime();
     rt.register(showing().tool);
     let value: unknown = { echoed: 'wrapped' };
-    rt.on('tools/execute', (exec) => ({ callId: exec.callId, name: exec.name, isError: false, value, content: text('wrapper content') }) as ToolResult);
+    rt.on(
+      'tools/execute',
+      (exec) =>
+        ({
+          callId: exec.callId,
+          name: exec.name,
+          isError: false,
+          value,
+          content: text('wrapper content'),
+        }) as ToolResult,
+    );
     const ok = await rt.execute(call('echo', { q: 'a' }));
     expect(ok.value).toEqual({ echoed: 'wrapped' });
     expect(ok.content).toEqual(text('q=a echoed=wrapped'));
@@ -446,12 +494,16 @@ describe('a wrapper-authored result is re-normalized; canonical results are know
     rt.register(showing().tool);
     let error: unknown = { code: 'TOOL_TIMEOUT', message: 'deadline of 5 ms passed', info: { ms: 5 } };
     rt.on('tools/execute', () => ({ isError: true, error, content: [] }) as unknown as ToolResult);
-    expect((await rt.execute(call('echo', { q: 'a' }))).error).toEqual({ code: 'TOOL_TIMEOUT', message: 'deadline of 5 ms passed', info: { ms: 5 } });
+    expect((await rt.execute(call('echo', { q: 'a' }))).error).toEqual({
+      code: 'TOOL_TIMEOUT',
+      message: 'deadline of 5 ms passed',
+      info: { ms: 5 },
+    });
     error = undefined;
     expect((await rt.execute(call('echo', { q: 'a' }))).error).toEqual({ code: 'TOOL_ERROR', message: 'TOOL_ERROR' });
   });
 
-  it("a canonical result borrowed from another execution is re-normalized for this one", async () => {
+  it('a canonical result borrowed from another execution is re-normalized for this one', async () => {
     const rt = createToolRuntime();
     rt.register(showing().tool);
     let stolen: ToolResult | undefined;
@@ -473,7 +525,15 @@ describe('a wrapper-authored result is re-normalized; canonical results are know
   it('a borrowed result whose value does not fit this tool is INVALID_TOOL_OUTPUT', async () => {
     const rt = createToolRuntime();
     rt.register(showing().tool);
-    rt.register(defineTool({ name: 'num', description: 'd', parameters: {}, output: { schema: { type: 'integer' }, render: () => text('n') }, execute: () => 7 }));
+    rt.register(
+      defineTool({
+        name: 'num',
+        description: 'd',
+        parameters: {},
+        output: { schema: { type: 'integer' }, render: () => text('n') },
+        execute: () => 7,
+      }),
+    );
     let stolen: ToolResult | undefined;
     rt.on('tools/execute', async (exec, next) => {
       const own = await next();
@@ -492,7 +552,7 @@ describe('a wrapper-authored result is re-normalized; canonical results are know
     rt.on('tools/result', (r) => {
       finals.push(r);
     });
-    rt.on('tools/execute', async (_exec, next) => (finals[0] ?? (await next())));
+    rt.on('tools/execute', async (_exec, next) => finals[0] ?? (await next()));
     await rt.execute(call('echo', { q: 'one' }, 'first'));
     const second = await rt.execute(call('echo', { q: 'two' }, 'second'));
     expect(second.content).toEqual(text('q=two echoed=one'));

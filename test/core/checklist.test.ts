@@ -15,7 +15,13 @@ describe('8.13 checklist (one execution)', () => {
   });
 
   it('invalid output is a normalized error', async () => {
-    const outputs: unknown[] = [{ echoed: 1 }, { echoed: 'x', extra: true }, undefined, new Date(0), { echoed: 'x', f: () => 1 }];
+    const outputs: unknown[] = [
+      { echoed: 1 },
+      { echoed: 'x', extra: true },
+      undefined,
+      new Date(0),
+      { echoed: 'x', f: () => 1 },
+    ];
     for (const output of outputs) {
       const { rt } = echoRuntime({ body: () => output as never });
       const result = await rt.execute(call());
@@ -101,7 +107,10 @@ describe('8.13 checklist (one execution)', () => {
       rt.register(echoTool().tool),
       rt.guard(() => ({ deny: 'guard' })),
       rt.on('tools/pre-execute', (_exec, next) => next()),
-      rt.on('tools/execute', () => ({ isError: true, error: { code: 'WRAPPED', message: 'wrapped' }, content: [] }) as never),
+      rt.on(
+        'tools/execute',
+        () => ({ isError: true, error: { code: 'WRAPPED', message: 'wrapped' }, content: [] }) as never,
+      ),
       rt.on('tools/post-execute', () => block('post')),
       rt.restrict('a', { deny: ['echo'] }),
     ];

@@ -3,7 +3,13 @@
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { Ajv } from 'ajv';
 import {
-  createToolRuntime, defineTool, DefinitionError, ToolArgsError, ToolRuntimeError, type ToolExecution, type ToolResult,
+  createToolRuntime,
+  defineTool,
+  DefinitionError,
+  ToolArgsError,
+  ToolRuntimeError,
+  type ToolExecution,
+  type ToolResult,
 } from '../../src/index.ts';
 import { call, isDeepFrozen, text } from './helpers.ts';
 
@@ -93,7 +99,10 @@ describe('the validating wrapper: invalid input never runs the body', () => {
   it('reports the first issue with its JSON pointer (validation stops there: bounded work)', () => {
     const tool = defineTool({
       ...valid,
-      parameters: { a: { type: 'integer', required: true }, o: { type: 'object', additionalProperties: false, properties: { b: { type: 'boolean' } } } },
+      parameters: {
+        a: { type: 'integer', required: true },
+        o: { type: 'object', additionalProperties: false, properties: { b: { type: 'boolean' } } },
+      },
       execute: () => 'x',
     });
     expect(tool.argIssues({ a: 'x', o: { b: 1 } })).toEqual([{ path: '/a', message: 'must be integer' }]);
@@ -131,12 +140,22 @@ describe('ajv compiles each schema once, at definition time', () => {
 });
 
 describe('isConcurrencySafe is soft: anything but exactly true is exclusive', () => {
-  const table: ReadonlyArray<readonly [string, ((args: { q: string }) => boolean) | undefined, unknown, boolean, boolean]> = [
+  const table: ReadonlyArray<
+    readonly [string, ((args: { q: string }) => boolean) | undefined, unknown, boolean, boolean]
+  > = [
     ['returns true for fitting args', () => true, { q: 'x' }, true, true],
     ['absent', undefined, { q: 'x' }, false, false],
     ['returns false', () => false, { q: 'x' }, false, true],
     ['returns a truthy non-boolean', (() => 1) as never, { q: 'x' }, false, true],
-    ['throws', () => { throw new Error('no'); }, { q: 'x' }, false, true],
+    [
+      'throws',
+      () => {
+        throw new Error('no');
+      },
+      { q: 'x' },
+      false,
+      true,
+    ],
     ['args do not fit (callback not consulted)', () => true, { q: 1 }, false, false],
   ];
   it.each(table)('%s', (_label, callback, args, expected, consulted) => {
@@ -151,7 +170,11 @@ describe('presenters soft-validate old logged input', () => {
   const result: ToolResult = Object.freeze({ callId: 'c', name: 'ok', isError: false, value: 'x', content: text('x') });
 
   it('return the presentation when the logged args fit', () => {
-    const tool = defineTool({ ...valid, presentCall: (a) => ({ call: a.q }), presentResult: (a, r) => ({ q: a.q, ok: !r.isError }) });
+    const tool = defineTool({
+      ...valid,
+      presentCall: (a) => ({ call: a.q }),
+      presentResult: (a, r) => ({ q: a.q, ok: !r.isError }),
+    });
     expect(tool.presentCall({ q: 'x' })).toEqual({ call: 'x' });
     expect(tool.presentResult({ q: 'x' }, result)).toEqual({ q: 'x', ok: true });
   });

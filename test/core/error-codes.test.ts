@@ -2,7 +2,17 @@
 // documentation names. (CODE_RUN_FAILED, PTC_NOT_CONFIGURED and TOOL_TIMEOUT belong to other suites.)
 import { describe, expect, it } from '@jest/globals';
 import {
-  accept, ask, block, cancel, createToolRuntime, defineTool, DefinitionError, deny, ERROR_CODES, type ErrorCode, type ToolResult,
+  accept,
+  ask,
+  block,
+  cancel,
+  createToolRuntime,
+  defineTool,
+  DefinitionError,
+  deny,
+  ERROR_CODES,
+  type ErrorCode,
+  type ToolResult,
 } from '../../src/index.ts';
 import { call, codeOf, echoRuntime } from './helpers.ts';
 
@@ -16,7 +26,13 @@ const SCENARIOS: Record<CoreCode, () => Promise<string>> = {
   INVALID_TOOL_OUTPUT: () => viaResult(echoRuntime({ body: () => ({ echoed: null }) as never }).rt.execute(call())),
   UNSUPPORTED_SCHEMA: async () => {
     try {
-      defineTool({ name: 'x', description: 'd', parameters: { a: { type: 'string', format: 'email' } as never }, output: { schema: { type: 'json' }, render: () => [] }, execute: () => null });
+      defineTool({
+        name: 'x',
+        description: 'd',
+        parameters: { a: { type: 'string', format: 'email' } as never },
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: () => null,
+      });
     } catch (error) {
       return error instanceof DefinitionError ? error.code : 'not a DefinitionError';
     }
@@ -75,21 +91,30 @@ const SCENARIOS: Record<CoreCode, () => Promise<string>> = {
   NESTING_TOO_DEEP: async () => {
     // A composite tool that calls itself: the innermost call beyond the limit is refused.
     const rt = createToolRuntime({ maxCallDepth: 2 });
-    rt.register(defineTool({
-      name: 'again',
-      description: 'calls itself',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (_args, exec) => {
-        const inner = await exec.callTool('again', {});
-        return inner.isError ? inner.error!.code : inner.value!;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'again',
+        description: 'calls itself',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_args, exec) => {
+          const inner = await exec.callTool('again', {});
+          return inner.isError ? inner.error!.code : inner.value!;
+        },
+      }),
+    );
     const outer = await rt.execute(call('again', {}));
     return String(outer.value);
   },
   SCHEDULER_FAILURE: () => {
-    const { rt } = echoRuntime({ runtime: { journal: { append: () => Promise.reject(new Error('disk full')), read: async () => ({ events: [], warnings: [] }) } } });
+    const { rt } = echoRuntime({
+      runtime: {
+        journal: {
+          append: () => Promise.reject(new Error('disk full')),
+          read: async () => ({ events: [], warnings: [] }),
+        },
+      },
+    });
     return viaResult(rt.execute(call()));
   },
 };
@@ -98,7 +123,11 @@ describe('error codes', () => {
   it('every code is its own name, and the core scenarios cover all but the three owned elsewhere', () => {
     for (const [key, value] of Object.entries(ERROR_CODES)) expect(value).toBe(key);
     const owned = ['CODE_RUN_FAILED', 'PTC_NOT_CONFIGURED', 'TOOL_TIMEOUT'];
-    expect(Object.keys(SCENARIOS).sort()).toEqual(Object.keys(ERROR_CODES).filter((c) => !owned.includes(c)).sort());
+    expect(Object.keys(SCENARIOS).sort()).toEqual(
+      Object.keys(ERROR_CODES)
+        .filter((c) => !owned.includes(c))
+        .sort(),
+    );
   });
 
   it.each(Object.keys(SCENARIOS) as CoreCode[])('%s is reached', async (code) => {

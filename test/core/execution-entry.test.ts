@@ -50,16 +50,19 @@ describe('arguments are snapshotted losslessly or the call is a final INVALID_AR
     ['a top-level class instance', new Point(), 'arguments'],
   ];
 
-  it.each(table)('%s: INVALID_ARGS naming the path, without pre-execute, body or post-execute', async (_label, args, path) => {
-    const env = watched();
-    const result = await env.rt.execute(call('echo', args));
-    expect(result.error?.code).toBe('INVALID_ARGS');
-    expect(result.error?.message).toContain(path);
-    expect(result.content[0]).toEqual({ type: 'text', text: `Error: ${result.error?.message}` });
-    expect(env.calls.count).toBe(0);
-    expect(env.stages).toEqual(['result']);
-    expect(env.results[0]).toBe(result);
-  });
+  it.each(table)(
+    '%s: INVALID_ARGS naming the path, without pre-execute, body or post-execute',
+    async (_label, args, path) => {
+      const env = watched();
+      const result = await env.rt.execute(call('echo', args));
+      expect(result.error?.code).toBe('INVALID_ARGS');
+      expect(result.error?.message).toContain(path);
+      expect(result.content[0]).toEqual({ type: 'text', text: `Error: ${result.error?.message}` });
+      expect(env.calls.count).toBe(0);
+      expect(env.stages).toEqual(['result']);
+      expect(env.results[0]).toBe(result);
+    },
+  );
 
   it('gives the body and hooks one deep-frozen copy that later caller mutation cannot reach', async () => {
     const seen: unknown[] = [];
@@ -157,11 +160,38 @@ describe('identity and the opaque token', () => {
     expect(views).toHaveLength(5);
     expect(new Set(views).size).toBe(1);
     const view = views[0] as unknown as Record<string, unknown>;
-    for (const control of ['enterPhase', 'setBodySignal', 'markBodyInvoked', 'finish', 'phase', 'concluded', 'deferredContexts', 'setCallTool', 'useDefinition', 'definition', 'depth']) {
+    for (const control of [
+      'enterPhase',
+      'setBodySignal',
+      'markBodyInvoked',
+      'finish',
+      'phase',
+      'concluded',
+      'deferredContexts',
+      'setCallTool',
+      'useDefinition',
+      'definition',
+      'depth',
+    ]) {
       expect(view[control]).toBeUndefined();
     }
     expect(Object.keys(view).sort()).toEqual(
-      ['agent', 'arguments', 'bodyInvoked', 'callId', 'callTool', 'callerSignal', 'concludeTurn', 'deferContext', 'name', 'parent', 'parentCallId', 'rootCallId', 'signal', 'token'].sort(),
+      [
+        'agent',
+        'arguments',
+        'bodyInvoked',
+        'callId',
+        'callTool',
+        'callerSignal',
+        'concludeTurn',
+        'deferContext',
+        'name',
+        'parent',
+        'parentCallId',
+        'rootCallId',
+        'signal',
+        'token',
+      ].sort(),
     );
   });
 
@@ -225,7 +255,9 @@ describe('projectContent and finalizeContent are captured before the arguments a
     };
     const result = await rt.execute(request);
     expect(result.value).toEqual({ echoed: 'replacement body' }); // re-resolved at body start
-    expect(result.content).toEqual(text('echo:replacement body').concat(text('projected by original'), text('finalized by original')));
+    expect(result.content).toEqual(
+      text('echo:replacement body').concat(text('projected by original'), text('finalized by original')),
+    );
   });
 
   it('a getter inside the arguments that swaps the definition: final INVALID_ARGS, finalized by the original', async () => {
@@ -257,8 +289,11 @@ describe('entry checks', () => {
   });
 
   it('a refused model-direct call (ptc mode) is UNKNOWN_TOOL before policy; a nested call is not refused', async () => {
-    const refusal = (name: string) => `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
-    const { registry, hooks, execute } = barePipeline({ directCallRefusal: (name, agent) => (registry.exists(name, agent) ? refusal(name) : undefined) });
+    const refusal = (name: string) =>
+      `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
+    const { registry, hooks, execute } = barePipeline({
+      directCallRefusal: (name, agent) => (registry.exists(name, agent) ? refusal(name) : undefined),
+    });
     const { tool, calls } = echoTool();
     registry.register(tool);
     const pre = jest.fn((_e: ToolExecution, next: () => Promise<never>) => next());

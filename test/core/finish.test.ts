@@ -2,7 +2,13 @@
 // tools/result observers, deferred contexts, concludeTurn, presentationMeta.
 import { describe, expect, it, jest } from '@jest/globals';
 import {
-  accept, block, cancel, deny, type ContentBlock, type ContextMessage, type ToolResult,
+  accept,
+  block,
+  cancel,
+  deny,
+  type ContentBlock,
+  type ContextMessage,
+  type ToolResult,
 } from '../../src/index.ts';
 import { barePipeline, call, echoRuntime, echoTool, isDeepFrozen, text } from './helpers.ts';
 
@@ -13,15 +19,34 @@ const tagged = (content: readonly ContentBlock[], result: ToolResult): ContentBl
 ];
 
 describe('finalizeContent', () => {
-  const outcomes: ReadonlyArray<readonly [string, (env: ReturnType<typeof echoRuntime>) => Promise<ToolResult>, string]> = [
+  const outcomes: ReadonlyArray<
+    readonly [string, (env: ReturnType<typeof echoRuntime>) => Promise<ToolResult>, string]
+  > = [
     ['a success', (env) => env.rt.execute(call()), 'ok'],
     ['a denial', (env) => (env.rt.on('tools/pre-execute', () => deny('no')), env.rt.execute(call())), 'DENIED'],
     ['a cancellation', (env) => (env.rt.on('tools/pre-execute', () => cancel()), env.rt.execute(call())), 'CANCELLED'],
     ['a block', (env) => (env.rt.on('tools/post-execute', () => block('no')), env.rt.execute(call())), 'BLOCKED'],
     ['schema-invalid arguments', (env) => env.rt.execute(call('echo', { q: 1 })), 'INVALID_ARGS'],
-    ['non-JSON arguments (final, no policy)', (env) => env.rt.execute(call('echo', { q: new Date(0) })), 'INVALID_ARGS'],
-    ['an already-aborted call', (env) => env.rt.execute({ ...call(), signal: AbortSignal.abort() }), 'ABORTED_BEFORE_DISPATCH'],
-    ['a pre-execute pipeline error', (env) => (env.rt.on('tools/pre-execute', () => { throw new Error('x'); }), env.rt.execute(call())), 'PIPELINE_ERROR'],
+    [
+      'non-JSON arguments (final, no policy)',
+      (env) => env.rt.execute(call('echo', { q: new Date(0) })),
+      'INVALID_ARGS',
+    ],
+    [
+      'an already-aborted call',
+      (env) => env.rt.execute({ ...call(), signal: AbortSignal.abort() }),
+      'ABORTED_BEFORE_DISPATCH',
+    ],
+    [
+      'a pre-execute pipeline error',
+      (env) => (
+        env.rt.on('tools/pre-execute', () => {
+          throw new Error('x');
+        }),
+        env.rt.execute(call())
+      ),
+      'PIPELINE_ERROR',
+    ],
   ];
 
   it.each(outcomes)('is applied to %s', async (_label, run, tag) => {
@@ -39,34 +64,50 @@ describe('finalizeContent', () => {
       finalizeContent: () => text('only this'),
     });
     const result = await rt.execute(call());
-    expect(result).toEqual({ callId: 'c1', name: 'echo', isError: false, value: { echoed: 'hi' }, content: text('only this'), additionalContexts: [ctx('kept')] });
+    expect(result).toEqual({
+      callId: 'c1',
+      name: 'echo',
+      isError: false,
+      value: { echoed: 'hi' },
+      content: text('only this'),
+      additionalContexts: [ctx('kept')],
+    });
   });
 
   it.each([
-    ['throws', () => { throw new Error('finalizer bug'); }, 'finalizeContent failed: finalizer bug'],
-    ['returns malformed content', () => 'text' as never, 'finalizeContent failed: finalizeContent must be an array'],
-  ])('a finalizer that %s still materializes an error (no value, no concludesTurn)', async (_label, finalizeContent, message) => {
-    const { rt } = echoRuntime({
-      finalizeContent,
-      body: (args, exec) => {
-        exec.concludeTurn();
-        exec.deferContext(ctx('kept'));
-        return { echoed: args.q };
+    [
+      'throws',
+      () => {
+        throw new Error('finalizer bug');
       },
-    });
-    const observed: ToolResult[] = [];
-    rt.on('tools/result', (r) => {
-      observed.push(r);
-    });
-    const result = await rt.execute(call());
-    expect(result.error).toMatchObject({ code: 'PIPELINE_ERROR', info: { stage: 'finalizeContent' } });
-    expect(result.error?.message).toContain(message);
-    expect('value' in result).toBe(false);
-    expect('concludesTurn' in result).toBe(false);
-    expect(result.additionalContexts).toEqual([ctx('kept')]);
-    expect(observed).toEqual([result]);
-    expect(isDeepFrozen(result)).toBe(true);
-  });
+      'finalizeContent failed: finalizer bug',
+    ],
+    ['returns malformed content', () => 'text' as never, 'finalizeContent failed: finalizeContent must be an array'],
+  ])(
+    'a finalizer that %s still materializes an error (no value, no concludesTurn)',
+    async (_label, finalizeContent, message) => {
+      const { rt } = echoRuntime({
+        finalizeContent,
+        body: (args, exec) => {
+          exec.concludeTurn();
+          exec.deferContext(ctx('kept'));
+          return { echoed: args.q };
+        },
+      });
+      const observed: ToolResult[] = [];
+      rt.on('tools/result', (r) => {
+        observed.push(r);
+      });
+      const result = await rt.execute(call());
+      expect(result.error).toMatchObject({ code: 'PIPELINE_ERROR', info: { stage: 'finalizeContent' } });
+      expect(result.error?.message).toContain(message);
+      expect('value' in result).toBe(false);
+      expect('concludesTurn' in result).toBe(false);
+      expect(result.additionalContexts).toEqual([ctx('kept')]);
+      expect(observed).toEqual([result]);
+      expect(isDeepFrozen(result)).toBe(true);
+    },
+  );
 });
 
 describe('results are frozen, plain JSON, and the same object for caller and observers', () => {
@@ -160,7 +201,10 @@ describe('deferContext', () => {
         return { echoed: args.q };
       },
     });
-    const [a, b] = await Promise.all([rt.execute(call('echo', { q: 'a' }, 'ca')), rt.execute(call('echo', { q: 'b' }, 'cb'))]);
+    const [a, b] = await Promise.all([
+      rt.execute(call('echo', { q: 'a' }, 'ca')),
+      rt.execute(call('echo', { q: 'b' }, 'cb')),
+    ]);
     expect(a?.additionalContexts).toEqual([ctx('for a')]);
     expect(b?.additionalContexts).toEqual([ctx('for b')]);
     expect((await rt.execute(call('echo', { q: 'c' }))).additionalContexts).toEqual([ctx('for c')]);
@@ -223,11 +267,25 @@ describe('concludeTurn takes effect only on a final success', () => {
   });
 
   it.each([
-    ['the body then throws', { body: () => { throw new Error('x'); } }, undefined],
+    [
+      'the body then throws',
+      {
+        body: () => {
+          throw new Error('x');
+        },
+      },
+      undefined,
+    ],
     ['the value is invalid', { body: () => ({ wrong: true }) as never }, undefined],
     ['post-execute blocks', {}, () => block('no')],
     ['post-execute replaces the value with an invalid one', {}, () => accept({ value: { echoed: 1 } })],
-    ['post-execute throws', {}, () => { throw new Error('x'); }],
+    [
+      'post-execute throws',
+      {},
+      () => {
+        throw new Error('x');
+      },
+    ],
   ] as const)('not when %s', async (_label, options, post) => {
     const { rt } = concluding(options);
     if (post !== undefined) rt.on('tools/post-execute', post as never);
@@ -271,12 +329,22 @@ describe('presentationMeta is for top-level direct calls only', () => {
   });
 
   it('a failure has none', async () => {
-    const { rt } = echoRuntime({ presentationMeta: meta, body: () => { throw new Error('x'); } });
+    const { rt } = echoRuntime({
+      presentationMeta: meta,
+      body: () => {
+        throw new Error('x');
+      },
+    });
     expect('presentationMeta' in (await rt.execute(call()))).toBe(false);
   });
 
   it.each([
-    ['throws', () => { throw new Error('ui bug'); }],
+    [
+      'throws',
+      () => {
+        throw new Error('ui bug');
+      },
+    ],
     ['returns non-JSON', () => new Date(0) as never],
   ])('a presenter that %s never fails the call', async (_label, presentationMeta) => {
     const { rt } = echoRuntime({ presentationMeta });

@@ -27,7 +27,11 @@ export function echoTool(options: EchoOptions = {}): { tool: Tool; calls: { coun
     description: 'Echoes q.',
     parameters: { q: { type: 'string', required: true } },
     output: {
-      schema: { type: 'object', additionalProperties: false, properties: { echoed: { type: 'string', required: true } } },
+      schema: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { echoed: { type: 'string', required: true } },
+      },
       render: (_args, value) => text(`echo:${value.echoed}`),
     },
     execute: async (args, exec) => {
@@ -77,7 +81,11 @@ export function barePipeline(options: { readonly directCallRefusal?: PipelineDep
     resolveTool: (name, agent) => registry.resolve(name, agent),
     directCallRefusal: options.directCallRefusal ?? (() => undefined),
   };
-  return { registry, hooks, execute: (request: NestedExecuteRequest): Promise<ToolResult> => executeTool(deps, request) };
+  return {
+    registry,
+    hooks,
+    execute: (request: NestedExecuteRequest): Promise<ToolResult> => executeTool(deps, request),
+  };
 }
 
 /** The error code of a result, or 'ok'. */

@@ -50,7 +50,9 @@ describe('tools/execute: next() runs the body at most once', () => {
     const result = await rt.execute(call());
     expect(calls.count).toBe(1);
     expect(result.error?.code).toBe('PIPELINE_ERROR');
-    expect(result.error?.message).toMatch(/^tools\/execute failed: handler #\d+ \(anonymous: give it a function name to see it here\) called next\(\) more than once/);
+    expect(result.error?.message).toMatch(
+      /^tools\/execute failed: handler #\d+ \(anonymous: give it a function name to see it here\) called next\(\) more than once/,
+    );
   });
 
   it('two calls without awaiting the first run the body once, and leave no unhandled rejection', async () => {
@@ -141,6 +143,8 @@ describe('pre-execute and post-execute waterfalls', () => {
     expect(inner).toBe(1);
     expect(calls.count).toBe(1);
     expect(result.error?.code).toBe('PIPELINE_ERROR');
-    expect(result.error?.message).toMatch(/^tools\/post-execute failed: handler "twice" called next\(\) more than once/);
+    expect(result.error?.message).toMatch(
+      /^tools\/post-execute failed: handler "twice" called next\(\) more than once/,
+    );
   });
 });

@@ -42,7 +42,9 @@ const POISONS: ReadonlyArray<readonly [string, () => unknown, string]> = [
   ],
 ];
 
-type Wrap = { readonly kind: 'object'; readonly key: string; readonly sibling: unknown } | { readonly kind: 'array'; readonly sibling: unknown };
+type Wrap =
+  | { readonly kind: 'object'; readonly key: string; readonly sibling: unknown }
+  | { readonly kind: 'array'; readonly sibling: unknown };
 
 /** Puts `inner` inside the chain of containers, innermost last, and returns the value and the path of `inner`. */
 function nest(inner: unknown, wraps: readonly Wrap[]): { value: unknown; path: string } {
@@ -63,7 +65,11 @@ function nest(inner: unknown, wraps: readonly Wrap[]): { value: unknown; path: s
 }
 
 const wrapArb: fc.Arbitrary<Wrap> = fc.oneof(
-  fc.record({ kind: fc.constant('object' as const), key: fc.constantFrom('a', 'b_1', 'inner'), sibling: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({
+    kind: fc.constant('object' as const),
+    key: fc.constantFrom('a', 'b_1', 'inner'),
+    sibling: fc.jsonValue({ maxDepth: 2 }),
+  }),
   fc.record({ kind: fc.constant('array' as const), sibling: fc.jsonValue({ maxDepth: 2 }) }),
 );
 
@@ -104,7 +110,7 @@ describe('snapshotJson', () => {
     expect(Object.is(snapshotJson(-0), -0)).toBe(true);
   });
 
-  it('accepts plain data from another realm (JSON that Node\'s fetch parsed, seen from a vm context) as a copy in ours', () => {
+  it("accepts plain data from another realm (JSON that Node's fetch parsed, seen from a vm context) as a copy in ours", () => {
     const foreign = runInNewContext('JSON.parse(\'{"a":{"b":[1,"x",null]},"c":true}\')') as unknown;
     expect(Object.getPrototypeOf(foreign)).not.toBe(Object.prototype);
     const snap = snapshotJson(foreign) as { a: unknown };
@@ -115,7 +121,9 @@ describe('snapshotJson', () => {
 
   it('still refuses a foreign Date or class instance, and a fake Object.prototype', () => {
     expect(() => snapshotJson(runInNewContext('new Date(0)'))).toThrow(/a Date is not JSON|class instance/u);
-    expect(() => snapshotJson(runInNewContext('new (class Point { constructor() { this.x = 1; } })()'))).toThrow(NotJsonError);
+    expect(() => snapshotJson(runInNewContext('new (class Point { constructor() { this.x = 1; } })()'))).toThrow(
+      NotJsonError,
+    );
     const fakeProto = Object.create(null) as { constructor?: unknown };
     fakeProto.constructor = function Object() {};
     (fakeProto.constructor as { prototype: unknown }).prototype = fakeProto;
@@ -134,23 +142,34 @@ describe('snapshotJson', () => {
 
   it('refuses every non-JSON value hidden anywhere inside random JSON, naming its path', () => {
     fc.assert(
-      fc.property(fc.constantFrom(...POISONS), fc.array(wrapArb, { minLength: 1, maxLength: 6 }), ([, make, suffix], wraps) => {
-        const { value, path } = nest(make(), wraps);
-        let thrown: unknown;
-        try {
-          snapshotJson(value);
-        } catch (error) {
-          thrown = error;
-        }
-        expect(thrown).toBeInstanceOf(NotJsonError);
-        expect((thrown as NotJsonError).path).toBe(`${path}${suffix}`);
-      }),
+      fc.property(
+        fc.constantFrom(...POISONS),
+        fc.array(wrapArb, { minLength: 1, maxLength: 6 }),
+        ([, make, suffix], wraps) => {
+          const { value, path } = nest(make(), wraps);
+          let thrown: unknown;
+          try {
+            snapshotJson(value);
+          } catch (error) {
+            thrown = error;
+          }
+          expect(thrown).toBeInstanceOf(NotJsonError);
+          expect((thrown as NotJsonError).path).toBe(`${path}${suffix}`);
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it('reports a Proxy whose trap throws as not JSON instead of throwing something else', () => {
-    const hostile = new Proxy({}, { ownKeys: () => { throw new Error('trap'); } });
+    const hostile = new Proxy(
+      {},
+      {
+        ownKeys: () => {
+          throw new Error('trap');
+        },
+      },
+    );
     const result = trySnapshotJson(hostile);
     expect(result.ok).toBe(false);
     if (!result.ok) expect(result.error.message).toContain('trap');

@@ -30,7 +30,10 @@ describe('defineJsonSchemaTool: outside descriptions are capped', () => {
     const cut = (c: string): string => `${c.repeat(4070)}${marker(95_930)}`;
     expect(cut('d')).toHaveLength(MAX_DESCRIPTION_CHARS);
     expect(tool.description).toBe(cut('d'));
-    const p = tool.parameters as { properties: Record<string, Record<string, unknown>>; $defs: { note: { description: string; examples: { description: string }[] } } };
+    const p = tool.parameters as {
+      properties: Record<string, Record<string, unknown>>;
+      $defs: { note: { description: string; examples: { description: string }[] } };
+    };
     expect(p.properties['q']).toEqual({ type: 'string', description: cut('q'), default: long('v') });
     expect(p.properties['default']).toEqual({ type: 'integer', description: cut('x'), enum: [1, 2] });
     expect(p.$defs.note.description).toBe(cut('n'));
@@ -48,7 +51,10 @@ describe('defineJsonSchemaTool: outside descriptions are capped', () => {
       execute: () => 'ok',
     });
     expect(plain.description).toBe('Find one.');
-    expect(plain.parameters).toEqual({ type: 'object', properties: { q: { type: 'string', description: 'What to find.' } } });
+    expect(plain.parameters).toEqual({
+      type: 'object',
+      properties: { q: { type: 'string', description: 'What to find.' } },
+    });
     const rt = createToolRuntime({ sandbox: false });
     rt.register(tool);
     expect((await rt.execute({ callId: 'a', name: 'lookup', arguments: {} })).error?.code).toBe('INVALID_ARGS');

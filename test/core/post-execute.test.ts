@@ -1,14 +1,27 @@
 // projectContent and tools/post-execute: accept with value or content (never
 // both, never a value on failure), additional contexts, block, and throwing handlers.
 import { describe, expect, it, jest } from '@jest/globals';
-import { accept, block, createToolRuntime, defineTool, deny, type ContextMessage, type ToolResult } from '../../src/index.ts';
+import {
+  accept,
+  block,
+  createToolRuntime,
+  defineTool,
+  deny,
+  type ContextMessage,
+  type ToolResult,
+} from '../../src/index.ts';
 import { call, echoRuntime, isDeepFrozen, text } from './helpers.ts';
 
 const ctx = (t: string): ContextMessage => ({ role: 'user', content: text(t) });
 
 describe('projectContent', () => {
   it('installs content on a success before post-execute sees it; the value is untouched', async () => {
-    const { rt } = echoRuntime({ projectContent: (args, value, content) => [...content, ...text(`projected ${String((args as { q: string }).q)}/${JSON.stringify(value)}`)] });
+    const { rt } = echoRuntime({
+      projectContent: (args, value, content) => [
+        ...content,
+        ...text(`projected ${String((args as { q: string }).q)}/${JSON.stringify(value)}`),
+      ],
+    });
     const seen: ToolResult[] = [];
     rt.on('tools/post-execute', (_e, outcome, next) => {
       seen.push(outcome);
@@ -22,13 +35,24 @@ describe('projectContent', () => {
 
   it('is not applied to a failure', async () => {
     const projectContent = jest.fn(() => text('never'));
-    const { rt } = echoRuntime({ projectContent, body: () => { throw new Error('boom'); } });
+    const { rt } = echoRuntime({
+      projectContent,
+      body: () => {
+        throw new Error('boom');
+      },
+    });
     expect((await rt.execute(call())).content).toEqual(text('Error: boom'));
     expect(projectContent).not.toHaveBeenCalled();
   });
 
   it.each([
-    ['throws', () => { throw new Error('projector bug'); }, 'projectContent failed: projector bug'],
+    [
+      'throws',
+      () => {
+        throw new Error('projector bug');
+      },
+      'projectContent failed: projector bug',
+    ],
     ['returns malformed content', () => [{ type: 'nope' }] as never, 'projectContent[0] must be'],
   ])('a projector that %s is a PIPELINE_ERROR that skips post-execute', async (_label, projectContent, message) => {
     const { rt } = echoRuntime({ projectContent });
@@ -63,7 +87,11 @@ describe('post-execute accept', () => {
   });
 
   it('accept({ content }) may also reword a failure', async () => {
-    const { rt } = echoRuntime({ body: () => { throw new Error('boom'); } });
+    const { rt } = echoRuntime({
+      body: () => {
+        throw new Error('boom');
+      },
+    });
     rt.on('tools/post-execute', () => accept({ content: text('try again later') }));
     const result = await rt.execute(call());
     expect(result.error?.code).toBe('TOOL_ERROR');
@@ -89,13 +117,14 @@ describe('post-execute accept', () => {
 
   it('accept({ value }) is validated and rendered by the definition whose body ran, not the one registered at post time', async () => {
     const rt = createToolRuntime();
-    const version = (n: number, schema: 'number' | 'string') => defineTool({
-      name: 'count',
-      description: `v${n}`,
-      parameters: {},
-      output: { schema: { type: schema }, render: (_a, v) => text(`v${n}:${String(v)}`) },
-      execute: () => (schema === 'number' ? 1 : 'one') as never,
-    });
+    const version = (n: number, schema: 'number' | 'string') =>
+      defineTool({
+        name: 'count',
+        description: `v${n}`,
+        parameters: {},
+        output: { schema: { type: schema }, render: (_a, v) => text(`v${n}:${String(v)}`) },
+        execute: () => (schema === 'number' ? 1 : 'one') as never,
+      });
     const disposeV1 = rt.register(version(1, 'number'));
     rt.on('tools/post-execute', () => {
       // While the call is in post-execute, v1 is replaced by a v2 that outputs strings.
@@ -118,7 +147,15 @@ describe('post-execute accept', () => {
   });
 
   it.each([
-    ['a body failure', { body: () => { throw new Error('boom'); } }, undefined],
+    [
+      'a body failure',
+      {
+        body: () => {
+          throw new Error('boom');
+        },
+      },
+      undefined,
+    ],
     ['a denial', {}, () => deny('no')],
   ] as const)('accept({ value }) on %s is refused (PIPELINE_ERROR)', async (_label, options, pre) => {
     const { rt } = echoRuntime(options);
@@ -165,7 +202,9 @@ describe('post-execute block', () => {
         return { echoed: args.q };
       },
     });
-    rt.on('tools/post-execute', () => block('output leaked a secret', { additionalContexts: [ctx('explain the block')] }));
+    rt.on('tools/post-execute', () =>
+      block('output leaked a secret', { additionalContexts: [ctx('explain the block')] }),
+    );
     const result = await rt.execute(call());
     expect(result).toEqual({
       callId: 'c1',
@@ -202,11 +241,31 @@ describe('post-execute block', () => {
 
 describe('post-execute failures are normalized final errors', () => {
   it.each([
-    ['throws', () => { throw new Error('post bug'); }, 'tools/post-execute failed: post bug'],
-    ['rejects', async () => { throw new Error('async post bug'); }, 'tools/post-execute failed: async post bug'],
+    [
+      'throws',
+      () => {
+        throw new Error('post bug');
+      },
+      'tools/post-execute failed: post bug',
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new Error('async post bug');
+      },
+      'tools/post-execute failed: async post bug',
+    ],
     ['returns garbage', () => ({ kind: 'maybe' }) as never, 'return accept(...) or block(feedback)'],
-    ['returns malformed contexts', () => accept({ additionalContexts: [{ role: 'system', content: [] }] as never }), "must be { role: 'user'"],
-    ['returns malformed content', () => accept({ content: [{ type: 'text' }] as never }), 'accept({ content })[0] must be'],
+    [
+      'returns malformed contexts',
+      () => accept({ additionalContexts: [{ role: 'system', content: [] }] as never }),
+      "must be { role: 'user'",
+    ],
+    [
+      'returns malformed content',
+      () => accept({ content: [{ type: 'text' }] as never }),
+      'accept({ content })[0] must be',
+    ],
   ])('a handler that %s', async (_label, handler, message) => {
     const { rt, calls } = echoRuntime();
     rt.on('tools/post-execute', handler as never);

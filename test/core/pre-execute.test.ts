@@ -3,7 +3,13 @@
 import { describe, expect, it, jest } from '@jest/globals';
 import { getEventListeners } from 'node:events';
 import {
-  allow, ask, cancel, deny, type ApprovalRequest, type ApprovalService, type ToolResult,
+  allow,
+  ask,
+  cancel,
+  deny,
+  type ApprovalRequest,
+  type ApprovalService,
+  type ToolResult,
 } from '../../src/index.ts';
 import { call, deferred, echoRuntime } from './helpers.ts';
 
@@ -122,15 +128,53 @@ describe('ask: only allowed-once allows, every other outcome is distinct', () =>
   const answering = (answer: unknown): ApprovalService => ({ request: async () => answer as never });
   const cases: readonly Case[] = [
     ['no approval service', undefined, 'APPROVAL_UNAVAILABLE', 'no-approval-service'],
-    ['no routing for the agent', { request: async () => 'allowed-once', canRoute: () => false }, 'APPROVAL_UNAVAILABLE', 'no-agent-routing'],
-    ['a throwing canRoute', { request: async () => 'allowed-once', canRoute: () => { throw new Error('router down'); } }, 'APPROVAL_UNAVAILABLE', 'approval-error'],
+    [
+      'no routing for the agent',
+      { request: async () => 'allowed-once', canRoute: () => false },
+      'APPROVAL_UNAVAILABLE',
+      'no-agent-routing',
+    ],
+    [
+      'a throwing canRoute',
+      {
+        request: async () => 'allowed-once',
+        canRoute: () => {
+          throw new Error('router down');
+        },
+      },
+      'APPROVAL_UNAVAILABLE',
+      'approval-error',
+    ],
     ['channel unavailable', answering('unavailable'), 'APPROVAL_UNAVAILABLE', 'channel-unavailable'],
     ['user rejected', answering('rejected'), 'APPROVAL_REJECTED', undefined],
     ['user cancelled', answering('cancelled'), 'CANCELLED', 'user-cancelled'],
-    ['service rejects', { request: async () => { throw new Error('socket closed'); } }, 'APPROVAL_UNAVAILABLE', 'approval-error'],
-    ['service throws synchronously', { request: () => { throw new Error('sync'); } }, 'APPROVAL_UNAVAILABLE', 'approval-error'],
+    [
+      'service rejects',
+      {
+        request: async () => {
+          throw new Error('socket closed');
+        },
+      },
+      'APPROVAL_UNAVAILABLE',
+      'approval-error',
+    ],
+    [
+      'service throws synchronously',
+      {
+        request: () => {
+          throw new Error('sync');
+        },
+      },
+      'APPROVAL_UNAVAILABLE',
+      'approval-error',
+    ],
     ['an answer outside the contract (truthy)', answering(true), 'APPROVAL_UNAVAILABLE', 'invalid-answer'],
-    ['an answer outside the contract (allowed-always)', answering('allowed-always'), 'APPROVAL_UNAVAILABLE', 'invalid-answer'],
+    [
+      'an answer outside the contract (allowed-always)',
+      answering('allowed-always'),
+      'APPROVAL_UNAVAILABLE',
+      'invalid-answer',
+    ],
   ];
 
   it.each(cases)('%s: refused, the body never runs', async (_label, approval, code, reason) => {
@@ -174,14 +218,23 @@ describe('ask: only allowed-once allows, every other outcome is distinct', () =>
     expect(result.value).toEqual({ echoed: 'x' });
     expect(calls.count).toBe(1);
     const [req] = requests as [ApprovalRequest];
-    expect(req).toMatchObject({ callId: 'c1', name: 'echo', agent: 'a', arguments: { q: 'x' }, title: 'Send it?', detail: { risk: 'low' } });
+    expect(req).toMatchObject({
+      callId: 'c1',
+      name: 'echo',
+      agent: 'a',
+      arguments: { q: 'x' },
+      title: 'Send it?',
+      detail: { risk: 'low' },
+    });
     expect(Object.isFrozen(req.arguments)).toBe(true);
     expect(req.signal).toBe(controller.signal);
   });
 
   it('a default title describes the call', async () => {
     const titles: string[] = [];
-    const { rt } = echoRuntime({ runtime: { approval: { request: async (r) => (titles.push(r.title), 'allowed-once') } } });
+    const { rt } = echoRuntime({
+      runtime: { approval: { request: async (r) => (titles.push(r.title), 'allowed-once') } },
+    });
     rt.on('tools/pre-execute', () => ask());
     await rt.execute(call());
     expect(titles).toEqual(['Allow tool "echo" to run?']);
@@ -197,15 +250,19 @@ describe('ask: only allowed-once allows, every other outcome is distinct', () =>
 });
 
 describe('an abort during approval is ABORTED_BEFORE_DISPATCH', () => {
-  const scenarios: ReadonlyArray<readonly [string, (signal: AbortSignal, answered: Promise<void>) => Promise<string>]> = [
-    ['the service still answers allowed-once', async (_s, answered) => (await answered, 'allowed-once')],
-    ['the service answers cancelled because of the abort', async (_s, answered) => (await answered, 'cancelled')],
-    ['the service rejects because of the abort', async (signal, answered) => {
-      await answered;
-      throw signal.reason;
-    }],
-    ['the service never answers', () => new Promise<string>(() => {})],
-  ];
+  const scenarios: ReadonlyArray<readonly [string, (signal: AbortSignal, answered: Promise<void>) => Promise<string>]> =
+    [
+      ['the service still answers allowed-once', async (_s, answered) => (await answered, 'allowed-once')],
+      ['the service answers cancelled because of the abort', async (_s, answered) => (await answered, 'cancelled')],
+      [
+        'the service rejects because of the abort',
+        async (signal, answered) => {
+          await answered;
+          throw signal.reason;
+        },
+      ],
+      ['the service never answers', () => new Promise<string>(() => {})],
+    ];
 
   it.each(scenarios)('when %s', async (_label, answer) => {
     const controller = new AbortController();

@@ -2,7 +2,14 @@
 // restrictions that mask, monotonic guards, disposers, odd names, schema projection.
 import { describe, expect, it, jest } from '@jest/globals';
 import {
-  allow, createToolRuntime, defineTool, DefinitionError, deny, RUN_CODE, type Tool, type ToolRuntime,
+  allow,
+  createToolRuntime,
+  defineTool,
+  DefinitionError,
+  deny,
+  RUN_CODE,
+  type Tool,
+  type ToolRuntime,
 } from '../../src/index.ts';
 import { call, codeOf, echoTool, isDeepFrozen, text } from './helpers.ts';
 
@@ -102,7 +109,11 @@ describe('run_code is reserved in every scope', () => {
 describe('registration checks (also for tools altered after defineTool)', () => {
   const good = labelled('good', 'x');
   it.each([
-    ['no output contract', { ...good, name: 'nooutput', outputSchema: undefined, outputIssues: undefined }, 'output contract'],
+    [
+      'no output contract',
+      { ...good, name: 'nooutput', outputSchema: undefined, outputIssues: undefined },
+      'output contract',
+    ],
     ['a zero timeoutMs', { ...good, name: 'zero', timeoutMs: 0 }, 'timeoutMs'],
     ['an infinite timeoutMs', { ...good, name: 'inf', timeoutMs: Number.POSITIVE_INFINITY }, 'timeoutMs'],
     ['not a tool at all', { name: 'x' }, 'defineTool'],
@@ -123,15 +134,23 @@ describe('restrict', () => {
   };
 
   it.each([
-    ['a global restriction (no agent)', (rt: ToolRuntime) => rt.restrict(undefined as never, { deny: ['alpha'] }), 'global restriction'],
+    [
+      'a global restriction (no agent)',
+      (rt: ToolRuntime) => rt.restrict(undefined as never, { deny: ['alpha'] }),
+      'global restriction',
+    ],
     ['an empty restriction {}', (rt: ToolRuntime) => rt.restrict('a', {}), 'empty restriction'],
     ['an unknown tool name', (rt: ToolRuntime) => rt.restrict('a', { deny: ['nope'] }), 'unknown tool "nope"'],
     ['an unknown agent', (rt: ToolRuntime) => rt.restrict('ghost', { deny: ['alpha'] }), 'unknown agent'],
     ['a non-array list', (rt: ToolRuntime) => rt.restrict('a', { allow: 'alpha' as never }), 'array of tool names'],
-    ['a tool scoped to another agent', (rt: ToolRuntime) => {
-      rt.register(labelled('b-only', 'b'), { agent: 'b' });
-      return rt.restrict('a', { deny: ['b-only'] });
-    }, 'unknown tool "b-only"'],
+    [
+      'a tool scoped to another agent',
+      (rt: ToolRuntime) => {
+        rt.register(labelled('b-only', 'b'), { agent: 'b' });
+        return rt.restrict('a', { deny: ['b-only'] });
+      },
+      'unknown tool "b-only"',
+    ],
   ])('refuses %s', (_label, act, mention) => {
     const rt = setup();
     expect(thrownBy(() => act(rt)).message).toContain(mention);
@@ -226,8 +245,20 @@ describe('guards', () => {
 
   it.each([
     ['returns garbage', () => ({ allow: true }) as never, 'neither undefined'],
-    ['throws', () => { throw new Error('guard broke'); }, 'guard broke'],
-    ['rejects', async () => { throw new Error('async guard broke'); }, 'async guard broke'],
+    [
+      'throws',
+      () => {
+        throw new Error('guard broke');
+      },
+      'guard broke',
+    ],
+    [
+      'rejects',
+      async () => {
+        throw new Error('async guard broke');
+      },
+      'async guard broke',
+    ],
   ])('deny when a guard %s (fail closed)', async (_label, guard, mention) => {
     const rt = createToolRuntime();
     const { tool, calls } = echoTool();
@@ -282,18 +313,21 @@ describe('disposers remove every contribution, and re-register works', () => {
     expect((await rt.execute(call())).isError).toBe(false);
   });
 
-  it.each(['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const)('a %s hook', async (hook) => {
-    const rt = createToolRuntime();
-    rt.register(echoTool().tool);
-    const handler = jest.fn((...args: unknown[]) => (args[args.length - 1] as () => unknown)());
-    const observer = jest.fn(() => undefined);
-    const dispose = rt.on(hook, (hook === 'tools/result' ? observer : handler) as never);
-    await rt.execute(call());
-    dispose();
-    dispose();
-    await rt.execute(call());
-    expect((hook === 'tools/result' ? observer : handler).mock.calls.length).toBe(1);
-  });
+  it.each(['tools/pre-execute', 'tools/execute', 'tools/post-execute', 'tools/result'] as const)(
+    'a %s hook',
+    async (hook) => {
+      const rt = createToolRuntime();
+      rt.register(echoTool().tool);
+      const handler = jest.fn((...args: unknown[]) => (args[args.length - 1] as () => unknown)());
+      const observer = jest.fn(() => undefined);
+      const dispose = rt.on(hook, (hook === 'tools/result' ? observer : handler) as never);
+      await rt.execute(call());
+      dispose();
+      dispose();
+      await rt.execute(call());
+      expect((hook === 'tools/result' ? observer : handler).mock.calls.length).toBe(1);
+    },
+  );
 
   it('the same handler registered twice is disposed independently', async () => {
     const rt = createToolRuntime();
@@ -311,7 +345,9 @@ describe('disposers remove every contribution, and re-register works', () => {
 
   it('refuses an unknown hook name with the list of known ones', () => {
     const rt = createToolRuntime();
-    expect(() => rt.on('tools/nope' as never, (() => undefined) as never)).toThrow(/unknown hook "tools\/nope".*tools\/pre-execute/);
+    expect(() => rt.on('tools/nope' as never, (() => undefined) as never)).toThrow(
+      /unknown hook "tools\/nope".*tools\/pre-execute/,
+    );
   });
 });
 
@@ -371,7 +407,12 @@ describe('schema projection', () => {
     expect(projected[1]).toEqual({
       name: 'zeta',
       description: 'last',
-      parameters: { type: 'object', additionalProperties: true, properties: { q: { type: 'string' } }, required: ['q'] },
+      parameters: {
+        type: 'object',
+        additionalProperties: true,
+        properties: { q: { type: 'string' } },
+        required: ['q'],
+      },
       deferLoading: true,
     });
     expect(projected.every(isDeepFrozen)).toBe(true);

@@ -8,22 +8,32 @@ import { z } from 'zod';
 import { fromAiSdkTools } from '../../src/adapters/ai-sdk.ts';
 import { createToolRuntime, defineJsonSchemaTool } from '../../src/index.ts';
 
-const Signup = z.object({
-  email: z.string().email(),
-  at: z.string().datetime(),
-  id: z.string().uuid(),
-  scores: z.record(z.string(), z.number()),
-  limit: z.number().int().min(1).max(50).default(20),
-}).refine((v) => !v.email.endsWith('@blocked.example'), { message: 'blocked domain', path: ['email'] });
+const Signup = z
+  .object({
+    email: z.string().email(),
+    at: z.string().datetime(),
+    id: z.string().uuid(),
+    scores: z.record(z.string(), z.number()),
+    limit: z.number().int().min(1).max(50).default(20),
+  })
+  .refine((v) => !v.email.endsWith('@blocked.example'), { message: 'blocked domain', path: ['email'] });
 
-const valid = { email: 'ada@example.com', at: '2026-12-03T05:00:00Z', id: '123e4567-e89b-42d3-a456-426614174000', scores: { a: 1 } };
+const valid = {
+  email: 'ada@example.com',
+  at: '2026-12-03T05:00:00Z',
+  id: '123e4567-e89b-42d3-a456-426614174000',
+  scores: { a: 1 },
+};
 
 describe('a zod 4 schema directly in a definition', () => {
   const signup = defineJsonSchemaTool({
     name: 'signup',
     description: 'Signs a user up.',
     parameters: Signup,
-    output: { schema: z.object({ ok: z.boolean(), limit: z.number() }), render: (_a, v) => [{ type: 'text', text: String(v.ok) }] },
+    output: {
+      schema: z.object({ ok: z.boolean(), limit: z.number() }),
+      render: (_a, v) => [{ type: 'text', text: String(v.ok) }],
+    },
     // Typed from zod: `args.limit` is a number (the default applied), `args.email` a string.
     execute: (args) => ({ ok: args.email.length > 0, limit: args.limit }),
   });
@@ -32,12 +42,16 @@ describe('a zod 4 schema directly in a definition', () => {
     expect(signup.schemaWarnings).toEqual([]);
     expect(signup.parameters).toMatchObject({
       type: 'object',
-      properties: { email: { type: 'string', format: 'email' }, id: { format: 'uuid' }, limit: { minimum: 1, maximum: 50, default: 20 } },
+      properties: {
+        email: { type: 'string', format: 'email' },
+        id: { format: 'uuid' },
+        limit: { minimum: 1, maximum: 50, default: 20 },
+      },
     });
     expect(signup.parameters).not.toHaveProperty('$schema');
   });
 
-  it('validates formats with ajv, and the schema\'s own refinement and default as the authority', async () => {
+  it("validates formats with ajv, and the schema's own refinement and default as the authority", async () => {
     const rt = createToolRuntime({ sandbox: false });
     rt.register(signup);
     const ok = await rt.execute({ callId: 'a', name: 'signup', arguments: valid });
@@ -64,7 +78,9 @@ describe('a zod 4 schema directly in a definition', () => {
       output: { render: () => [] },
       execute: () => null,
     });
-    expect(when.schemaWarnings).toEqual([expect.stringContaining('parameters is typed loosely (the zod schema cannot be expressed as JSON Schema')]);
+    expect(when.schemaWarnings).toEqual([
+      expect.stringContaining('parameters is typed loosely (the zod schema cannot be expressed as JSON Schema'),
+    ]);
     expect(when.parameters).toEqual({ type: 'object' });
     // zod's validate is still the authority.
     const rt = createToolRuntime({ sandbox: false });
@@ -78,7 +94,11 @@ describe('zod 4 through fromAiSdkTools', () => {
   it('accepts .email(), .datetime(), .uuid() and z.record(), one tool never failing the set', async () => {
     const tools = await fromAiSdkTools({
       signup: tool({ description: 'Signs up.', inputSchema: Signup, execute: async (args) => ({ limit: args.limit }) }),
-      tags: tool({ description: 'Tags.', inputSchema: z.object({ tags: z.record(z.string(), z.array(z.string().max(10))) }), execute: async ({ tags }) => Object.keys(tags).length }),
+      tags: tool({
+        description: 'Tags.',
+        inputSchema: z.object({ tags: z.record(z.string(), z.array(z.string().max(10))) }),
+        execute: async ({ tags }) => Object.keys(tags).length,
+      }),
     });
     expect(tools.map((t) => t.name)).toEqual(['signup', 'tags']);
     const rt = createToolRuntime({ sandbox: false });
@@ -96,7 +116,12 @@ describe('zod 4 through fromAiSdkTools', () => {
     const [length] = await fromAiSdkTools({
       length: tool({
         description: 'Length of s.',
-        inputSchema: z.object({ s: z.string().transform((x) => { runs += 1; return x.length; }) }),
+        inputSchema: z.object({
+          s: z.string().transform((x) => {
+            runs += 1;
+            return x.length;
+          }),
+        }),
         execute: async ({ s }) => s * 10,
       }),
     });
@@ -110,8 +135,16 @@ describe('zod 4 through fromAiSdkTools', () => {
 
   it('keeps a tool whose zod schema has no JSON Schema form (z.bigint(), z.date()), typed loosely, beside the others', async () => {
     const tools = await fromAiSdkTools({
-      big: tool({ description: 'Big.', inputSchema: z.object({ n: z.bigint().optional(), q: z.string() }), execute: async ({ q }) => q }),
-      plain: tool({ description: 'Plain.', inputSchema: z.object({ q: z.string() }), execute: async ({ q }) => q.toUpperCase() }),
+      big: tool({
+        description: 'Big.',
+        inputSchema: z.object({ n: z.bigint().optional(), q: z.string() }),
+        execute: async ({ q }) => q,
+      }),
+      plain: tool({
+        description: 'Plain.',
+        inputSchema: z.object({ q: z.string() }),
+        execute: async ({ q }) => q.toUpperCase(),
+      }),
     });
     expect(tools.map((t) => t.name)).toEqual(['big', 'plain']);
     expect(tools[0]!.schemaWarnings).toEqual([expect.stringContaining('parameters is typed loosely')]);

@@ -30,7 +30,12 @@ const fresh = (kind: StoreKind): string => storeFile(dir, kind, `j${(counter += 
 
 const pair = (callId: string, value: number): JournalEvent[] => [
   { type: 'tool/call', callId, name: 'w', agent: null, arguments: { n: value } },
-  { type: 'tool/result', callId, name: 'w', result: { callId, name: 'w', isError: false, value, content: [{ type: 'text', text: `v${value}` }] } },
+  {
+    type: 'tool/result',
+    callId,
+    name: 'w',
+    result: { callId, name: 'w', isError: false, value, content: [{ type: 'text', text: `v${value}` }] },
+  },
 ];
 
 /** Spawns a child, waits until `ready()` holds (or the child dies), then SIGKILLs it. */
@@ -69,54 +74,77 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
 
   it('refuses events that are not journal events, writing nothing', async () => {
     const store = openStore(kind, fresh(kind));
-    await expect(store.journal.append([...pair('a', 1), { type: 'tool/nope' } as unknown as JournalEvent])).rejects.toThrow(/events\[2\] is not a tool\/call or tool\/result event/);
+    await expect(
+      store.journal.append([...pair('a', 1), { type: 'tool/nope' } as unknown as JournalEvent]),
+    ).rejects.toThrow(/events\[2\] is not a tool\/call or tool\/result event/);
     expect((await store.journal.read()).events).toEqual([]);
     store.close();
   });
 
-  it.each(['turn', 'execute', 'nested', 'composite'] as const)('write-ahead: SIGKILL inside a tool body (%s) leaves the call, with its arguments, interrupted', async (mode) => {
-    const path = fresh(kind);
-    const marker = join(dir, `marker-${counter}`);
-    await killWhen([HOST, kind, path, marker, mode], () => existsSync(marker));
-    const store = openStore(kind, path);
-    const rt = createToolRuntime({ sandbox: false });
-    registerPaymentTools(rt);
-    const replay = await replayJournal(store.journal, rt);
-    const interrupted = replay.interrupted.map((c) => ({ callId: c.callId, name: c.name, arguments: c.arguments, parentCallId: c.parentCallId }));
-    const transfer = { name: 'transfer', arguments: { to: 'bob', amount: 42 } };
-    switch (mode) {
-      case 'turn':
-        expect(replay.executions.map((e) => [e.callId, e.call])).toEqual([['look-1', { title: 'Look up bob' }]]);
-        expect(interrupted).toEqual([{ callId: 'pay-1', ...transfer, parentCallId: undefined }]);
-        break;
-      case 'execute':
-        expect(replay.executions).toEqual([]);
-        expect(interrupted).toEqual([{ callId: 'pay-1', ...transfer, parentCallId: undefined }]);
-        break;
-      case 'nested':
-        expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([['run-1:ptc:1', 'run-1']]);
-        expect(interrupted).toEqual([
-          { callId: 'run-1', name: 'run_code', arguments: { description: 'Pay bob', code: expect.stringContaining('tools.transfer') }, parentCallId: undefined },
-          { callId: 'run-1:ptc:2', ...transfer, parentCallId: 'run-1' },
-        ]);
-        expect(replay.interrupted[1]!.rootCallId).toBe('run-1');
-        break;
-      case 'composite':
-        expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([['pay-1:call:1', 'pay-1']]);
-        expect(interrupted).toEqual([
-          { callId: 'pay-1', name: 'pay_invoice', arguments: { to: 'bob', amount: 42 }, parentCallId: undefined },
-          { callId: 'pay-1:call:2', ...transfer, parentCallId: 'pay-1' },
-        ]);
-        break;
-    }
-    expect(replay.warnings).toEqual([]);
-    store.close();
-  });
+  it.each(['turn', 'execute', 'nested', 'composite'] as const)(
+    'write-ahead: SIGKILL inside a tool body (%s) leaves the call, with its arguments, interrupted',
+    async (mode) => {
+      const path = fresh(kind);
+      const marker = join(dir, `marker-${counter}`);
+      await killWhen([HOST, kind, path, marker, mode], () => existsSync(marker));
+      const store = openStore(kind, path);
+      const rt = createToolRuntime({ sandbox: false });
+      registerPaymentTools(rt);
+      const replay = await replayJournal(store.journal, rt);
+      const interrupted = replay.interrupted.map((c) => ({
+        callId: c.callId,
+        name: c.name,
+        arguments: c.arguments,
+        parentCallId: c.parentCallId,
+      }));
+      const transfer = { name: 'transfer', arguments: { to: 'bob', amount: 42 } };
+      switch (mode) {
+        case 'turn':
+          expect(replay.executions.map((e) => [e.callId, e.call])).toEqual([['look-1', { title: 'Look up bob' }]]);
+          expect(interrupted).toEqual([{ callId: 'pay-1', ...transfer, parentCallId: undefined }]);
+          break;
+        case 'execute':
+          expect(replay.executions).toEqual([]);
+          expect(interrupted).toEqual([{ callId: 'pay-1', ...transfer, parentCallId: undefined }]);
+          break;
+        case 'nested':
+          expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([['run-1:ptc:1', 'run-1']]);
+          expect(interrupted).toEqual([
+            {
+              callId: 'run-1',
+              name: 'run_code',
+              arguments: { description: 'Pay bob', code: expect.stringContaining('tools.transfer') },
+              parentCallId: undefined,
+            },
+            { callId: 'run-1:ptc:2', ...transfer, parentCallId: 'run-1' },
+          ]);
+          expect(replay.interrupted[1]!.rootCallId).toBe('run-1');
+          break;
+        case 'composite':
+          expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([['pay-1:call:1', 'pay-1']]);
+          expect(interrupted).toEqual([
+            { callId: 'pay-1', name: 'pay_invoice', arguments: { to: 'bob', amount: 42 }, parentCallId: undefined },
+            { callId: 'pay-1:call:2', ...transfer, parentCallId: 'pay-1' },
+          ]);
+          break;
+      }
+      expect(replay.warnings).toEqual([]);
+      store.close();
+    },
+  );
 
   it('SIGKILL while appending: every acknowledged append is there, whole and in order', async () => {
     const path = fresh(kind);
-    const stdout = await killWhen([APPENDER, path, String(64 * 1024), 'loop', kind], (out) => out.split('\n').length > 5);
-    const acked = Math.max(...stdout.split('\n').filter((l) => /^\d+$/.test(l)).map(Number));
+    const stdout = await killWhen(
+      [APPENDER, path, String(64 * 1024), 'loop', kind],
+      (out) => out.split('\n').length > 5,
+    );
+    const acked = Math.max(
+      ...stdout
+        .split('\n')
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number),
+    );
     expect(acked).toBeGreaterThanOrEqual(3);
     const store = openStore(kind, path);
     const { events, warnings } = await store.journal.read();
@@ -144,7 +172,8 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
       const store = openStore(kind, fresh(kind));
       let count = 0;
       const failing: Journal = {
-        append: (events) => ((count += 1) === n ? Promise.reject(new Error('I/O error')) : store.journal.append(events)),
+        append: (events) =>
+          (count += 1) === n ? Promise.reject(new Error('I/O error')) : store.journal.append(events),
         read: () => store.journal.read(),
       };
       const rt = createToolRuntime({ sandbox: false, journal: failing });

@@ -16,7 +16,10 @@ describe('step recovery in a program', () => {
     const store = createMemoryJournal();
     let appends = 0;
     // Appends: run_code's call (1), lookup's call (2), lookup's result (3) ← fails.
-    const journal: Journal = { append: (events) => ((appends += 1) === 3 ? Promise.reject(new Error('EIO')) : store.append(events)), read: () => store.read() };
+    const journal: Journal = {
+      append: (events) => ((appends += 1) === 3 ? Promise.reject(new Error('EIO')) : store.append(events)),
+      read: () => store.read(),
+    };
     const rt = createToolRuntime({ mode: 'ptc', sandbox, journal });
     registerPaymentTools(rt);
     const ran: string[] = [];
@@ -27,7 +30,11 @@ describe('step recovery in a program', () => {
         try { await tools.lookup({ who }); codes.push('ok'); } catch (e) { codes.push(e.code + ': ' + e.message); }
       }
       return codes;`;
-    const result = await rt.execute({ callId: 'run-1', name: 'run_code', arguments: { description: 'Look up two payees', code } });
+    const result = await rt.execute({
+      callId: 'run-1',
+      name: 'run_code',
+      arguments: { description: 'Look up two payees', code },
+    });
     expect(result.isError).toBe(false);
     expect((result.value as { result: string[] }).result).toEqual([
       'SCHEDULER_FAILURE: tool scheduler failed: EIO; the call was dispatched and may have run, but its result was not committed',

@@ -31,13 +31,23 @@ describe('openSqliteJournal', () => {
     const middle = clock;
     await rt.executeTurn([{ callId: 'l1', name: 'lookup', arguments: { who: 'dee' } }], { agent: 'bob' });
 
-    const ids = (entries: readonly { event: { type: string; callId: string } }[]) => entries.map((e) => `${e.event.type === 'tool/call' ? 'call' : 'result'}:${e.event.callId}`);
+    const ids = (entries: readonly { event: { type: string; callId: string } }[]) =>
+      entries.map((e) => `${e.event.type === 'tool/call' ? 'call' : 'result'}:${e.event.callId}`);
     expect(ids(await journal.query({ rootCallId: 'p1' }))).toEqual([
-      'call:p1', 'call:p1:call:1', 'result:p1:call:1', 'call:p1:call:2', 'result:p1:call:2', 'result:p1',
+      'call:p1',
+      'call:p1:call:1',
+      'result:p1:call:1',
+      'call:p1:call:2',
+      'result:p1:call:2',
+      'result:p1',
     ]);
     expect(ids(await journal.query({ agent: 'bob' }))).toEqual(['call:l1', 'result:l1']);
     expect(await journal.query({ agent: null })).toEqual([]);
-    expect(ids(await journal.query({ agent: 'alice', type: 'tool/call' }))).toEqual(['call:p1', 'call:p1:call:1', 'call:p1:call:2']);
+    expect(ids(await journal.query({ agent: 'alice', type: 'tool/call' }))).toEqual([
+      'call:p1',
+      'call:p1:call:1',
+      'call:p1:call:2',
+    ]);
     expect(ids(await journal.query({ since: middle + 1 }))).toEqual(['call:l1', 'result:l1']);
     expect(ids(await journal.query({ since: new Date(start), until: middle + 1 }))).toHaveLength(6);
     const all = await journal.query();
@@ -53,14 +63,24 @@ describe('openSqliteJournal', () => {
   });
 
   it('checks its input and refuses appends once closed', async () => {
-    expect(() => openSqliteJournal('')).toThrow('openSqliteJournal: path must be a non-empty file path (or ":memory:")');
+    expect(() => openSqliteJournal('')).toThrow(
+      'openSqliteJournal: path must be a non-empty file path (or ":memory:")',
+    );
     const journal = openSqliteJournal(':memory:');
-    await expect(journal.query({ since: 'yesterday' as never })).rejects.toThrow('journal query: since must be a Date or milliseconds since the epoch');
-    await expect(journal.query({ type: 'tool/other' as never })).rejects.toThrow('journal query: type must be "tool/call" or "tool/result", got "tool/other"');
+    await expect(journal.query({ since: 'yesterday' as never })).rejects.toThrow(
+      'journal query: since must be a Date or milliseconds since the epoch',
+    );
+    await expect(journal.query({ type: 'tool/other' as never })).rejects.toThrow(
+      'journal query: type must be "tool/call" or "tool/result", got "tool/other"',
+    );
     await expect(journal.query({ limit: 0 })).rejects.toThrow('journal query: limit must be an integer >= 1, got 0');
-    await expect(journal.query({ afterSeq: 1.5 })).rejects.toThrow('journal query: afterSeq must be an integer >= 0, got 1.5');
+    await expect(journal.query({ afterSeq: 1.5 })).rejects.toThrow(
+      'journal query: afterSeq must be an integer >= 0, got 1.5',
+    );
     journal.close();
-    await expect(journal.append([{ type: 'tool/call', callId: 'a', name: 'x', agent: null, arguments: null }])).rejects.toThrow(':memory:: closed');
+    await expect(
+      journal.append([{ type: 'tool/call', callId: 'a', name: 'x', agent: null, arguments: null }]),
+    ).rejects.toThrow(':memory:: closed');
   });
 
   it('opens without printing anything (no ExperimentalWarning on stderr)', async () => {

@@ -24,7 +24,16 @@ describe('bodies that never settle', () => {
     expect(turn.slice(1).map((r) => r.code)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
     // Five concurrent bodies and one exclusive one under the wall limit, the started one
     // of the aborted run (the exclusive one never started), the started call of the turn.
-    expect(unsettled.map((u) => u.callId)).toEqual(['wall:ptc:1', 'wall:ptc:2', 'wall:ptc:3', 'wall:ptc:4', 'wall:ptc:5', 'wall-x:ptc:1', 'abort:ptc:1', 't1']);
+    expect(unsettled.map((u) => u.callId)).toEqual([
+      'wall:ptc:1',
+      'wall:ptc:2',
+      'wall:ptc:3',
+      'wall:ptc:4',
+      'wall:ptc:5',
+      'wall-x:ptc:1',
+      'abort:ptc:1',
+      't1',
+    ]);
     expect(new Set(unsettled.map((u) => u.reason))).toEqual(new Set(['aborted']));
     expectHeapKept(report);
     expectFollowingRunFine(report);
@@ -36,17 +45,30 @@ describe('bodies that never settle', () => {
     let finish: () => void = () => {};
     let started: () => void = () => {};
     const bodyStarted = new Promise<void>((resolve) => (started = resolve));
-    rt.register(defineTool({
-      name: 'late', description: '', parameters: {}, output: { schema: { type: 'json' }, render: () => [] },
-      execute: () => {
-        started();
-        return new Promise<string>((resolve) => (finish = () => resolve('done')));
-      },
-    }));
-    rt.register(defineTool({
-      name: 'polite', description: '', parameters: {}, output: { schema: { type: 'json' }, render: () => [] },
-      execute: (_args, exec) => new Promise<string>((_resolve, reject) => exec.signal.addEventListener('abort', () => reject(new Error('stopped')))),
-    }));
+    rt.register(
+      defineTool({
+        name: 'late',
+        description: '',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: () => {
+          started();
+          return new Promise<string>((resolve) => (finish = () => resolve('done')));
+        },
+      }),
+    );
+    rt.register(
+      defineTool({
+        name: 'polite',
+        description: '',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: (_args, exec) =>
+          new Promise<string>((_resolve, reject) =>
+            exec.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+          ),
+      }),
+    );
     const controller = new AbortController();
     const pending = rt.execute({ callId: 'l', name: 'late', arguments: {}, signal: controller.signal });
     const polite = rt.execute({ callId: 'p', name: 'polite', arguments: {}, signal: controller.signal });
@@ -65,7 +87,11 @@ describe('bodies that never settle', () => {
   });
 
   it('abortGraceMs and onUnsettled are checked when the runtime is created', () => {
-    expect(() => createToolRuntime({ abortGraceMs: -1 })).toThrow('createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got -1');
-    expect(() => createToolRuntime({ onUnsettled: 'warn' as never })).toThrow('createToolRuntime: onUnsettled must be a function');
+    expect(() => createToolRuntime({ abortGraceMs: -1 })).toThrow(
+      'createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got -1',
+    );
+    expect(() => createToolRuntime({ onUnsettled: 'warn' as never })).toThrow(
+      'createToolRuntime: onUnsettled must be a function',
+    );
   });
 });

@@ -7,7 +7,13 @@ import { expectFollowingRunFine, expectHeapKept, runHostCase, type BriefResult }
 
 describe('values nested a million levels deep', () => {
   it('are refused with INVALID_ARGS naming the level, in a direct call and in run_code arguments; 255 levels still cross', async () => {
-    const report = await runHostCase<{ direct: BriefResult; directTail: string; runCode: BriefResult; runCodeTail: string; within: BriefResult }>('deep-values', 256);
+    const report = await runHostCase<{
+      direct: BriefResult;
+      directTail: string;
+      runCode: BriefResult;
+      runCodeTail: string;
+      within: BriefResult;
+    }>('deep-values', 256);
     const { direct, directTail, runCode, runCodeTail, within } = report.seen;
     expect(direct).toMatchObject({ isError: true, code: 'INVALID_ARGS' });
     expect(direct.message).toContain('invalid arguments for tool "sink": arguments.data[0][0]');

@@ -40,7 +40,11 @@ export function runHostCase<S>(name: string, maxOldSpaceMb: number): Promise<Hos
       (error, stdout, stderr) => {
         const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
         if (line === undefined) {
-          reject(new Error(`host case ${name} died or printed no report (exit ${String(error?.code ?? error?.signal)}); stderr:\n${stderr.slice(-3000)}`));
+          reject(
+            new Error(
+              `host case ${name} died or printed no report (exit ${String(error?.code ?? error?.signal)}); stderr:\n${stderr.slice(-3000)}`,
+            ),
+          );
           return;
         }
         resolve(JSON.parse(line.slice('RESULT '.length)) as HostReport<S>);

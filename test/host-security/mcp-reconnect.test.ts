@@ -12,7 +12,10 @@ const HOSTILE_SERVER = fileURLToPath(new URL('./fixtures/hostile-mcp-server.ts',
 describe('an MCP connection lost to an oversized reply', () => {
   it('fails that call, and the next calls reconnect and work', async () => {
     const rt = createToolRuntime({ mode: 'both' });
-    const imported = await importMcpTools(rt, { servers: [{ command: process.execPath, args: ['--no-warnings', HOSTILE_SERVER, 'huge-result'] }], onWarning: () => {} });
+    const imported = await importMcpTools(rt, {
+      servers: [{ command: process.execPath, args: ['--no-warnings', HOSTILE_SERVER, 'huge-result'] }],
+      onWarning: () => {},
+    });
     try {
       const before = await rt.execute({ callId: 'c0', name: 'lookup', arguments: { q: 'x' } });
       expect(before).toMatchObject({ isError: false, value: 'called lookup' });
@@ -25,7 +28,11 @@ describe('an MCP connection lost to an oversized reply', () => {
       ]);
       expect(a).toMatchObject({ isError: false, value: 'called lookup' });
       expect(b).toMatchObject({ isError: false, value: 'called search' });
-      const nested = await rt.execute({ callId: 'c4', name: 'run_code', arguments: { description: 'd', code: 'return await tools.lookup({ q: "n" });' } });
+      const nested = await rt.execute({
+        callId: 'c4',
+        name: 'run_code',
+        arguments: { description: 'd', code: 'return await tools.lookup({ q: "n" });' },
+      });
       expect(nested).toMatchObject({ isError: false, value: { result: 'called lookup' } });
     } finally {
       await imported.close();

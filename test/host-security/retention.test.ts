@@ -26,11 +26,21 @@ describe('a run holds only the calls in flight', () => {
 
 describe('maxRetainedBytes', () => {
   it('refuses calls whose arguments do not fit, keeps a result that does not fit from the program, stops a run whose contexts do not fit', async () => {
-    const report = await runHostCase<{ args: BriefResult; result: BriefResult; contexts: BriefResult; contextCount: number }>('retention-budget', 128);
+    const report = await runHostCase<{
+      args: BriefResult;
+      result: BriefResult;
+      contexts: BriefResult;
+      contextCount: number;
+    }>('retention-budget', 128);
     const { args, result, contexts, contextCount } = report.seen;
     // 1 MiB: two calls with 400 KB arguments are held while in flight; the third and fourth do not fit.
     expect(args).toMatchObject({ isError: false, result: ['held', 'held', 'RETENTION_LIMIT', 'RETENTION_LIMIT'] });
-    expect(result.result).toEqual(['RETENTION_LIMIT', expect.stringContaining('tools.blob succeeded, but its result (2000002 bytes as JSON) is more than this run may still hold (maxRetainedBytes: 1048576 bytes')]);
+    expect(result.result).toEqual([
+      'RETENTION_LIMIT',
+      expect.stringContaining(
+        'tools.blob succeeded, but its result (2000002 bytes as JSON) is more than this run may still hold (maxRetainedBytes: 1048576 bytes',
+      ),
+    ]);
     expect(contexts).toMatchObject({ isError: true, code: 'CODE_RUN_FAILED', kind: 'output-limit' });
     expect(contexts.message).toContain('exceed what one run may hold (maxRetainedBytes: 1048576 bytes)');
     // The contexts that fitted were ferried; none beyond.
@@ -41,7 +51,9 @@ describe('maxRetainedBytes', () => {
 
   it('defaults to 64 MiB and is checked when the runtime is created', () => {
     expect(DEFAULT_MAX_RETAINED_BYTES).toBe(64 * 1_048_576);
-    expect(() => createToolRuntime({ maxRetainedBytes: 0 })).toThrow('createToolRuntime: maxRetainedBytes must be a positive integer (bytes), got 0');
+    expect(() => createToolRuntime({ maxRetainedBytes: 0 })).toThrow(
+      'createToolRuntime: maxRetainedBytes must be a positive integer (bytes), got 0',
+    );
     expect(() => createToolRuntime({ maxRetainedBytes: 1.5 })).toThrow('maxRetainedBytes must be a positive integer');
   });
 });
@@ -54,20 +66,42 @@ describe('the host does not rely on the guest for the argument limit', () => {
     const sandbox: Sandbox = {
       async run(request): Promise<RunOutcome> {
         const signal = new AbortController().signal;
-        outcomes.push(await request.hostCall({ seq: 1, toolName: 'sink', argsJson: JSON.stringify({ s: 'x'.repeat(4 * 1_048_576) }), signal }));
-        outcomes.push(await request.hostCall({ seq: 2, toolName: 'sink', argsJson: JSON.stringify({ s: 'ok' }), signal }));
+        outcomes.push(
+          await request.hostCall({
+            seq: 1,
+            toolName: 'sink',
+            argsJson: JSON.stringify({ s: 'x'.repeat(4 * 1_048_576) }),
+            signal,
+          }),
+        );
+        outcomes.push(
+          await request.hostCall({ seq: 2, toolName: 'sink', argsJson: JSON.stringify({ s: 'ok' }), signal }),
+        );
         return { ok: true, logs: [], result: null };
       },
       close: async () => {},
     };
     const rt = createToolRuntime({ mode: 'ptc', sandbox });
-    rt.register(defineTool({
-      name: 'sink', description: '', parameters: { s: { type: 'string' } }, output: { schema: { type: 'json' }, render: () => [] },
-      execute: () => (reached += 1),
-    }));
-    const result = await rt.execute({ callId: 'r', name: 'run_code', arguments: { description: 'Send too much', code: 'return null' } });
+    rt.register(
+      defineTool({
+        name: 'sink',
+        description: '',
+        parameters: { s: { type: 'string' } },
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: () => (reached += 1),
+      }),
+    );
+    const result = await rt.execute({
+      callId: 'r',
+      name: 'run_code',
+      arguments: { description: 'Send too much', code: 'return null' },
+    });
     expect(result.isError).toBe(false);
-    expect(outcomes[0]).toEqual({ ok: false, code: 'ARGS_TOO_LARGE', message: 'tools.sink arguments are larger than 4194304 bytes as JSON: not dispatched' });
+    expect(outcomes[0]).toEqual({
+      ok: false,
+      code: 'ARGS_TOO_LARGE',
+      message: 'tools.sink arguments are larger than 4194304 bytes as JSON: not dispatched',
+    });
     expect(outcomes[1]).toEqual({ ok: true, valueJson: '1' });
     expect(reached).toBe(1);
   });

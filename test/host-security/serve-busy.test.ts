@@ -9,7 +9,9 @@ import { PTC_BIN } from '../mcp/helpers.ts';
 
 const runCode = (code: string) => ({ name: 'run_code', arguments: { description: 'test program', code } });
 const textOf = (result: object): string =>
-  (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[]).map((block) => block.text ?? '').join('\n');
+  (((result as { content?: unknown }).content ?? []) as { type: string; text?: string }[])
+    .map((block) => block.text ?? '')
+    .join('\n');
 
 describe('ptc serve --max-active-runs 2', () => {
   const transport = new StdioClientTransport({
@@ -34,7 +36,11 @@ describe('ptc serve --max-active-runs 2', () => {
       inside.push(new Promise<void>((resolve) => (entered = resolve)));
       // The program's console line arrives as a progress notification: it is running.
       return client
-        .callTool(runCode('console.log("looping"); while (true) {}'), undefined, { signal: stop.signal, onprogress: () => entered(), timeout: 120_000 })
+        .callTool(runCode('console.log("looping"); while (true) {}'), undefined, {
+          signal: stop.signal,
+          onprogress: () => entered(),
+          timeout: 120_000,
+        })
         .catch((error: unknown) => error as Error);
     });
     await Promise.all(inside);

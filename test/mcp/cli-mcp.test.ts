@@ -24,27 +24,35 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
   afterAll(() => scratch.remove());
 
   it('ptc run: a program calls two MCP tools concurrently', async () => {
-    const file = program('concurrent.ts', `
+    const file = program(
+      'concurrent.ts',
+      `
       const [a, b] = await Promise.all([
         tools.read_text_file({ path: ${JSON.stringify(join(scratch.dir, 'a.txt'))} }),
         tools.read_text_file({ path: ${JSON.stringify(join(scratch.dir, 'b.txt'))} }),
       ]);
-      return a.content + b.content;`);
+      return a.content + b.content;`,
+    );
     const ok = await ptc('run', file, '--mcp', fsServer, '--json');
     expect(ok.err).toBe('');
-    expect(JSON.parse(ok.out)).toEqual(expect.objectContaining({ isError: false, value: { logs: [], result: 'alpha\nbeta\n' } }));
+    expect(JSON.parse(ok.out)).toEqual(
+      expect.objectContaining({ isError: false, value: { logs: [], result: 'alpha\nbeta\n' } }),
+    );
     expect(ok.code).toBe(0);
   });
 
   it('ptc run: a program handles an MCP tool error', async () => {
-    const file = program('handles.ts', `
+    const file = program(
+      'handles.ts',
+      `
       try {
         await tools.read_text_file({ path: '/etc/hostname' });
       } catch (e) {
         console.log('caught', e.code, e.toolName);
       }
       const files = await tools.list_directory({ path: ${JSON.stringify(scratch.dir)} });
-      return files.content.split('\\n').length;`);
+      return files.content.split('\\n').length;`,
+    );
     const r = await ptc('run', file, '--mcp', fsServer);
     expect(r).toEqual({ code: 0, out: 'caught TOOL_ERROR read_text_file\n4\n', err: '' });
   });
@@ -56,7 +64,7 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
     expect(r.out).not.toContain('list_orders('); // the built-in example tools are not loaded beside --mcp tools
   });
 
-  it('ptc schemas: --mcp-prefix renames the n-th server\'s tools', async () => {
+  it("ptc schemas: --mcp-prefix renames the n-th server's tools", async () => {
     const r = await ptc('schemas', '--mcp', fsServer, '--mcp-prefix', 'fs_', '--format', 'anthropic');
     expect(r.code).toBe(0);
     const names = (JSON.parse(r.out) as { name: string }[]).map((t) => t.name);
@@ -65,7 +73,10 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
   });
 
   it('ptc check: a program is type-checked against the imported tools', async () => {
-    const good = program('good.ts', `const r = await tools.read_text_file({ path: 'a.txt' }); return r.content.length;`);
+    const good = program(
+      'good.ts',
+      `const r = await tools.read_text_file({ path: 'a.txt' }); return r.content.length;`,
+    );
     expect(await ptc('check', good, '--mcp', fsServer)).toEqual({ code: 0, out: '', err: '' });
     const bad = program('bad.ts', `const r = await tools.read_text_file({ path: 'a.txt' }); return r.size;`);
     const r = await ptc('check', bad, '--mcp', fsServer);
@@ -77,10 +88,14 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
     const everything = await ptc('schemas', '--mcp', commandLine(EVERYTHING.entry));
     expect(everything.code).toBe(0);
     expect(everything.err).toBe('');
-    expect((JSON.parse(everything.out) as { name: string }[]).map((t) => t.name)).toEqual(expect.arrayContaining(['get-sum', 'gzip-file-as-resource']));
+    expect((JSON.parse(everything.out) as { name: string }[]).map((t) => t.name)).toEqual(
+      expect.arrayContaining(['get-sum', 'gzip-file-as-resource']),
+    );
     const r = await ptc('schemas', '--mcp', commandLine(JSON_SCHEMA_SERVER));
     expect(r.code).toBe(0);
-    expect(r.err).toMatch(/^ptc: warning: MCP server "json-schema-fixture": skipped tool "fetch_remote" \(refused schema keyword "\$ref"\)/mu);
+    expect(r.err).toMatch(
+      /^ptc: warning: MCP server "json-schema-fixture": skipped tool "fetch_remote" \(refused schema keyword "\$ref"\)/mu,
+    );
     expect((JSON.parse(r.out) as { name: string }[]).map((t) => t.name)).toContain('count_tree');
   });
 

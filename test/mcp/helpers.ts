@@ -10,8 +10,16 @@ export const PTC_BIN = join(REPO, 'bin', 'ptc.js');
 const pkgDir = (name: string): string => join(REPO, 'node_modules', ...name.split('/'));
 
 /** `node <entry>` of an installed MCP server package (its `bin`). */
-export function serverEntry(name: '@modelcontextprotocol/server-filesystem' | '@modelcontextprotocol/server-everything' | '@modelcontextprotocol/server-memory'): { entry: string; version: string } {
-  const pkg = JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')) as { version: string; bin: Record<string, string> };
+export function serverEntry(
+  name:
+    | '@modelcontextprotocol/server-filesystem'
+    | '@modelcontextprotocol/server-everything'
+    | '@modelcontextprotocol/server-memory',
+): { entry: string; version: string } {
+  const pkg = JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')) as {
+    version: string;
+    bin: Record<string, string>;
+  };
   const bin = Object.values(pkg.bin)[0]!;
   return { entry: join(pkgDir(name), bin), version: pkg.version };
 }
@@ -53,7 +61,8 @@ export function childPids(needle: string): number[] {
       const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
       const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
       const state = stat.slice(stat.lastIndexOf(')') + 2).split(' ')[0];
-      if (ppid === process.pid && state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle)) pids.push(Number(entry));
+      if (ppid === process.pid && state !== 'Z' && readFileSync(`/proc/${entry}/cmdline`, 'utf8').includes(needle))
+        pids.push(Number(entry));
     } catch {
       // Gone meanwhile.
     }

@@ -26,9 +26,18 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
     // gzip-file-as-resource declares `format: "uri"`, once outside our subset.
     expect(imported.skipped).toEqual([]);
     expect(warnings).toEqual([]);
-    expect(imported.tools).toEqual(expect.arrayContaining(['echo', 'get-sum', 'get-structured-content', 'get-tiny-image', 'gzip-file-as-resource']));
-    const result = await rt.execute({ callId: 'g1', name: 'gzip-file-as-resource', arguments: { name: 'x.gz', data: 'not a uri' } });
-    expect(result.error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('must match format "uri"') });
+    expect(imported.tools).toEqual(
+      expect.arrayContaining(['echo', 'get-sum', 'get-structured-content', 'get-tiny-image', 'gzip-file-as-resource']),
+    );
+    const result = await rt.execute({
+      callId: 'g1',
+      name: 'gzip-file-as-resource',
+      arguments: { name: 'x.gz', data: 'not a uri' },
+    });
+    expect(result.error).toMatchObject({
+      code: 'INVALID_ARGS',
+      message: expect.stringContaining('must match format "uri"'),
+    });
   });
 
   it('without outputSchema the value is the text content and the SDK returns JsonValue', async () => {
@@ -40,9 +49,17 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
   });
 
   it('with outputSchema the value is structuredContent, validated and typed', async () => {
-    const result = await rt.execute({ callId: 'e2', name: 'get-structured-content', arguments: { location: 'Chicago' } });
+    const result = await rt.execute({
+      callId: 'e2',
+      name: 'get-structured-content',
+      arguments: { location: 'Chicago' },
+    });
     expect(result.isError).toBe(false);
-    expect(result.value).toEqual({ temperature: expect.any(Number), conditions: expect.any(String), humidity: expect.any(Number) });
+    expect(result.value).toEqual({
+      temperature: expect.any(Number),
+      conditions: expect.any(String),
+      humidity: expect.any(Number),
+    });
     expect(rt.sdk()).toMatch(/type GetStructuredContentResult = \{[^}]*temperature: number;/su);
   });
 
@@ -64,7 +81,10 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
 
   it('a prefix renames the tools while the server is still called by its own names', async () => {
     const rt2 = createToolRuntime({ sandbox: false });
-    const prefixed = await importMcpTools(rt2, { servers: [{ command: process.execPath, args: [EVERYTHING.entry], prefix: 'ev_' }], onWarning: () => {} });
+    const prefixed = await importMcpTools(rt2, {
+      servers: [{ command: process.execPath, args: [EVERYTHING.entry], prefix: 'ev_' }],
+      onWarning: () => {},
+    });
     try {
       expect(prefixed.tools).toContain('ev_echo');
       expect(rt2.tool('echo')).toBeUndefined();
@@ -78,16 +98,20 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
 
   it('a name collision fails the import with a hint to use a prefix, and stops every server it started', async () => {
     const rt2 = createToolRuntime({ sandbox: false });
-    rt2.register(defineTool({
-      name: 'echo',
-      description: 'Our own echo.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: () => null,
-    }));
+    rt2.register(
+      defineTool({
+        name: 'echo',
+        description: 'Our own echo.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: () => null,
+      }),
+    );
     const before = childPids(EVERYTHING.entry);
-    const error = await importMcpTools(rt2, { servers: [SERVER], onWarning: () => {}, onStderr: () => {} })
-      .then(() => undefined, (e: unknown) => e as Error);
+    const error = await importMcpTools(rt2, { servers: [SERVER], onWarning: () => {}, onStderr: () => {} }).then(
+      () => undefined,
+      (e: unknown) => e as Error,
+    );
     expect(error?.message).toMatch(/cannot register tool "echo".*prefix/su);
     // Nothing of the failed import stays registered or running.
     expect(rt2.tool('get-sum')).toBeUndefined();

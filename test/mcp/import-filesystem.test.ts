@@ -26,7 +26,9 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
   });
 
   it('registers every listed tool under its MCP name, nothing skipped', () => {
-    expect(imported.tools).toEqual(expect.arrayContaining(['read_text_file', 'list_directory', 'write_file', 'list_allowed_directories']));
+    expect(imported.tools).toEqual(
+      expect.arrayContaining(['read_text_file', 'list_directory', 'write_file', 'list_allowed_directories']),
+    );
     expect(imported.skipped).toEqual([]);
     expect(imported.connections[0]!.serverName).toBe('secure-filesystem-server');
     const listed = rt.schemas().map((s) => s.name);
@@ -57,7 +59,11 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
   });
 
   it('structuredContent becomes the canonical value', async () => {
-    const result = await rt.execute({ callId: 'r1', name: 'read_text_file', arguments: { path: `${scratch.dir}/a.txt` } });
+    const result = await rt.execute({
+      callId: 'r1',
+      name: 'read_text_file',
+      arguments: { path: `${scratch.dir}/a.txt` },
+    });
     expect(result.isError).toBe(false);
     expect(result.value).toEqual({ content: 'alpha\n' });
     expect(result.content).toEqual([{ type: 'text', text: JSON.stringify({ content: 'alpha\n' }, null, 2) }]);
@@ -136,12 +142,17 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
           }`,
       },
     });
-    expect(result.value).toEqual({ logs: [], result: { caught: true, tool: 'read_text_file', code: 'TOOL_ERROR', denied: true } });
+    expect(result.value).toEqual({
+      logs: [],
+      result: { caught: true, tool: 'read_text_file', code: 'TOOL_ERROR', denied: true },
+    });
   });
 
   it('close() unregisters the tools and stops the server process', async () => {
     const rt2 = createToolRuntime();
-    const second = await importMcpTools(rt2, { servers: [{ command: process.execPath, args: [FS.entry, scratch.dir] }] });
+    const second = await importMcpTools(rt2, {
+      servers: [{ command: process.execPath, args: [FS.entry, scratch.dir] }],
+    });
     const pid = second.connections[0]!.pid!;
     expect(alive(pid)).toBe(true);
     expect(rt2.tool('read_text_file')).toBeDefined();

@@ -5,7 +5,14 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
-import { accept, createToolRuntime, defineTool, deny, type ToolRuntime, type ToolRuntimeOptions } from '../../src/index.ts';
+import {
+  accept,
+  createToolRuntime,
+  defineTool,
+  deny,
+  type ToolRuntime,
+  type ToolRuntimeOptions,
+} from '../../src/index.ts';
 import { PassThrough } from 'node:stream';
 import { createMcpServer, MCP_META_CONTEXTS, MCP_META_ERROR, serveMcpStdio } from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
@@ -19,7 +26,10 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-async function connect(options: ToolRuntimeOptions = {}, setup: (rt: ToolRuntime) => void = () => {}): Promise<{ client: Client; rt: ToolRuntime }> {
+async function connect(
+  options: ToolRuntimeOptions = {},
+  setup: (rt: ToolRuntime) => void = () => {},
+): Promise<{ client: Client; rt: ToolRuntime }> {
   sandbox ??= createSandbox();
   const rt = createToolRuntime({ sandbox, ...options });
   for (const tool of tools) rt.register(tool);
@@ -51,7 +61,12 @@ describe('createMcpServer: tools/list per mode', () => {
       additionalProperties: true,
     });
     // An object output schema describes structuredContent; a string output has none.
-    expect(add.outputSchema).toEqual({ type: 'object', properties: { sum: { type: 'number' } }, required: ['sum'], additionalProperties: false });
+    expect(add.outputSchema).toEqual({
+      type: 'object',
+      properties: { sum: { type: 'number' } },
+      required: ['sum'],
+      additionalProperties: false,
+    });
     expect(listed[2]!.outputSchema).toBeUndefined();
   });
 
@@ -65,12 +80,15 @@ describe('createMcpServer: tools/list per mode', () => {
     expect(client.getServerCapabilities()?.tools).toEqual({});
   });
 
-  it.each([true, false])('the SDK is in run_code\'s description exactly once (embedSdkInDescription: %s)', async (embedSdkInDescription) => {
-    const { client, rt } = await connect({ mode: 'ptc', embedSdkInDescription });
-    const [runCode] = (await client.listTools()).tools;
-    expect((runCode!.description ?? "").split(rt.sdk()).length).toBe(2);
-    expect(client.getInstructions()).toMatch(/^Only the run_code tool is callable directly/u);
-  });
+  it.each([true, false])(
+    "the SDK is in run_code's description exactly once (embedSdkInDescription: %s)",
+    async (embedSdkInDescription) => {
+      const { client, rt } = await connect({ mode: 'ptc', embedSdkInDescription });
+      const [runCode] = (await client.listTools()).tools;
+      expect((runCode!.description ?? '').split(rt.sdk()).length).toBe(2);
+      expect(client.getInstructions()).toMatch(/^Only the run_code tool is callable directly/u);
+    },
+  );
 
   it('both lists every tool plus run_code, without the ptc-only instruction', async () => {
     const { client } = await connect({ mode: 'both' });
@@ -85,7 +103,11 @@ describe('createMcpServer: tools/call', () => {
   it('a success: structuredContent from the canonical value, content from the rendered content', async () => {
     const { client } = await connect();
     const result = await client.callTool({ name: 'add', arguments: { a: 2, b: 3 } });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'sum=5' }], structuredContent: { sum: 5 }, isError: false });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'sum=5' }],
+      structuredContent: { sum: 5 },
+      isError: false,
+    });
   });
 
   it('a non-object value has no structuredContent (MCP allows only objects there)', async () => {
@@ -123,64 +145,88 @@ describe('createMcpServer: tools/call', () => {
 
   it('deferred contexts travel under _meta', async () => {
     const { client } = await connect({}, (rt) => {
-      rt.register(defineTool({
-        name: 'noted',
-        description: 'Adds a note for the model.',
-        parameters: {},
-        output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'ok' }] },
-        execute: (_args, exec) => {
-          exec.deferContext({ role: 'user', content: [{ type: 'text', text: 'remember this' }] });
-          return { ok: true };
-        },
-      }));
+      rt.register(
+        defineTool({
+          name: 'noted',
+          description: 'Adds a note for the model.',
+          parameters: {},
+          output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'ok' }] },
+          execute: (_args, exec) => {
+            exec.deferContext({ role: 'user', content: [{ type: 'text', text: 'remember this' }] });
+            return { ok: true };
+          },
+        }),
+      );
     });
     const result = await client.callTool({ name: 'noted', arguments: {} });
-    expect(result._meta?.[MCP_META_CONTEXTS]).toEqual([{ role: 'user', content: [{ type: 'text', text: 'remember this' }] }]);
+    expect(result._meta?.[MCP_META_CONTEXTS]).toEqual([
+      { role: 'user', content: [{ type: 'text', text: 'remember this' }] },
+    ]);
   });
 
   it('ptc: run_code runs a program over the tools; a direct native call is refused', async () => {
     const { client } = await connect({ mode: 'ptc' });
     const run = await client.callTool({
       name: 'run_code',
-      arguments: { description: 'Add twice', code: 'const x = await tools.add({ a: 1, b: 2 }); const y = await tools.add({ a: x.sum, b: 10 }); return y.sum;' },
+      arguments: {
+        description: 'Add twice',
+        code: 'const x = await tools.add({ a: 1, b: 2 }); const y = await tools.add({ a: x.sum, b: 10 }); return y.sum;',
+      },
     });
-    expect(run).toEqual({ content: [{ type: 'text', text: '13' }], structuredContent: { logs: [], result: 13 }, isError: false });
+    expect(run).toEqual({
+      content: [{ type: 'text', text: '13' }],
+      structuredContent: { logs: [], result: 13 },
+      isError: false,
+    });
     const direct = await client.callTool({ name: 'add', arguments: { a: 1, b: 2 } });
     expect(direct.isError).toBe(true);
-    expect(direct.content).toEqual([{ type: 'text', text: expect.stringContaining('only run_code is callable directly') }]);
+    expect(direct.content).toEqual([
+      { type: 'text', text: expect.stringContaining('only run_code is callable directly') },
+    ]);
   });
 
   it('no blank text reaches a client (it forwards content to a model provider): an empty result reads "(no output)"', async () => {
     const { client } = await connect({}, (rt) => {
-      rt.register(defineTool({
-        name: 'quiet',
-        description: 'Answers with nothing.',
-        parameters: {},
-        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-        execute: () => '',
-      }));
+      rt.register(
+        defineTool({
+          name: 'quiet',
+          description: 'Answers with nothing.',
+          parameters: {},
+          output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+          execute: () => '',
+        }),
+      );
     });
-    expect(await client.callTool({ name: 'quiet', arguments: {} })).toEqual({ content: [{ type: 'text', text: '(no output)' }], isError: false });
+    expect(await client.callTool({ name: 'quiet', arguments: {} })).toEqual({
+      content: [{ type: 'text', text: '(no output)' }],
+      isError: false,
+    });
   });
 
   it('redaction holds: a result whose content post-execute replaced has no structuredContent; a replaced value is sent', async () => {
     const { client } = await connect({}, (rt) => {
-      rt.register(defineTool({
-        name: 'account',
-        description: 'An account record.',
-        parameters: { how: { type: 'string', required: true } },
-        output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
-        execute: () => ({ owner: 'Ada', iban: 'DE89370400440532013000' }),
-      }));
+      rt.register(
+        defineTool({
+          name: 'account',
+          description: 'An account record.',
+          parameters: { how: { type: 'string', required: true } },
+          output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
+          execute: () => ({ owner: 'Ada', iban: 'DE89370400440532013000' }),
+        }),
+      );
       rt.on('tools/post-execute', async (exec, _result, next) => {
         const args = exec.arguments as { how?: string };
         if (exec.name !== 'account') return next();
-        if (args.how === 'content') return accept({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }] });
+        if (args.how === 'content')
+          return accept({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }] });
         return accept({ value: { owner: 'Ada', iban: '[redacted]' } });
       });
     });
     const contentOnly = await client.callTool({ name: 'account', arguments: { how: 'content' } });
-    expect(contentOnly).toEqual({ content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }], isError: false });
+    expect(contentOnly).toEqual({
+      content: [{ type: 'text', text: '{"owner":"Ada","iban":"[redacted]"}' }],
+      isError: false,
+    });
     expect(JSON.stringify(contentOnly)).not.toContain('DE89');
     const value = await client.callTool({ name: 'account', arguments: { how: 'value' } });
     expect(value.structuredContent).toEqual({ owner: 'Ada', iban: '[redacted]' });
@@ -192,17 +238,20 @@ describe('createMcpServer: tools/call', () => {
     let entered!: () => void;
     const started = new Promise<void>((resolve) => (entered = resolve));
     const { client } = await connect({}, (rt) => {
-      rt.register(defineTool({
-        name: 'wait',
-        description: 'Waits until aborted.',
-        parameters: {},
-        output: { schema: { type: 'json' }, render: () => [] },
-        execute: (_args, exec) => new Promise((_resolve, reject) => {
-          seen = exec.signal;
-          entered();
-          exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+      rt.register(
+        defineTool({
+          name: 'wait',
+          description: 'Waits until aborted.',
+          parameters: {},
+          output: { schema: { type: 'json' }, render: () => [] },
+          execute: (_args, exec) =>
+            new Promise((_resolve, reject) => {
+              seen = exec.signal;
+              entered();
+              exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
+            }),
         }),
-      }));
+      );
     });
     const controller = new AbortController();
     const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal });
@@ -217,28 +266,44 @@ describe('createMcpServer: tools/call', () => {
 describe('serveMcpStdio', () => {
   it('answers the calls already sent when the client closes stdin right after them', async () => {
     const rt = createToolRuntime({ sandbox: false });
-    rt.register(defineTool({
-      name: 'slow',
-      description: 'Answers after a few turns of the event loop.',
-      parameters: {},
-      output: { schema: { type: 'object', additionalProperties: false, properties: { done: { type: 'boolean', required: true } } }, render: () => [{ type: 'text', text: 'done' }] },
-      execute: async () => {
-        for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
-        return { done: true };
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'slow',
+        description: 'Answers after a few turns of the event loop.',
+        parameters: {},
+        output: {
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { done: { type: 'boolean', required: true } },
+          },
+          render: () => [{ type: 'text', text: 'done' }],
+        },
+        execute: async () => {
+          for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+          return { done: true };
+        },
+      }),
+    );
     const stdin = new PassThrough();
     const stdout = new PassThrough();
     let written = '';
     stdout.on('data', (chunk: Buffer) => (written += chunk.toString()));
     const serving = serveMcpStdio(rt, { stdin, stdout });
     const send = (message: object): boolean => stdin.write(`${JSON.stringify({ jsonrpc: '2.0', ...message })}\n`);
-    send({ id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } } });
+    send({
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+    });
     send({ method: 'notifications/initialized' });
     send({ id: 2, method: 'tools/call', params: { name: 'slow', arguments: {} } });
     stdin.end();
     await serving;
-    const responses = written.trim().split('\n').map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
+    const responses = written
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { id: number; result: { structuredContent?: unknown } });
     expect(responses.map((r) => r.id)).toEqual([1, 2]);
     expect(responses[1]!.result.structuredContent).toEqual({ done: true });
     await rt.close();

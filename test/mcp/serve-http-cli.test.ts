@@ -22,7 +22,10 @@ afterEach(async () => {
   for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
 });
 
-async function ptc(argv: string[], env: Record<string, string | undefined> = {}): Promise<{ code: number; out: string; err: string }> {
+async function ptc(
+  argv: string[],
+  env: Record<string, string | undefined> = {},
+): Promise<{ code: number; out: string; err: string }> {
   const saved = Object.fromEntries(Object.keys(env).map((k) => [k, process.env[k]]));
   for (const [k, v] of Object.entries(env)) {
     if (v === undefined) delete process.env[k];
@@ -42,10 +45,22 @@ async function ptc(argv: string[], env: Record<string, string | undefined> = {})
 }
 
 /** Spawns `ptc serve --http 127.0.0.1:0 …` and waits for the line that gives its URL. */
-async function spawnServe(args: string[], env: Record<string, string>): Promise<{ child: ChildProcessWithoutNullStreams; url: string; stderr: () => string; exited: Promise<number | null> }> {
+async function spawnServe(
+  args: string[],
+  env: Record<string, string>,
+): Promise<{
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_OPTIONS: '', ...env };
   if (env['PTC_SERVE_TOKEN'] === '') delete childEnv['PTC_SERVE_TOKEN'];
-  const child = spawn(process.execPath, ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args], { cwd: REPO, env: childEnv });
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args],
+    { cwd: REPO, env: childEnv },
+  );
   let err = '';
   const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
   cleanups.push(async () => {
@@ -65,7 +80,9 @@ async function spawnServe(args: string[], env: Record<string, string>): Promise<
 
 async function client(url: string, token: string): Promise<Client> {
   const c = new Client({ name: 'cli-test', version: '1' });
-  await c.connect(new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }));
+  await c.connect(
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
+  );
   cleanups.push(() => c.close());
   return c;
 }
@@ -74,11 +91,15 @@ describe('ptc serve --http: token rules', () => {
   it('refuses a public address without PTC_SERVE_TOKEN, before starting anything', async () => {
     const run = await ptc(['serve', '--http', '0.0.0.0:0'], { PTC_SERVE_TOKEN: undefined });
     expect(run.code).toBe(2);
-    expect(run.err).toMatch(/^ptc: --http 0\.0\.0\.0:0: refusing to serve on a non-loopback address without a bearer token; set PTC_SERVE_TOKEN[^\n]*\n$/);
+    expect(run.err).toMatch(
+      /^ptc: --http 0\.0\.0\.0:0: refusing to serve on a non-loopback address without a bearer token; set PTC_SERVE_TOKEN[^\n]*\n$/,
+    );
   });
 
   it('refuses a short token, a bad address, and a wildcard address without --allowed-host', async () => {
-    expect((await ptc(['serve', '--http', '127.0.0.1:0'], { PTC_SERVE_TOKEN: 'short' })).err).toMatch(/PTC_SERVE_TOKEN must be at least 16 characters/);
+    expect((await ptc(['serve', '--http', '127.0.0.1:0'], { PTC_SERVE_TOKEN: 'short' })).err).toMatch(
+      /PTC_SERVE_TOKEN must be at least 16 characters/,
+    );
     expect((await ptc(['serve', '--http', 'nowhere'], { PTC_SERVE_TOKEN: TOKEN })).err).toMatch(/expected <host:port>/);
     const wildcard = await ptc(['serve', '--http', '0.0.0.0:0'], { PTC_SERVE_TOKEN: TOKEN });
     expect(wildcard.code).toBe(2);
@@ -100,7 +121,10 @@ describe('ptc serve --http: the real executable', () => {
     // A run that is still going when SIGTERM arrives: it finishes and answers.
     const running = c.callTool({
       name: 'run_code',
-      arguments: { description: 'Count EU customers', code: 'const c = await tools.list_customers({ region: "EU" }); let n = 0; for (let i = 0; i < 3e7; i++) n += i % 2; return c.length;' },
+      arguments: {
+        description: 'Count EU customers',
+        code: 'const c = await tools.list_customers({ region: "EU" }); let n = 0; for (let i = 0; i < 3e7; i++) n += i % 2; return c.length;',
+      },
     }) as Promise<CallToolResult>;
     await new Promise((resolve) => setTimeout(resolve, 100));
     served.child.kill('SIGTERM');
@@ -110,11 +134,19 @@ describe('ptc serve --http: the real executable', () => {
     expect(await served.exited).toBe(0);
     expect(served.stderr()).toMatch(/shutting down; finishing \d+ request\(s\) in flight/);
     // The journal holds the run and its nested call, under the request's unique callId.
-    const events = readFileSync(journal, 'utf8').trim().split('\n').map((line) => JSON.parse(line) as { type: string; callId: string; name: string });
+    const events = readFileSync(journal, 'utf8')
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line) as { type: string; callId: string; name: string });
     const run = events.find((e) => e.type === 'tool/call' && e.name === 'run_code')!;
     expect(run.callId).toMatch(/^mcp-[0-9a-f-]{36}:\d+$/);
     expect(events.filter((e) => e.callId.startsWith(run.callId)).map((e) => `${e.type} ${e.name}`)).toEqual(
-      expect.arrayContaining(['tool/call run_code', 'tool/call list_customers', 'tool/result list_customers', 'tool/result run_code']),
+      expect.arrayContaining([
+        'tool/call run_code',
+        'tool/call list_customers',
+        'tool/result list_customers',
+        'tool/result run_code',
+      ]),
     );
   });
 
@@ -122,7 +154,11 @@ describe('ptc serve --http: the real executable', () => {
     const served = await spawnServe([], { PTC_SERVE_TOKEN: '' });
     const token = /bearer token for this run: (\S+)/.exec(served.stderr())?.[1];
     expect(token).toMatch(/^[\w-]{40,}$/);
-    const denied = await fetch(served.url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' }, body: '{}' });
+    const denied = await fetch(served.url, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{}',
+    });
     expect(denied.status).toBe(401);
     const c = await client(served.url, token!);
     expect((await c.listTools()).tools.map((t) => t.name)).toContain('list_customers');
@@ -164,7 +200,10 @@ describe('--mcp-url: tools of a remote Streamable HTTP server', () => {
   it('ptc run --mcp-url … --mcp-header "Authorization: Bearer …"', async () => {
     const server = await remote();
     const file = join(scratch.dir, 'remote.ts');
-    writeFileSync(file, 'const r = await tools.add({ a: 1, b: 2 }); const g = await tools.greet({ who: "Ada" }); return `${g} ${r.sum}`;');
+    writeFileSync(
+      file,
+      'const r = await tools.add({ a: 1, b: 2 }); const g = await tools.greet({ who: "Ada" }); return `${g} ${r.sum}`;',
+    );
     const ok = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', `Authorization: Bearer ${TOKEN}`]);
     expect(ok).toEqual({ code: 0, out: 'hello Ada 3\n', err: '' });
     const sdk = await ptc(['sdk', '--mcp-url', server.url, '--mcp-header', `Authorization: Bearer ${TOKEN}`]);
@@ -177,7 +216,9 @@ describe('--mcp-url: tools of a remote Streamable HTTP server', () => {
     writeFileSync(file, 'return 1;');
     const denied = await ptc(['run', file, '--mcp-url', `${server.url}?key=secret-in-query`]);
     expect(denied.code).toBe(2);
-    expect(denied.err).toMatch(/^ptc: --mcp: MCP server "http:\/\/127\.0\.0\.1:\d+\/mcp" could not be started or listed/);
+    expect(denied.err).toMatch(
+      /^ptc: --mcp: MCP server "http:\/\/127\.0\.0\.1:\d+\/mcp" could not be started or listed/,
+    );
     expect(denied.err).not.toContain('secret-in-query');
     const orphan = await ptc(['run', file, '--mcp-header', 'Authorization: Bearer x', '--mcp-url', server.url]);
     expect(orphan.err).toMatch(/--mcp-header must follow the --mcp-url/);
@@ -198,7 +239,10 @@ describe('--mcp-url: tools of a remote Streamable HTTP server', () => {
     expect(collides.code).toBe(2);
     expect(collides.err).toMatch(/"run_code" is reserved.*--mcp-url-prefix after its --mcp-url/su);
     const file = join(scratch.dir, 'chained.ts');
-    writeFileSync(file, 'const r = await tools.up_run_code({ description: "remote", code: "return (await tools.add({ a: 2, b: 3 })).sum;" }); return r;');
+    writeFileSync(
+      file,
+      'const r = await tools.up_run_code({ description: "remote", code: "return (await tools.add({ a: 2, b: 3 })).sum;" }); return r;',
+    );
     const ok = await ptc(['run', file, '--mcp-url', server.url, '--mcp-header', auth, '--mcp-url-prefix', 'up_']);
     expect(ok.err).toBe('');
     expect(ok.code).toBe(0);

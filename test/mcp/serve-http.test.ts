@@ -60,7 +60,9 @@ async function start(options: Partial<ServeMcpHttpOptions> = {}, mode: 'ptc' | '
 
 async function connectClient(server: McpHttpServer, token = TOKEN): Promise<Client> {
   const client = new Client({ name: 'test', version: '1' });
-  const transport = new StreamableHTTPClientTransport(new URL(server.url), { requestInit: { headers: { authorization: `Bearer ${token}` } } });
+  const transport = new StreamableHTTPClientTransport(new URL(server.url), {
+    requestInit: { headers: { authorization: `Bearer ${token}` } },
+  });
   await client.connect(transport);
   open.push(() => client.close());
   return client;
@@ -73,7 +75,13 @@ function raw(
 ): Promise<{ status: number; headers: Record<string, unknown>; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(
-      { host: '127.0.0.1', port: server.port, path: options.path ?? '/mcp', method: options.method ?? 'POST', headers: options.headers ?? {} },
+      {
+        host: '127.0.0.1',
+        port: server.port,
+        path: options.path ?? '/mcp',
+        method: options.method ?? 'POST',
+        headers: options.headers ?? {},
+      },
       (res) => {
         let body = '';
         res.setEncoding('utf8');
@@ -87,7 +95,12 @@ function raw(
 }
 
 const MCP_HEADERS = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
-const callSlow = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { n: 1 } } });
+const callSlow = JSON.stringify({
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'tools/call',
+  params: { name: 'slow', arguments: { n: 1 } },
+});
 
 describe('serveMcpHttp: the official Streamable HTTP client', () => {
   it('lists the tools and runs run_code', async () => {
@@ -99,7 +112,10 @@ describe('serveMcpHttp: the official Streamable HTTP client', () => {
     expect(listed[0]!.description).toContain('declare const tools');
     const result = (await client.callTool({
       name: 'run_code',
-      arguments: { description: 'Add', code: 'const r = await tools.add({ a: 2, b: 3 }); console.log("sum", r.sum); return r.sum * 10;' },
+      arguments: {
+        description: 'Add',
+        code: 'const r = await tools.add({ a: 2, b: 3 }); console.log("sum", r.sum); return r.sum * 10;',
+      },
     })) as CallToolResult;
     expect(result.isError).toBe(false);
     expect(result.structuredContent).toEqual({ logs: ['sum 5'], result: 50 });
@@ -112,7 +128,10 @@ describe('serveMcpHttp: the official Streamable HTTP client', () => {
     const result = (await client.callTool(
       {
         name: 'run_code',
-        arguments: { description: 'Slow double', code: `console.log('starting'); const v = await tools.slow({ n: 21 }); console.log('done', v); return v;` },
+        arguments: {
+          description: 'Slow double',
+          code: `console.log('starting'); const v = await tools.slow({ n: 21 }); console.log('done', v); return v;`,
+        },
       },
       CallToolResultSchema,
       {
@@ -141,7 +160,10 @@ describe('serveMcpHttp: the official Streamable HTTP client', () => {
     client.fallbackNotificationHandler = async (n) => {
       notifications.push(n);
     };
-    const result = (await client.callTool({ name: 'run_code', arguments: { description: 'Log', code: 'console.log("x"); return 1;' } })) as CallToolResult;
+    const result = (await client.callTool({
+      name: 'run_code',
+      arguments: { description: 'Log', code: 'console.log("x"); return 1;' },
+    })) as CallToolResult;
     expect(result.structuredContent).toEqual({ logs: ['x'], result: 1 });
     expect(logEvents).toBe(1);
     expect(notifications).toEqual([]);
@@ -152,8 +174,17 @@ describe('serveMcpHttp: access', () => {
   it('answers 401 without a token or with a wrong one, and runs nothing', async () => {
     const { server, gated } = await start({}, 'native');
     gated.release();
-    for (const authorization of [undefined, `Bearer wrong-${TOKEN}`, `Bearer ${TOKEN.slice(0, -1)}`, `Basic ${TOKEN}`, TOKEN]) {
-      const response = await raw(server, { headers: { ...MCP_HEADERS, ...(authorization === undefined ? {} : { authorization }) }, body: callSlow });
+    for (const authorization of [
+      undefined,
+      `Bearer wrong-${TOKEN}`,
+      `Bearer ${TOKEN.slice(0, -1)}`,
+      `Basic ${TOKEN}`,
+      TOKEN,
+    ]) {
+      const response = await raw(server, {
+        headers: { ...MCP_HEADERS, ...(authorization === undefined ? {} : { authorization }) },
+        body: callSlow,
+      });
       expect([authorization, response.status]).toEqual([authorization, 401]);
       expect(response.headers['www-authenticate']).toBe('Bearer');
     }
@@ -169,7 +200,12 @@ describe('serveMcpHttp: access', () => {
 
   it('refuses an oversized body with 413 without running it', async () => {
     const { server, gated } = await start({ maxBodyBytes: 2_048 }, 'native');
-    const big = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'slow', arguments: { n: 1, pad: 'x'.repeat(4_096) } } });
+    const big = JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { name: 'slow', arguments: { n: 1, pad: 'x'.repeat(4_096) } },
+    });
     const response = await raw(server, { headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` }, body: big });
     expect(response.status).toBe(413);
     expect(response.body).toMatch(/2048 bytes/);
@@ -180,9 +216,13 @@ describe('serveMcpHttp: access', () => {
     const { server } = await start();
     const auth = { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` };
     const list = JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' });
-    expect((await raw(server, { headers: { ...auth, host: `evil.example:${server.port}` }, body: list })).status).toBe(403);
+    expect((await raw(server, { headers: { ...auth, host: `evil.example:${server.port}` }, body: list })).status).toBe(
+      403,
+    );
     expect((await raw(server, { headers: { ...auth, origin: 'http://evil.example' }, body: list })).status).toBe(403);
-    expect((await raw(server, { headers: { ...auth, host: `localhost:${server.port}` }, body: list })).status).toBe(200);
+    expect((await raw(server, { headers: { ...auth, host: `localhost:${server.port}` }, body: list })).status).toBe(
+      200,
+    );
     expect((await raw(server, { headers: auth, body: list, path: '/other' })).status).toBe(404);
     const get = await raw(server, { method: 'GET', headers: auth });
     expect([get.status, get.headers['allow']]).toEqual([405, 'POST']);
@@ -190,8 +230,16 @@ describe('serveMcpHttp: access', () => {
 
   it('allows a listed Origin and Host name', async () => {
     const { server } = await start({ allowedOrigins: ['https://app.example'], allowedHosts: ['mcp.example'] });
-    const headers = { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}`, origin: 'https://app.example', host: `mcp.example:${server.port}` };
-    const response = await raw(server, { headers, body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }) });
+    const headers = {
+      ...MCP_HEADERS,
+      authorization: `Bearer ${TOKEN}`,
+      origin: 'https://app.example',
+      host: `mcp.example:${server.port}`,
+    };
+    const response = await raw(server, {
+      headers,
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
     expect(response.status).toBe(200);
   });
 
@@ -199,7 +247,9 @@ describe('serveMcpHttp: access', () => {
     const rt = createToolRuntime({ sandbox: false });
     open.push(() => rt.close());
     await expect(serveMcpHttp(rt, { token: 'short', port: 0 })).rejects.toThrow(/at least 16 characters/);
-    await expect(serveMcpHttp(rt, { token: undefined as unknown as string, port: 0 })).rejects.toThrow(/token must be a string/);
+    await expect(serveMcpHttp(rt, { token: undefined as unknown as string, port: 0 })).rejects.toThrow(
+      /token must be a string/,
+    );
     await expect(serveMcpHttp(rt, { token: TOKEN, host: '0.0.0.0', port: 0 })).rejects.toThrow(/needs allowedHosts/);
   });
 });
@@ -214,7 +264,10 @@ describe('serveMcpHttp: graceful close', () => {
     let closedYet = false;
     void closed.then(() => (closedYet = true));
     // New work is refused while the call in flight drains.
-    const late = await raw(server, { headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` }, body: callSlow }).then(
+    const late = await raw(server, {
+      headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` },
+      body: callSlow,
+    }).then(
       (response) => String(response.status),
       (error: NodeJS.ErrnoException) => String(error.code),
     );

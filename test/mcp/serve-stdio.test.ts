@@ -11,22 +11,34 @@ const TOOLS = fileURLToPath(new URL('./fixtures/tools.ts', import.meta.url));
 
 /** Live processes (anywhere) whose command line mentions `needle`. */
 function processesMentioning(needle: string): number[] {
-  return readdirSync('/proc').filter((e) => /^\d+$/u.test(e)).flatMap((pid) => {
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return [];
-      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle) ? [Number(pid)] : [];
-    } catch {
-      return [];
-    }
-  });
+  return readdirSync('/proc')
+    .filter((e) => /^\d+$/u.test(e))
+    .flatMap((pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (stat.slice(stat.lastIndexOf(')') + 2).startsWith('Z')) return [];
+        return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes(needle) ? [Number(pid)] : [];
+      } catch {
+        return [];
+      }
+    });
 }
 
 describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesystem ${FS.version})`, () => {
   const scratch = scratchDir();
   const transport = new StdioClientTransport({
     command: process.execPath,
-    args: ['--no-node-snapshot', PTC_BIN, 'serve', '--tools', TOOLS, '--mode', 'both', '--mcp', commandLine(FS.entry, scratch.dir)],
+    args: [
+      '--no-node-snapshot',
+      PTC_BIN,
+      'serve',
+      '--tools',
+      TOOLS,
+      '--mode',
+      'both',
+      '--mcp',
+      commandLine(FS.entry, scratch.dir),
+    ],
     stderr: 'pipe',
   });
   let stderr = '';
@@ -44,7 +56,9 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
   it('lists our tools, the imported ones and run_code (mode both)', async () => {
     expect(client.getServerVersion()?.name).toBe('ptc-runtime');
     const names = (await client.listTools()).tools.map((t) => t.name);
-    expect(names).toEqual(expect.arrayContaining(['add', 'explode', 'greet', 'read_text_file', 'list_directory', 'run_code']));
+    expect(names).toEqual(
+      expect.arrayContaining(['add', 'explode', 'greet', 'read_text_file', 'list_directory', 'run_code']),
+    );
   });
 
   it('maps results: structuredContent, content, isError', async () => {

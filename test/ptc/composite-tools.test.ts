@@ -3,7 +3,15 @@
 // whole pipeline (policy applies to the inner call), results and contexts ferried as
 // run_code ferries them — in every mode, and refused beyond the depth limit.
 import { describe, expect, it } from '@jest/globals';
-import { createMemoryJournal, defineTool, deny, DEFAULT_MAX_CALL_DEPTH, type JsonValue, type ToolExecution, type ToolResult } from '../../src/index.ts';
+import {
+  createMemoryJournal,
+  defineTool,
+  deny,
+  DEFAULT_MAX_CALL_DEPTH,
+  type JsonValue,
+  type ToolExecution,
+  type ToolResult,
+} from '../../src/index.ts';
 import type { ToolRuntime, ToolRuntimeOptions } from '../../src/runtime/create-tool-runtime.ts';
 import { contextTexts, ptcRuntimes, runCode, runValue, untilAborted, userText } from './helpers.ts';
 
@@ -25,39 +33,65 @@ function tripRuntime(options: ToolRuntimeOptions = {}) {
   rt.createAgent('alice');
   const seen: Seen[] = [];
   const keep = (exec: ToolExecution): void =>
-    void seen.push({ callId: exec.callId, name: exec.name, parent: exec.parent, parentCallId: exec.parentCallId, rootCallId: exec.rootCallId, agent: exec.agent, token: exec.token });
-  rt.register(defineTool({
-    name: 'weather',
-    description: 'Weather of a city.',
-    parameters: { city: { type: 'string', required: true } },
-    output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }, { type: 'image', mimeType: 'image/png', data: 'iVBOR' }] },
-    isConcurrencySafe: () => true,
-    presentationMeta: () => ({ meta: true }),
-    execute: (args, exec) => {
-      exec.deferContext(userText(`forecast for ${args.city}`));
-      return { city: args.city, sunny: true };
-    },
-  }), { agent: 'alice' });
-  rt.register(defineTool({
-    name: 'book',
-    description: 'Books a trip.',
-    parameters: { city: { type: 'string', required: true } },
-    output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'booked' }] },
-    execute: () => ({ booked: true }),
-  }), { agent: 'alice' });
-  rt.register(defineTool({
-    name: 'trip',
-    description: 'Plans a trip: weather, then booking.',
-    parameters: { city: { type: 'string', required: true } },
-    output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
-    execute: async (args, exec) => {
-      keep(exec);
-      const weather = await exec.callTool('weather', { city: args.city });
-      const booking = await exec.callTool('book', { city: args.city });
-      if (weather.value !== undefined && (weather.value as { sunny: boolean }).sunny) exec.concludeTurn();
-      return { weather: weather.value ?? null, booking: booking.isError ? booking.error!.code : booking.value! } as JsonValue;
-    },
-  }), { agent: 'alice' });
+    void seen.push({
+      callId: exec.callId,
+      name: exec.name,
+      parent: exec.parent,
+      parentCallId: exec.parentCallId,
+      rootCallId: exec.rootCallId,
+      agent: exec.agent,
+      token: exec.token,
+    });
+  rt.register(
+    defineTool({
+      name: 'weather',
+      description: 'Weather of a city.',
+      parameters: { city: { type: 'string', required: true } },
+      output: {
+        schema: { type: 'json' },
+        render: (_a, v) => [
+          { type: 'text', text: JSON.stringify(v) },
+          { type: 'image', mimeType: 'image/png', data: 'iVBOR' },
+        ],
+      },
+      isConcurrencySafe: () => true,
+      presentationMeta: () => ({ meta: true }),
+      execute: (args, exec) => {
+        exec.deferContext(userText(`forecast for ${args.city}`));
+        return { city: args.city, sunny: true };
+      },
+    }),
+    { agent: 'alice' },
+  );
+  rt.register(
+    defineTool({
+      name: 'book',
+      description: 'Books a trip.',
+      parameters: { city: { type: 'string', required: true } },
+      output: { schema: { type: 'json' }, render: () => [{ type: 'text', text: 'booked' }] },
+      execute: () => ({ booked: true }),
+    }),
+    { agent: 'alice' },
+  );
+  rt.register(
+    defineTool({
+      name: 'trip',
+      description: 'Plans a trip: weather, then booking.',
+      parameters: { city: { type: 'string', required: true } },
+      output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
+      execute: async (args, exec) => {
+        keep(exec);
+        const weather = await exec.callTool('weather', { city: args.city });
+        const booking = await exec.callTool('book', { city: args.city });
+        if (weather.value !== undefined && (weather.value as { sunny: boolean }).sunny) exec.concludeTurn();
+        return {
+          weather: weather.value ?? null,
+          booking: booking.isError ? booking.error!.code : booking.value!,
+        } as JsonValue;
+      },
+    }),
+    { agent: 'alice' },
+  );
   const pre: string[] = [];
   rt.on('tools/pre-execute', (exec, next) => {
     keep(exec);
@@ -70,7 +104,12 @@ function tripRuntime(options: ToolRuntimeOptions = {}) {
 }
 
 /** What every mode must show for one `trip` call with the given callId. */
-function expectComposite(s: ReturnType<typeof tripRuntime>, outerId: string, rootCallId: string, trip: ToolResult): void {
+function expectComposite(
+  s: ReturnType<typeof tripRuntime>,
+  outerId: string,
+  rootCallId: string,
+  trip: ToolResult,
+): void {
   expect(trip.value).toEqual({ weather: { city: 'Oslo', sunny: true }, booking: 'DENIED' });
   // The inner calls went through policy, as nested calls of the trip execution.
   expect(s.pre.filter((id) => id.startsWith(`${outerId}:call:`))).toEqual([`${outerId}:call:1`, `${outerId}:call:2`]);
@@ -79,7 +118,10 @@ function expectComposite(s: ReturnType<typeof tripRuntime>, outerId: string, roo
     expect(inner).toMatchObject({ parent: outer.token, parentCallId: outerId, rootCallId, agent: 'alice' });
   }
   const innerResults = s.observed.filter((r) => r.callId.startsWith(`${outerId}:call:`));
-  expect(innerResults.map((r) => [r.callId, r.error?.code ?? 'ok'])).toEqual([[`${outerId}:call:1`, 'ok'], [`${outerId}:call:2`, 'DENIED']]);
+  expect(innerResults.map((r) => [r.callId, r.error?.code ?? 'ok'])).toEqual([
+    [`${outerId}:call:1`, 'ok'],
+    [`${outerId}:call:2`, 'DENIED'],
+  ]);
   // Nested calls get no presentationMeta; their contexts and images are ferried.
   expect(innerResults[0]!.presentationMeta).toBeUndefined();
   expect(contextTexts(trip.additionalContexts)).toEqual(['forecast for Oslo', '[image image/png]']);
@@ -123,7 +165,12 @@ describe('composite tools: exec.callTool', () => {
     const s = tripRuntime({ mode: 'native', journal });
     await s.rt.execute({ callId: 'trip-1', name: 'trip', arguments: { city: 'Oslo' }, agent: 'alice' });
     const { events } = await journal.read();
-    expect(events.map((e) => `${e.type}:${e.callId}${e.type === 'tool/call' && e.parentCallId !== undefined ? `<${e.parentCallId}` : ''}`)).toEqual([
+    expect(
+      events.map(
+        (e) =>
+          `${e.type}:${e.callId}${e.type === 'tool/call' && e.parentCallId !== undefined ? `<${e.parentCallId}` : ''}`,
+      ),
+    ).toEqual([
       'tool/call:trip-1',
       'tool/call:trip-1:call:1<trip-1',
       'tool/result:trip-1:call:1',
@@ -131,45 +178,62 @@ describe('composite tools: exec.callTool', () => {
       'tool/result:trip-1:call:2',
       'tool/result:trip-1',
     ]);
-    expect(events[1]).toEqual({ type: 'tool/call', callId: 'trip-1:call:1', name: 'weather', agent: 'alice', arguments: { city: 'Oslo' }, rootCallId: 'trip-1', parentCallId: 'trip-1' });
+    expect(events[1]).toEqual({
+      type: 'tool/call',
+      callId: 'trip-1:call:1',
+      name: 'weather',
+      agent: 'alice',
+      arguments: { city: 'Oslo' },
+      rootCallId: 'trip-1',
+      parentCallId: 'trip-1',
+    });
   });
 
   it("the inner call gets the caller's signal; calls left running when the body ends are aborted, later ones refused", async () => {
     const rt = runtime({ mode: 'native' });
     let inner: AbortSignal | undefined;
-    rt.register(defineTool({
-      name: 'wait',
-      description: 'Waits for its signal.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (_a, exec) => {
-        inner = exec.signal;
-        await untilAborted(exec.signal);
-        return null;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'wait',
+        description: 'Waits for its signal.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_a, exec) => {
+          inner = exec.signal;
+          await untilAborted(exec.signal);
+          return null;
+        },
+      }),
+    );
     let late: Promise<ToolResult> | undefined;
     let leftRunning: Promise<ToolResult> | undefined;
-    rt.register(defineTool({
-      name: 'outer',
-      description: 'Composite.',
-      parameters: { mode: { type: 'string', required: true } },
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (args, exec) => {
-        if (args.mode === 'await') return (await exec.callTool('wait', {})).error?.code ?? 'ok';
-        inner = undefined;
-        leftRunning = exec.callTool('wait', {});
-        // Return while `wait` is in its body; try another call once the body has ended.
-        while (inner === undefined) await new Promise((resolve) => setImmediate(resolve));
-        setImmediate(() => {
-          late = exec.callTool('wait', {});
-          late.catch(() => {});
-        });
-        return 'returned';
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'outer',
+        description: 'Composite.',
+        parameters: { mode: { type: 'string', required: true } },
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (args, exec) => {
+          if (args.mode === 'await') return (await exec.callTool('wait', {})).error?.code ?? 'ok';
+          inner = undefined;
+          leftRunning = exec.callTool('wait', {});
+          // Return while `wait` is in its body; try another call once the body has ended.
+          while (inner === undefined) await new Promise((resolve) => setImmediate(resolve));
+          setImmediate(() => {
+            late = exec.callTool('wait', {});
+            late.catch(() => {});
+          });
+          return 'returned';
+        },
+      }),
+    );
     const controller = new AbortController();
-    const pending = rt.execute({ callId: 'o1', name: 'outer', arguments: { mode: 'await' }, signal: controller.signal });
+    const pending = rt.execute({
+      callId: 'o1',
+      name: 'outer',
+      arguments: { mode: 'await' },
+      signal: controller.signal,
+    });
     while (inner === undefined) await new Promise((resolve) => setImmediate(resolve));
     controller.abort('user stop');
     const cancelled = await pending;
@@ -188,17 +252,19 @@ describe('composite tools: exec.callTool', () => {
     for (const maxCallDepth of [undefined, 3]) {
       const rt = runtime({ mode: 'native', ...(maxCallDepth === undefined ? {} : { maxCallDepth }) });
       const depths: string[] = [];
-      rt.register(defineTool({
-        name: 'deeper',
-        description: 'Calls itself.',
-        parameters: {},
-        output: { schema: { type: 'json' }, render: () => [] },
-        execute: async (_a, exec) => {
-          depths.push(exec.callId);
-          const next = await exec.callTool('deeper', {});
-          return next.isError ? { refused: next.error!.code, info: next.error!.info ?? null } : next.value!;
-        },
-      }));
+      rt.register(
+        defineTool({
+          name: 'deeper',
+          description: 'Calls itself.',
+          parameters: {},
+          output: { schema: { type: 'json' }, render: () => [] },
+          execute: async (_a, exec) => {
+            depths.push(exec.callId);
+            const next = await exec.callTool('deeper', {});
+            return next.isError ? { refused: next.error!.code, info: next.error!.info ?? null } : next.value!;
+          },
+        }),
+      );
       const refusedIds: string[] = [];
       rt.on('tools/result', (r) => void (r.error?.code === 'NESTING_TOO_DEEP' && refusedIds.push(r.callId)));
       const result = await rt.execute({ callId: 'd', name: 'deeper', arguments: {} });
@@ -214,17 +280,22 @@ describe('composite tools: exec.callTool', () => {
   it('recursion through run_code (a composite runs a program that calls the composite) ends at the limit too', async () => {
     const rt = runtime({ mode: 'both', maxCallDepth: 4 });
     const ids: string[] = [];
-    rt.register(defineTool({
-      name: 'loop',
-      description: 'Runs a program that calls loop again.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (_a, exec) => {
-        ids.push(exec.callId);
-        const run = await exec.callTool('run_code', { description: 'Go deeper', code: 'try { return await tools.loop({}); } catch (e) { return e.code; }' });
-        return run.isError ? run.error!.code : ((run.value as { result?: JsonValue }).result ?? null);
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'loop',
+        description: 'Runs a program that calls loop again.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_a, exec) => {
+          ids.push(exec.callId);
+          const run = await exec.callTool('run_code', {
+            description: 'Go deeper',
+            code: 'try { return await tools.loop({}); } catch (e) { return e.code; }',
+          });
+          return run.isError ? run.error!.code : ((run.value as { result?: JsonValue }).result ?? null);
+        },
+      }),
+    );
     const result = await rt.execute({ callId: 'x', name: 'loop', arguments: {} });
     // loop (0) → run_code (1) → loop (2) → run_code (3) → loop (4) → run_code (5): refused.
     expect(ids).toEqual(['x', 'x:call:1:ptc:1', 'x:call:1:ptc:1:call:1:ptc:1']);
@@ -232,19 +303,26 @@ describe('composite tools: exec.callTool', () => {
   });
 
   it('refuses a bad name and a bad maxCallDepth clearly', async () => {
-    expect(() => runtime({ maxCallDepth: 0 })).toThrow('createToolRuntime: expected `maxCallDepth` to be an integer >= 1, got 0');
+    expect(() => runtime({ maxCallDepth: 0 })).toThrow(
+      'createToolRuntime: expected `maxCallDepth` to be an integer >= 1, got 0',
+    );
     const rt: ToolRuntime = runtime({ mode: 'native' });
-    rt.register(defineTool({
-      name: 'bad',
-      description: 'Calls with a bad name.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (_a, exec) => {
-        await exec.callTool(42 as unknown as string, {});
-        return null;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'bad',
+        description: 'Calls with a bad name.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_a, exec) => {
+          await exec.callTool(42 as unknown as string, {});
+          return null;
+        },
+      }),
+    );
     const result = await rt.execute({ callId: 'b', name: 'bad', arguments: {} });
-    expect(result.error).toMatchObject({ code: 'TOOL_ERROR', message: 'exec.callTool: name must be a non-empty tool name, got number' });
+    expect(result.error).toMatchObject({
+      code: 'TOOL_ERROR',
+      message: 'exec.callTool: name must be a non-empty tool name, got number',
+    });
   });
 });

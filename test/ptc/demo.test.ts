@@ -9,7 +9,11 @@ describe('demo: late deliveries', () => {
   it('native and run_code agree, with fewer round trips and far less context for run_code', async () => {
     const { native, ptc } = await compareModes(lateDeliveries);
     expect(ptc.answer).toEqual(native.answer);
-    expect(native.answer).toMatchObject({ carrier: expect.any(String), late: expect.any(Number), deliveries: expect.any(Number) });
+    expect(native.answer).toMatchObject({
+      carrier: expect.any(String),
+      late: expect.any(Number),
+      deliveries: expect.any(Number),
+    });
     const answer = native.answer as { late: number; deliveries: number; lateShare: number };
     expect(answer.late).toBeGreaterThan(0);
     expect(answer.lateShare).toBeCloseTo(answer.late / answer.deliveries, 3);

@@ -10,7 +10,13 @@ const runtime = ptcRuntimes();
 
 /** `note`: defers one context per entry of `args.notes`; `args.conclude` concludes; `args.fail` throws after all that. */
 /** With `gate`, the `slow` call waits until the `fast` call's body has finished. */
-function withNoteTool(rt: ToolRuntime, options: { readonly safe?: boolean; readonly gate?: { readonly wait: Promise<void>; readonly open: () => void } } = {}): ToolRuntime {
+function withNoteTool(
+  rt: ToolRuntime,
+  options: {
+    readonly safe?: boolean;
+    readonly gate?: { readonly wait: Promise<void>; readonly open: () => void };
+  } = {},
+): ToolRuntime {
   rt.register(
     probeTool({
       name: 'note',
@@ -44,13 +50,16 @@ describe('contexts', () => {
       finished.push(exec.callId);
       return result;
     });
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       await Promise.all([
         tools.note({ tag: 'slow', notes: ['1a', '1b'] }),
         tools.note({ tag: 'fast', notes: ['2a'] }),
       ]);
       await tools.note({ notes: ['3a'] });
-      return 'done';`);
+      return 'done';`,
+    );
     expect(runValue(result).result).toBe('done');
     expect(finished).toEqual(['rc:ptc:2', 'rc:ptc:1', 'rc:ptc:3', 'rc']); // the second body finished first
     expect(contextTexts(result.additionalContexts)).toEqual(['1a', '1b', 'post-1', '2a', '3a']);
@@ -60,30 +69,46 @@ describe('contexts', () => {
     const rt = withNoteTool(runtime({ mode: 'both' }));
     const turn = await rt.executeTurn([
       { callId: 'n1', name: 'note', arguments: { notes: ['direct'] } },
-      { callId: 'r1', name: 'run_code', arguments: { description: 'Take notes', code: 'await tools.note({ notes: ["nested-1"] }); await tools.note({ notes: ["nested-2"] });' } },
+      {
+        callId: 'r1',
+        name: 'run_code',
+        arguments: {
+          description: 'Take notes',
+          code: 'await tools.note({ notes: ["nested-1"] }); await tools.note({ notes: ["nested-2"] });',
+        },
+      },
     ]);
-    expect(turn.results.map((r) => [r.callId, r.isError])).toEqual([['n1', false], ['r1', false]]);
+    expect(turn.results.map((r) => [r.callId, r.isError])).toEqual([
+      ['n1', false],
+      ['r1', false],
+    ]);
     expect(contextTexts(turn.additionalContexts)).toEqual(['direct', 'nested-1', 'nested-2']);
   });
 
-  it('of a nested call blocked by post-execute are dropped (only the block\'s own contexts are ferried)', async () => {
+  it("of a nested call blocked by post-execute are dropped (only the block's own contexts are ferried)", async () => {
     const rt = withNoteTool(runtime());
     rt.on('tools/post-execute', (exec, _outcome, next) =>
       exec.callId === 'rc:ptc:2' ? block('no', { additionalContexts: [userText('from-block')] }) : next(),
     );
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       await tools.note({ notes: ['kept'] });
-      try { await tools.note({ notes: ['dropped'] }); } catch (e) { console.log(e.code); }`);
+      try { await tools.note({ notes: ['dropped'] }); } catch (e) { console.log(e.code); }`,
+    );
     expect(runValue(result).logs).toEqual(['BLOCKED']);
     expect(contextTexts(result.additionalContexts)).toEqual(['kept', 'from-block']);
   });
 
   it('survive a later failure of the program: CODE_RUN_FAILED (exception) still carries them', async () => {
     const rt = withNoteTool(runtime());
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       await tools.note({ notes: ['before the throw'] });
       console.log('about to throw');
-      throw new Error('program gave up');`);
+      throw new Error('program gave up');`,
+    );
     expect(result.isError).toBe(true);
     expect(result.error?.code).toBe('CODE_RUN_FAILED');
     expect(result.error?.info?.kind).toBe('exception');
@@ -94,7 +119,9 @@ describe('contexts', () => {
   it('are dropped when run_code itself is blocked by post-execute', async () => {
     const rt = withNoteTool(runtime());
     rt.on('tools/post-execute', (exec, _outcome, next) =>
-      exec.name === 'run_code' ? block('the program touched too much', { additionalContexts: [userText('review please')] }) : next(),
+      exec.name === 'run_code'
+        ? block('the program touched too much', { additionalContexts: [userText('review please')] })
+        : next(),
     );
     const result = await runCode(rt, 'await tools.note({ notes: ["ferried"], conclude: true }); return 1');
     expect(result.error).toEqual({ code: 'BLOCKED', message: 'the program touched too much' });
@@ -102,7 +129,7 @@ describe('contexts', () => {
     expect(result).not.toHaveProperty('concludesTurn');
   });
 
-  it('are visible to run_code\'s own post-execute handler before it decides', async () => {
+  it("are visible to run_code's own post-execute handler before it decides", async () => {
     const rt = withNoteTool(runtime());
     let seen: readonly ContextMessage[] | undefined;
     rt.on('tools/post-execute', (exec, outcome, next) => {
@@ -123,7 +150,11 @@ describe('images', () => {
         description: 'Takes a picture.',
         parameters: { label: { type: 'string', required: true } },
         output: {
-          schema: { type: 'object', additionalProperties: false, properties: { label: { type: 'string', required: true } } },
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { label: { type: 'string', required: true } },
+          },
           render: (_args, value) => [
             { type: 'text', text: `picture ${value.label}` },
             { type: 'image', data: PIXEL, mimeType: 'image/png' },
@@ -135,7 +166,10 @@ describe('images', () => {
         },
       }),
     );
-    const result = await runCode(rt, 'const a = await tools.snapshot({ label: "a" }); const b = await tools.snapshot({ label: "b" }); return [a, b]');
+    const result = await runCode(
+      rt,
+      'const a = await tools.snapshot({ label: "a" }); const b = await tools.snapshot({ label: "b" }); return [a, b]',
+    );
     expect(runValue(result).result).toEqual([{ label: 'a' }, { label: 'b' }]);
     expect(result.additionalContexts).toEqual([
       userText('note a'),
@@ -154,13 +188,22 @@ describe('concludesTurn', () => {
     const direct = await runCode(rt, 'await tools.note({ conclude: true }); return "bye"');
     expect(direct.isError).toBe(false);
     expect(direct.concludesTurn).toBe(true);
-    const turn = await rt.executeTurn([{ callId: 't1', name: 'run_code', arguments: { description: 'Finish', code: 'await tools.note({ conclude: true })' } }]);
+    const turn = await rt.executeTurn([
+      {
+        callId: 't1',
+        name: 'run_code',
+        arguments: { description: 'Finish', code: 'await tools.note({ conclude: true })' },
+      },
+    ]);
     expect(turn.concludesTurn).toBe(true);
   });
 
   it('is not forwarded from a nested failure, and a failed run never concludes', async () => {
     const rt = withNoteTool(runtime());
-    const failedInner = await runCode(rt, 'try { await tools.note({ conclude: true, fail: true }); } catch { return "caught"; }');
+    const failedInner = await runCode(
+      rt,
+      'try { await tools.note({ conclude: true, fail: true }); } catch { return "caught"; }',
+    );
     expect(runValue(failedInner).result).toBe('caught');
     expect(failedInner).not.toHaveProperty('concludesTurn');
     const failedRun = await runCode(rt, 'await tools.note({ conclude: true }); throw new Error("then failed")');

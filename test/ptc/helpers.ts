@@ -50,7 +50,8 @@ export function runValue(result: ToolResult): { logs: string[]; result?: JsonVal
   return result.value as { logs: string[]; result?: JsonValue };
 }
 
-export const textOf = (result: ToolResult): string => result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
+export const textOf = (result: ToolResult): string =>
+  result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n');
 export const userText = (text: string): ContextMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 export const contextTexts = (contexts: readonly ContextMessage[] | undefined): string[] =>
   (contexts ?? []).map((c) => c.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join(''));
@@ -85,7 +86,10 @@ export function probeTool(options: ProbeOptions): Tool {
     name: options.name,
     description: options.description ?? `The ${options.name} probe.`,
     parameters: { tag: { type: 'string', description: 'Any label' } },
-    output: { schema: { type: 'json' }, render: (_args, value) => [{ type: 'text', text: `${options.name}:${JSON.stringify(value)}` }] },
+    output: {
+      schema: { type: 'json' },
+      render: (_args, value) => [{ type: 'text', text: `${options.name}:${JSON.stringify(value)}` }],
+    },
     isConcurrencySafe: () => options.safe === true,
     execute: (args, exec) => body(args as { readonly [key: string]: JsonValue }, exec),
     ...(options.presentationMeta === true ? { presentationMeta: () => ({ ui: options.name }) } : {}),

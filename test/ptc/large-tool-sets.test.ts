@@ -6,7 +6,18 @@ import { checkProgram, generateSdk } from '../../sdk-gen/index.ts';
 import { defineTool, type Tool } from '../../src/index.ts';
 import { ptcRuntimes, runCode } from './helpers.ts';
 
-const DOMAINS = ['crm', 'billing', 'inventory', 'shipping', 'support', 'analytics', 'identity', 'calendar', 'storage', 'messaging'];
+const DOMAINS = [
+  'crm',
+  'billing',
+  'inventory',
+  'shipping',
+  'support',
+  'analytics',
+  'identity',
+  'calendar',
+  'storage',
+  'messaging',
+];
 const VERBS = ['search', 'get', 'create', 'update', 'archive', 'export', 'import', 'merge', 'tag', 'count'];
 
 /** Tool n: a realistic name, a long description (~250 characters) with one unique keyword, a typed schema. */
@@ -17,7 +28,8 @@ function manyTools(count: number): Tool[] {
     const id = String(n).padStart(4, '0');
     return defineTool({
       name: `acme_${domain}_${verb}_records_${id}`,
-      description: `${verb[0]!.toUpperCase()}${verb.slice(1)} ${domain} records of the Acme workspace (batch ${id}, keyword kw${id}). ` +
+      description:
+        `${verb[0]!.toUpperCase()}${verb.slice(1)} ${domain} records of the Acme workspace (batch ${id}, keyword kw${id}). ` +
         'Results are paginated with a cursor; filters combine with AND; every call is audited and rate limited to 100 calls per minute per user.',
       parameters: {
         query: { type: 'string', required: true, minLength: 1, maxLength: 200, description: 'Free-text filter.' },
@@ -25,7 +37,11 @@ function manyTools(count: number): Tool[] {
         cursor: { type: 'string', description: 'Opaque cursor of the previous page.' },
       },
       output: {
-        schema: { type: 'object', additionalProperties: false, properties: { tool: { type: 'string', required: true }, query: { type: 'string', required: true } } },
+        schema: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { tool: { type: 'string', required: true }, query: { type: 'string', required: true } },
+        },
         render: (_args, value) => [{ type: 'text', text: value.tool }],
       },
       deferLoading: true,
@@ -62,10 +78,13 @@ describe('1,000 deferred tools', () => {
   it('a program finds a tool by keyword, loads its full signature, and the next program calls it; bad arguments are INVALID_ARGS', async () => {
     const rt = runtime();
     for (const tool of tools) rt.register(tool);
-    const found = await runCode(rt, `
+    const found = await runCode(
+      rt,
+      `
       const hits = await tools.$search({ query: 'shipping kw0773' });
       console.log(await tools.$describe({ name: hits[0].name }));
-      return hits.map((h) => h.name);`);
+      return hits.map((h) => h.name);`,
+    );
     expect(found.error).toBeUndefined();
     const value = found.value as { logs: string[]; result: string[] };
     expect(value.result[0]).toBe('acme_shipping_merge_records_0773');
@@ -93,27 +112,48 @@ declare const tools: {
   it('$describe of an unknown name says how to find tools; the built-ins cannot be called directly or registered', async () => {
     const rt = runtime();
     for (const tool of tools.slice(0, 3)) rt.register(tool);
-    const unknown = await runCode(rt, `try { await tools.$describe({ name: 'nope' }); } catch (e) { return e.code + ': ' + e.message; }`);
-    expect(unknown.value).toEqual({ logs: [], result: 'UNKNOWN_TOOL: $describe: no tool named "nope"; find tools with tools.$search({ query })' });
+    const unknown = await runCode(
+      rt,
+      `try { await tools.$describe({ name: 'nope' }); } catch (e) { return e.code + ': ' + e.message; }`,
+    );
+    expect(unknown.value).toEqual({
+      logs: [],
+      result: 'UNKNOWN_TOOL: $describe: no tool named "nope"; find tools with tools.$search({ query })',
+    });
     const direct = await rt.execute({ callId: 'd', name: '$search', arguments: { query: 'crm' } });
     expect(direct.error?.code).toBe('UNKNOWN_TOOL');
-    const impostor = defineTool({ name: '$search', description: 'd', parameters: {}, output: { schema: { type: 'json' }, render: () => [] }, execute: () => null });
+    const impostor = defineTool({
+      name: '$search',
+      description: 'd',
+      parameters: {},
+      output: { schema: { type: 'json' }, render: () => [] },
+      execute: () => null,
+    });
     expect(() => rt.register(impostor)).toThrow(/"\$search" is reserved for a built-in function of run_code programs/u);
   });
 });
 
 describe('the deferred listing under its budget', () => {
-  const tool = (name: string) => ({ name, description: 'A tool that does one thing well, described at some length for the model.', parameters: { type: 'object' }, deferLoading: true });
+  const tool = (name: string) => ({
+    name,
+    description: 'A tool that does one thing well, described at some length for the model.',
+    parameters: { type: 'object' },
+    deferLoading: true,
+  });
 
   it('shrinks summaries as tools multiply, then drops them, then lists what fits and keeps the rest callable', () => {
     const few = generateSdk([tool('a'), tool('b')]);
-    expect(few).toContain('  /** A tool that does one thing well, described at some length for the model. */ a: Deferred;');
+    expect(few).toContain(
+      '  /** A tool that does one thing well, described at some length for the model. */ a: Deferred;',
+    );
     const squeezed = generateSdk([tool('a'), tool('b')], { deferredBudget: 120 });
     expect(squeezed).toContain('  /** A tool that does one thing well,… */ a: Deferred;');
     const names = generateSdk([tool('a'), tool('b')], { deferredBudget: 40 });
     expect(names).toContain('\n  a: Deferred;\n  b: Deferred;\n');
     const partial = generateSdk([tool('a'), tool('b'), tool('c')], { deferredBudget: 30 });
-    expect(partial).toContain('\n  a: Deferred;\n  // …and 2 more deferred tools, not listed here: find them with tools.$search.\n');
+    expect(partial).toContain(
+      '\n  a: Deferred;\n  // …and 2 more deferred tools, not listed here: find them with tools.$search.\n',
+    );
     expect(partial).toContain('} & { readonly [name: string]: Deferred };');
     expect(checkProgram(partial, 'const r = await tools.c({ x: 1 }); await tools.a({}); return r;')).toEqual([]);
   });

@@ -24,7 +24,8 @@ function thrownBy(fn: () => unknown): unknown {
   throw new Error('expected a throw');
 }
 
-const names = (rt: ToolRuntime, agent?: string): string[] => rt.schemas(agent === undefined ? {} : { agent }).map((s) => s.name);
+const names = (rt: ToolRuntime, agent?: string): string[] =>
+  rt.schemas(agent === undefined ? {} : { agent }).map((s) => s.name);
 const refusal = (name: string): string =>
   `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
 
@@ -136,9 +137,16 @@ describe('model-direct calls in ptc mode', () => {
     const rt = withTools(runtime(), 'alpha');
     const turn = await rt.executeTurn([
       { callId: 't1', name: 'alpha', arguments: {} },
-      { callId: 't2', name: 'run_code', arguments: { description: 'Call alpha', code: 'return (await tools.alpha({})).tool' } },
+      {
+        callId: 't2',
+        name: 'run_code',
+        arguments: { description: 'Call alpha', code: 'return (await tools.alpha({})).tool' },
+      },
     ]);
-    expect(turn.results.map((r) => r.error?.message ?? r.value)).toEqual([refusal('alpha'), { logs: [], result: 'alpha' }]);
+    expect(turn.results.map((r) => r.error?.message ?? r.value)).toEqual([
+      refusal('alpha'),
+      { logs: [], result: 'alpha' },
+    ]);
   });
 
   it('a truly unknown name is UNKNOWN_TOOL without the run_code hint (it goes through dispatch)', async () => {
@@ -207,7 +215,7 @@ describe('per-agent mode declarations', () => {
     expect(() => rt.setMode('ptc', undefined as unknown as { agent: string })).toThrow(/give \{ agent \}/);
   });
 
-  it('the refusal and run_code follow the calling agent\'s mode', async () => {
+  it("the refusal and run_code follow the calling agent's mode", async () => {
     const rt = withTools(runtime({ mode: 'native' }), 'alpha');
     const agent = rt.createAgent('p');
     rt.setMode('ptc', { agent });
@@ -223,7 +231,7 @@ describe('per-agent mode declarations', () => {
 });
 
 describe('the SDK', () => {
-  it('is in run_code\'s description by default and never in the prompt too; embedSdkInDescription: false moves it to the prompt', () => {
+  it("is in run_code's description by default and never in the prompt too; embedSdkInDescription: false moves it to the prompt", () => {
     const rt = withTools(runtime(), 'alpha');
     const [schema] = rt.schemas();
     expect(schema!.description.startsWith(RUN_CODE_DESCRIPTION)).toBe(true);
@@ -231,7 +239,12 @@ describe('the SDK', () => {
     expect(rt.prompt()).toEqual([]);
     const plain = withTools(runtime({ embedSdkInDescription: false }), 'alpha');
     expect(plain.schemas()[0]!.description).toBe(RUN_CODE_DESCRIPTION);
-    expect(plain.prompt().filter((s) => s.text.includes(plain.sdk())).map((s) => s.id)).toEqual(['ptc-sdk']);
+    expect(
+      plain
+        .prompt()
+        .filter((s) => s.text.includes(plain.sdk()))
+        .map((s) => s.id),
+    ).toEqual(['ptc-sdk']);
     expect(() => createToolRuntime({ embedSdkInDescription: 'yes' as unknown as boolean, sandbox: false })).toThrow(
       'createToolRuntime: embedSdkInDescription must be a boolean, got "yes"',
     );
@@ -252,16 +265,27 @@ describe('the SDK', () => {
     expect(a.sdk()).toBe(before);
   });
 
-  it('a restriction hides a tool from the agent\'s SDK; the program cannot see it and a direct call is unknown', async () => {
+  it("a restriction hides a tool from the agent's SDK; the program cannot see it and a direct call is unknown", async () => {
     const rt = withTools(runtime(), 'alpha', 'secret');
     const agent = rt.createAgent('limited');
     rt.restrict(agent, { deny: ['secret'] });
     expect(rt.sdk()).toMatch(/secret\(args/);
     expect(rt.sdk({ agent })).not.toMatch(/secret/);
-    expect(rt.schemas({ agent }).map((s) => s.description).join('\n')).not.toMatch(/secret/);
-    const seen = await runCode(rt, 'return { alpha: typeof tools.alpha, secret: typeof tools.secret, has: "secret" in tools }', { agent: 'limited' });
+    expect(
+      rt
+        .schemas({ agent })
+        .map((s) => s.description)
+        .join('\n'),
+    ).not.toMatch(/secret/);
+    const seen = await runCode(
+      rt,
+      'return { alpha: typeof tools.alpha, secret: typeof tools.secret, has: "secret" in tools }',
+      { agent: 'limited' },
+    );
     expect(runValue(seen).result).toEqual({ alpha: 'function', secret: 'undefined', has: false });
-    const called = await runCode(rt, 'try { await tools.secret({}); return "ran" } catch (e) { return String(e) }', { agent: 'limited' });
+    const called = await runCode(rt, 'try { await tools.secret({}); return "ran" } catch (e) { return String(e) }', {
+      agent: 'limited',
+    });
     expect(runValue(called).result).toMatch(/TypeError/);
     // Hidden is unknown: no ptc hint, since the agent has no such tool.
     const direct = await rt.execute({ callId: 'r1', name: 'secret', arguments: {}, agent: 'limited' });
@@ -292,7 +316,13 @@ describe('the SDK', () => {
         return { before, name: e.name, code: e.code, toolName: e.toolName, isToolCallError: e instanceof ToolCallError };
       }`;
     const result = await runCode(rt, program, { agent: 'limited' });
-    expect(runValue(result).result).toEqual({ before: 'function', name: 'ToolCallError', code: 'UNKNOWN_TOOL', toolName: 'counted_secret', isToolCallError: true });
+    expect(runValue(result).result).toEqual({
+      before: 'function',
+      name: 'ToolCallError',
+      code: 'UNKNOWN_TOOL',
+      toolName: 'counted_secret',
+      isToolCallError: true,
+    });
     expect(secretBodies).toBe(0);
   });
 

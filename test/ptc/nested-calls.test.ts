@@ -3,7 +3,16 @@
 // the program gets the canonical value; bodies overlap only while consecutive calls
 // are concurrency-safe, and commits follow submission order.
 import { describe, expect, it } from '@jest/globals';
-import { accept, ask, block, deny, type ApprovalRequest, type ApprovalService, type JsonValue, type ToolResult } from '../../src/index.ts';
+import {
+  accept,
+  ask,
+  block,
+  deny,
+  type ApprovalRequest,
+  type ApprovalService,
+  type JsonValue,
+  type ToolResult,
+} from '../../src/index.ts';
 import { defineTool } from '../../src/index.ts';
 import { atMost, OverlapRecorder, probeTool, ptcRuntimes, runCode, runValue, sleep, untilAborted } from './helpers.ts';
 
@@ -23,12 +32,31 @@ describe('identity of nested executions', () => {
     const rt = runtime();
     rt.register(probeTool({ name: 'alpha' }));
     const agent = rt.createAgent('worker');
-    const seen: { callId: string; name: string; parent: symbol | undefined; token: symbol; root: string; agent: string | undefined; aborted: boolean }[] = [];
+    const seen: {
+      callId: string;
+      name: string;
+      parent: symbol | undefined;
+      token: symbol;
+      root: string;
+      agent: string | undefined;
+      aborted: boolean;
+    }[] = [];
     rt.on('tools/pre-execute', (exec, next) => {
-      seen.push({ callId: exec.callId, name: exec.name, parent: exec.parent, token: exec.token, root: exec.rootCallId, agent: exec.agent, aborted: exec.signal.aborted });
+      seen.push({
+        callId: exec.callId,
+        name: exec.name,
+        parent: exec.parent,
+        token: exec.token,
+        root: exec.rootCallId,
+        agent: exec.agent,
+        aborted: exec.signal.aborted,
+      });
       return next();
     });
-    const result = await runCode(rt, 'for (let i = 0; i < 3; i++) await tools.alpha({ tag: String(i) }); return "ok"', { callId: 'outer-7', agent: 'worker' });
+    const result = await runCode(rt, 'for (let i = 0; i < 3; i++) await tools.alpha({ tag: String(i) }); return "ok"', {
+      callId: 'outer-7',
+      agent: 'worker',
+    });
     expect(runValue(result).result).toBe('ok');
     const [outer, ...nested] = seen;
     expect(outer!.callId).toBe('outer-7');
@@ -46,7 +74,7 @@ describe('identity of nested executions', () => {
     }
   });
 
-  it('observers see every nested result, committed before run_code\'s own', async () => {
+  it("observers see every nested result, committed before run_code's own", async () => {
     const rt = runtime();
     rt.register(probeTool({ name: 'alpha' }));
     const observed: string[] = [];
@@ -81,14 +109,20 @@ describe('the program gets the canonical value, never the content', () => {
         description: 'A price.',
         parameters: {},
         output: {
-          schema: { type: 'object', additionalProperties: false, properties: { cents: { type: 'integer', required: true } } },
+          schema: {
+            type: 'object',
+            additionalProperties: false,
+            properties: { cents: { type: 'integer', required: true } },
+          },
           render: (_args, value) => [{ type: 'text', text: `The price is ${value.cents / 100} EUR` }],
         },
         projectContent: () => [{ type: 'text', text: 'projected' }],
         execute: () => ({ cents: 1250 }),
       }),
     );
-    rt.on('tools/post-execute', (exec, _outcome, next) => (exec.name === 'priced' ? accept({ content: [{ type: 'text', text: 'replaced' }] }) : next()));
+    rt.on('tools/post-execute', (exec, _outcome, next) =>
+      exec.name === 'priced' ? accept({ content: [{ type: 'text', text: 'replaced' }] }) : next(),
+    );
     const result = await runCode(rt, 'return await tools.priced({})');
     expect(runValue(result).result).toEqual({ cents: 1250 });
   });
@@ -96,7 +130,9 @@ describe('the program gets the canonical value, never the content', () => {
   it('a post-execute value replacement is the canonical value the program receives', async () => {
     const rt = runtime();
     rt.register(probeTool({ name: 'alpha', body: () => 'original' }));
-    rt.on('tools/post-execute', (exec, _outcome, next) => (exec.parent !== undefined ? accept({ value: 'replaced' }) : next()));
+    rt.on('tools/post-execute', (exec, _outcome, next) =>
+      exec.parent !== undefined ? accept({ value: 'replaced' }) : next(),
+    );
     const result = await runCode(rt, 'return await tools.alpha({})');
     expect(runValue(result).result).toBe('replaced');
   });
@@ -107,9 +143,17 @@ describe('nested calls meet every policy layer', () => {
     const rt = runtime();
     let bodies = 0;
     rt.register(probeTool({ name: 'danger', body: () => ++bodies }));
-    rt.on('tools/pre-execute', (exec, next) => (exec.name === 'danger' ? deny('danger is off limits', { rule: 7 }) : next()));
+    rt.on('tools/pre-execute', (exec, next) =>
+      exec.name === 'danger' ? deny('danger is off limits', { rule: 7 }) : next(),
+    );
     const result = await runCode(rt, catching('tools.danger({})'));
-    expect(runValue(result).result).toEqual({ name: 'ToolCallError', code: 'DENIED', toolName: 'danger', message: 'danger is off limits', isToolCallError: true });
+    expect(runValue(result).result).toEqual({
+      name: 'ToolCallError',
+      code: 'DENIED',
+      toolName: 'danger',
+      message: 'danger is off limits',
+      isToolCallError: true,
+    });
     expect(bodies).toBe(0);
   });
 
@@ -150,12 +194,19 @@ describe('nested calls meet every policy layer', () => {
   it('a guard denies a nested call (and only the call it targets)', async () => {
     const rt = runtime();
     rt.register(probeTool({ name: 'alpha' }));
-    rt.guard((exec) => (exec.parent !== undefined && (exec.arguments as { tag?: string }).tag === 'bad' ? { deny: 'guarded: bad tag' } : undefined));
-    const result = await runCode(rt, `
+    rt.guard((exec) =>
+      exec.parent !== undefined && (exec.arguments as { tag?: string }).tag === 'bad'
+        ? { deny: 'guarded: bad tag' }
+        : undefined,
+    );
+    const result = await runCode(
+      rt,
+      `
       const ok = await tools.alpha({ tag: 'good' });
       let denied;
       try { await tools.alpha({ tag: 'bad' }); } catch (e) { denied = [e.code, e.message]; }
-      return { ok: ok.args.tag, denied };`);
+      return { ok: ok.args.tag, denied };`,
+    );
     expect(runValue(result).result).toEqual({ ok: 'good', denied: ['DENIED', 'guarded: bad tag'] });
   });
 
@@ -163,9 +214,15 @@ describe('nested calls meet every policy layer', () => {
     const rt = runtime();
     const effects: string[] = [];
     rt.register(probeTool({ name: 'write', body: (args) => (effects.push(String(args.tag)), 'written') }));
-    rt.on('tools/post-execute', (exec, _outcome, next) => (exec.name === 'write' ? block('writes need review') : next()));
+    rt.on('tools/post-execute', (exec, _outcome, next) =>
+      exec.name === 'write' ? block('writes need review') : next(),
+    );
     const result = await runCode(rt, catching('tools.write({ tag: "w1" })'));
-    expect(runValue(result).result).toMatchObject({ code: 'BLOCKED', message: 'writes need review', toolName: 'write' });
+    expect(runValue(result).result).toMatchObject({
+      code: 'BLOCKED',
+      message: 'writes need review',
+      toolName: 'write',
+    });
     expect(effects).toEqual(['w1']); // side effects are not rolled back
   });
 
@@ -186,7 +243,7 @@ describe('nested calls meet every policy layer', () => {
     expect(caught.message).toMatch(/does not match its output schema/);
   });
 
-  it('invalid arguments are INVALID_ARGS and the body does not run; a tool\'s own error code is kept', async () => {
+  it("invalid arguments are INVALID_ARGS and the body does not run; a tool's own error code is kept", async () => {
     const rt = runtime();
     let bodies = 0;
     rt.register(
@@ -202,12 +259,15 @@ describe('nested calls meet every policy layer', () => {
         },
       }),
     );
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       const codes = [];
       for (const args of [{ n: 'x' }, {}, { n: -1 }]) {
         try { await tools.strict(args); codes.push('ok'); } catch (e) { codes.push(e.code); }
       }
-      return codes;`);
+      return codes;`,
+    );
     expect(runValue(result).result).toEqual(['INVALID_ARGS', 'INVALID_ARGS', 'NEGATIVE']);
     expect(bodies).toBe(1);
   });
@@ -248,10 +308,13 @@ describe('nested calls meet every policy layer', () => {
     rt.on('tools/result', (r) => {
       finalContent.set(r.callId, r.content.map((b) => (b.type === 'text' ? b.text : '')).join('|'));
     });
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       let timeout;
       try { await tools.sluggish({}); } catch (e) { timeout = e.code; }
-      return { timeout, value: await tools.finalized({}) };`);
+      return { timeout, value: await tools.finalized({}) };`,
+    );
     expect(runValue(result).result).toEqual({ timeout: 'TOOL_TIMEOUT', value: 'value' });
     expect(settled).toBe(true);
     expect(wrapped).toEqual(['rc:ptc:1', 'rc:ptc:2']);
@@ -338,7 +401,10 @@ describe('scheduling of nested calls', () => {
         },
       }),
     );
-    const result = await runCode(rt, 'return (await Promise.all([1, 2, 3, 4, 5].map((i) => tools.safe({ tag: String(i) })))).length');
+    const result = await runCode(
+      rt,
+      'return (await Promise.all([1, 2, 3, 4, 5].map((i) => tools.safe({ tag: String(i) })))).length',
+    );
     expect(runValue(result).result).toBe(5);
     expect(recorder.maxParallel).toBe(2);
   });
@@ -369,7 +435,10 @@ describe('scheduling of nested calls', () => {
     rt.on('tools/result', (r) => {
       observed.push(r.callId);
     });
-    const result = await runCode(rt, 'return await Promise.all([tools.safe({ tag: "slow" }), tools.safe({ tag: "fast" })])');
+    const result = await runCode(
+      rt,
+      'return await Promise.all([tools.safe({ tag: "slow" }), tools.safe({ tag: "fast" })])',
+    );
     expect(runValue(result).result).toEqual(['slow', 'fast']);
     expect(finished).toEqual(['fast', 'slow']);
     expect(posts).toEqual(['rc:ptc:1', 'rc:ptc:2', 'rc']);

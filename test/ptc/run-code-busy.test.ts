@@ -14,11 +14,17 @@ describe('maxActiveRuns', () => {
     let bothIn!: () => void;
     const started = new Promise<void>((resolve) => (bothIn = resolve));
     const rt = runtime({ maxActiveRuns: 2, limits: { wallTimeMs: 3_000 } });
-    rt.register(probeTool({ name: 'enter', safe: true, body: () => {
-      entered += 1;
-      if (entered === 2) bothIn();
-      return entered;
-    } }));
+    rt.register(
+      probeTool({
+        name: 'enter',
+        safe: true,
+        body: () => {
+          entered += 1;
+          if (entered === 2) bothIn();
+          return entered;
+        },
+      }),
+    );
     const loops = [1, 2].map((i) => runCode(rt, 'await tools.enter({}); while (true) {}', { callId: `loop-${i}` }));
     await started;
     const refused: ToolResult = await runCode(rt, 'return "never runs"', { callId: 'third' });
@@ -31,7 +37,10 @@ describe('maxActiveRuns', () => {
     const ended = await Promise.all(loops);
     expect(ended.map((r) => r.error?.info?.kind)).toEqual(['timeout', 'timeout']);
     // The slots are free again: two ordinary runs at once both work.
-    const after = await Promise.all([runCode(rt, 'return 1', { callId: 'a' }), runCode(rt, 'return 2', { callId: 'b' })]);
+    const after = await Promise.all([
+      runCode(rt, 'return 1', { callId: 'a' }),
+      runCode(rt, 'return 2', { callId: 'b' }),
+    ]);
     expect(after.map((r) => runValue(r).result)).toEqual([1, 2]);
   }, 30_000);
 

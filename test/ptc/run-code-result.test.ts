@@ -15,15 +15,26 @@ const failure = (result: ToolResult): { code: string | undefined; kind: unknown;
 
 describe('value and content', () => {
   it('logs then a string result, raw', async () => {
-    const result = await runCode(runtime(), 'console.log("first", 1, { a: 1 }); console.info("second"); return "the answer"');
+    const result = await runCode(
+      runtime(),
+      'console.log("first", 1, { a: 1 }); console.info("second"); return "the answer"',
+    );
     expect(result.value).toEqual({ logs: ['first 1 {"a":1}', 'second'], result: 'the answer' });
     expect(result.content).toEqual([{ type: 'text', text: 'first 1 {"a":1}\nsecond\nthe answer' }]);
   });
 
   it('any other result as indented JSON; console levels keep their prefix', async () => {
-    const result = await runCode(runtime(), 'console.warn("careful"); console.error("bad"); console.debug("dbg"); return { n: 1, list: [true, null] }');
-    expect(runValue(result)).toEqual({ logs: ['[warn] careful', '[error] bad', '[debug] dbg'], result: { n: 1, list: [true, null] } });
-    expect(textOf(result)).toBe(`[warn] careful\n[error] bad\n[debug] dbg\n${JSON.stringify({ n: 1, list: [true, null] }, null, 2)}`);
+    const result = await runCode(
+      runtime(),
+      'console.warn("careful"); console.error("bad"); console.debug("dbg"); return { n: 1, list: [true, null] }',
+    );
+    expect(runValue(result)).toEqual({
+      logs: ['[warn] careful', '[error] bad', '[debug] dbg'],
+      result: { n: 1, list: [true, null] },
+    });
+    expect(textOf(result)).toBe(
+      `[warn] careful\n[error] bad\n[debug] dbg\n${JSON.stringify({ n: 1, list: [true, null] }, null, 2)}`,
+    );
   });
 
   it('no logs and no return value: the fixed no-output line, and no result key', async () => {
@@ -37,7 +48,9 @@ describe('value and content', () => {
   it('-0 in the returned value reads as -0 in the text the model sees, wherever it sits', async () => {
     const result = await runCode(runtime(), 'return { z: -0, list: [0, -0, 1], nested: { deep: -0 }, label: "-0" }');
     expect(Object.is((runValue(result).result as { z: number }).z, -0)).toBe(true);
-    expect(textOf(result)).toBe('{\n  "z": -0,\n  "list": [\n    0,\n    -0,\n    1\n  ],\n  "nested": {\n    "deep": -0\n  },\n  "label": "-0"\n}');
+    expect(textOf(result)).toBe(
+      '{\n  "z": -0,\n  "list": [\n    0,\n    -0,\n    1\n  ],\n  "nested": {\n    "deep": -0\n  },\n  "label": "-0"\n}',
+    );
     expect(textOf(await runCode(runtime(), 'return -0'))).toBe('-0');
     // An ordinary run after it renders as before.
     expect(textOf(await runCode(runtime(), 'return [0]'))).toBe('[\n  0\n]');
@@ -55,7 +68,10 @@ describe('value and content', () => {
   });
 
   it('TypeScript syntax is stripped, not checked', async () => {
-    const result = await runCode(runtime(), 'interface P { x: number }\nconst p: P = { x: 2 };\nconst s: string = p.x as unknown as string;\nreturn s');
+    const result = await runCode(
+      runtime(),
+      'interface P { x: number }\nconst p: P = { x: 2 };\nconst s: string = p.x as unknown as string;\nreturn s',
+    );
     expect(runValue(result).result).toBe(2);
   });
 
@@ -92,18 +108,29 @@ describe('arguments', () => {
 
 describe('configuration', () => {
   it('bad limits and a bad maxVisibleChars fail at createToolRuntime, naming the setting', () => {
-    expect(() => createToolRuntime({ sandbox: false, limits: { memoryMb: 4 } })).toThrow(/createToolRuntime: limits: .*memoryMb must be at least 8/);
-    expect(() => createToolRuntime({ sandbox: false, limits: { maxCalls: 0 } })).toThrow(/maxCalls must be a positive integer/);
-    expect(() => createToolRuntime({ sandbox: false, limits: { wallTime: 5 } as never })).toThrow(/unknown sandbox limit "wallTime"/);
+    expect(() => createToolRuntime({ sandbox: false, limits: { memoryMb: 4 } })).toThrow(
+      /createToolRuntime: limits: .*memoryMb must be at least 8/,
+    );
+    expect(() => createToolRuntime({ sandbox: false, limits: { maxCalls: 0 } })).toThrow(
+      /maxCalls must be a positive integer/,
+    );
+    expect(() => createToolRuntime({ sandbox: false, limits: { wallTime: 5 } as never })).toThrow(
+      /unknown sandbox limit "wallTime"/,
+    );
     for (const maxVisibleChars of [0, -1, 1.5, Number.NaN]) {
-      expect(() => createToolRuntime({ sandbox: false, maxVisibleChars })).toThrow(/maxVisibleChars must be a positive integer/);
+      expect(() => createToolRuntime({ sandbox: false, maxVisibleChars })).toThrow(
+        /maxVisibleChars must be a positive integer/,
+      );
     }
   });
 });
 
 describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () => {
   it('exception: the thrown message, and the logs under "Captured output:"', async () => {
-    const result = await runCode(runtime(), 'console.log("step 1");\nconsole.log("step 2");\nthrow new Error("no data")');
+    const result = await runCode(
+      runtime(),
+      'console.log("step 1");\nconsole.log("step 2");\nthrow new Error("no data")',
+    );
     const { code, kind, text } = failure(result);
     expect([code, kind]).toEqual(['CODE_RUN_FAILED', 'exception']);
     expect(text).toMatch(/^Error: run_code failed \(exception\): .*no data/);
@@ -148,7 +175,10 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
     const rt = runtime({ limits: { maxCalls: 3 } });
     let bodies = 0;
     rt.register(probeTool({ name: 'alpha', body: () => ++bodies }));
-    const result = await runCode(rt, 'for (let i = 1; i <= 5; i++) { await tools.alpha({}); console.log("call " + i); }');
+    const result = await runCode(
+      rt,
+      'for (let i = 1; i <= 5; i++) { await tools.alpha({}); console.log("call " + i); }',
+    );
     const { code, kind, text } = failure(result);
     expect([code, kind]).toEqual(['CODE_RUN_FAILED', 'call-limit']);
     expect(text).toMatch(/more than 3 tool calls/);
@@ -156,7 +186,7 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
     expect(bodies).toBe(3);
   });
 
-  it('compile: a syntax error reports line and column in the model\'s own code', async () => {
+  it("compile: a syntax error reports line and column in the model's own code", async () => {
     const result = await runCode(runtime(), 'const a = 1;\nconst b = ;\nreturn a');
     const { code, kind, text } = failure(result);
     expect([code, kind]).toEqual(['CODE_RUN_FAILED', 'compile']);
@@ -173,7 +203,10 @@ describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () 
 
   it('a failure text longer than maxVisibleChars is truncated with a marker', async () => {
     const rt = runtime({ maxVisibleChars: 300 });
-    const result = await runCode(rt, 'for (let i = 0; i < 50; i++) console.log("line " + i + " " + "-".repeat(40)); throw new Error("late")');
+    const result = await runCode(
+      rt,
+      'for (let i = 0; i < 50; i++) console.log("line " + i + " " + "-".repeat(40)); throw new Error("late")',
+    );
     const text = result.error!.message;
     expect(text.length).toBeLessThanOrEqual(300);
     expect(text).toMatch(/… \[truncated: \d+ more characters not shown\]$/);
@@ -246,7 +279,11 @@ describe('cancellation', () => {
     rt.on('tools/result', (r) => {
       observed.push(`${r.callId}:${r.error?.code ?? 'ok'}`);
     });
-    const result = await runCode(rt, 'console.log("go"); await Promise.all([tools.slow({ tag: "1" }), tools.slow({ tag: "2" })]); return "finished"', { signal: controller.signal });
+    const result = await runCode(
+      rt,
+      'console.log("go"); await Promise.all([tools.slow({ tag: "1" }), tools.slow({ tag: "2" })]); return "finished"',
+      { signal: controller.signal },
+    );
     expect(result.isError).toBe(true);
     expect(result.error?.code).toBe('CODE_RUN_FAILED');
     expect(result.error?.info?.kind).toBe('abort');
@@ -292,9 +329,12 @@ describe('cancellation', () => {
     rt.on('tools/result', (r) => {
       observed.push(`${r.callId}:${r.error?.code ?? 'ok'}`);
     });
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       tools.slow({}).finally(() => tools.after({}).catch(() => {}));
-      return 'returned early';`);
+      return 'returned early';`,
+    );
     expect(runValue(result).result).toBe('returned early');
     // The run may end before or after the call's body starts; either way it is aborted and drained.
     expect(slowAborted).toBe(slowStarted);

@@ -50,14 +50,20 @@ describe('run events', () => {
       ends.push(e);
       seen.push(`end ${e.name} ${e.isError ? 'error' : 'ok'}`);
     });
-    const result = await runCode(rt, `console.log('looking up'); const v = await tools.slow({ n: 21 }); console.log('got', v); return v;`, { callId: 'run-1' });
+    const result = await runCode(
+      rt,
+      `console.log('looking up'); const v = await tools.slow({ n: 21 }); console.log('got', v); return v;`,
+      { callId: 'run-1' },
+    );
     expect(runValue(result)).toStrictEqual({ logs: ['looking up', 'got 42'], result: 42 });
     expect(seen).toStrictEqual(['log looking up', 'start slow', 'end slow ok', 'log got 42']);
     expect(logs.map((e) => [e.runCallId, e.rootCallId, e.index, e.line])).toStrictEqual([
       ['run-1', 'run-1', 1, 'looking up'],
       ['run-1', 'run-1', 2, 'got 42'],
     ]);
-    expect(starts).toStrictEqual([{ runCallId: 'run-1', rootCallId: 'run-1', agent: undefined, callId: 'run-1:ptc:1', seq: 1, name: 'slow' }]);
+    expect(starts).toStrictEqual([
+      { runCallId: 'run-1', rootCallId: 'run-1', agent: undefined, callId: 'run-1:ptc:1', seq: 1, name: 'slow' },
+    ]);
     expect(ends[0]).toMatchObject({ callId: 'run-1:ptc:1', seq: 1, name: 'slow', isError: false });
     expect(ends[0]?.result?.value).toBe(42);
     expect(Object.isFrozen(ends[0])).toBe(true);
@@ -71,11 +77,14 @@ describe('run events', () => {
     rt.on('tools/pre-execute', (exec, next) => ((exec.arguments as { n: number }).n < 0 ? deny('negative') : next()));
     const ends: RunCallEndEvent[] = [];
     rt.on('run/call-end', (e) => ends.push(e));
-    const result = await runCode(rt, `
+    const result = await runCode(
+      rt,
+      `
       const a = await tools.slow({ n: 1 });
       try { await tools.slow({ n: -1 }); } catch (e) { console.log(e.code); }
       try { await tools.slow({ n: 'x' }); } catch (e) { console.log(e.code); }
-      return a;`);
+      return a;`,
+    );
     expect(runValue(result).logs).toStrictEqual(['DENIED', 'INVALID_ARGS']);
     expect(ends.map((e) => [e.seq, e.isError, e.error?.code, e.result?.isError])).toStrictEqual([
       [1, false, undefined, false],
@@ -103,7 +112,9 @@ describe('run events', () => {
 
   it('names the run events when an unknown name is given', () => {
     const rt = runtime();
-    expect(() => rt.on('run/nope' as never, (() => undefined) as never)).toThrow(/unknown hook "run\/nope".*tools\/result.*run\/log, run\/call-start, run\/call-end/);
+    expect(() => rt.on('run/nope' as never, (() => undefined) as never)).toThrow(
+      /unknown hook "run\/nope".*tools\/result.*run\/log, run\/call-start, run\/call-end/,
+    );
     expect(() => rt.on('run/log', 'no' as never)).toThrow(/listener must be a function/);
   });
 });

@@ -14,7 +14,11 @@ const getItem = defineTool({
   description: 'One item by id.',
   parameters: { id: { type: 'integer', required: true, minimum: 1 } },
   output: {
-    schema: { type: 'object', additionalProperties: false, properties: { id: { type: 'number', required: true }, name: { type: 'string', required: true } } },
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: { id: { type: 'number', required: true }, name: { type: 'string', required: true } },
+    },
     render: (_a, v) => [{ type: 'text', text: v.name }],
   },
   execute: (args) => body(args),
@@ -41,12 +45,33 @@ describe('typecheck', () => {
     body.mockClear();
     const result = await runCode(rt, WRONG);
     expect(result.isError).toBe(true);
-    expect(result.error).toMatchObject({ code: 'CODE_RUN_FAILED', info: { kind: 'compile', line: 2, column: 7, diagnostics: ["2:7 Type 'string' is not assignable to type 'number'."] } });
-    expect(result.content).toEqual([{ type: 'text', text: "Error: run_code failed (compile): the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n2:7 Type 'string' is not assignable to type 'number'." }]);
+    expect(result.error).toMatchObject({
+      code: 'CODE_RUN_FAILED',
+      info: {
+        kind: 'compile',
+        line: 2,
+        column: 7,
+        diagnostics: ["2:7 Type 'string' is not assignable to type 'number'."],
+      },
+    });
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: "Error: run_code failed (compile): the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n2:7 Type 'string' is not assignable to type 'number'.",
+      },
+    ]);
     expect(body).not.toHaveBeenCalled();
     // A misspelled argument is a type error too (the argument root is closed in the SDK).
     const misspelled = await runCode(rt, 'return await tools.get_item({ idd: 1 });');
-    expect(misspelled.error).toMatchObject({ info: { kind: 'compile', line: 1, diagnostics: [expect.stringMatching(/^1:\d+ Object literal may only specify known properties, and 'idd' does not exist/u)] } });
+    expect(misspelled.error).toMatchObject({
+      info: {
+        kind: 'compile',
+        line: 1,
+        diagnostics: [
+          expect.stringMatching(/^1:\d+ Object literal may only specify known properties, and 'idd' does not exist/u),
+        ],
+      },
+    });
     const fine = await runCode(rt, 'const item = await tools.get_item({ id: 3 });\nreturn item.name;');
     expect(fine.value).toEqual({ logs: [], result: 'item 3' });
   });
@@ -55,18 +80,32 @@ describe('typecheck', () => {
     const rt = runtime({ typecheck: 'warn' });
     rt.register(getItem);
     const result = await runCode(rt, 'console.log("hi");\nconst n: number = "s";\nreturn n;');
-    expect(result.value).toEqual({ logs: ['hi'], result: 's', typeErrors: ["2:7 Type 'string' is not assignable to type 'number'."] });
-    expect(result.content).toEqual([{ type: 'text', text: "hi\ns\n\nType errors (the program ran anyway):\n2:7 Type 'string' is not assignable to type 'number'." }]);
+    expect(result.value).toEqual({
+      logs: ['hi'],
+      result: 's',
+      typeErrors: ["2:7 Type 'string' is not assignable to type 'number'."],
+    });
+    expect(result.content).toEqual([
+      {
+        type: 'text',
+        text: "hi\ns\n\nType errors (the program ran anyway):\n2:7 Type 'string' is not assignable to type 'number'.",
+      },
+    ]);
     // No type errors: nothing is added.
     expect((await runCode(rt, 'return (await tools.get_item({ id: 1 })).id;')).value).toEqual({ logs: [], result: 1 });
     // A failing program reports its type errors with the failure.
     const failed = await runCode(rt, 'const x: string = 1;\nthrow new Error("boom");');
-    expect(failed.error).toMatchObject({ code: 'CODE_RUN_FAILED', info: { kind: 'exception', typeErrors: ["1:7 Type 'number' is not assignable to type 'string'."] } });
+    expect(failed.error).toMatchObject({
+      code: 'CODE_RUN_FAILED',
+      info: { kind: 'exception', typeErrors: ["1:7 Type 'number' is not assignable to type 'string'."] },
+    });
     expect(failed.error?.message).toContain("Type errors:\n1:7 Type 'number' is not assignable to type 'string'.");
   });
 
   it('refuses a bad setting at construction', () => {
-    expect(() => runtime({ typecheck: 'strict' as never })).toThrow("createToolRuntime: typecheck must be 'off', 'warn' or 'error', got \"strict\"");
+    expect(() => runtime({ typecheck: 'strict' as never })).toThrow(
+      "createToolRuntime: typecheck must be 'off', 'warn' or 'error', got \"strict\"",
+    );
   });
 });
 
@@ -81,20 +120,32 @@ describe('the program type checker', () => {
     checkers.push(checker);
     const sdk = 'declare const tools: {};\n';
     // Loading TypeScript alone takes far longer than 1 ms.
-    expect(await checker.check(sdk, 'return 1;')).toEqual({ ok: false, reason: 'the type check took longer than 1 ms and was stopped' });
-    expect(await checker.check(sdk, 'return 1;')).toEqual({ ok: false, reason: 'the type check took longer than 1 ms and was stopped' });
+    expect(await checker.check(sdk, 'return 1;')).toEqual({
+      ok: false,
+      reason: 'the type check took longer than 1 ms and was stopped',
+    });
+    expect(await checker.check(sdk, 'return 1;')).toEqual({
+      ok: false,
+      reason: 'the type check took longer than 1 ms and was stopped',
+    });
     const patient = createProgramTypeChecker();
     checkers.push(patient);
-    expect(await patient.check(sdk, 'const s: string = 1;')).toEqual({ ok: true, diagnostics: [{ line: 1, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }] });
+    expect(await patient.check(sdk, 'const s: string = 1;')).toEqual({
+      ok: true,
+      diagnostics: [{ line: 1, column: 7, code: 2322, message: "Type 'number' is not assignable to type 'string'." }],
+    });
   });
 
   it('an SDK that does not type-check is a failed check, not a crash', async () => {
     const checker = createProgramTypeChecker();
     checkers.push(checker);
-    expect(await checker.check('declare const tools: {', 'return 1;')).toEqual({ ok: false, reason: expect.stringContaining('checkProgram: the SDK text has') });
+    expect(await checker.check('declare const tools: {', 'return 1;')).toEqual({
+      ok: false,
+      reason: expect.stringContaining('checkProgram: the SDK text has'),
+    });
   });
 
-  it('TypeScript is never in the root entry\'s static import graph', () => {
+  it("TypeScript is never in the root entry's static import graph", () => {
     const root = fileURLToPath(new URL('../../', import.meta.url));
     const seen = new Set<string>();
     const packages = new Set<string>();
@@ -103,7 +154,9 @@ describe('the program type checker', () => {
       const file = stack.pop()!;
       if (seen.has(file)) continue;
       seen.add(file);
-      for (const match of readFileSync(file, 'utf8').matchAll(/^(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^import\s+'([^']+)'/gmu)) {
+      for (const match of readFileSync(file, 'utf8').matchAll(
+        /^(?:import|export)\s+(?!type\b)[^'";]*?from\s+'([^']+)'|^import\s+'([^']+)'/gmu,
+      )) {
         const spec = match[1] ?? match[2]!;
         if (spec.startsWith('.')) stack.push(resolve(dirname(file), spec));
         else packages.add(spec);

@@ -18,13 +18,20 @@ function readmeExample(): string {
 
 describe('README API quick start', () => {
   it('runs as written and prints what its comments say', () => {
-    const source = readmeExample().replace(/from 'ptc-runtime'/g, `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`);
+    const source = readmeExample().replace(
+      /from 'ptc-runtime'/g,
+      `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`,
+    );
     const file = join(mkdtempSync(join(tmpdir(), 'ptc-readme-')), 'example.ts');
     writeFileSync(file, source);
-    const stdout = execFileSync(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file], {
-      encoding: 'utf8',
-      timeout: 60_000,
-    });
+    const stdout = execFileSync(
+      process.execPath,
+      ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file],
+      {
+        encoding: 'utf8',
+        timeout: 60_000,
+      },
+    );
     expect(stdout).toBe("[ 'run_code' ]\n{ type: 'text', text: 'DENIED\\nLisbon' }\n");
   });
 });

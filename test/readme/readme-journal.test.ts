@@ -17,10 +17,19 @@ describe('README journal example', () => {
     const source = match[1]!.replace(/from 'ptc-runtime'/g, `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`);
     const file = join(mkdtempSync(join(tmpdir(), 'ptc-readme-')), 'journal.ts');
     writeFileSync(file, source);
-    const stdout = execFileSync(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file], { encoding: 'utf8', timeout: 60_000 });
+    const stdout = execFileSync(
+      process.execPath,
+      ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file],
+      { encoding: 'utf8', timeout: 60_000 },
+    );
     // Each console.log line's trailing comment is what it prints.
     const expected = [...match[1]!.matchAll(/console\.log\([^\n]*\); \/\/ ([^\n]+)/g)].map((m) => m[1]!);
     expect(expected).toHaveLength(3);
-    expect(stdout.trimEnd().split('\n').map((line) => line.trim())).toEqual(expected);
+    expect(
+      stdout
+        .trimEnd()
+        .split('\n')
+        .map((line) => line.trim()),
+    ).toEqual(expected);
   });
 });

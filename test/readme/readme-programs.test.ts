@@ -31,7 +31,14 @@ function shellPrograms(): ShownProgram[] {
   const pattern = /echo '([^']*)'\s*\\?\s*\|\s*node bin\/ptc\.js (?:run|check) -([^\n]*)\n((?:# \d+:\d+ [^\n]*\n)*)/g;
   for (const match of readme.matchAll(pattern)) {
     const mcp = /--mcp "([^"]+)"/.exec(match[2]!)?.[1];
-    found.push({ program: match[1]!, mcp, expected: match[3]!.split('\n').filter(Boolean).map((line) => line.slice(2)) });
+    found.push({
+      program: match[1]!,
+      mcp,
+      expected: match[3]!
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.slice(2)),
+    });
   }
   return found;
 }
@@ -44,7 +51,8 @@ function jsonRpcPrograms(): string[] {
     .map((call) => call.params.arguments.code ?? '');
 }
 
-const format = (program: string, sdk: string): string[] => checkProgram(sdk, program).map((d) => `${d.line}:${d.column} ${d.message}`);
+const format = (program: string, sdk: string): string[] =>
+  checkProgram(sdk, program).map((d) => `${d.line}:${d.column} ${d.message}`);
 
 describe('README programs pass ptc check', () => {
   let closeMcp = async (): Promise<void> => {};
@@ -61,9 +69,13 @@ describe('README programs pass ptc check', () => {
     const rt = createToolRuntime({ sandbox: false });
     for (const tool of shopTools()) rt.register(tool);
     const sdk = rt.sdk();
-    const programs = [...shellPrograms().filter((p) => p.mcp === undefined), ...jsonRpcPrograms().map((program) => ({ program, expected: [] }))];
+    const programs = [
+      ...shellPrograms().filter((p) => p.mcp === undefined),
+      ...jsonRpcPrograms().map((program) => ({ program, expected: [] })),
+    ];
     expect(programs.length).toBeGreaterThanOrEqual(2);
-    for (const { program, expected } of programs) expect({ program, diagnostics: format(program, sdk) }).toEqual({ program, diagnostics: expected });
+    for (const { program, expected } of programs)
+      expect({ program, diagnostics: format(program, sdk) }).toEqual({ program, diagnostics: expected });
   });
 
   it('the filesystem MCP server programs', async () => {
@@ -73,18 +85,25 @@ describe('README programs pass ptc check', () => {
     const sdk = files.sdk();
     const programs = shellPrograms().filter((p) => p.mcp?.includes('server-filesystem') === true);
     expect(programs.length).toBeGreaterThanOrEqual(2);
-    for (const { program, expected } of programs) expect({ program, diagnostics: format(program, sdk) }).toEqual({ program, diagnostics: expected });
+    for (const { program, expected } of programs)
+      expect({ program, diagnostics: format(program, sdk) }).toEqual({ program, diagnostics: expected });
   });
 
-  it('the quick start program, against the quick start\'s own tool', () => {
-    const block = /<!-- readme-example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- readme-example:end -->/.exec(readme)?.[1] ?? '';
+  it("the quick start program, against the quick start's own tool", () => {
+    const block =
+      /<!-- readme-example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- readme-example:end -->/.exec(readme)?.[1] ?? '';
     const code = /code: `([\s\S]*?)`,/.exec(block)?.[1];
     expect(code).toContain('catch (e) { console.log(e.code); }');
     // The example up to its first model-facing line defines and registers the tool; print that runtime's SDK.
-    const setup = block.slice(0, block.indexOf('console.log(rt.schemas()')).replace(/from 'ptc-runtime'/g, `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`);
+    const setup = block
+      .slice(0, block.indexOf('console.log(rt.schemas()'))
+      .replace(/from 'ptc-runtime'/g, `from '${pathToFileURL(join(root, 'src/index.ts')).href}'`);
     const file = join(mkdtempSync(join(tmpdir(), 'ptc-readme-')), 'sdk.ts');
     writeFileSync(file, `${setup}\nprocess.stdout.write(rt.sdk());\nawait rt.close();\n`);
-    const sdk = execFileSync(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file], { encoding: 'utf8', timeout: 60_000 });
+    const sdk = execFileSync(process.execPath, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', file], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
     expect(sdk).toContain('get_weather(args: GetWeatherArgs)');
     expect(format(code!, sdk)).toEqual([]);
   });

@@ -4,7 +4,16 @@
 import { afterAll, describe, expect } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, RunOutcome } from '../../sandbox/types.ts';
-import { expectFailure, expectResult, type HostileCase, type HostImpl, okJson, type Recorder, runCases, sleep } from './helpers.ts';
+import {
+  expectFailure,
+  expectResult,
+  type HostileCase,
+  type HostImpl,
+  okJson,
+  type Recorder,
+  runCases,
+  sleep,
+} from './helpers.ts';
 import { recursiveGetters, throwingTraps } from './hostile-host-values.ts';
 
 const sandbox = createSandbox({ limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
@@ -222,7 +231,6 @@ function expectToolCallError(o: RunOutcome): void {
   expect(typeof text).toBe('string');
 }
 
-
 const hostFailures: { name: string; host: HostImpl }[] = [
   {
     name: 'throws synchronously',
@@ -237,7 +245,12 @@ const hostFailures: { name: string; host: HostImpl }[] = [
     },
   },
   { name: 'rejects with a Proxy whose traps throw', host: () => Promise.reject(new Proxy({}, throwingTraps)) },
-  { name: 'throws a Proxy synchronously', host: () => { throw new Proxy({}, throwingTraps); } },
+  {
+    name: 'throws a Proxy synchronously',
+    host: () => {
+      throw new Proxy({}, throwingTraps);
+    },
+  },
   { name: 'rejects with an object whose getters recurse forever', host: () => Promise.reject(recursiveGetters()) },
   { name: 'rejects with null', host: () => Promise.reject(null) },
   { name: 'rejects with undefined', host: () => Promise.reject(undefined) },
@@ -323,7 +336,11 @@ const thrownValues: { name: string; code: string; message?: RegExp; kinds?: ('ex
     code: "Error.prepareStackTrace = () => { for (;;) {} }; throw new Error('after looping pst');",
     kinds: ['exception', 'cpu', 'timeout'],
   },
-  { name: 'return a thenable whose then throws', code: "return { then() { throw new Error('then trap'); } };", message: /then trap/ },
+  {
+    name: 'return a thenable whose then throws',
+    code: "return { then() { throw new Error('then trap'); } };",
+    message: /then trap/,
+  },
   { name: 'throw an Error with a 10 MB message', code: "throw new Error('E'.repeat(10 * 1024 * 1024));" },
 ];
 

@@ -36,9 +36,13 @@ describe('compile is bounded', () => {
     ['60,000 nested blocks, unclosed', '{'.repeat(60_000)],
     ['40,000 nested arrays', 'return ' + '['.repeat(40_000) + ']'.repeat(40_000) + ' +'],
     ['20,000 nested ifs', 'if (1) '.repeat(20_000) + 'x = ;'],
-  ])('deep nesting (%s) compiles to linear output or fails as compile', async (_name, code) => {
-    await runHostile(code);
-  }, 60_000);
+  ])(
+    'deep nesting (%s) compiles to linear output or fails as compile',
+    async (_name, code) => {
+      await runHostile(code);
+    },
+    60_000,
+  );
 
   it('deep nesting that is valid compiles with output linear in its size, and runs', async () => {
     const depth = 17_000;
@@ -57,9 +61,13 @@ describe('compile is bounded', () => {
     ['100,000 nested arrows', 'return ' + '()=>'.repeat(100_000) + '1'],
     ['200,000 nested arrows', 'return ' + '()=>'.repeat(200_000) + '1'],
     ['100,000 nested parenthesized arrows', 'return ' + '(()=>'.repeat(100_000) + '1' + ')'.repeat(100_000)],
-  ])('a program that kills the compiler service (%s) is a compile failure, and the next run compiles', async (_name, code) => {
-    await runHostile(code);
-  }, 60_000);
+  ])(
+    'a program that kills the compiler service (%s) is a compile failure, and the next run compiles',
+    async (_name, code) => {
+      await runHostile(code);
+    },
+    60_000,
+  );
 
   it('a compiler killed by one program does not fail innocent programs compiled at the same time', async () => {
     const innocent = Array.from({ length: 6 }, (_, i) => compileProgram(`const x: number = ${i};\nreturn x * 2;`));
@@ -85,14 +93,21 @@ describe('compile is bounded', () => {
 
   it.each([
     ['one line', 'x'.repeat(MAX_PROGRAM_BYTES + 1)],
-    ['many lines of comments', '// padding padding padding\n'.repeat(Math.ceil(MAX_PROGRAM_BYTES / 27) + 1) + 'return 1;'],
+    [
+      'many lines of comments',
+      '// padding padding padding\n'.repeat(Math.ceil(MAX_PROGRAM_BYTES / 27) + 1) + 'return 1;',
+    ],
     ['multi-byte characters', `return "${'é'.repeat(MAX_PROGRAM_BYTES / 2 + 1)}";`],
-  ])('a program over the size limit (%s) is refused before compiling', async (_name, code) => {
-    const result = await compileProgram(code);
-    expect(result.ok).toBe(false);
-    if (!result.ok) expect(result.message).toMatch(new RegExp(`over the limit of ${MAX_PROGRAM_BYTES} bytes`));
-    await runHostile(code);
-  }, 60_000);
+  ])(
+    'a program over the size limit (%s) is refused before compiling',
+    async (_name, code) => {
+      const result = await compileProgram(code);
+      expect(result.ok).toBe(false);
+      if (!result.ok) expect(result.message).toMatch(new RegExp(`over the limit of ${MAX_PROGRAM_BYTES} bytes`));
+      await runHostile(code);
+    },
+    60_000,
+  );
 });
 
 describe('run_code reports every compile failure as CODE_RUN_FAILED kind compile', () => {
@@ -100,18 +115,30 @@ describe('run_code reports every compile failure as CODE_RUN_FAILED kind compile
     ['a syntax error', 'return 1 +'],
     ['a compiler crash', 'return ' + '()=>'.repeat(100_000) + '1'],
     ['an oversized program', `return 1; // ${'x'.repeat(MAX_PROGRAM_BYTES)}`],
-  ])('%s', async (_name, code) => {
-    const rt = createToolRuntime({ mode: 'ptc', sandbox });
-    try {
-      const result = await rt.execute({ callId: 'c', name: 'run_code', arguments: { description: 'Compile attack', code } });
-      expect(result.isError).toBe(true);
-      expect(result.error?.code).toBe('CODE_RUN_FAILED');
-      expect((result.error as { info?: { kind?: string } } | undefined)?.info?.kind).toBe('compile');
-      const next = await rt.execute({ callId: 'd', name: 'run_code', arguments: { description: 'Ordinary', code: 'return 2 * 3;' } });
-      expect(next.isError).toBe(false);
-      expect((next.value as { result?: unknown }).result).toBe(6);
-    } finally {
-      await rt.close();
-    }
-  }, 60_000);
+  ])(
+    '%s',
+    async (_name, code) => {
+      const rt = createToolRuntime({ mode: 'ptc', sandbox });
+      try {
+        const result = await rt.execute({
+          callId: 'c',
+          name: 'run_code',
+          arguments: { description: 'Compile attack', code },
+        });
+        expect(result.isError).toBe(true);
+        expect(result.error?.code).toBe('CODE_RUN_FAILED');
+        expect((result.error as { info?: { kind?: string } } | undefined)?.info?.kind).toBe('compile');
+        const next = await rt.execute({
+          callId: 'd',
+          name: 'run_code',
+          arguments: { description: 'Ordinary', code: 'return 2 * 3;' },
+        });
+        expect(next.isError).toBe(false);
+        expect((next.value as { result?: unknown }).result).toBe(6);
+      } finally {
+        await rt.close();
+      }
+    },
+    60_000,
+  );
 });

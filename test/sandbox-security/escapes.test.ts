@@ -5,15 +5,7 @@
 import { afterAll, describe, expect } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { RunOutcome } from '../../sandbox/types.ts';
-import {
-  expectFailure,
-  expectNoHostLeak,
-  expectResult,
-  type HostileCase,
-  okJson,
-  runCases,
-  sleep,
-} from './helpers.ts';
+import { expectFailure, expectNoHostLeak, expectResult, type HostileCase, okJson, runCases, sleep } from './helpers.ts';
 import { bareContextGlobals, namesBeyondIntrinsics, SANDBOX_GLOBALS } from '../sandbox/bare-context-globals.ts';
 
 const sandbox = createSandbox({ limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
@@ -73,15 +65,34 @@ const cases: HostileCase[] = [
     check: (outcome) => {
       const out = resultOf(outcome);
       const keys = [
-        'globalThis', 'toolFn', 'toolFail', 'fn', 'arrow', 'asyncFn', 'generator', 'console',
-        'consoleLog', 'consoleError', 'toolResult', 'toolResultList', 'toolResultNested', 'error',
-        'toolCallError', 'ToolCallError', 'pendingCall', 'json', 'proxy',
+        'globalThis',
+        'toolFn',
+        'toolFail',
+        'fn',
+        'arrow',
+        'asyncFn',
+        'generator',
+        'console',
+        'consoleLog',
+        'consoleError',
+        'toolResult',
+        'toolResultList',
+        'toolResultNested',
+        'error',
+        'toolCallError',
+        'ToolCallError',
+        'pendingCall',
+        'json',
+        'proxy',
       ];
       for (const key of keys) expect([key, out[key]]).toStrictEqual([key, [true, CLEAN]]);
       // A null-prototype `tools` has no constructor to climb; any other must stay in the guest.
       expect(out['tools']).toStrictEqual(out['toolsNullProto'] === true ? ['threw', true] : [true, CLEAN]);
       // `this` of the body may be undefined (strict) or the guest global.
-      expect([[true, CLEAN], ['threw', true]]).toContainEqual(out['this']);
+      expect([
+        [true, CLEAN],
+        ['threw', true],
+      ]).toContainEqual(out['this']);
       expect(out['asyncCtor']).toBe('true,undefined,undefined');
       expect(out['protoCtor']).toBe('undefined');
       expect(out['protoChain']).toBe('undefined');
@@ -206,7 +217,13 @@ const cases: HostileCase[] = [
       return [direct, indirect, viaFunction, nested, ctor];
     `,
     check: (outcome) =>
-      expectResult(outcome, ['undefined,undefined,undefined', true, 'undefined,undefined,true', 'undefined', 'undefined']),
+      expectResult(outcome, [
+        'undefined,undefined,undefined',
+        true,
+        'undefined,undefined,true',
+        'undefined',
+        'undefined',
+      ]),
   },
   {
     name: 'dynamic import() of host modules fails',
@@ -275,7 +292,12 @@ const cases: HostileCase[] = [
     check: (outcome, rec) => {
       expectResult(outcome, ['__proto__', 'constructor', 'then', 'hasOwnProperty', 'odd-name', 'toString', true]);
       expect(rec.calls.map((c) => c.toolName)).toStrictEqual([
-        '__proto__', 'constructor', 'then', 'hasOwnProperty', 'odd-name', 'toString',
+        '__proto__',
+        'constructor',
+        'then',
+        'hasOwnProperty',
+        'odd-name',
+        'toString',
       ]);
     },
   },

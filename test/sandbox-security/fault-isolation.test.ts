@@ -5,19 +5,40 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, HostCallRequest, RunOutcome } from '../../sandbox/types.ts';
-import { expectFailure, expectHealthy, expectResult, memorySnapshot, okJson, peakGrowthMb, recordingHost, sleep, untilAborted } from './helpers.ts';
+import {
+  expectFailure,
+  expectHealthy,
+  expectResult,
+  memorySnapshot,
+  okJson,
+  peakGrowthMb,
+  recordingHost,
+  sleep,
+  untilAborted,
+} from './helpers.ts';
 
 const sandbox = new ProcessSandbox({ processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 30_000 } });
 afterAll(() => sandbox.close());
 
 /** Starts a hostile run that parks on a tool call, then an innocent run; returns both and the hostile run's process. */
-async function pairInFlight(): Promise<{ hostile: Promise<RunOutcome>; innocent: Promise<RunOutcome>; hostilePid: number; release: () => void; cancel: () => void }> {
+async function pairInFlight(): Promise<{
+  hostile: Promise<RunOutcome>;
+  innocent: Promise<RunOutcome>;
+  hostilePid: number;
+  release: () => void;
+  cancel: () => void;
+}> {
   await expectHealthy(sandbox);
   // The idle process that takes the next run: the hostile run goes there.
   const hostilePid = sandbox.childPid;
   const parked = recordingHost(['park'], (request) => untilAborted(request));
   const controller = new AbortController();
-  const hostile = sandbox.run({ code: 'await tools.park({}); return "never";', toolNames: ['park'], hostCall: parked.hostCall, signal: controller.signal });
+  const hostile = sandbox.run({
+    code: 'await tools.park({}); return "never";',
+    toolNames: ['park'],
+    hostCall: parked.hostCall,
+    signal: controller.signal,
+  });
   while (parked.calls.length === 0) await sleep(5);
   let release!: () => void;
   const gate = new Promise<void>((resolve) => (release = resolve));
@@ -66,9 +87,21 @@ describe('fault isolation between runs in flight', () => {
     await expectHealthy(sandbox);
     const controller = new AbortController();
     const parked = recordingHost(['park'], (request) => untilAborted(request));
-    const hostile = sandbox.run({ code: 'await tools.park({}); for (;;) console.log();', toolNames: ['park'], hostCall: parked.hostCall, signal: controller.signal });
+    const hostile = sandbox.run({
+      code: 'await tools.park({}); for (;;) console.log();',
+      toolNames: ['park'],
+      hostCall: parked.hostCall,
+      signal: controller.signal,
+    });
     while (parked.calls.length === 0) await sleep(5);
-    const innocent = sandbox.run({ code: 'const a = await tools.work({}); return a.n + 22;', toolNames: ['work'], hostCall: recordingHost(['work'], async () => { await sleep(200); return okJson({ n: 20 }); }).hostCall });
+    const innocent = sandbox.run({
+      code: 'const a = await tools.work({}); return a.n + 22;',
+      toolNames: ['work'],
+      hostCall: recordingHost(['work'], async () => {
+        await sleep(200);
+        return okJson({ n: 20 });
+      }).hostCall,
+    });
     controller.abort();
     expectFailure(await hostile, ['abort']);
     expectResult(await innocent, 42);
@@ -97,7 +130,11 @@ describe('runs waiting on tools hold no thread', () => {
       }
     };
     const runs = Array.from({ length: 100 }, (_, i) =>
-      sandbox.run({ code: `const r = await tools.wait({ i: ${i} }); return [${i}, r.ok];`, toolNames: ['wait'], hostCall }),
+      sandbox.run({
+        code: `const r = await tools.wait({ i: ${i} }); return [${i}, r.ok];`,
+        toolNames: ['wait'],
+        hostCall,
+      }),
     );
     const outcomes = await Promise.all(runs);
     clearTimeout(guard);

@@ -79,7 +79,9 @@ export function expectResult(outcome: RunOutcome, value: JsonValue | undefined):
 
 export function expectFailure(outcome: RunOutcome, kinds: readonly FailureKind[], message?: RegExp): void {
   if (outcome.ok) {
-    throw new Error(`expected failure ${kinds.join('|')}, got success: ${JSON.stringify(outcome.result)?.slice(0, 300)}`);
+    throw new Error(
+      `expected failure ${kinds.join('|')}, got success: ${JSON.stringify(outcome.result)?.slice(0, 300)}`,
+    );
   }
   if (!kinds.includes(outcome.kind)) {
     throw new Error(`expected kind ${kinds.join('|')}, got ${outcome.kind}: ${outcome.message.slice(0, 500)}`);
@@ -149,7 +151,8 @@ interface ProcMemory {
 function readProcMemory(pid: number): ProcMemory | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-    const field = (name: string): number => Number(/(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(name)) ?? '')?.[1] ?? 0);
+    const field = (name: string): number =>
+      Number(/(\d+) kB/.exec(status.split('\n').find((l) => l.startsWith(name)) ?? '')?.[1] ?? 0);
     return { rssKb: field('VmRSS:'), hwmKb: field('VmHWM:') };
   } catch {
     return undefined;
@@ -188,7 +191,10 @@ export function descendantMemory(): Map<number, ProcMemory> {
  * Peak growth in MiB of the host and of sandbox processes that existed before, between
  * `before` (current RSS) and now (high-water mark).
  */
-export function peakGrowthMb(before: { host: number; children: Map<number, ProcMemory> }): { hostMb: number; childMb: number } {
+export function peakGrowthMb(before: { host: number; children: Map<number, ProcMemory> }): {
+  hostMb: number;
+  childMb: number;
+} {
   const after = descendantMemory();
   let childKb = 0;
   for (const [pid, memory] of before.children) {

@@ -18,7 +18,10 @@ interface Report {
   polluted: boolean;
 }
 
-function runFixture(name: string, mode: 'in-process' | 'process'): Promise<{ code: number | null; report: Report; stderr: string }> {
+function runFixture(
+  name: string,
+  mode: 'in-process' | 'process',
+): Promise<{ code: number | null; report: Report; stderr: string }> {
   const env = { ...process.env };
   delete env['NODE_OPTIONS'];
   return new Promise((resolve, reject) => {
@@ -29,7 +32,11 @@ function runFixture(name: string, mode: 'in-process' | 'process'): Promise<{ cod
       (error, stdout, stderr) => {
         const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
         if (!line) {
-          reject(new Error(`fixture ${name} (${mode}) printed no result; exit ${String(error?.code)}; stderr:\n${stderr.slice(0, 3000)}`));
+          reject(
+            new Error(
+              `fixture ${name} (${mode}) printed no result; exit ${String(error?.code)}; stderr:\n${stderr.slice(0, 3000)}`,
+            ),
+          );
           return;
         }
         const code = error ? (typeof error.code === 'number' ? error.code : -1) : 0;
@@ -101,24 +108,26 @@ const cases: { name: string; check: (report: Report) => void }[] = [
   },
 ];
 
-const CRASH_PRONE = new Set(['host-reject-proxy', 'host-throw-proxy', 'host-async-throw', 'host-reject-recursive-getters', 'guest-throw-looping-getter']);
+const CRASH_PRONE = new Set([
+  'host-reject-proxy',
+  'host-throw-proxy',
+  'host-async-throw',
+  'host-reject-recursive-getters',
+  'guest-throw-looping-getter',
+]);
 
 describe('sandbox security: crash-prone programs in a separate host process', () => {
   for (const mode of ['in-process', 'process'] as const) {
     for (const hostile of cases) {
       if (mode === 'process' && !CRASH_PRONE.has(hostile.name)) continue;
-      it(
-        `${hostile.name} (${mode}): the host process survives and the sandbox still works`,
-        async () => {
-          const { code, report, stderr } = await runFixture(hostile.name, mode);
-          expect({ code, stderr: code === 0 ? '' : stderr.slice(0, 2000) }).toStrictEqual({ code: 0, stderr: '' });
-          hostile.check(report);
-          expectNoHostLeak(report.outcome);
-          expectResult(report.after, 2);
-          expect(report.polluted).toBe(false);
-        },
-        120_000,
-      );
+      it(`${hostile.name} (${mode}): the host process survives and the sandbox still works`, async () => {
+        const { code, report, stderr } = await runFixture(hostile.name, mode);
+        expect({ code, stderr: code === 0 ? '' : stderr.slice(0, 2000) }).toStrictEqual({ code: 0, stderr: '' });
+        hostile.check(report);
+        expectNoHostLeak(report.outcome);
+        expectResult(report.after, 2);
+        expect(report.polluted).toBe(false);
+      }, 120_000);
     }
   }
 });

@@ -108,12 +108,36 @@ const loopCases: HostileCase[] = [
 ];
 
 const resultCases: HostileCase[] = [
-  { name: 'returning a function is invalid-output', code: 'return () => 1;', check: (o) => expectFailure(o, ['invalid-output']) },
-  { name: 'returning a nested function is invalid-output', code: 'return { f() {} };', check: (o) => expectFailure(o, ['invalid-output']) },
-  { name: 'returning a BigInt is invalid-output', code: 'return 10n;', check: (o) => expectFailure(o, ['invalid-output']) },
-  { name: 'returning a nested BigInt is invalid-output', code: 'return [1, { n: 2n }];', check: (o) => expectFailure(o, ['invalid-output']) },
-  { name: 'returning a Symbol is invalid-output', code: 'return Symbol("s");', check: (o) => expectFailure(o, ['invalid-output']) },
-  { name: 'returning a nested Symbol is invalid-output', code: 'return { s: Symbol("s") };', check: (o) => expectFailure(o, ['invalid-output']) },
+  {
+    name: 'returning a function is invalid-output',
+    code: 'return () => 1;',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
+  {
+    name: 'returning a nested function is invalid-output',
+    code: 'return { f() {} };',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
+  {
+    name: 'returning a BigInt is invalid-output',
+    code: 'return 10n;',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
+  {
+    name: 'returning a nested BigInt is invalid-output',
+    code: 'return [1, { n: 2n }];',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
+  {
+    name: 'returning a Symbol is invalid-output',
+    code: 'return Symbol("s");',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
+  {
+    name: 'returning a nested Symbol is invalid-output',
+    code: 'return { s: Symbol("s") };',
+    check: (o) => expectFailure(o, ['invalid-output']),
+  },
   {
     name: 'returning a cycle is invalid-output',
     code: 'const a = { b: {} }; a.b.a = a; return a;',
@@ -219,85 +243,76 @@ describe('sandbox security: memory', () => {
   runCases(() => sandbox, memoryCases);
 
   for (const bomb of offHeapBombs) {
-    it(
-      `off-heap bomb fails without 1 GiB of RSS: ${bomb.name}`,
-      async () => {
-        const before = memorySnapshot();
-        const rec = recordingHost([]);
-        const outcome = await sandbox.run({ code: bomb.code, toolNames: [], hostCall: rec.hostCall, limits: { memoryMb: 64, ...bomb.limits } });
-        const growth = peakGrowthMb(before);
-        expectFailure(outcome, ['memory', 'exception']);
-        expectNoHostLeak(outcome);
-        expect(growth.childMb).toBeLessThan(512);
-        expect(growth.hostMb).toBeLessThan(512);
-        await expectHealthy(sandbox);
-      },
-      60_000,
-    );
+    it(`off-heap bomb fails without 1 GiB of RSS: ${bomb.name}`, async () => {
+      const before = memorySnapshot();
+      const rec = recordingHost([]);
+      const outcome = await sandbox.run({
+        code: bomb.code,
+        toolNames: [],
+        hostCall: rec.hostCall,
+        limits: { memoryMb: 64, ...bomb.limits },
+      });
+      const growth = peakGrowthMb(before);
+      expectFailure(outcome, ['memory', 'exception']);
+      expectNoHostLeak(outcome);
+      expect(growth.childMb).toBeLessThan(512);
+      expect(growth.hostMb).toBeLessThan(512);
+      await expectHealthy(sandbox);
+    }, 60_000);
   }
 });
 
 describe('sandbox security: call floods and concurrency', () => {
-  it(
-    '100,000 concurrent calls end with call-limit; the host sees at most maxCalls, never more than maxConcurrentCalls at once',
-    async () => {
-      const rec = recordingHost(['a'], async () => {
-        await sleep(2);
-        return okJson(1);
-      });
-      const outcome = await sandbox.run({
-        code: 'const ps = []; for (let i = 0; i < 100000; i++) ps.push(tools.a({ i })); await Promise.all(ps); return "done";',
-        toolNames: ['a'],
-        hostCall: rec.hostCall,
-        limits: { maxCalls: 100, maxConcurrentCalls: 4 },
-      });
-      expectFailure(outcome, ['call-limit']);
-      expect(rec.calls.length).toBeLessThanOrEqual(100);
-      expect(rec.maxInFlight).toBeLessThanOrEqual(4);
-      expect(rec.violations).toStrictEqual([]);
-      await expectHealthy(sandbox);
-    },
-    60_000,
-  );
+  it('100,000 concurrent calls end with call-limit; the host sees at most maxCalls, never more than maxConcurrentCalls at once', async () => {
+    const rec = recordingHost(['a'], async () => {
+      await sleep(2);
+      return okJson(1);
+    });
+    const outcome = await sandbox.run({
+      code: 'const ps = []; for (let i = 0; i < 100000; i++) ps.push(tools.a({ i })); await Promise.all(ps); return "done";',
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+      limits: { maxCalls: 100, maxConcurrentCalls: 4 },
+    });
+    expectFailure(outcome, ['call-limit']);
+    expect(rec.calls.length).toBeLessThanOrEqual(100);
+    expect(rec.maxInFlight).toBeLessThanOrEqual(4);
+    expect(rec.violations).toStrictEqual([]);
+    await expectHealthy(sandbox);
+  }, 60_000);
 
-  it(
-    'a serial flood that swallows every error still ends with call-limit',
-    async () => {
-      const rec = recordingHost(['a']);
-      const outcome = await sandbox.run({
-        code: 'for (let i = 0; i < 100000; i++) { try { await tools.a({ i }); } catch (e) {} } return "survived";',
-        toolNames: ['a'],
-        hostCall: rec.hostCall,
-        limits: { maxCalls: 20 },
-      });
-      expectFailure(outcome, ['call-limit']);
-      expect(rec.calls.length).toBeLessThanOrEqual(20);
-      await expectHealthy(sandbox);
-    },
-    60_000,
-  );
+  it('a serial flood that swallows every error still ends with call-limit', async () => {
+    const rec = recordingHost(['a']);
+    const outcome = await sandbox.run({
+      code: 'for (let i = 0; i < 100000; i++) { try { await tools.a({ i }); } catch (e) {} } return "survived";',
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+      limits: { maxCalls: 20 },
+    });
+    expectFailure(outcome, ['call-limit']);
+    expect(rec.calls.length).toBeLessThanOrEqual(20);
+    await expectHealthy(sandbox);
+  }, 60_000);
 
-  it(
-    'excess concurrent calls wait instead of running at once, and all complete',
-    async () => {
-      const rec = recordingHost(['a'], async (request: HostCallRequest) => {
-        await sleep(20);
-        return okJson((JSON.parse(request.argsJson) as { i: number }).i);
-      });
-      const outcome = await sandbox.run({
-        code: 'const ps = []; for (let i = 0; i < 30; i++) ps.push(tools.a({ i })); const r = await Promise.all(ps); return r.reduce((s, x) => s + x, 0);',
-        toolNames: ['a'],
-        hostCall: rec.hostCall,
-        limits: { maxConcurrentCalls: 3 },
-      });
-      expectResult(outcome, 435);
-      expect(rec.calls).toHaveLength(30);
-      expect(rec.maxInFlight).toBeLessThanOrEqual(3);
-      expect(rec.calls.map((c) => c.seq).sort((x, y) => x - y)).toStrictEqual(Array.from({ length: 30 }, (_, i) => i + 1));
-      await expectHealthy(sandbox);
-    },
-    60_000,
-  );
+  it('excess concurrent calls wait instead of running at once, and all complete', async () => {
+    const rec = recordingHost(['a'], async (request: HostCallRequest) => {
+      await sleep(20);
+      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
+    });
+    const outcome = await sandbox.run({
+      code: 'const ps = []; for (let i = 0; i < 30; i++) ps.push(tools.a({ i })); const r = await Promise.all(ps); return r.reduce((s, x) => s + x, 0);',
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+      limits: { maxConcurrentCalls: 3 },
+    });
+    expectResult(outcome, 435);
+    expect(rec.calls).toHaveLength(30);
+    expect(rec.maxInFlight).toBeLessThanOrEqual(3);
+    expect(rec.calls.map((c) => c.seq).sort((x, y) => x - y)).toStrictEqual(
+      Array.from({ length: 30 }, (_, i) => i + 1),
+    );
+    await expectHealthy(sandbox);
+  }, 60_000);
 });
 
 /** Captured logs stay within the byte budget plus one marker line, keeping the prefix. */
@@ -376,64 +391,52 @@ describe('sandbox security: log floods', () => {
 });
 
 describe('sandbox security: cancellation', () => {
-  it(
-    'aborting mid-call ends the run with abort and aborts the host call',
-    async () => {
-      const controller = new AbortController();
-      const rec = recordingHost(['slow'], (request) => {
-        setTimeout(() => controller.abort(), 50);
-        return untilAborted(request);
-      });
-      const outcome = await sandbox.run({
-        code: 'await tools.slow({}); return "finished";',
-        toolNames: ['slow'],
-        hostCall: rec.hostCall,
-        signal: controller.signal,
-      });
-      expectFailure(outcome, ['abort']);
-      expect(rec.calls).toHaveLength(1);
-      expect(rec.calls[0]?.signal.aborted).toBe(true);
-      await expectHealthy(sandbox);
-    },
-    30_000,
-  );
+  it('aborting mid-call ends the run with abort and aborts the host call', async () => {
+    const controller = new AbortController();
+    const rec = recordingHost(['slow'], (request) => {
+      setTimeout(() => controller.abort(), 50);
+      return untilAborted(request);
+    });
+    const outcome = await sandbox.run({
+      code: 'await tools.slow({}); return "finished";',
+      toolNames: ['slow'],
+      hostCall: rec.hostCall,
+      signal: controller.signal,
+    });
+    expectFailure(outcome, ['abort']);
+    expect(rec.calls).toHaveLength(1);
+    expect(rec.calls[0]?.signal.aborted).toBe(true);
+    await expectHealthy(sandbox);
+  }, 30_000);
 
-  it(
-    'aborting during a synchronous infinite loop ends the run with abort',
-    async () => {
-      const controller = new AbortController();
-      const timer = setTimeout(() => controller.abort(), 300);
-      const rec = recordingHost([]);
-      const outcome = await sandbox.run({
-        code: 'for (;;) {}',
-        toolNames: [],
-        hostCall: rec.hostCall,
-        signal: controller.signal,
-        limits: { cpuTimeMs: 15_000, wallTimeMs: 15_000 },
-      });
-      clearTimeout(timer);
-      expectFailure(outcome, ['abort']);
-      await expectHealthy(sandbox);
-    },
-    30_000,
-  );
+  it('aborting during a synchronous infinite loop ends the run with abort', async () => {
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(), 300);
+    const rec = recordingHost([]);
+    const outcome = await sandbox.run({
+      code: 'for (;;) {}',
+      toolNames: [],
+      hostCall: rec.hostCall,
+      signal: controller.signal,
+      limits: { cpuTimeMs: 15_000, wallTimeMs: 15_000 },
+    });
+    clearTimeout(timer);
+    expectFailure(outcome, ['abort']);
+    await expectHealthy(sandbox);
+  }, 30_000);
 
-  it(
-    'an already aborted signal never runs the program',
-    async () => {
-      const rec = recordingHost(['a']);
-      const outcome = await sandbox.run({
-        code: 'await tools.a({}); return 1;',
-        toolNames: ['a'],
-        hostCall: rec.hostCall,
-        signal: AbortSignal.abort(),
-      });
-      expectFailure(outcome, ['abort']);
-      expect(rec.calls).toHaveLength(0);
-      await expectHealthy(sandbox);
-    },
-    30_000,
-  );
+  it('an already aborted signal never runs the program', async () => {
+    const rec = recordingHost(['a']);
+    const outcome = await sandbox.run({
+      code: 'await tools.a({}); return 1;',
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+      signal: AbortSignal.abort(),
+    });
+    expectFailure(outcome, ['abort']);
+    expect(rec.calls).toHaveLength(0);
+    await expectHealthy(sandbox);
+  }, 30_000);
 });
 
 describe('sandbox security: limit defaults', () => {

@@ -17,28 +17,47 @@ const REFUSED: readonly [string, string, RegExp][] = [
   ['an array with a non-canonical index', 'const v = [1]; v["01"] = 0;', /extra property "01"/],
   ['an array with a symbol key', 'const v = [1]; v[Symbol("s")] = 1;', /symbol-keyed property/],
   ['an object with a symbol key', 'const v = { a: 1, [Symbol.iterator]: 2 };', /symbol-keyed property/],
-  ['an object with a non-enumerable property', 'const v = { a: 1 }; Object.defineProperty(v, "hidden", { value: 2, enumerable: false });', /non-enumerable property "hidden"/],
-  ['a deep non-enumerable property', 'const v = { a: [{ b: {} }] }; Object.defineProperty(v.a[0].b, "h", { value: 1 });', /non-enumerable property "h".*\.v\.a\[0\]\.b/],
-  ['a null-prototype object with a symbol key', 'const v = Object.create(null); v.x = 1; v[Symbol("k")] = 2;', /symbol-keyed property/],
+  [
+    'an object with a non-enumerable property',
+    'const v = { a: 1 }; Object.defineProperty(v, "hidden", { value: 2, enumerable: false });',
+    /non-enumerable property "hidden"/,
+  ],
+  [
+    'a deep non-enumerable property',
+    'const v = { a: [{ b: {} }] }; Object.defineProperty(v.a[0].b, "h", { value: 1 });',
+    /non-enumerable property "h".*\.v\.a\[0\]\.b/,
+  ],
+  [
+    'a null-prototype object with a symbol key',
+    'const v = Object.create(null); v.x = 1; v[Symbol("k")] = 2;',
+    /symbol-keyed property/,
+  ],
 ];
 
 describe('guest to host', () => {
-  it.each(REFUSED)('tool arguments holding %s are refused with INVALID_ARGS and the path', async (_name, setup, message) => {
-    const rec = recordingHost(['a']);
-    const outcome = await sandbox.run({
-      code: `${setup}\ntry { await tools.a({ v }); return "sent"; } catch (e) { return e.code + ": " + e.message; }`,
-      toolNames: ['a'],
-      hostCall: rec.hostCall,
-    });
-    if (!outcome.ok) throw new Error(outcome.message);
-    expect(String(outcome.result)).toMatch(/^INVALID_ARGS: /);
-    expect(String(outcome.result)).toMatch(message);
-    expect(rec.calls).toHaveLength(0);
-    await expectHealthy(sandbox);
-  });
+  it.each(REFUSED)(
+    'tool arguments holding %s are refused with INVALID_ARGS and the path',
+    async (_name, setup, message) => {
+      const rec = recordingHost(['a']);
+      const outcome = await sandbox.run({
+        code: `${setup}\ntry { await tools.a({ v }); return "sent"; } catch (e) { return e.code + ": " + e.message; }`,
+        toolNames: ['a'],
+        hostCall: rec.hostCall,
+      });
+      if (!outcome.ok) throw new Error(outcome.message);
+      expect(String(outcome.result)).toMatch(/^INVALID_ARGS: /);
+      expect(String(outcome.result)).toMatch(message);
+      expect(rec.calls).toHaveLength(0);
+      await expectHealthy(sandbox);
+    },
+  );
 
   it.each(REFUSED)('a returned value holding %s is refused as invalid-output', async (_name, setup, message) => {
-    const outcome = await sandbox.run({ code: `${setup}\nreturn { v };`, toolNames: [], hostCall: recordingHost([]).hostCall });
+    const outcome = await sandbox.run({
+      code: `${setup}\nreturn { v };`,
+      toolNames: [],
+      hostCall: recordingHost([]).hostCall,
+    });
     expectFailure(outcome, ['invalid-output'], new RegExp(message.source.replace('\\w+', 'result')));
     await expectHealthy(sandbox);
   });
@@ -56,8 +75,18 @@ describe('guest to host', () => {
     expect(Object.is(result[0], -0)).toBe(true);
     expect(Object.is(result[1], 0)).toBe(true);
     expect(Object.is(result[2].d, -0)).toBe(true);
-    const args = JSON.parse(rec.calls[0]?.argsJson ?? 'null') as { z: number; list: [number, number, { n: number }]; m: number };
-    expect([args.z, args.list[0], args.list[1], args.list[2].n, args.m].map((n) => Object.is(n, -0))).toStrictEqual([true, false, true, true, true]);
+    const args = JSON.parse(rec.calls[0]?.argsJson ?? 'null') as {
+      z: number;
+      list: [number, number, { n: number }];
+      m: number;
+    };
+    expect([args.z, args.list[0], args.list[1], args.list[2].n, args.m].map((n) => Object.is(n, -0))).toStrictEqual([
+      true,
+      false,
+      true,
+      true,
+      true,
+    ]);
   });
 
   it('a large array is still checked and sent in full', async () => {
@@ -70,7 +99,11 @@ describe('guest to host', () => {
     });
     expectResult(outcome, 'INVALID_ARGS');
     expect(peakGrowthMb(before).hostMb).toBeLessThan(100);
-    const ok = await sandbox.run({ code: 'const v = Array.from({ length: 200_000 }, (_, i) => i); await tools.a({ v }); return v.length;', toolNames: ['a'], hostCall: rec.hostCall });
+    const ok = await sandbox.run({
+      code: 'const v = Array.from({ length: 200_000 }, (_, i) => i); await tools.a({ v }); return v.length;',
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+    });
     expectResult(ok, 200_000);
     expect((JSON.parse(rec.calls[0]?.argsJson ?? '{}') as { v: number[] }).v).toHaveLength(200_000);
   });
@@ -96,7 +129,10 @@ describe('host to guest (through run_code)', () => {
       const result = await rt.execute({
         callId: 'c',
         name: 'run_code',
-        arguments: { description: 'Read -0', code: 'const v = await tools.probe({}); return [Object.is(v.a, -0), Object.is(v.b[0], -0), Object.is(v.b[1], -0), v.c];' },
+        arguments: {
+          description: 'Read -0',
+          code: 'const v = await tools.probe({}); return [Object.is(v.a, -0), Object.is(v.b[0], -0), Object.is(v.b[1], -0), v.c];',
+        },
       });
       expect(result.isError).toBe(false);
       expect((result.value as { result: unknown }).result).toStrictEqual([true, false, true, 'ptc-negative-zero']);
@@ -115,7 +151,10 @@ describe('host to guest (through run_code)', () => {
       const result = await rt.execute({
         callId: 'c',
         name: 'run_code',
-        arguments: { description: 'Read a lossy value', code: 'try { return JSON.stringify(await tools.probe({})); } catch (e) { return "refused " + e.code; }' },
+        arguments: {
+          description: 'Read a lossy value',
+          code: 'try { return JSON.stringify(await tools.probe({})); } catch (e) { return "refused " + e.code; }',
+        },
       });
       expect(result.isError).toBe(false);
       expect(String((result.value as { result: unknown }).result)).toMatch(/^refused [A-Z_]+$/);

@@ -66,26 +66,39 @@ describe.each([
     ['one call per frame, no arguments', 1, 200, ''],
     ['three calls per frame', 3, 100, '{ depth, i }'],
     ['large arguments', 1, 100, '{ depth, text: "x".repeat(2000), list: [1, 2, 3, { a: [depth] }] }'],
-  ])('%s: every call settles inside the program and the run ends normally', async (_name, perFrame, frames, argument) => {
-    const before = memorySnapshot();
-    const rec = recordingHost(['a'], () => okJson(1));
-    const outcome = await sandbox.run({ code: nearLimitProgram(perFrame, frames, argument), toolNames: ['a'], hostCall: rec.hostCall });
-    if (!outcome.ok) throw new Error(`expected the run to finish, got ${outcome.kind}: ${outcome.message}`);
-    const results = outcome.result as JsonValue[];
-    // Pushing a result near the limit may itself overflow; the rest are all here.
-    expect(results.length).toBeGreaterThan((perFrame * frames) / 2);
-    for (const result of results) expect(['ok', 'NOT_DISPATCHED', 'RangeError']).toContain(result);
-    // What the program saw as sent is exactly what the host received, in order.
-    expect(rec.calls).toHaveLength(results.filter((r) => r === 'ok').length);
-    expect(rec.calls.map((c) => c.seq)).toStrictEqual(rec.calls.map((_c, i) => i + 1));
-    expect(rec.violations).toStrictEqual([]);
-    expect(peakGrowthMb(before).hostMb).toBeLessThan(100);
-    await expectHealthy(sandbox);
-  }, 30_000);
+  ])(
+    '%s: every call settles inside the program and the run ends normally',
+    async (_name, perFrame, frames, argument) => {
+      const before = memorySnapshot();
+      const rec = recordingHost(['a'], () => okJson(1));
+      const outcome = await sandbox.run({
+        code: nearLimitProgram(perFrame, frames, argument),
+        toolNames: ['a'],
+        hostCall: rec.hostCall,
+      });
+      if (!outcome.ok) throw new Error(`expected the run to finish, got ${outcome.kind}: ${outcome.message}`);
+      const results = outcome.result as JsonValue[];
+      // Pushing a result near the limit may itself overflow; the rest are all here.
+      expect(results.length).toBeGreaterThan((perFrame * frames) / 2);
+      for (const result of results) expect(['ok', 'NOT_DISPATCHED', 'RangeError']).toContain(result);
+      // What the program saw as sent is exactly what the host received, in order.
+      expect(rec.calls).toHaveLength(results.filter((r) => r === 'ok').length);
+      expect(rec.calls.map((c) => c.seq)).toStrictEqual(rec.calls.map((_c, i) => i + 1));
+      expect(rec.violations).toStrictEqual([]);
+      expect(peakGrowthMb(before).hostMb).toBeLessThan(100);
+      await expectHealthy(sandbox);
+    },
+    30_000,
+  );
 
   it('a fine sweep of the stack left for a call: each call is sent or refused inside the program, none is lost', async () => {
     const rec = recordingHost(['a'], () => okJson(1));
-    const outcome = await sandbox.run({ code: SWEEP_PROGRAM, toolNames: ['a'], hostCall: rec.hostCall, limits: { maxCalls: 2_000 } });
+    const outcome = await sandbox.run({
+      code: SWEEP_PROGRAM,
+      toolNames: ['a'],
+      hostCall: rec.hostCall,
+      limits: { maxCalls: 2_000 },
+    });
     if (!outcome.ok) throw new Error(`expected the run to finish, got ${outcome.kind}: ${outcome.message}`);
     const counts = outcome.result as { ok: number; NOT_DISPATCHED: number; RangeError: number; other: JsonValue[] };
     expect(counts.other).toStrictEqual([]);

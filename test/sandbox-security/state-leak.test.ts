@@ -30,9 +30,20 @@ const PRISTINE_PROBE = `
 async function expectPristine(box: Sandbox): Promise<void> {
   const rec = recordingHost(['a'], () => okJson('from host'));
   const outcome = await box.run({ code: PRISTINE_PROBE, toolNames: ['a'], hostCall: rec.hostCall });
-  const base = { x: 'undefined', stash: 'undefined', push: 'function', polluted: true, arrayPolluted: true,
-    stringify: '{"a":[1]}', then: 'function', log: 'function', toolA: 'from host', tceProto: true,
-    functionProto: 'function', errorPst: true };
+  const base = {
+    x: 'undefined',
+    stash: 'undefined',
+    push: 'function',
+    polluted: true,
+    arrayPolluted: true,
+    stringify: '{"a":[1]}',
+    then: 'function',
+    log: 'function',
+    toolA: 'from host',
+    tceProto: true,
+    functionProto: 'function',
+    errorPst: true,
+  };
   if (!outcome.ok) throw new Error(`probe failed: ${outcome.kind}: ${outcome.message}`);
   const { limit, frozen, ...rest } = outcome.result as Record<string, unknown>;
   expect(rest).toStrictEqual(base);
@@ -125,13 +136,21 @@ describe('sandbox security: no state survives between runs', () => {
     // (few, large objects, little GC work) under a CPU budget it cannot exhaust first, so
     // it ends with memory even on a loaded machine; the CPU loop allocates nothing.
     const killers: [string, FailureKind[], Partial<SandboxLimits>][] = [
-      ['globalThis.x = 1; Object.prototype.polluted = 1; for (;;) {}', ['cpu', 'timeout'], { cpuTimeMs: 500, wallTimeMs: 5_000 }],
+      [
+        'globalThis.x = 1; Object.prototype.polluted = 1; for (;;) {}',
+        ['cpu', 'timeout'],
+        { cpuTimeMs: 500, wallTimeMs: 5_000 },
+      ],
       [
         'globalThis.x = 1; Object.prototype.polluted = 1; const k = []; for (;;) k.push(new Array(1_000_000).fill(0));',
         ['memory'],
         { cpuTimeMs: 15_000, wallTimeMs: 20_000, memoryMb: 64 },
       ],
-      ['globalThis.x = 1; Object.prototype.polluted = 1; throw new Error("boom");', ['exception'], { cpuTimeMs: 500, wallTimeMs: 5_000 }],
+      [
+        'globalThis.x = 1; Object.prototype.polluted = 1; throw new Error("boom");',
+        ['exception'],
+        { cpuTimeMs: 500, wallTimeMs: 5_000 },
+      ],
     ];
     for (const [code, kinds, limits] of killers) {
       const outcome = await sandbox.run({ code, toolNames: [], hostCall: rec.hostCall, limits });

@@ -16,4 +16,3 @@ describe('a sandbox process stuck behind an uninterruptible isolate', () => {
     expectFollowingRunFine(report);
   }, 150_000);
 });
-

@@ -23,7 +23,12 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
       const rest = await Promise.all([tools.c({ name: 'third' }), tools.a({ name: 'fourth' })]);
       return [await first, await second, ...rest];
     `;
-    const outcome = await sandbox.run({ code, toolNames: ['a', 'b', 'c'], hostCall: host.hostCall, limits: { maxConcurrentCalls: 2 } });
+    const outcome = await sandbox.run({
+      code,
+      toolNames: ['a', 'b', 'c'],
+      hostCall: host.hostCall,
+      limits: { maxConcurrentCalls: 2 },
+    });
     expectOk(outcome);
     expect(host.calls.map((c) => [c.seq, c.toolName, c.argsJson])).toStrictEqual([
       [1, 'b', '{"name":"first"}'],
@@ -35,10 +40,17 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
   });
 
   it('passes arguments and results as JSON text only', async () => {
-    const host = fakeHost((request) => ok({ got: request.argsJson, date: '2020-01-01T00:00:00.000Z', nested: [1, { x: null }] }));
-    const code = 'const r = await tools.a({ when: new Date(0).toISOString(), list: [1, "two", null], skip: undefined }); return r;';
+    const host = fakeHost((request) =>
+      ok({ got: request.argsJson, date: '2020-01-01T00:00:00.000Z', nested: [1, { x: null }] }),
+    );
+    const code =
+      'const r = await tools.a({ when: new Date(0).toISOString(), list: [1, "two", null], skip: undefined }); return r;';
     const outcome = await sandbox.run({ code, toolNames: ['a'], hostCall: host.hostCall });
-    expectOk(outcome, { got: '{"when":"1970-01-01T00:00:00.000Z","list":[1,"two",null]}', date: '2020-01-01T00:00:00.000Z', nested: [1, { x: null }] });
+    expectOk(outcome, {
+      got: '{"when":"1970-01-01T00:00:00.000Z","list":[1,"two",null]}',
+      date: '2020-01-01T00:00:00.000Z',
+      nested: [1, { x: null }],
+    });
     expect(typeof host.calls[0]?.argsJson).toBe('string');
   });
 
@@ -50,7 +62,11 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
       ['{ toJSON() { return 1; } }', /a function/],
       ['new (class Point { constructor() { this.x = 1; } })()', /instance of a class/],
     ] as const) {
-      const outcome = await sandbox.run({ code: `try { await tools.a(${args}); return 'sent'; } catch (e) { return e.code + ': ' + e.message; }`, toolNames: ['a'], hostCall: host.hostCall });
+      const outcome = await sandbox.run({
+        code: `try { await tools.a(${args}); return 'sent'; } catch (e) { return e.code + ': ' + e.message; }`,
+        toolNames: ['a'],
+        hostCall: host.hostCall,
+      });
       expectOk(outcome);
       expect(String(outcome.ok ? outcome.result : '')).toMatch(/^INVALID_ARGS: /);
       expect(String(outcome.ok ? outcome.result : '')).toMatch(reason);
@@ -121,7 +137,11 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
 
   it('keeps the host message of a failure', async () => {
     const hostCall = () => Promise.resolve({ ok: false as const, code: 'NOT_FOUND', message: 'no such file: a.txt' });
-    const outcome = await sandbox.run({ code: 'try { await tools.read({}); } catch (e) { return e.message; }', toolNames: ['read'], hostCall });
+    const outcome = await sandbox.run({
+      code: 'try { await tools.read({}); } catch (e) { return e.message; }',
+      toolNames: ['read'],
+      hostCall,
+    });
     expectOk(outcome, 'no such file: a.txt');
   });
 
@@ -152,7 +172,12 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
       return ok('aborted');
     });
     const code = 'for (let i = 0; i < 5; i++) tools.slow({ i }); await Promise.resolve(); return "left";';
-    const outcome = await sandbox.run({ code, toolNames: ['slow'], hostCall: host.hostCall, limits: { maxConcurrentCalls: 2 } });
+    const outcome = await sandbox.run({
+      code,
+      toolNames: ['slow'],
+      hostCall: host.hostCall,
+      limits: { maxConcurrentCalls: 2 },
+    });
     expectOk(outcome, 'left');
     // Calls 1 and 2 were running: aborted, and settled before run() returned. 3-5 never started.
     expect(host.calls.map((c) => c.seq)).toStrictEqual([1, 2]);
@@ -182,7 +207,11 @@ describe('sandbox bridge: a hung host tool', () => {
     const sandbox = new InProcessSandbox({ poolSize: 0, settleGraceMs: 100 });
     try {
       const host = fakeHost(() => new Promise(() => undefined)); // ignores its abort signal
-      const outcome = await sandbox.run({ code: 'tools.stuck({}); return "done";', toolNames: ['stuck'], hostCall: host.hostCall });
+      const outcome = await sandbox.run({
+        code: 'tools.stuck({}); return "done";',
+        toolNames: ['stuck'],
+        hostCall: host.hostCall,
+      });
       expectOk(outcome, 'done');
       expect(host.aborted).toStrictEqual([1]);
       expect(host.settled).toStrictEqual([]);

@@ -12,7 +12,9 @@ async function compileError(code: string): Promise<{ message: string; location: 
 
 describe('compileProgram', () => {
   it('strips types without type checking and keeps top-level await and return', async () => {
-    const result = await compileProgram('const n: string = 42 as unknown as string;\ninterface X { a: number }\nconst r = await tools.a({});\nreturn n;');
+    const result = await compileProgram(
+      'const n: string = 42 as unknown as string;\ninterface X { a: number }\nconst r = await tools.a({});\nreturn n;',
+    );
     expect(result.ok).toBe(true);
     if (!result.ok) return;
     expect(result.program.js).toContain('await tools.a({})');

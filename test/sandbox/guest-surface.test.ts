@@ -72,7 +72,13 @@ describe.each(['in-process', 'process'] as const)('guest surface (%s)', (isolati
       const e = new ToolCallError('t', 'CODE', 'msg');
       return [e instanceof Error, e.name, e.toolName, e.code, e.message];
     `;
-    expectOk(await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall }), [true, 'ToolCallError', 't', 'CODE', 'msg']);
+    expectOk(await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall }), [
+      true,
+      'ToolCallError',
+      't',
+      'CODE',
+      'msg',
+    ]);
   });
 
   it('an exception reports the line and column in the model code (types stripped, lines kept)', async () => {
@@ -93,12 +99,24 @@ describe.each(['in-process', 'process'] as const)('guest surface (%s)', (isolati
   });
 
   it('a thrown non-Error value fails with exception and a readable message', async () => {
-    expectKind(await sandbox.run({ code: 'throw "plain text";', toolNames: [], hostCall: fakeHost().hostCall }), 'exception', /Uncaught plain text/);
-    expectKind(await sandbox.run({ code: 'throw { code: 7 };', toolNames: [], hostCall: fakeHost().hostCall }), 'exception', /Uncaught \{"code":7\}/);
+    expectKind(
+      await sandbox.run({ code: 'throw "plain text";', toolNames: [], hostCall: fakeHost().hostCall }),
+      'exception',
+      /Uncaught plain text/,
+    );
+    expectKind(
+      await sandbox.run({ code: 'throw { code: 7 };', toolNames: [], hostCall: fakeHost().hostCall }),
+      'exception',
+      /Uncaught \{"code":7\}/,
+    );
   });
 
   it('logs survive a failure', async () => {
-    const outcome = await sandbox.run({ code: 'console.log("before"); throw new Error("after");', toolNames: [], hostCall: fakeHost().hostCall });
+    const outcome = await sandbox.run({
+      code: 'console.log("before"); throw new Error("after");',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+    });
     expectKind(outcome, 'exception');
     expect(outcome.logs).toStrictEqual(['before']);
   });

@@ -39,7 +39,9 @@ export function fakeHost(impl?: ToolImpl): FakeHost {
       host.maxInFlight = Math.max(host.maxInFlight, host.inFlight);
       request.signal.addEventListener('abort', () => host.aborted.push(request.seq), { once: true });
       try {
-        return impl ? await impl(request) : ok({ tool: request.toolName, seq: request.seq, args: JSON.parse(request.argsJson) as JsonValue });
+        return impl
+          ? await impl(request)
+          : ok({ tool: request.toolName, seq: request.seq, args: JSON.parse(request.argsJson) as JsonValue });
       } finally {
         host.inFlight--;
         host.settled.push(request.seq);
@@ -55,7 +57,8 @@ export function expectOk(outcome: RunOutcome, result?: JsonValue): void {
 }
 
 export function expectKind(outcome: RunOutcome, kind: FailureKind, message?: RegExp): void {
-  if (outcome.ok) throw new Error(`expected failure ${kind}, got success: ${JSON.stringify(outcome.result)?.slice(0, 200)}`);
+  if (outcome.ok)
+    throw new Error(`expected failure ${kind}, got success: ${JSON.stringify(outcome.result)?.slice(0, 200)}`);
   expect([outcome.kind, outcome.message]).toStrictEqual([kind, expect.any(String)]);
   if (message) expect(outcome.message).toMatch(message);
 }

@@ -9,7 +9,11 @@ const MODES = ['in-process', 'process'] as const;
 
 async function expectHealthy(sandbox: Sandbox): Promise<void> {
   const host = fakeHost();
-  const outcome = await sandbox.run({ code: 'const r = await tools.echo({ n: 1 }); return r.args.n + 1;', toolNames: ['echo'], hostCall: host.hostCall });
+  const outcome = await sandbox.run({
+    code: 'const r = await tools.echo({ n: 1 }); return r.args.n + 1;',
+    toolNames: ['echo'],
+    hostCall: host.hostCall,
+  });
   expectOk(outcome, 2);
 }
 
@@ -19,7 +23,12 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
 
   it('wall clock: a run that awaits a tool that never answers ends with timeout', async () => {
     const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
-    const outcome = await sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: host.hostCall, limits: { wallTimeMs: 300 } });
+    const outcome = await sandbox.run({
+      code: 'await tools.hang({}); return 1;',
+      toolNames: ['hang'],
+      hostCall: host.hostCall,
+      limits: { wallTimeMs: 300 },
+    });
     expectKind(outcome, 'timeout', /wall-clock limit of 300 ms/);
     // The in-flight call was aborted and waited for.
     expect(host.aborted).toStrictEqual([1]);
@@ -29,13 +38,23 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
 
   it('cpu: a loop that starts after an await ends with cpu', async () => {
     const host = fakeHost();
-    const outcome = await sandbox.run({ code: 'await tools.a({}); for (;;) {}', toolNames: ['a'], hostCall: host.hostCall, limits: { cpuTimeMs: 200 } });
+    const outcome = await sandbox.run({
+      code: 'await tools.a({}); for (;;) {}',
+      toolNames: ['a'],
+      hostCall: host.hostCall,
+      limits: { cpuTimeMs: 200 },
+    });
     expectKind(outcome, 'cpu', /CPU budget of 200 ms/);
     await expectHealthy(sandbox);
   });
 
   it('cpu: a synchronous loop ends with cpu', async () => {
-    const outcome = await sandbox.run({ code: 'while (true) {}', toolNames: [], hostCall: fakeHost().hostCall, limits: { cpuTimeMs: 200 } });
+    const outcome = await sandbox.run({
+      code: 'while (true) {}',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { cpuTimeMs: 200 },
+    });
     expectKind(outcome, 'cpu');
     await expectHealthy(sandbox);
   });
@@ -59,7 +78,8 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
   });
 
   it('memory: resizable buffers share one budget, so many small reservations cannot add up to 1 GiB', async () => {
-    const code = 'const all = []; for (let i = 0; i < 64; i++) all.push(new ArrayBuffer(0, { maxByteLength: 16 * 2 ** 20 })); return all.length;';
+    const code =
+      'const all = []; for (let i = 0; i < 64; i++) all.push(new ArrayBuffer(0, { maxByteLength: 16 * 2 ** 20 })); return all.length;';
     const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 64 } });
     expectKind(outcome, 'memory');
     // Within the budget, resizable buffers work.
@@ -99,14 +119,23 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
       hostCall: fakeHost().hostCall,
     });
     expectKind(sab, 'exception', /SharedArrayBuffer is not defined/);
-    const probe = await sandbox.run({ code: 'return [typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics];', toolNames: [], hostCall: fakeHost().hostCall });
+    const probe = await sandbox.run({
+      code: 'return [typeof WebAssembly, typeof SharedArrayBuffer, typeof Atomics];',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+    });
     expectOk(probe, ['undefined', 'undefined', 'undefined']);
   });
 
   it('memory: keeping hundreds of thousands of Intl objects (ICU memory outside the heap) ends with memory', async () => {
     for (const make of ['new Intl.DateTimeFormat("en")', 'Intl.Collator("en")', 'new Intl.PluralRules("en")']) {
       const code = `const keep = []; for (let i = 0; i < 300000; i++) keep.push(${make}); return keep.length;`;
-      const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 64 } });
+      const outcome = await sandbox.run({
+        code,
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+        limits: { memoryMb: 64 },
+      });
       expectKind(outcome, 'memory', /reuse it/);
     }
     const reuse = await sandbox.run({
@@ -118,7 +147,12 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
   });
 
   it('memory: a plain ArrayBuffer over the heap limit is refused inside the guest (memory when uncaught)', async () => {
-    const outcome = await sandbox.run({ code: 'return new ArrayBuffer(2 ** 30).byteLength;', toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 64 } });
+    const outcome = await sandbox.run({
+      code: 'return new ArrayBuffer(2 ** 30).byteLength;',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { memoryMb: 64 },
+    });
     expectKind(outcome, 'memory');
     await expectHealthy(sandbox);
   });
@@ -138,16 +172,31 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
       return ok(request.seq);
     });
     const code = 'return await Promise.all(Array.from({ length: 7 }, (_, i) => tools.a({ i })));';
-    const outcome = await sandbox.run({ code, toolNames: ['a'], hostCall: host.hostCall, limits: { maxConcurrentCalls: 2 } });
+    const outcome = await sandbox.run({
+      code,
+      toolNames: ['a'],
+      hostCall: host.hostCall,
+      limits: { maxConcurrentCalls: 2 },
+    });
     expectOk(outcome, [1, 2, 3, 4, 5, 6, 7]);
     expect(host.maxInFlight).toBe(2);
     expect(host.calls.map((c) => c.seq)).toStrictEqual([1, 2, 3, 4, 5, 6, 7]);
   });
 
   it('result size: a returned value over maxResultBytes ends with output-limit', async () => {
-    const outcome = await sandbox.run({ code: 'return "x".repeat(5000);', toolNames: [], hostCall: fakeHost().hostCall, limits: { maxResultBytes: 1000 } });
+    const outcome = await sandbox.run({
+      code: 'return "x".repeat(5000);',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { maxResultBytes: 1000 },
+    });
     expectKind(outcome, 'output-limit', /1000 bytes/);
-    const fits = await sandbox.run({ code: 'return "x".repeat(990);', toolNames: [], hostCall: fakeHost().hostCall, limits: { maxResultBytes: 1000 } });
+    const fits = await sandbox.run({
+      code: 'return "x".repeat(990);',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { maxResultBytes: 1000 },
+    });
     expectOk(fits, 'x'.repeat(990));
   });
 
@@ -167,18 +216,32 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
 
   it('logs: output over maxLogBytes keeps the prefix and ends with a marker; the run still succeeds', async () => {
     const code = 'for (let i = 0; i < 100; i++) console.log("line " + i + " " + "y".repeat(20)); return "done";';
-    const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall, limits: { maxLogBytes: 100 } });
+    const outcome = await sandbox.run({
+      code,
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { maxLogBytes: 100 },
+    });
     expectOk(outcome, 'done');
     const logs = outcome.logs;
     expect(logs[0]).toBe(`line 0 ${'y'.repeat(20)}`);
     expect(logs.at(-1)).toBe('[log output truncated: more than 100 bytes]');
     const kept = logs.slice(0, -1).join('');
     expect(Buffer.byteLength(kept)).toBeLessThanOrEqual(100);
-    expect(`line 0 ${'y'.repeat(20)}line 1 ${'y'.repeat(20)}line 2 ${'y'.repeat(20)}line 3 ${'y'.repeat(20)}`.startsWith(kept)).toBe(true);
+    expect(
+      `line 0 ${'y'.repeat(20)}line 1 ${'y'.repeat(20)}line 2 ${'y'.repeat(20)}line 3 ${'y'.repeat(20)}`.startsWith(
+        kept,
+      ),
+    ).toBe(true);
   });
 
   it('logs: a single huge log line is cut at the byte limit without splitting a character', async () => {
-    const outcome = await sandbox.run({ code: 'console.log("é".repeat(100000)); return 1;', toolNames: [], hostCall: fakeHost().hostCall, limits: { maxLogBytes: 101 } });
+    const outcome = await sandbox.run({
+      code: 'console.log("é".repeat(100000)); return 1;',
+      toolNames: [],
+      hostCall: fakeHost().hostCall,
+      limits: { maxLogBytes: 101 },
+    });
     expectOk(outcome, 1);
     expect(outcome.logs).toStrictEqual(['é'.repeat(50), '[log output truncated: more than 101 bytes]']);
   });
@@ -186,7 +249,12 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
   it('abort: the caller signal ends the run with abort and aborts the in-flight call', async () => {
     const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
     const controller = new AbortController();
-    const pending = sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: host.hostCall, signal: controller.signal });
+    const pending = sandbox.run({
+      code: 'await tools.hang({}); return 1;',
+      toolNames: ['hang'],
+      hostCall: host.hostCall,
+      signal: controller.signal,
+    });
     while (host.calls.length === 0) await sleep(5);
     controller.abort();
     expectKind(await pending, 'abort');
@@ -196,7 +264,12 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
 
   it('abort: an already aborted signal never starts the program', async () => {
     const host = fakeHost();
-    const outcome = await sandbox.run({ code: 'await tools.a({});', toolNames: ['a'], hostCall: host.hostCall, signal: AbortSignal.abort() });
+    const outcome = await sandbox.run({
+      code: 'await tools.a({});',
+      toolNames: ['a'],
+      hostCall: host.hostCall,
+      signal: AbortSignal.abort(),
+    });
     expectKind(outcome, 'abort');
     expect(host.calls).toHaveLength(0);
   });
@@ -217,11 +290,17 @@ describe('sandbox limit defaults', () => {
   });
 
   it('bad limits are refused with a message naming the field', async () => {
-    expect(() => createSandbox({ isolation: 'in-process', poolSize: 0, limits: { maxCalls: -1 } })).toThrow(/maxCalls must be a positive integer/);
+    expect(() => createSandbox({ isolation: 'in-process', poolSize: 0, limits: { maxCalls: -1 } })).toThrow(
+      /maxCalls must be a positive integer/,
+    );
     const sandbox = createSandbox({ isolation: 'in-process', poolSize: 0 });
     try {
-      await expect(sandbox.run({ code: '', toolNames: [], hostCall: fakeHost().hostCall, limits: { wallTimeMs: 1.5 } })).rejects.toThrow(/wallTimeMs/);
-      await expect(sandbox.run({ code: '', toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 4 } })).rejects.toThrow(/memoryMb must be at least 8/);
+      await expect(
+        sandbox.run({ code: '', toolNames: [], hostCall: fakeHost().hostCall, limits: { wallTimeMs: 1.5 } }),
+      ).rejects.toThrow(/wallTimeMs/);
+      await expect(
+        sandbox.run({ code: '', toolNames: [], hostCall: fakeHost().hostCall, limits: { memoryMb: 4 } }),
+      ).rejects.toThrow(/memoryMb must be at least 8/);
     } finally {
       await sandbox.close();
     }

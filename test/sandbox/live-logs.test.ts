@@ -45,7 +45,13 @@ describe.each(MODES)('sandbox live logs (%s)', (isolation) => {
   it('streams exactly the capped lines and the truncation marker, once', async () => {
     const seen: string[] = [];
     const code = `for (let i = 0; i < 50; i++) console.log('line ' + i + ' ' + 'x'.repeat(20)); return 1;`;
-    const outcome = await sandbox.run({ code, toolNames: [], hostCall: async () => ok(null), limits: { maxLogBytes: 200 }, onLog: (line) => seen.push(line) });
+    const outcome = await sandbox.run({
+      code,
+      toolNames: [],
+      hostCall: async () => ok(null),
+      limits: { maxLogBytes: 200 },
+      onLog: (line) => seen.push(line),
+    });
     expectOk(outcome, 1);
     expect(seen.at(-1)).toBe('[log output truncated: more than 200 bytes]');
     expect(seen.filter((line) => line.startsWith('[log output truncated')).length).toBe(1);
@@ -67,7 +73,12 @@ describe.each(MODES)('sandbox live logs (%s)', (isolation) => {
   });
 
   it('refuses an onLog that is not a function', async () => {
-    const request = { code: 'return 1', toolNames: [], hostCall: async () => ok(null), onLog: 'yes' } as unknown as Parameters<typeof sandbox.run>[0];
+    const request = {
+      code: 'return 1',
+      toolNames: [],
+      hostCall: async () => ok(null),
+      onLog: 'yes',
+    } as unknown as Parameters<typeof sandbox.run>[0];
     await expect(sandbox.run(request)).rejects.toThrow(/request\.onLog must be a function/);
   });
 });

@@ -8,7 +8,11 @@ import type { Sandbox } from '../../sandbox/types.ts';
 import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
 
 async function expectHealthy(sandbox: Sandbox): Promise<void> {
-  const outcome = await sandbox.run({ code: 'return (await tools.echo({ n: 41 })).args.n + 1;', toolNames: ['echo'], hostCall: fakeHost().hostCall });
+  const outcome = await sandbox.run({
+    code: 'return (await tools.echo({ n: 41 })).args.n + 1;',
+    toolNames: ['echo'],
+    hostCall: fakeHost().hostCall,
+  });
   expectOk(outcome, 42);
 }
 
@@ -34,7 +38,11 @@ describe('process isolation: crash recovery', () => {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
       const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
-      const pending = sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: host.hostCall });
+      const pending = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: host.hostCall,
+      });
       while (host.calls.length === 0) await sleep(5);
       process.kill(pid, 'SIGKILL');
       const outcome = await pending;
@@ -54,8 +62,17 @@ describe('process isolation: crash recovery', () => {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
       const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
-      const overdue = sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: host.hostCall, limits: { wallTimeMs: 500 } });
-      const bystander = sandbox.run({ code: 'await tools.hang({}); return 2;', toolNames: ['hang'], hostCall: host.hostCall });
+      const overdue = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: host.hostCall,
+        limits: { wallTimeMs: 500 },
+      });
+      const bystander = sandbox.run({
+        code: 'await tools.hang({}); return 2;',
+        toolNames: ['hang'],
+        hostCall: host.hostCall,
+      });
       while (host.calls.length < 2) await sleep(5);
       // Freeze the child: it can no longer answer anything (as if deadlocked in isolated-vm).
       process.kill(pid, 'SIGSTOP');
@@ -74,7 +91,12 @@ describe('process isolation: crash recovery', () => {
       await expectHealthy(sandbox);
       const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
       const cancel = new AbortController();
-      const overdue = sandbox.run({ code: 'await tools.hang({}); return 1;', toolNames: ['hang'], hostCall: hang.hostCall, signal: cancel.signal });
+      const overdue = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: hang.hostCall,
+        signal: cancel.signal,
+      });
       while (hang.calls.length === 0) await sleep(5);
       const [first] = sandbox.childPids;
       expect(first).toBeDefined();
@@ -84,7 +106,11 @@ describe('process isolation: crash recovery', () => {
         await released;
         return ok('fine');
       });
-      const bystander = sandbox.run({ code: 'return await tools.slow({});', toolNames: ['slow'], hostCall: slow.hostCall });
+      const bystander = sandbox.run({
+        code: 'return await tools.slow({});',
+        toolNames: ['slow'],
+        hostCall: slow.hostCall,
+      });
       while (slow.calls.length === 0) await sleep(5);
       const pids = sandbox.childPids;
       expect(pids[1]).toBeDefined();
@@ -109,7 +135,11 @@ describe('process isolation: crash recovery', () => {
         await sleep(200);
         return ok('fine');
       });
-      const survivor = other.run({ code: 'return await tools.slow({});', toolNames: ['slow'], hostCall: host.hostCall });
+      const survivor = other.run({
+        code: 'return await tools.slow({});',
+        toolNames: ['slow'],
+        hostCall: host.hostCall,
+      });
       const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
       const lost = victim.run({ code: 'await tools.hang({});', toolNames: ['hang'], hostCall: hang.hostCall });
       while (hang.calls.length === 0) await sleep(5);
@@ -165,7 +195,9 @@ describe('process isolation: crash recovery', () => {
     const pid = await childPid(sandbox);
     await sandbox.close();
     expect(isAlive(pid)).toBe(false);
-    await expect(sandbox.run({ code: 'return 1', toolNames: [], hostCall: fakeHost().hostCall })).rejects.toThrow(/closed/);
+    await expect(sandbox.run({ code: 'return 1', toolNames: [], hostCall: fakeHost().hostCall })).rejects.toThrow(
+      /closed/,
+    );
   });
 
   it('an idle sandbox that was never closed does not keep its host process alive', async () => {

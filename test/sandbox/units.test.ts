@@ -29,7 +29,13 @@ describe('LogBuffer', () => {
     const logs = new LogBuffer(caps(LOG_LINE_MIN_BYTES * 4));
     for (let i = 0; i < 4; i++) expect(logs.add('')).toBe('');
     expect(logs.add('')).toBeUndefined();
-    expect(logs.lines()).toStrictEqual(['', '', '', '', `[log output truncated: more than ${LOG_LINE_MIN_BYTES * 4} bytes]`]);
+    expect(logs.lines()).toStrictEqual([
+      '',
+      '',
+      '',
+      '',
+      `[log output truncated: more than ${LOG_LINE_MIN_BYTES * 4} bytes]`,
+    ]);
   });
 
   it('caps the number of lines', () => {
@@ -50,7 +56,11 @@ describe('LogBuffer', () => {
 
 describe('resolveLimits', () => {
   it('layers run limits over sandbox limits over the defaults', () => {
-    expect(resolveLimits({ maxCalls: 5, wallTimeMs: 10 }, { wallTimeMs: 20 })).toStrictEqual({ ...DEFAULT_LIMITS, maxCalls: 5, wallTimeMs: 20 });
+    expect(resolveLimits({ maxCalls: 5, wallTimeMs: 10 }, { wallTimeMs: 20 })).toStrictEqual({
+      ...DEFAULT_LIMITS,
+      maxCalls: 5,
+      wallTimeMs: 20,
+    });
   });
 
   it('names the bad field', () => {

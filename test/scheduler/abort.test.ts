@@ -31,10 +31,16 @@ function setup(options: WorkToolOptions & { readonly approval?: ApprovalService;
 
 const codes = (results: readonly ToolResult[]): string[] => results.map((r) => r.error?.code ?? 'ok');
 const abortedSignal = (signal: AbortSignal): Promise<void> =>
-  signal.aborted ? Promise.resolve() : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
+  signal.aborted
+    ? Promise.resolve()
+    : new Promise((resolve) => signal.addEventListener('abort', () => resolve(), { once: true }));
 
 /** Every call has exactly one result, committed in model order (results, observers, journal results). */
-async function expectWhole(s: ReturnType<typeof setup>, ids: readonly string[], results: readonly ToolResult[]): Promise<void> {
+async function expectWhole(
+  s: ReturnType<typeof setup>,
+  ids: readonly string[],
+  results: readonly ToolResult[],
+): Promise<void> {
   expect(results.map((r) => r.callId)).toEqual(ids);
   expect(s.observed).toEqual(ids);
   const { events } = await s.journal.read();
@@ -47,8 +53,15 @@ describe('abort', () => {
     const s = setup();
     s.controller.abort();
     const ids = ['a', 'b', 'c'];
-    const turn = await s.rt.executeTurn(ids.map((id, i) => work({ id, mode: i === 1 ? 'exclusive' : 'safe' })), { signal: s.controller.signal });
-    expect(codes(turn.results)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
+    const turn = await s.rt.executeTurn(
+      ids.map((id, i) => work({ id, mode: i === 1 ? 'exclusive' : 'safe' })),
+      { signal: s.controller.signal },
+    );
+    expect(codes(turn.results)).toEqual([
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+    ]);
     expect(turn.results[0]!.content).toEqual([{ type: 'text', text: 'Error: tool call aborted before dispatch' }]);
     expect(s.preSeen).toEqual([]);
     expect(s.recorder.events).toEqual([]);
@@ -62,10 +75,23 @@ describe('abort', () => {
       return next();
     });
     const ids = ['a', 'b', 'c', 'd'];
-    const turn = await s.rt.executeTurn([work({ id: 'a', mode: 'exclusive' }), work({ id: 'b', mode: 'safe' }), work({ id: 'c', mode: 'safe' }), work({ id: 'd', mode: 'exclusive' })], {
-      signal: s.controller.signal,
-    });
-    expect(codes(turn.results)).toEqual(['ok', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
+    const turn = await s.rt.executeTurn(
+      [
+        work({ id: 'a', mode: 'exclusive' }),
+        work({ id: 'b', mode: 'safe' }),
+        work({ id: 'c', mode: 'safe' }),
+        work({ id: 'd', mode: 'exclusive' }),
+      ],
+      {
+        signal: s.controller.signal,
+      },
+    );
+    expect(codes(turn.results)).toEqual([
+      'ok',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+    ]);
     expect(s.preSeen).toEqual(['a', 'b']);
     expect(s.recorder.events).toEqual(['start:a', 'end:a']);
     await expectWhole(s, ids, turn.results);
@@ -80,7 +106,9 @@ describe('abort', () => {
     };
     const s = setup({ approval });
     s.rt.on('tools/pre-execute', (exec, next) => (exec.callId === 'a' ? ask() : next()));
-    const turn = s.rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'safe' })], { signal: s.controller.signal });
+    const turn = s.rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'safe' })], {
+      signal: s.controller.signal,
+    });
     await new Promise<void>((resolve) => setImmediate(resolve));
     s.controller.abort();
     const { results } = await turn;
@@ -97,9 +125,17 @@ describe('abort', () => {
       },
     });
     const ids = ['a', 'b', 'c', 'd'];
-    const turn = await s.rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'exclusive' }), work({ id: 'c', mode: 'safe' }), work({ id: 'd', mode: 'exclusive' })], {
-      signal: s.controller.signal,
-    });
+    const turn = await s.rt.executeTurn(
+      [
+        work({ id: 'a', mode: 'safe' }),
+        work({ id: 'b', mode: 'exclusive' }),
+        work({ id: 'c', mode: 'safe' }),
+        work({ id: 'd', mode: 'exclusive' }),
+      ],
+      {
+        signal: s.controller.signal,
+      },
+    );
     expect(codes(turn.results)).toEqual(['ok', 'ABORTED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
     expect(turn.results[1]!.content).toEqual([{ type: 'text', text: 'Error: tool call aborted' }]);
     expect(s.recorder.events).toEqual(['start:a', 'end:a', 'start:b', 'end:b']);
@@ -124,10 +160,22 @@ describe('abort', () => {
     });
     const ids = ['a', 'b', 'c', 'd', 'e'];
     const turn = await s.rt.executeTurn(
-      [work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'safe' }), work({ id: 'c', mode: 'safe' }), work({ id: 'd', mode: 'safe' }), work({ id: 'e', mode: 'exclusive' })],
+      [
+        work({ id: 'a', mode: 'safe' }),
+        work({ id: 'b', mode: 'safe' }),
+        work({ id: 'c', mode: 'safe' }),
+        work({ id: 'd', mode: 'safe' }),
+        work({ id: 'e', mode: 'exclusive' }),
+      ],
       { signal: s.controller.signal },
     );
-    expect(codes(turn.results)).toEqual(['ABORTED', 'ABORTED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
+    expect(codes(turn.results)).toEqual([
+      'ABORTED',
+      'ABORTED',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+    ]);
     expect(new Set(s.recorder.events)).toEqual(new Set(['start:a', 'start:b', 'end:a', 'end:b']));
     expect(s.recorder.running.size).toBe(0);
     await expectWhole(s, ids, turn.results);
@@ -143,7 +191,10 @@ describe('abort', () => {
         }
       },
     });
-    const turn = await s.rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'exclusive' }), work({ id: 'c', mode: 'safe' })], { signal: s.controller.signal });
+    const turn = await s.rt.executeTurn(
+      [work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'exclusive' }), work({ id: 'c', mode: 'safe' })],
+      { signal: s.controller.signal },
+    );
     expect(codes(turn.results)).toEqual(['ABORTED', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
     expect(s.preSeen).toEqual(['a', 'b']);
     expect(s.recorder.events).toEqual(['start:a', 'end:a']);
@@ -156,7 +207,10 @@ describe('abort', () => {
       if (exec.callId === 'a') s.controller.abort();
       return next();
     });
-    const turn = await s.rt.executeTurn([work({ id: 'a', mode: 'exclusive' }), work({ id: 'b', mode: 'safe' }), work({ id: 'c', mode: 'exclusive' })], { signal: s.controller.signal });
+    const turn = await s.rt.executeTurn(
+      [work({ id: 'a', mode: 'exclusive' }), work({ id: 'b', mode: 'safe' }), work({ id: 'c', mode: 'exclusive' })],
+      { signal: s.controller.signal },
+    );
     expect(codes(turn.results)).toEqual(['ok', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
     expect(s.preSeen).toEqual(['a']);
     expect(s.recorder.events).toEqual(['start:a', 'end:a']);

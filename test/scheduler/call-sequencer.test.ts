@@ -8,7 +8,15 @@ import { ToolRegistry } from '../../src/registry/tool-registry.ts';
 import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
-import { deferred, expectJournalWhole, hops, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
+import {
+  deferred,
+  expectJournalWhole,
+  hops,
+  OverlapRecorder,
+  work,
+  workTool,
+  type WorkToolOptions,
+} from './helpers.ts';
 
 /** A bare pipeline (what the runtime gives run_code), with the `work` tool. */
 function pipeline(options: WorkToolOptions = {}) {
@@ -29,13 +37,20 @@ function pipeline(options: WorkToolOptions = {}) {
 describe('createCallSequencer', () => {
   it('runs nested calls submitted one at a time, with their parent token and root call id', async () => {
     const seen: Array<{ callId: string; parent: symbol | undefined; rootCallId: string }> = [];
-    const { deps } = pipeline({ during: (_args, exec: ToolExecution) => void seen.push({ callId: exec.callId, parent: exec.parent, rootCallId: exec.rootCallId }) });
+    const { deps } = pipeline({
+      during: (_args, exec: ToolExecution) =>
+        void seen.push({ callId: exec.callId, parent: exec.parent, rootCallId: exec.rootCallId }),
+    });
     const journal = createMemoryJournal();
     const parent = Symbol('outer');
     const sequencer = createCallSequencer(deps, { journal });
     const first = await sequencer.submit({ ...work({ id: 'outer:ptc:1', mode: 'safe' }), parent, rootCallId: 'outer' });
     expect(first.value).toEqual({ id: 'outer:ptc:1' });
-    const second = await sequencer.submit({ ...work({ id: 'outer:ptc:2', mode: 'exclusive' }), parent, rootCallId: 'outer' });
+    const second = await sequencer.submit({
+      ...work({ id: 'outer:ptc:2', mode: 'exclusive' }),
+      parent,
+      rootCallId: 'outer',
+    });
     expect(second.value).toEqual({ id: 'outer:ptc:2' });
     await sequencer.close();
     expect(seen).toEqual([
@@ -43,7 +58,14 @@ describe('createCallSequencer', () => {
       { callId: 'outer:ptc:2', parent, rootCallId: 'outer' },
     ]);
     const { events } = await journal.read();
-    expect(events[0]).toEqual({ type: 'tool/call', callId: 'outer:ptc:1', name: 'work', agent: null, arguments: { id: 'outer:ptc:1', mode: 'safe' }, rootCallId: 'outer' });
+    expect(events[0]).toEqual({
+      type: 'tool/call',
+      callId: 'outer:ptc:1',
+      name: 'work',
+      agent: null,
+      arguments: { id: 'outer:ptc:1', mode: 'safe' },
+      rootCallId: 'outer',
+    });
     expect(events.map((e) => e.type)).toEqual(['tool/call', 'tool/result', 'tool/call', 'tool/result']);
   });
 
@@ -62,7 +84,10 @@ describe('createCallSequencer', () => {
     expect(sequencer.closed).toBe(true);
     const late = sequencer.submit(work({ id: 'late', mode: 'safe' }));
     await expect(late).rejects.toThrow(SchedulerError);
-    await expect(late).rejects.toMatchObject({ code: 'NOT_DISPATCHED', message: 'call "late" was not dispatched: the sequence is closed' });
+    await expect(late).rejects.toMatchObject({
+      code: 'NOT_DISPATCHED',
+      message: 'call "late" was not dispatched: the sequence is closed',
+    });
     expect(recorder.events).toEqual([]);
   });
 
@@ -71,8 +96,12 @@ describe('createCallSequencer', () => {
     const sequencer = createCallSequencer(deps);
     const a = sequencer.submit(work({ id: 'a', mode: 'safe' }));
     await expect(sequencer.submit(work({ id: 'a', mode: 'safe' }))).rejects.toThrow(/duplicate callId/);
-    await expect(sequencer.submit({ callId: 'b', name: 7, arguments: {} } as never)).rejects.toThrow(/name must be a string/);
-    await expect(sequencer.submit({ ...work({ id: 'c', mode: 'safe' }), signal: 'no' as never })).rejects.toThrow(/signal must be an AbortSignal/);
+    await expect(sequencer.submit({ callId: 'b', name: 7, arguments: {} } as never)).rejects.toThrow(
+      /name must be a string/,
+    );
+    await expect(sequencer.submit({ ...work({ id: 'c', mode: 'safe' }), signal: 'no' as never })).rejects.toThrow(
+      /signal must be an AbortSignal/,
+    );
     expect((await a).value).toEqual({ id: 'a' });
     await sequencer.close();
   });
@@ -151,12 +180,18 @@ describe('createCallSequencer', () => {
     // A tracer that holds the first call back a few event-loop turns before it runs.
     const slowFirst: PipelineDeps = {
       ...deps,
-      tracer: { trace: async (request, execute) => (request.callId === 'a' ? hops(5).then(() => execute()) : execute()) },
+      tracer: {
+        trace: async (request, execute) => (request.callId === 'a' ? hops(5).then(() => execute()) : execute()),
+      },
     };
     const journal = createMemoryJournal();
     const sequencer = createCallSequencer(slowFirst, { journal, signal: AbortSignal.abort() });
     const results = await Promise.all(['a', 'b', 'c'].map((id) => sequencer.submit(work({ id, mode: 'safe' }))));
-    expect(results.map((r) => r.error?.code)).toEqual(['ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH', 'ABORTED_BEFORE_DISPATCH']);
+    expect(results.map((r) => r.error?.code)).toEqual([
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+      'ABORTED_BEFORE_DISPATCH',
+    ]);
     const { events } = await journal.read();
     expectJournalWhole(events, ['a', 'b', 'c']);
     await sequencer.close();
@@ -164,7 +199,9 @@ describe('createCallSequencer', () => {
 
   it('checks its options', () => {
     const { deps } = pipeline();
-    expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow('createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1');
+    expect(() => createCallSequencer(deps, { concurrency: -1 })).toThrow(
+      'createCallSequencer: expected `concurrency` to be an integer >= 1 (or Infinity), got -1',
+    );
     expect(() => createCallSequencer(deps, { agent: 'ghost' })).toThrow(/unknown agent "ghost"/);
     expect(() => createCallSequencer(deps, { signal: {} as AbortSignal })).toThrow(/signal must be an AbortSignal/);
   });

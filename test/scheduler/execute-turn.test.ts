@@ -79,7 +79,9 @@ describe('barrier re-classification', () => {
       }),
       { agent: 'careful' },
     );
-    const turn = await rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'safe' })], { agent: 'careful' });
+    const turn = await rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'safe' })], {
+      agent: 'careful',
+    });
     expect(turn.results.map((r) => r.value)).toEqual(['a', 'b']);
     expect(recorder.events).toEqual(['start:a', 'end:a', 'start:b', 'end:b']);
   });
@@ -91,7 +93,11 @@ describe('concludesTurn reduction', () => {
     const none = await rt.executeTurn([work({ id: 'a', mode: 'safe' }), work({ id: 'b', mode: 'exclusive' })]);
     expect(none.concludesTurn).toBe(false);
 
-    const one = await rt.executeTurn([work({ id: 'a2', mode: 'safe' }), work({ id: 'b2', mode: 'safe', conclude: true }), work({ id: 'c2', mode: 'exclusive' })]);
+    const one = await rt.executeTurn([
+      work({ id: 'a2', mode: 'safe' }),
+      work({ id: 'b2', mode: 'safe', conclude: true }),
+      work({ id: 'c2', mode: 'exclusive' }),
+    ]);
     expect(one.concludesTurn).toBe(true);
     expect(one.results.map((r) => r.concludesTurn)).toEqual([undefined, true, undefined]);
 
@@ -122,8 +128,14 @@ describe('contexts', () => {
       work({ id: 'none', mode: 'exclusive' }),
     ]);
     expect(contextTexts(turn.additionalContexts)).toEqual(['body:slow:0', 'body:slow:1', 'body:fast:0']);
-    expect(turn.results.map((r) => contextTexts(r.additionalContexts ?? []))).toEqual([['body:slow:0', 'body:slow:1'], ['body:fast:0'], []]);
-    expect(Object.isFrozen(turn) && Object.isFrozen(turn.results) && Object.isFrozen(turn.additionalContexts)).toBe(true);
+    expect(turn.results.map((r) => contextTexts(r.additionalContexts ?? []))).toEqual([
+      ['body:slow:0', 'body:slow:1'],
+      ['body:fast:0'],
+      [],
+    ]);
+    expect(Object.isFrozen(turn) && Object.isFrozen(turn.results) && Object.isFrozen(turn.additionalContexts)).toBe(
+      true,
+    );
   });
 });
 
@@ -132,18 +144,26 @@ describe('input', () => {
     const { rt, recorder } = workRuntime();
     const ok = work({ id: 'ok', mode: 'safe' });
     await expect(rt.executeTurn('nope' as never)).rejects.toThrow(/calls must be an array/);
-    await expect(rt.executeTurn([ok, { callId: '', name: 'work', arguments: {} }])).rejects.toThrow(/calls\[1\]\.callId must be a non-empty string/);
-    await expect(rt.executeTurn([ok, { callId: 'x', arguments: {} } as never])).rejects.toThrow(/calls\[1\]\.name must be a string/);
+    await expect(rt.executeTurn([ok, { callId: '', name: 'work', arguments: {} }])).rejects.toThrow(
+      /calls\[1\]\.callId must be a non-empty string/,
+    );
+    await expect(rt.executeTurn([ok, { callId: 'x', arguments: {} } as never])).rejects.toThrow(
+      /calls\[1\]\.name must be a string/,
+    );
     await expect(rt.executeTurn([ok, ok])).rejects.toThrow(/"ok" is used twice/);
     await expect(rt.executeTurn([ok], { agent: 'ghost' })).rejects.toThrow(/unknown agent "ghost"/);
     expect(recorder.events).toEqual([]);
   });
 
   it('checks the pool size and the journal when the runtime is created', () => {
-    expect(() => createToolRuntime({ sandbox: false, concurrency: 0 })).toThrow('expected `concurrency` to be an integer >= 1 (or Infinity), got 0');
+    expect(() => createToolRuntime({ sandbox: false, concurrency: 0 })).toThrow(
+      'expected `concurrency` to be an integer >= 1 (or Infinity), got 0',
+    );
     expect(() => createToolRuntime({ sandbox: false, concurrency: 1.5 })).toThrow(/got 1\.5/);
     expect(() => createToolRuntime({ sandbox: false, concurrency: Infinity })).not.toThrow();
-    expect(() => createToolRuntime({ sandbox: false, journal: {} as never })).toThrow('createToolRuntime: journal must be a file path or an object with append(events) and read()');
+    expect(() => createToolRuntime({ sandbox: false, journal: {} as never })).toThrow(
+      'createToolRuntime: journal must be a file path or an object with append(events) and read()',
+    );
   });
 
   it('arguments that are not JSON give INVALID_ARGS, and the turn goes on', async () => {

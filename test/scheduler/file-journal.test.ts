@@ -25,7 +25,12 @@ const freshPath = (): string => join(dir, `j${(counter += 1)}.jsonl`);
 
 const pair = (callId: string, value: number): JournalEvent[] => [
   { type: 'tool/call', callId, name: 'w', agent: null, arguments: { n: value } },
-  { type: 'tool/result', callId, name: 'w', result: { callId, name: 'w', isError: false, value, content: [{ type: 'text', text: `v${value}` }] } },
+  {
+    type: 'tool/result',
+    callId,
+    name: 'w',
+    result: { callId, name: 'w', isError: false, value, content: [{ type: 'text', text: `v${value}` }] },
+  },
 ];
 const ids = (events: readonly JournalEvent[]): string[] => events.map((e) => `${e.type}:${e.callId}`);
 
@@ -38,7 +43,12 @@ describe('openFileJournal', () => {
     await Promise.all(Array.from({ length: 10 }, (_, i) => journal.append(pair(`c${i}`, i))));
     const text = await readFile(path, 'utf8');
     expect(text.endsWith('\n')).toBe(true);
-    expect(text.split('\n').slice(0, -1).map((l) => JSON.parse(l) as JournalEvent)).toEqual(Array.from({ length: 10 }, (_, i) => pair(`c${i}`, i)).flat());
+    expect(
+      text
+        .split('\n')
+        .slice(0, -1)
+        .map((l) => JSON.parse(l) as JournalEvent),
+    ).toEqual(Array.from({ length: 10 }, (_, i) => pair(`c${i}`, i)).flat());
     const { events, warnings } = await journal.read();
     expect(events).toEqual(Array.from({ length: 10 }, (_, i) => pair(`c${i}`, i)).flat());
     expect(warnings).toEqual([]);
@@ -52,13 +62,24 @@ describe('openFileJournal', () => {
     const reopened = openFileJournal(path, { onWarning: (w) => void warned.push(w) });
     const before = await reopened.read();
     expect(ids(before.events)).toEqual(['tool/call:a', 'tool/result:a', 'tool/call:b', 'tool/result:b']);
-    expect(before.warnings).toEqual([{ kind: 'torn-tail', line: 5, message: `${path}: line 5 is incomplete (a write was cut short, e.g. the process was killed while appending); skipped` }]);
+    expect(before.warnings).toEqual([
+      {
+        kind: 'torn-tail',
+        line: 5,
+        message: `${path}: line 5 is incomplete (a write was cut short, e.g. the process was killed while appending); skipped`,
+      },
+    ]);
     expect(warned).toEqual(before.warnings);
 
     await reopened.append(pair('d', 4));
     expect(warned.at(-1)?.kind).toBe('torn-tail');
     const text = await readFile(path, 'utf8');
-    expect(text.split('\n').slice(4)).toEqual(['{"type":"tool/call","callId":"c","na', JSON.stringify(pair('d', 4)[0]), JSON.stringify(pair('d', 4)[1]), '']);
+    expect(text.split('\n').slice(4)).toEqual([
+      '{"type":"tool/call","callId":"c","na',
+      JSON.stringify(pair('d', 4)[0]),
+      JSON.stringify(pair('d', 4)[1]),
+      '',
+    ]);
     const after = await openFileJournal(path, { onWarning: () => {} }).read();
     expect(ids(after.events)).toEqual([...ids(before.events), 'tool/call:d', 'tool/result:d']);
     expect(after.warnings.map((w) => [w.kind, w.line])).toEqual([['unreadable-line', 5]]);
@@ -78,28 +99,44 @@ describe('openFileJournal', () => {
   it('skips unreadable lines anywhere without touching the others', async () => {
     const path = freshPath();
     const lines = [...pair('a', 1), ...pair('b', 2)].map((e) => JSON.stringify(e));
-    await writeFile(path, [lines[0], lines[1], 'garbage', '{"type":"other","callId":"x","name":"y"}', lines[2], lines[3], ''].join('\n'));
+    await writeFile(
+      path,
+      [lines[0], lines[1], 'garbage', '{"type":"other","callId":"x","name":"y"}', lines[2], lines[3], ''].join('\n'),
+    );
     const { events, warnings } = await openFileJournal(path, { onWarning: () => {} }).read();
     expect(events).toEqual([...pair('a', 1), ...pair('b', 2)]);
-    expect(warnings.map((w) => [w.kind, w.line])).toEqual([['unreadable-line', 3], ['unreadable-line', 4]]);
+    expect(warnings.map((w) => [w.kind, w.line])).toEqual([
+      ['unreadable-line', 3],
+      ['unreadable-line', 4],
+    ]);
   });
 
   it('refuses events that are not journal events, writing nothing', async () => {
     const path = freshPath();
     const journal = openFileJournal(path);
-    await expect(journal.append([{ type: 'tool/nope' } as unknown as JournalEvent])).rejects.toThrow(/events\[0\] is not a tool\/call or tool\/result event/);
+    await expect(journal.append([{ type: 'tool/nope' } as unknown as JournalEvent])).rejects.toThrow(
+      /events\[0\] is not a tool\/call or tool\/result event/,
+    );
     expect(await journal.read()).toEqual({ events: [], warnings: [] });
     expect(() => openFileJournal('')).toThrow(/path must be a non-empty file path/);
   });
 
   /** Runs the appender until `ready(lines)`, then SIGKILLs it. */
-  async function killAppender(path: string, mode: 'loop' | 'tear', ready: (lines: readonly string[]) => boolean): Promise<number> {
-    const child = spawn(process.execPath, [FIXTURE, path, String(256 * 1024), mode], { stdio: ['ignore', 'pipe', 'pipe'] });
+  async function killAppender(
+    path: string,
+    mode: 'loop' | 'tear',
+    ready: (lines: readonly string[]) => boolean,
+  ): Promise<number> {
+    const child = spawn(process.execPath, [FIXTURE, path, String(256 * 1024), mode], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let stderr = '';
     child.stderr.on('data', (chunk: Buffer) => {
       stderr += chunk.toString();
     });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
+    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
+      child.on('exit', (_code, signal) => resolve(signal)),
+    );
     const seen: string[] = [];
     await new Promise<void>((resolve, reject) => {
       let buffered = '';

@@ -67,7 +67,10 @@ export function workTool(options: WorkToolOptions = {}): Tool {
     ...(options.presenters === true
       ? {
           presentCall: (args: WorkArgs): JsonValue => ({ title: `Working on ${args.id}` }),
-          presentResult: (args: WorkArgs, result: ToolResult): JsonValue => ({ title: `${args.id}: ${result.isError ? 'failed' : 'done'}`, text: result.content.map((b) => (b.type === 'text' ? b.text : '')).join('') }),
+          presentResult: (args: WorkArgs, result: ToolResult): JsonValue => ({
+            title: `${args.id}: ${result.isError ? 'failed' : 'done'}`,
+            text: result.content.map((b) => (b.type === 'text' ? b.text : '')).join(''),
+          }),
         }
       : {}),
     execute: async (args, exec) => {
@@ -89,7 +92,10 @@ export function workTool(options: WorkToolOptions = {}): Tool {
 export const work = (args: WorkArgs, name = 'work') => ({ callId: args.id, name, arguments: args });
 
 /** A runtime without a sandbox (the scheduler needs none), with one `work` tool. */
-export function workRuntime(options: ToolRuntimeOptions & WorkToolOptions = {}): { rt: ToolRuntime; recorder: OverlapRecorder } {
+export function workRuntime(options: ToolRuntimeOptions & WorkToolOptions = {}): {
+  rt: ToolRuntime;
+  recorder: OverlapRecorder;
+} {
   const recorder = options.recorder ?? new OverlapRecorder();
   const rt = createToolRuntime({ sandbox: false, ...options });
   rt.register(workTool({ ...options, recorder }));

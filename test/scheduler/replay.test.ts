@@ -34,7 +34,11 @@ function registerTools(rt: ToolRuntime): void {
       output: { schema: { type: 'json' }, render: (_a, v) => [{ type: 'text', text: JSON.stringify(v) }] },
       timeoutMs: 5,
       execute: async (args, exec) =>
-        args.n < 0 ? new Promise<never>((_resolve, reject) => exec.signal.addEventListener('abort', () => reject(new Error('stopped')))) : { n: args.n },
+        args.n < 0
+          ? new Promise<never>((_resolve, reject) =>
+              exec.signal.addEventListener('abort', () => reject(new Error('stopped'))),
+            )
+          : { n: args.n },
       presentCall: () => {
         throw new Error('broken presenter');
       },
@@ -56,8 +60,15 @@ function registerTools(rt: ToolRuntime): void {
   );
 }
 
-const liveOf = (rt: ToolRuntime, calls: readonly TurnCall[], results: readonly ToolResult[], agent?: string): ExecutionPresentation[] =>
-  results.map((r, i) => presentExecution(rt, { ...calls[i]!, arguments: calls[i]!.arguments as JsonValue, agent: agent ?? null }, r));
+const liveOf = (
+  rt: ToolRuntime,
+  calls: readonly TurnCall[],
+  results: readonly ToolResult[],
+  agent?: string,
+): ExecutionPresentation[] =>
+  results.map((r, i) =>
+    presentExecution(rt, { ...calls[i]!, arguments: calls[i]!.arguments as JsonValue, agent: agent ?? null }, r),
+  );
 
 describe('journal replay', () => {
   it('renders exactly the live presentation, from the file journal, in a fresh runtime', async () => {
@@ -76,11 +87,23 @@ describe('journal replay', () => {
     const second: TurnCall[] = [{ callId: 'g', name: 'mine', arguments: { q: 'hi' } }];
     const t1 = await rt.executeTurn(first);
     const t2 = await rt.executeTurn(second, { agent: 'alice' });
-    expect(t1.results.map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'TOOL_ERROR', 'ok', 'UNKNOWN_TOOL', 'ok', 'TOOL_TIMEOUT']);
+    expect(t1.results.map((r) => r.error?.code ?? 'ok')).toEqual([
+      'ok',
+      'TOOL_ERROR',
+      'ok',
+      'UNKNOWN_TOOL',
+      'ok',
+      'TOOL_TIMEOUT',
+    ]);
     const live = [...liveOf(rt, first, t1.results), ...liveOf(rt, second, t2.results, 'alice')];
 
     // The tools' own presenters were used where they work, the generic form elsewhere.
-    expect(live[0]).toEqual({ callId: 'a', name: 'work', call: { title: 'Working on a' }, result: { title: 'a: done', text: 'done:a' } });
+    expect(live[0]).toEqual({
+      callId: 'a',
+      name: 'work',
+      call: { title: 'Working on a' },
+      result: { title: 'a: done', text: 'done:a' },
+    });
     expect(live[1]!.result).toEqual({ title: 'b: failed', text: 'Error: work b failed' });
     expect(live[2]!.call).toEqual({ generic: true, name: 'plain', arguments: { id: 'c', mode: 'exclusive' } });
     expect(live[3]!.result).toEqual({
@@ -89,8 +112,18 @@ describe('journal replay', () => {
       content: [{ type: 'text', text: 'Error: unknown tool "ghost"' }],
       error: { code: 'UNKNOWN_TOOL', message: 'unknown tool "ghost"' },
     });
-    expect(live[4]).toEqual({ callId: 'e', name: 'odd', call: { generic: true, name: 'odd', arguments: { n: 1 } }, result: { generic: true, isError: false, content: [{ type: 'text', text: '{"n":1}' }] } });
-    expect(live[6]).toEqual({ callId: 'g', name: 'mine', call: { asking: 'hi' }, result: { asked: 'hi', answer: 'HI' } });
+    expect(live[4]).toEqual({
+      callId: 'e',
+      name: 'odd',
+      call: { generic: true, name: 'odd', arguments: { n: 1 } },
+      result: { generic: true, isError: false, content: [{ type: 'text', text: '{"n":1}' }] },
+    });
+    expect(live[6]).toEqual({
+      callId: 'g',
+      name: 'mine',
+      call: { asking: 'hi' },
+      result: { asked: 'hi', answer: 'HI' },
+    });
 
     const fresh = createToolRuntime({ sandbox: false });
     registerTools(fresh);
@@ -136,25 +169,57 @@ describe('journal replay', () => {
     const replay = await replayJournal(journal, { tool: () => undefined });
     expect(replay.executions).toEqual([]);
     expect(replay.interrupted.map((c) => c.callId)).toEqual(['y']);
-    expect(replay.warnings).toEqual([{ kind: 'orphan-result', message: 'result of call "x" has no tool/call event; skipped' }]);
+    expect(replay.warnings).toEqual([
+      { kind: 'orphan-result', message: 'result of call "x" has no tool/call event; skipped' },
+    ]);
   });
 
   it('arranges nested calls under their parent; a call whose parent never committed is a root', async () => {
     const journal = createMemoryJournal();
-    const ok = (callId: string, name = 'plain'): ToolResult => ({ callId, name, isError: false, value: 1, content: [] });
-    const call = (callId: string, parentCallId?: string) =>
-      ({ type: 'tool/call' as const, callId, name: 'plain', agent: null, arguments: {}, ...(parentCallId === undefined ? {} : { parentCallId, rootCallId: callId.split(':')[0]! }) });
+    const ok = (callId: string, name = 'plain'): ToolResult => ({
+      callId,
+      name,
+      isError: false,
+      value: 1,
+      content: [],
+    });
+    const call = (callId: string, parentCallId?: string) => ({
+      type: 'tool/call' as const,
+      callId,
+      name: 'plain',
+      agent: null,
+      arguments: {},
+      ...(parentCallId === undefined ? {} : { parentCallId, rootCallId: callId.split(':')[0]! }),
+    });
     const result = (callId: string) => ({ type: 'tool/result' as const, callId, name: 'plain', result: ok(callId) });
     // a has two children (the second with a child of its own); b died after its first child committed.
     for (const event of [
-      call('a'), call('a:ptc:1', 'a'), result('a:ptc:1'), call('a:ptc:2', 'a'), call('a:ptc:2:call:1', 'a:ptc:2'), result('a:ptc:2:call:1'), result('a:ptc:2'), result('a'),
-      call('b'), call('b:ptc:1', 'b'), result('b:ptc:1'),
-    ]) await journal.append([event]);
+      call('a'),
+      call('a:ptc:1', 'a'),
+      result('a:ptc:1'),
+      call('a:ptc:2', 'a'),
+      call('a:ptc:2:call:1', 'a:ptc:2'),
+      result('a:ptc:2:call:1'),
+      result('a:ptc:2'),
+      result('a'),
+      call('b'),
+      call('b:ptc:1', 'b'),
+      result('b:ptc:1'),
+    ])
+      await journal.append([event]);
     const replay = await replayJournal(journal, { tool: () => undefined });
-    const shape = (nodes: typeof replay.tree): unknown => nodes.map((n) => ({ [n.presentation.callId]: shape(n.children) }));
-    expect(shape(replay.tree)).toEqual([{ a: [{ 'a:ptc:1': [] }, { 'a:ptc:2': [{ 'a:ptc:2:call:1': [] }] }] }, { 'b:ptc:1': [] }]);
+    const shape = (nodes: typeof replay.tree): unknown =>
+      nodes.map((n) => ({ [n.presentation.callId]: shape(n.children) }));
+    expect(shape(replay.tree)).toEqual([
+      { a: [{ 'a:ptc:1': [] }, { 'a:ptc:2': [{ 'a:ptc:2:call:1': [] }] }] },
+      { 'b:ptc:1': [] },
+    ]);
     expect(replay.executions.map((e) => [e.callId, e.parentCallId])).toEqual([
-      ['a:ptc:1', 'a'], ['a:ptc:2:call:1', 'a:ptc:2'], ['a:ptc:2', 'a'], ['a', undefined], ['b:ptc:1', 'b'],
+      ['a:ptc:1', 'a'],
+      ['a:ptc:2:call:1', 'a:ptc:2'],
+      ['a:ptc:2', 'a'],
+      ['a', undefined],
+      ['b:ptc:1', 'b'],
     ]);
     expect(replay.interrupted.map((c) => c.callId)).toEqual(['b']);
     expect(Object.isFrozen(replay.tree)).toBe(true);

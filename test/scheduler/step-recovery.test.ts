@@ -66,7 +66,10 @@ describe('step recovery', () => {
       ['e', 'SCHEDULER_FAILURE', false],
     ]);
     expect(turn.results[1]!.content).toEqual([
-      { type: 'text', text: 'Error: tool scheduler failed: disk full; the call was dispatched and may have run, but its result was not committed' },
+      {
+        type: 'text',
+        text: 'Error: tool scheduler failed: disk full; the call was dispatched and may have run, but its result was not committed',
+      },
     ]);
     expect(turn.results[3]!.error?.message).toBe('tool scheduler failed: disk full; the call was not run');
     expect(Object.isFrozen(turn.results[3]!.error)).toBe(true);
@@ -104,7 +107,9 @@ describe('step recovery', () => {
       expect(turn.results.slice(committed).every(failed)).toBe(true);
       expect(observed).toEqual(IDS.slice(0, committed));
       // `dispatched` is true exactly for the bodies that started.
-      const started = new Set(recorder.events.filter((e) => e.startsWith('start:')).map((e) => e.slice('start:'.length)));
+      const started = new Set(
+        recorder.events.filter((e) => e.startsWith('start:')).map((e) => e.slice('start:'.length)),
+      );
       for (const r of turn.results.slice(committed)) expect(r.error?.info?.dispatched).toBe(started.has(r.callId));
       expect(recorder.running.size).toBe(0);
       // (Work started before the failure may still commit if it is earlier in model order.)
@@ -113,7 +118,9 @@ describe('step recovery', () => {
       expect(replay.executions.map((e) => e.callId)).toEqual(IDS.slice(0, committed));
       // A call whose write-ahead record was accepted and has no result is interrupted.
       const written = journal.appended.filter((e) => e.type === 'tool/call').map((e) => e.callId);
-      expect(replay.interrupted.map((c) => c.callId)).toEqual(written.filter((id) => !IDS.slice(0, committed).includes(id)));
+      expect(replay.interrupted.map((c) => c.callId)).toEqual(
+        written.filter((id) => !IDS.slice(0, committed).includes(id)),
+      );
     }
   });
 
@@ -122,7 +129,10 @@ describe('step recovery', () => {
     const sequencer = createCallSequencer(deps, { journal: failingJournal(1) });
     const a = await sequencer.submit(work({ id: 'a', mode: 'exclusive' }));
     const b = await sequencer.submit(work({ id: 'b', mode: 'safe' }));
-    expect([a, b].map((r) => [r.error?.code, r.error?.info?.dispatched])).toEqual([['SCHEDULER_FAILURE', false], ['SCHEDULER_FAILURE', false]]);
+    expect([a, b].map((r) => [r.error?.code, r.error?.info?.dispatched])).toEqual([
+      ['SCHEDULER_FAILURE', false],
+      ['SCHEDULER_FAILURE', false],
+    ]);
     const failure = await sequencer.drain().catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(SchedulerError);
     expect((failure as SchedulerError).cause).toMatchObject({ code: 'ENOSPC' });
@@ -130,7 +140,10 @@ describe('step recovery', () => {
   });
 
   it('rt.execute: a failed write-ahead record runs nothing; a failed commit is reported, not observed', async () => {
-    for (const [failAt, dispatched, bodies] of [[1, false, 0], [2, true, 1]] as const) {
+    for (const [failAt, dispatched, bodies] of [
+      [1, false, 0],
+      [2, true, 1],
+    ] as const) {
       const recorder = new OverlapRecorder();
       const journal = failingJournal(failAt);
       const rt = createToolRuntime({ sandbox: false, journal });
@@ -138,7 +151,12 @@ describe('step recovery', () => {
       const observed: string[] = [];
       rt.on('tools/result', (r) => void observed.push(r.callId));
       const result = await rt.execute(work({ id: 'x', mode: 'safe' }));
-      expect(result).toMatchObject({ callId: 'x', name: 'work', isError: true, error: { code: 'SCHEDULER_FAILURE', info: { dispatched } } });
+      expect(result).toMatchObject({
+        callId: 'x',
+        name: 'work',
+        isError: true,
+        error: { code: 'SCHEDULER_FAILURE', info: { dispatched } },
+      });
       expect(recorder.events.filter((e) => e.startsWith('start'))).toHaveLength(bodies);
       expect(observed).toEqual([]);
       // A malformed request is still the caller's error, not a result.
@@ -151,5 +169,11 @@ describe('step recovery', () => {
 function pipelineDeps(): PipelineDeps {
   const registry = new ToolRegistry();
   registry.register(workTool());
-  return { registry, hooks: new Hooks(), approval: undefined, resolveTool: (name, agent) => registry.resolve(name, agent), directCallRefusal: () => undefined };
+  return {
+    registry,
+    hooks: new Hooks(),
+    approval: undefined,
+    resolveTool: (name, agent) => registry.resolve(name, agent),
+    directCallRefusal: () => undefined,
+  };
 }

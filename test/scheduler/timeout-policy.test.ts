@@ -3,14 +3,24 @@
 // leaked silently; the caller's cancellation wins. Timers here are small and the
 // assertions are about outcomes and order, never durations.
 import { describe, expect, it } from '@jest/globals';
-import { createToolRuntime, defineTool, type JsonValue, type ToolExecution, type ToolRuntimeOptions } from '../../src/index.ts';
+import {
+  createToolRuntime,
+  defineTool,
+  type JsonValue,
+  type ToolExecution,
+  type ToolRuntimeOptions,
+} from '../../src/index.ts';
 import { installTimeoutPolicy, type UnsettledBody } from '../../src/scheduler/timeout-policy.ts';
 import { deferred, work, workTool } from './helpers.ts';
 
 type Body = (exec: ToolExecution) => Promise<JsonValue>;
 
 /** `timeoutMs: null` declares no timeout. */
-function runtimeWith(body: Body, timeoutMs: number | null = 20, options: ToolRuntimeOptions = { timeoutPolicy: false }) {
+function runtimeWith(
+  body: Body,
+  timeoutMs: number | null = 20,
+  options: ToolRuntimeOptions = { timeoutPolicy: false },
+) {
   const rt = createToolRuntime({ sandbox: false, ...options });
   rt.register(
     defineTool({
@@ -38,13 +48,19 @@ describe('the runtime enforces timeoutMs by default', () => {
   it('createToolRuntime installs the policy: a late call is TOOL_TIMEOUT with no extra step', async () => {
     const rt = runtimeWith(waitsForSignal, 20, {});
     const result = await rt.execute({ callId: 'd1', name: 'slow', arguments: {} });
-    expect(result.error).toEqual({ code: 'TOOL_TIMEOUT', message: 'tool "slow" timed out after 20 ms', info: { timeoutMs: 20, bodySettled: true } });
+    expect(result.error).toEqual({
+      code: 'TOOL_TIMEOUT',
+      message: 'tool "slow" timed out after 20 ms',
+      info: { timeoutMs: 20, bodySettled: true },
+    });
   });
 
   it('timeoutPolicy options reach the policy (graceMs, onUnsettled)', async () => {
     const release = deferred<JsonValue>();
     const reports: UnsettledBody[] = [];
-    const rt = runtimeWith(() => release.promise, 20, { timeoutPolicy: { graceMs: 5, onUnsettled: (r) => void reports.push(r) } });
+    const rt = runtimeWith(() => release.promise, 20, {
+      timeoutPolicy: { graceMs: 5, onUnsettled: (r) => void reports.push(r) },
+    });
     const result = await rt.execute({ callId: 'd2', name: 'slow', arguments: {} });
     expect(result.error).toMatchObject({ code: 'TOOL_TIMEOUT', info: { bodySettled: false } });
     expect(reports.map((r) => r.graceMs)).toEqual([5]);
@@ -53,12 +69,16 @@ describe('the runtime enforces timeoutMs by default', () => {
 
   it('timeoutPolicy: false turns it off: timeoutMs is then only a declaration', async () => {
     const caller = new AbortController();
-    const rt = runtimeWith(async (exec) => {
-      // Without a policy the body sees its caller's own signal, and no deadline ever fires.
-      const same = exec.signal === exec.callerSignal;
-      await new Promise((resolve) => setTimeout(resolve, 40));
-      return same;
-    }, 5, { timeoutPolicy: false });
+    const rt = runtimeWith(
+      async (exec) => {
+        // Without a policy the body sees its caller's own signal, and no deadline ever fires.
+        const same = exec.signal === exec.callerSignal;
+        await new Promise((resolve) => setTimeout(resolve, 40));
+        return same;
+      },
+      5,
+      { timeoutPolicy: false },
+    );
     const result = await rt.execute({ callId: 'd3', name: 'slow', arguments: {}, signal: caller.signal });
     expect(result.isError).toBe(false);
     expect(result.value).toBe(true);
@@ -85,7 +105,11 @@ describe('installTimeoutPolicy', () => {
     installTimeoutPolicy(rt, { graceMs: 5000 });
     rt.on('tools/result', () => void events.push('result'));
     const result = await rt.execute({ callId: 't1', name: 'slow', arguments: {} });
-    expect(result.error).toEqual({ code: 'TOOL_TIMEOUT', message: 'tool "slow" timed out after 20 ms', info: { timeoutMs: 20, bodySettled: true } });
+    expect(result.error).toEqual({
+      code: 'TOOL_TIMEOUT',
+      message: 'tool "slow" timed out after 20 ms',
+      info: { timeoutMs: 20, bodySettled: true },
+    });
     expect(result.content).toEqual([{ type: 'text', text: 'Error: tool "slow" timed out after 20 ms' }]);
     expect(events).toEqual(['body settled', 'result']);
     expect(reason).toBeInstanceOf(DOMException);
@@ -105,7 +129,9 @@ describe('installTimeoutPolicy', () => {
     const result = await rt.execute({ callId: 't2', name: 'slow', arguments: {} });
     expect(result.error).toMatchObject({ code: 'TOOL_TIMEOUT', info: { timeoutMs: 20, bodySettled: false } });
     expect(result.error?.message).toMatch(/ignored its abort signal/);
-    expect(reports.map(({ callId, name, timeoutMs, graceMs }) => ({ callId, name, timeoutMs, graceMs }))).toEqual([{ callId: 't2', name: 'slow', timeoutMs: 20, graceMs: 10 }]);
+    expect(reports.map(({ callId, name, timeoutMs, graceMs }) => ({ callId, name, timeoutMs, graceMs }))).toEqual([
+      { callId: 't2', name: 'slow', timeoutMs: 20, graceMs: 10 },
+    ]);
     expect(bodyDone).toBe(false);
     release.resolve('late');
     await reports[0]!.settled;
@@ -168,7 +194,9 @@ describe('installTimeoutPolicy', () => {
 
   it('checks its options', () => {
     const rt = runtimeWith(async () => 'ok');
-    expect(() => installTimeoutPolicy(rt, { graceMs: -1 })).toThrow('installTimeoutPolicy: expected `graceMs` to be a finite number >= 0, got -1');
+    expect(() => installTimeoutPolicy(rt, { graceMs: -1 })).toThrow(
+      'installTimeoutPolicy: expected `graceMs` to be a finite number >= 0, got -1',
+    );
   });
 
   it('in a turn: a timed-out call converges and order holds', async () => {
@@ -182,9 +210,20 @@ describe('installTimeoutPolicy', () => {
       }),
     );
     installTimeoutPolicy(rt, { graceMs: 5000 });
-    const turn = await rt.executeTurn([work({ id: 'stuck', mode: 'safe', contexts: 1 }), work({ id: 'quick', mode: 'safe', contexts: 1 }), work({ id: 'after', mode: 'exclusive' })]);
-    expect(turn.results.map((r) => `${r.callId}:${r.error?.code ?? 'ok'}`)).toEqual(['stuck:TOOL_TIMEOUT', 'quick:ok', 'after:ok']);
+    const turn = await rt.executeTurn([
+      work({ id: 'stuck', mode: 'safe', contexts: 1 }),
+      work({ id: 'quick', mode: 'safe', contexts: 1 }),
+      work({ id: 'after', mode: 'exclusive' }),
+    ]);
+    expect(turn.results.map((r) => `${r.callId}:${r.error?.code ?? 'ok'}`)).toEqual([
+      'stuck:TOOL_TIMEOUT',
+      'quick:ok',
+      'after:ok',
+    ]);
     // The timed-out body deferred its context after the abort: a failure still carries it, in order.
-    expect(turn.additionalContexts.map((c) => (c.content[0] as { text: string }).text)).toEqual(['body:stuck:0', 'body:quick:0']);
+    expect(turn.additionalContexts.map((c) => (c.content[0] as { text: string }).text)).toEqual([
+      'body:stuck:0',
+      'body:quick:0',
+    ]);
   });
 });

@@ -6,18 +6,26 @@ const sdk = generateSdk(fiftyTools);
 
 // Programs the way a model writes them against this SDK.
 const modelPrograms: ReadonlyArray<readonly [string, string]> = [
-  ['a call and a return', `
+  [
+    'a call and a return',
+    `
 const { orders, nextCursor } = await tools.search_orders({ customerId: "cus_1", status: "paid", limit: 10 });
-return { count: orders.length, more: nextCursor !== null, total: orders.reduce((sum, o) => sum + o.total.amount, 0) };`],
-  ['independent read-only calls in parallel', `
+return { count: orders.length, more: nextCursor !== null, total: orders.reduce((sum, o) => sum + o.total.amount, 0) };`,
+  ],
+  [
+    'independent read-only calls in parallel',
+    `
 const [customer, order, weather] = await Promise.all([
   tools.get_customer({ email: "a@example.com" }),
   tools.get_order({ orderId: "ord_1" }),
   tools.get_weather({ location: "Berlin" }),
 ]);
 console.log(customer.tier, order.items.map((item) => item.sku).join(", "), weather);
-return customer.defaultAddress?.city ?? "no address";`],
-  ['a failed call caught as ToolCallError', `
+return customer.defaultAddress?.city ?? "no address";`,
+  ],
+  [
+    'a failed call caught as ToolCallError',
+    `
 try {
   await tools.cancel_order({ orderId: "ord_1", reason: "fraud", notifyCustomer: false });
 } catch (error) {
@@ -26,8 +34,11 @@ try {
     return { failed: error.code };
   }
   throw error;
-}`],
-  ['a loop with pagination and console output', `
+}`,
+  ],
+  [
+    'a loop with pagination and console output',
+    `
 let cursor: string | undefined;
 const ids: string[] = [];
 for (let page = 0; page < 5; page++) {
@@ -37,19 +48,26 @@ for (let page = 0; page < 5; page++) {
   cursor = result.nextCursor;
 }
 console.log(\`found \${ids.length} orders\`);
-console.info("info"); console.warn("warn"); console.debug({ ids });`],
-  ['untyped outputs are JsonValue and need narrowing', `
+console.info("info"); console.warn("warn"); console.debug({ ids });`,
+  ],
+  [
+    'untyped outputs are JsonValue and need narrowing',
+    `
 const weather = await tools.get_weather({ location: "Paris", units: "metric" });
 if (weather !== null && typeof weather === "object" && !Array.isArray(weather)) {
   return weather["temperature"];
 }
-return null;`],
-  ['union arguments and nested objects', `
+return null;`,
+  ],
+  [
+    'union arguments and nested objects',
+    `
 await tools.create_discount_code({ code: "SPRING10", discount: { kind: "percent", percent: 10 }, expiresAt: null });
 await tools.create_discount_code({ code: "FIVE", discount: { kind: "fixed", amount: { amount: 500, currency: "EUR" } } });
 await tools.create_shipment({ orderId: "ord_1", carrier: "dhl", items: [{ sku: "A", quantity: 1 }] });
 const rows = await tools.run_sql_query({ sql: "select 1", params: [1, "a", true, null] });
-return rows.rows.length;`],
+return rows.rows.length;`,
+  ],
 ];
 
 describe('checkProgram', () => {
@@ -87,7 +105,10 @@ describe('checkProgram', () => {
   });
 
   it('rejects a misspelled or extra argument property: the argument root is closed in the types', () => {
-    const diagnostics = checkProgram(sdk, 'await tools.get_order({ orderId: "o" });\nawait tools.get_order({ orderId: "o", qurey: "vpn" });');
+    const diagnostics = checkProgram(
+      sdk,
+      'await tools.get_order({ orderId: "o" });\nawait tools.get_order({ orderId: "o", qurey: "vpn" });',
+    );
     expect(diagnostics).toMatchObject([{ line: 2, code: 2353 }]);
     expect(diagnostics[0]?.message).toContain("'qurey' does not exist in type 'GetOrderArgs'");
   });
@@ -98,10 +119,16 @@ describe('checkProgram', () => {
       {
         name: 'tag',
         description: '',
-        parameters: { type: 'object', properties: { meta: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true } }, additionalProperties: true },
+        parameters: {
+          type: 'object',
+          properties: { meta: { type: 'object', properties: { a: { type: 'string' } }, additionalProperties: true } },
+          additionalProperties: true,
+        },
       },
     ]);
-    expect(checkProgram(open, 'await tools.anything({ x: 1, y: [2] });\nawait tools.tag({ meta: { a: "x", b: 2 } });')).toEqual([]);
+    expect(
+      checkProgram(open, 'await tools.anything({ x: 1, y: [2] });\nawait tools.tag({ meta: { a: "x", b: 2 } });'),
+    ).toEqual([]);
     expect(checkProgram(open, 'await tools.tag({ meta: {}, other: 1 });')).toMatchObject([{ code: 2353 }]);
   });
 
@@ -115,7 +142,10 @@ describe('checkProgram', () => {
   });
 
   it('rejects misuse of a typed result', () => {
-    const diagnostics = checkProgram(sdk, 'const o = await tools.get_order({ orderId: "o" });\nreturn o.total.toUpperCase();');
+    const diagnostics = checkProgram(
+      sdk,
+      'const o = await tools.get_order({ orderId: "o" });\nreturn o.total.toUpperCase();',
+    );
     expect(diagnostics).toHaveLength(1);
     expect(diagnostics[0]).toMatchObject({ line: 2, column: 16, code: 2339 });
   });
@@ -139,9 +169,20 @@ describe('checkProgram', () => {
   });
 
   it('offers ES2023 built-ins and nothing newer', () => {
-    const diagnostics = checkProgram(sdk, 'const xs = [3, 1, 2].toSorted();\nreturn [xs.at(-1), Object.groupBy, structuredClone];');
-    expect(diagnostics.map(({ line, column }) => [line, column])).toEqual([[2, 27], [2, 36]]);
-    expect(checkProgram(sdk, 'return [[3, 1].toSorted().findLast((x) => x > 1), new Map([[1, 2]]).size, 10n, JSON.stringify({})];')).toEqual([]);
+    const diagnostics = checkProgram(
+      sdk,
+      'const xs = [3, 1, 2].toSorted();\nreturn [xs.at(-1), Object.groupBy, structuredClone];',
+    );
+    expect(diagnostics.map(({ line, column }) => [line, column])).toEqual([
+      [2, 27],
+      [2, 36],
+    ]);
+    expect(
+      checkProgram(
+        sdk,
+        'return [[3, 1].toSorted().findLast((x) => x > 1), new Map([[1, 2]]).size, 10n, JSON.stringify({})];',
+      ),
+    ).toEqual([]);
   });
 
   it('reports syntax errors first, at their line and column', () => {

@@ -12,24 +12,32 @@ const body = (tools: readonly ToolSchema[]): string => {
   expect(checkProgram(sdk, '')).toEqual([]);
   return sdk.slice(SDK_PREAMBLE.length + 1);
 };
-const tool = (parameters: ToolSchema['parameters'], outputSchema?: ToolSchema['outputSchema']): ToolSchema =>
-  ({ name: 't', description: 'T.', parameters, ...(outputSchema === undefined ? {} : { outputSchema }) });
+const tool = (parameters: ToolSchema['parameters'], outputSchema?: ToolSchema['outputSchema']): ToolSchema => ({
+  name: 't',
+  description: 'T.',
+  parameters,
+  ...(outputSchema === undefined ? {} : { outputSchema }),
+});
 
 describe('constraints in doc comments', () => {
   it('carries minimum, maxLength, format, default, pattern (and items constraints) exactly', () => {
-    expect(body([tool({
-      type: 'object',
-      properties: {
-        limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Page size.' },
-        title: { type: 'string', minLength: 1, maxLength: 80 },
-        email: { type: 'string', format: 'email' },
-        code: { type: 'string', pattern: '^[A-Z]{3}$' },
-        tags: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', maxLength: 10 } },
-        unit: { enum: ['C', 'F'], default: 'C' },
-        at: { type: 'string', format: 'date-time', deprecated: true },
-      },
-      required: ['title'],
-    })])).toBe(`type TArgs = {
+    expect(
+      body([
+        tool({
+          type: 'object',
+          properties: {
+            limit: { type: 'integer', minimum: 1, maximum: 50, default: 20, description: 'Page size.' },
+            title: { type: 'string', minLength: 1, maxLength: 80 },
+            email: { type: 'string', format: 'email' },
+            code: { type: 'string', pattern: '^[A-Z]{3}$' },
+            tags: { type: 'array', minItems: 1, uniqueItems: true, items: { type: 'string', maxLength: 10 } },
+            unit: { enum: ['C', 'F'], default: 'C' },
+            at: { type: 'string', format: 'date-time', deprecated: true },
+          },
+          required: ['title'],
+        }),
+      ]),
+    ).toBe(`type TArgs = {
   /** Page size. @minimum 1 @maximum 50 @default 20 */ limit?: number;
   /** @minLength 1 @maxLength 80 */ title: string;
   /** @format email */ email?: string;
@@ -46,15 +54,17 @@ declare const tools: {
 
   it('is injection-safe: a */ in a pattern, format, default or description cannot close the comment, and the value decodes exactly', () => {
     const pattern = '^a*/b\\*/c$';
-    const sdk = body([tool({
-      type: 'object',
-      properties: {
-        p: { type: 'string', pattern, description: 'Ends */ here; */ again' },
-        f: { type: 'string', format: 'x*/y' },
-        d: { type: 'string', default: '*/ declare const pwned: 1; /*' },
-        n: { type: 'string', pattern: 'line\nbreak\u2028sep' },
-      },
-    })]);
+    const sdk = body([
+      tool({
+        type: 'object',
+        properties: {
+          p: { type: 'string', pattern, description: 'Ends */ here; */ again' },
+          f: { type: 'string', format: 'x*/y' },
+          d: { type: 'string', default: '*/ declare const pwned: 1; /*' },
+          n: { type: 'string', pattern: 'line\nbreak\u2028sep' },
+        },
+      }),
+    ]);
     expect(sdk).toBe(`type TArgs = {
   /** Ends *\\/ here; *\\/ again @pattern "^a*\\/b\\\\*\\/c$" */ p?: string;
   /** @format "x*\\/y" */ f?: string;
@@ -68,12 +78,20 @@ declare const tools: {
     // The tag is a JSON string: it decodes to the schema's pattern exactly.
     const tag = /@pattern ("(?:[^"\\]|\\.)*")/u.exec(sdk.split('\n')[1]!)![1]!;
     expect(JSON.parse(tag)).toBe(pattern);
-    expect(checkProgram(generateSdk([tool({ type: 'object', properties: { d: { type: 'string', default: '*/ declare const pwned: 1; /*' } } })]), 'pwned;'))
-      .toEqual([expect.objectContaining({ message: "Cannot find name 'pwned'." })]);
+    expect(
+      checkProgram(
+        generateSdk([
+          tool({ type: 'object', properties: { d: { type: 'string', default: '*/ declare const pwned: 1; /*' } } }),
+        ]),
+        'pwned;',
+      ),
+    ).toEqual([expect.objectContaining({ message: "Cannot find name 'pwned'." })]);
   });
 
   it('cuts a huge default (with …) so it cannot flood the SDK', () => {
-    const sdk = body([tool({ type: 'object', properties: { d: { type: 'array', default: Array.from({ length: 500 }, (_, i) => i) } } })]);
+    const sdk = body([
+      tool({ type: 'object', properties: { d: { type: 'array', default: Array.from({ length: 500 }, (_, i) => i) } } }),
+    ]);
     expect(sdk).toMatch(/\/\*\* @default \[0,1,2,[0-9,]*… \*\/ d\?: JsonValue\[\];/u);
     expect(sdk.length).toBeLessThan(400);
   });
@@ -81,28 +99,43 @@ declare const tools: {
 
 describe('recursive $ref as named recursive types', () => {
   it('names each local $ref target once; recursion, the root (#) and additionalProperties recursion type-check', () => {
-    expect(body([{
-      name: 'tree',
-      description: 'd',
-      parameters: {
-        type: 'object',
-        $defs: {
-          node: {
+    expect(
+      body([
+        {
+          name: 'tree',
+          description: 'd',
+          parameters: {
             type: 'object',
-            description: 'A node.',
-            properties: { label: { type: 'string', maxLength: 80 }, children: { type: 'array', items: { $ref: '#/$defs/node' } } },
-            required: ['label'],
-            additionalProperties: false,
+            $defs: {
+              node: {
+                type: 'object',
+                description: 'A node.',
+                properties: {
+                  label: { type: 'string', maxLength: 80 },
+                  children: { type: 'array', items: { $ref: '#/$defs/node' } },
+                },
+                required: ['label'],
+                additionalProperties: false,
+              },
+            },
+            properties: { root: { $ref: '#/$defs/node' }, parent: { $ref: '#' } },
+            required: ['root'],
+          },
+          outputSchema: {
+            $ref: '#/$defs/json',
+            $defs: {
+              json: {
+                anyOf: [
+                  { type: 'string' },
+                  { type: 'array', items: { $ref: '#/$defs/json' } },
+                  { type: 'object', additionalProperties: { $ref: '#/$defs/json' } },
+                ],
+              },
+            },
           },
         },
-        properties: { root: { $ref: '#/$defs/node' }, parent: { $ref: '#' } },
-        required: ['root'],
-      },
-      outputSchema: {
-        $ref: '#/$defs/json',
-        $defs: { json: { anyOf: [{ type: 'string' }, { type: 'array', items: { $ref: '#/$defs/json' } }, { type: 'object', additionalProperties: { $ref: '#/$defs/json' } }] } },
-      },
-    }])).toBe(`type TreeArgs = { root: TreeNode; parent?: TreeArgs };
+      ]),
+    ).toBe(`type TreeArgs = { root: TreeNode; parent?: TreeArgs };
 /** A node. */ type TreeNode = {
   /** @maxLength 80 */ label: string;
   children?: TreeNode[];
@@ -116,31 +149,52 @@ declare const tools: {
   });
 
   it('a model program walks the recursive type', () => {
-    const sdk = generateSdk([{
-      name: 'tree',
-      description: 'd',
-      parameters: { type: 'object' },
-      outputSchema: { $ref: '#/definitions/n', definitions: { n: { type: 'object', properties: { v: { type: 'number' }, kids: { type: 'array', items: { $ref: '#/definitions/n' } } }, required: ['v', 'kids'], additionalProperties: false } } },
-    }]);
-    expect(checkProgram(sdk, `
+    const sdk = generateSdk([
+      {
+        name: 'tree',
+        description: 'd',
+        parameters: { type: 'object' },
+        outputSchema: {
+          $ref: '#/definitions/n',
+          definitions: {
+            n: {
+              type: 'object',
+              properties: { v: { type: 'number' }, kids: { type: 'array', items: { $ref: '#/definitions/n' } } },
+              required: ['v', 'kids'],
+              additionalProperties: false,
+            },
+          },
+        },
+      },
+    ]);
+    expect(
+      checkProgram(
+        sdk,
+        `
       const t = await tools.tree({});
       const sum = (n: typeof t): number => n.v + n.kids.reduce((s, k) => s + sum(k), 0);
-      return sum(t);`)).toEqual([]);
+      return sum(t);`,
+      ),
+    ).toEqual([]);
     expect(checkProgram(sdk, 'const t = await tools.tree({}); return t.kids[0].label;')).toEqual([
       expect.objectContaining({ line: 1, message: "Property 'label' does not exist on type 'TreeN'." }),
     ]);
   });
 
   it('a cycle of bare references is unknown, a remote or dynamic reference JsonValue, each with a one-line note', () => {
-    expect(body([{
-      name: 'loop',
-      description: 'd',
-      parameters: {
-        type: 'object',
-        $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } },
-        properties: { x: { $ref: '#/$defs/a' }, r: { $ref: 'https://x.test/s.json' }, y: { $dynamicRef: '#meta' } },
-      },
-    }])).toBe(`// loop: $ref "https://x.test/s.json" is not followed: typed JsonValue
+    expect(
+      body([
+        {
+          name: 'loop',
+          description: 'd',
+          parameters: {
+            type: 'object',
+            $defs: { a: { $ref: '#/$defs/b' }, b: { $ref: '#/$defs/a' } },
+            properties: { x: { $ref: '#/$defs/a' }, r: { $ref: 'https://x.test/s.json' }, y: { $dynamicRef: '#meta' } },
+          },
+        },
+      ]),
+    ).toBe(`// loop: $ref "https://x.test/s.json" is not followed: typed JsonValue
 // loop: $dynamicRef is not followed: typed JsonValue
 type LoopArgs = { x?: LoopA; r?: JsonValue; y?: JsonValue };
 type LoopA = unknown;
@@ -151,8 +205,14 @@ declare const tools: {
   });
 
   it('shows notes a tool brings (e.g. an output schema not validated) as line comments', () => {
-    expect(body([{ ...tool({ type: 'object' }), notes: ['output.schema is not validated here (ajv could not compile it: */ x)'] }]))
-      .toBe(`// t: output.schema is not validated here (ajv could not compile it: */ x)
+    expect(
+      body([
+        {
+          ...tool({ type: 'object' }),
+          notes: ['output.schema is not validated here (ajv could not compile it: */ x)'],
+        },
+      ]),
+    ).toBe(`// t: output.schema is not validated here (ajv could not compile it: */ x)
 type TArgs = Record<string, JsonValue>;
 declare const tools: {
   /** T. */ t(args: TArgs): Promise<JsonValue>;
@@ -165,12 +225,25 @@ describe('combinators and index signatures', () => {
   it('allOf is an intersection (open objects say Record once), a discriminated oneOf a union a program can narrow', () => {
     const shape = {
       type: 'object',
-      allOf: [{ properties: { unit: { enum: ['cm', 'm'] } }, required: ['unit'] }, { properties: { precision: { type: 'integer' } } }],
+      allOf: [
+        { properties: { unit: { enum: ['cm', 'm'] } }, required: ['unit'] },
+        { properties: { precision: { type: 'integer' } } },
+      ],
       properties: {
         shape: {
           oneOf: [
-            { type: 'object', properties: { kind: { const: 'circle' }, radius: { type: 'number', exclusiveMinimum: 0 } }, required: ['kind', 'radius'], additionalProperties: false },
-            { type: 'object', properties: { kind: { const: 'square' }, side: { type: 'number' } }, required: ['kind', 'side'], additionalProperties: false },
+            {
+              type: 'object',
+              properties: { kind: { const: 'circle' }, radius: { type: 'number', exclusiveMinimum: 0 } },
+              required: ['kind', 'radius'],
+              additionalProperties: false,
+            },
+            {
+              type: 'object',
+              properties: { kind: { const: 'square' }, side: { type: 'number' } },
+              required: ['kind', 'side'],
+              additionalProperties: false,
+            },
           ],
         },
       },
@@ -187,22 +260,39 @@ declare const tools: {
   /** T. */ t(args: TArgs): Promise<TResult>;
 };
 `);
-    expect(checkProgram(generateSdk([tool({ type: 'object' }, shape)]), `
+    expect(
+      checkProgram(
+        generateSdk([tool({ type: 'object' }, shape)]),
+        `
       const r = await tools.t({});
       const area = r.shape.kind === 'circle' ? Math.PI * r.shape.radius ** 2 : r.shape.side ** 2;
-      return r.unit === 'm' ? area : area / 1e4;`)).toEqual([]);
+      return r.unit === 'm' ? area : area / 1e4;`,
+      ),
+    ).toEqual([]);
   });
 
   it('patternProperties and propertyNames become index signatures (prefix patterns as template keys, listed names as a mapped type)', () => {
-    expect(body([tool({
-      type: 'object',
-      properties: {
-        labels: { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false },
-        counts: { type: 'object', propertyNames: { pattern: '^[a-z]+$' }, additionalProperties: { type: 'integer' } },
-        env: { type: 'object', patternProperties: { '^[A-Z_]+$': { type: 'string' } }, additionalProperties: false },
-        flags: { type: 'object', propertyNames: { enum: ['a', 'b'] }, additionalProperties: { type: 'boolean' } },
-      },
-    })])).toBe(`type TArgs = {
+    expect(
+      body([
+        tool({
+          type: 'object',
+          properties: {
+            labels: { type: 'object', patternProperties: { '^x-': { type: 'string' } }, additionalProperties: false },
+            counts: {
+              type: 'object',
+              propertyNames: { pattern: '^[a-z]+$' },
+              additionalProperties: { type: 'integer' },
+            },
+            env: {
+              type: 'object',
+              patternProperties: { '^[A-Z_]+$': { type: 'string' } },
+              additionalProperties: false,
+            },
+            flags: { type: 'object', propertyNames: { enum: ['a', 'b'] }, additionalProperties: { type: 'boolean' } },
+          },
+        }),
+      ]),
+    ).toBe(`type TArgs = {
   /** @patternProperties ["^x-"] */ labels?: { [key: \`x-\${string}\`]: string };
   /** @propertyNames {"pattern":"^[a-z]+$"} */ counts?: Record<string, number>;
   /** @patternProperties ["^[A-Z_]+$"] */ env?: Record<string, string>;

@@ -25,7 +25,12 @@ const searchOrders: ToolSchema = {
   },
   outputSchema: {
     type: 'array',
-    items: { type: 'object', properties: { id: { type: 'string' }, total: { type: 'number' } }, required: ['id', 'total'], additionalProperties: false },
+    items: {
+      type: 'object',
+      properties: { id: { type: 'string' }, total: { type: 'number' } },
+      required: ['id', 'total'],
+      additionalProperties: false,
+    },
   },
 };
 const getWeather: ToolSchema = {
@@ -72,7 +77,9 @@ declare const tools: {
 
   it('omits the doc comment of a tool without description', () => {
     const sdk = generateSdk([{ name: 'ping', description: '  ', parameters: { type: 'object' } }]);
-    expect(sdk).toContain('type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs): Promise<JsonValue>;\n};\n');
+    expect(sdk).toContain(
+      'type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs): Promise<JsonValue>;\n};\n',
+    );
   });
 
   it('shortens long deferred summaries to one line of 120 characters', () => {
@@ -103,30 +110,39 @@ declare const tools: {
   });
 
   it('a program calling a deferred tool type-checks (its arguments are checked at call time)', () => {
-    expect(checkProgram(generateSdk([translate]), 'const r = await tools.translate({ text: "hola" }); return r;')).toEqual([]);
+    expect(
+      checkProgram(generateSdk([translate]), 'const r = await tools.translate({ text: "hola" }); return r;'),
+    ).toEqual([]);
   });
 
   it('applies maxDepth to argument and output types', () => {
     const tool: ToolSchema = {
       name: 'deep',
       description: '',
-      parameters: { type: 'object', properties: { a: { type: 'array', items: { type: 'string' } } }, additionalProperties: false },
+      parameters: {
+        type: 'object',
+        properties: { a: { type: 'array', items: { type: 'string' } } },
+        additionalProperties: false,
+      },
       outputSchema: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     };
-    expect(generateSdk([tool], { maxDepth: 1 })).toContain('type DeepArgs = { a?: JsonValue[] };\ntype DeepResult = JsonValue[][];\n');
+    expect(generateSdk([tool], { maxDepth: 1 })).toContain(
+      'type DeepArgs = { a?: JsonValue[] };\ntype DeepResult = JsonValue[][];\n',
+    );
     expect(generateSdk([tool])).toContain('type DeepArgs = { a?: string[] };\ntype DeepResult = string[][];\n');
   });
 
   it('handles a 10,000-deep schema within the default depth and the result type-checks', () => {
     let schema: Record<string, unknown> = { type: 'string' };
-    for (let i = 0; i < 10_000; i++) schema = { type: 'object', properties: { next: schema }, additionalProperties: false };
+    for (let i = 0; i < 10_000; i++)
+      schema = { type: 'object', properties: { next: schema }, additionalProperties: false };
     const sdk = generateSdk([{ name: 'deep', description: 'Deep.', parameters: schema, outputSchema: schema }]);
     // The root is level 0, so levels 0..16 are objects and level 17 is JsonValue.
     expect(sdk).toContain(`type DeepArgs = ${'{ next?: '.repeat(17)}JsonValue${' }'.repeat(17)};\n`);
     expect(checkProgram(sdk, 'const r = await tools.deep({ next: { next: {} } });\nreturn r.next?.next;')).toEqual([]);
   });
 
-  it('keeps the SDK for the 50-tool fixture no larger than the tools\' JSON schemas', () => {
+  it("keeps the SDK for the 50-tool fixture no larger than the tools' JSON schemas", () => {
     expect(fiftyTools).toHaveLength(50);
     const schemaChars = fiftyTools.reduce(
       (sum, { name, description, parameters }) => sum + JSON.stringify({ name, description, parameters }).length,
@@ -140,19 +156,56 @@ declare const tools: {
     const cases: ReadonlyArray<readonly [string, () => unknown, string]> = [
       ['not an array', () => generateSdk({} as never), 'generateSdk: expected an array of tool schemas, got object'],
       ['a null entry', () => generateSdk([null as never]), 'generateSdk: tools[0] must be an object, got null'],
-      ['a missing name', () => generateSdk([{ description: '', parameters: true } as never]), 'generateSdk: tools[0].name must be a string, got undefined'],
-      ['a bad description', () => generateSdk([{ name: 'a', description: 1, parameters: true } as never]), 'generateSdk: tools[0] ("a").description must be a string, got number'],
-      ['bad parameters', () => generateSdk([{ name: 'a', description: '', parameters: [] } as never]), 'generateSdk: tools[0] ("a").parameters must be a JSON Schema object or boolean, got an array'],
-      ['a bad output schema', () => generateSdk([{ name: 'a', description: '', parameters: true, outputSchema: 'x' } as never]), 'generateSdk: tools[0] ("a").outputSchema must be a JSON Schema object or boolean when present, got string "x"'],
-      ['a bad deferLoading', () => generateSdk([{ name: 'a', description: '', parameters: true, deferLoading: 'yes' } as never]), 'generateSdk: tools[0] ("a").deferLoading must be a boolean when present, got string "yes"'],
-      ['a duplicate name', () => generateSdk([
-        { name: 'a', description: '', parameters: true },
-        { name: 'b', description: '', parameters: true },
-        { name: 'a', description: '', parameters: true },
-      ]), 'generateSdk: duplicate tool name "a" at tools[0] and tools[2]; tool names must be unique'],
-      ['a fractional maxDepth', () => generateSdk([], { maxDepth: 1.5 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 1.5'],
-      ['a huge maxDepth', () => generateSdk([], { maxDepth: 10_000 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 10000'],
-      ['a negative maxDepth', () => generateSdk([], { maxDepth: -1 }), 'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got -1'],
+      [
+        'a missing name',
+        () => generateSdk([{ description: '', parameters: true } as never]),
+        'generateSdk: tools[0].name must be a string, got undefined',
+      ],
+      [
+        'a bad description',
+        () => generateSdk([{ name: 'a', description: 1, parameters: true } as never]),
+        'generateSdk: tools[0] ("a").description must be a string, got number',
+      ],
+      [
+        'bad parameters',
+        () => generateSdk([{ name: 'a', description: '', parameters: [] } as never]),
+        'generateSdk: tools[0] ("a").parameters must be a JSON Schema object or boolean, got an array',
+      ],
+      [
+        'a bad output schema',
+        () => generateSdk([{ name: 'a', description: '', parameters: true, outputSchema: 'x' } as never]),
+        'generateSdk: tools[0] ("a").outputSchema must be a JSON Schema object or boolean when present, got string "x"',
+      ],
+      [
+        'a bad deferLoading',
+        () => generateSdk([{ name: 'a', description: '', parameters: true, deferLoading: 'yes' } as never]),
+        'generateSdk: tools[0] ("a").deferLoading must be a boolean when present, got string "yes"',
+      ],
+      [
+        'a duplicate name',
+        () =>
+          generateSdk([
+            { name: 'a', description: '', parameters: true },
+            { name: 'b', description: '', parameters: true },
+            { name: 'a', description: '', parameters: true },
+          ]),
+        'generateSdk: duplicate tool name "a" at tools[0] and tools[2]; tool names must be unique',
+      ],
+      [
+        'a fractional maxDepth',
+        () => generateSdk([], { maxDepth: 1.5 }),
+        'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 1.5',
+      ],
+      [
+        'a huge maxDepth',
+        () => generateSdk([], { maxDepth: 10_000 }),
+        'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got 10000',
+      ],
+      [
+        'a negative maxDepth',
+        () => generateSdk([], { maxDepth: -1 }),
+        'generateSdk: expected options.maxDepth to be an integer from 0 to 256, got -1',
+      ],
     ];
     it.each(cases)('%s', (_name, call, message) => {
       expect(call).toThrow(message);
@@ -162,19 +215,23 @@ declare const tools: {
 
 describe('description cap', () => {
   it('a huge tool or property description is cut to MAX_DESCRIPTION_CHARS with a marker counting what is left out; the SDK still type-checks', () => {
-    const tools: ToolSchema[] = [{
-      name: 'lookup',
-      description: 'd'.repeat(2_000_000),
-      parameters: { type: 'object', properties: { q: { type: 'string', description: 'p'.repeat(50_000) } } },
-    }];
+    const tools: ToolSchema[] = [
+      {
+        name: 'lookup',
+        description: 'd'.repeat(2_000_000),
+        parameters: { type: 'object', properties: { q: { type: 'string', description: 'p'.repeat(50_000) } } },
+      },
+    ];
     const sdk = generateSdk(tools);
     expect(sdk.length).toBeLessThan(PREAMBLE.length + 3 * MAX_DESCRIPTION_CHARS);
     const marker = '… (truncated, 1995932 chars)';
     expect(sdk).toContain(`/** ${'d'.repeat(MAX_DESCRIPTION_CHARS - marker.length)}${marker} */ lookup(`);
     expect(sdk).toMatch(/p… \(truncated, \d+ chars\) \*\/ q\?: string/);
-    expect((checkProgram(sdk, 'const r = await tools.lookup({ q: "x" }); return r;')).length).toBe(0);
+    expect(checkProgram(sdk, 'const r = await tools.lookup({ q: "x" }); return r;').length).toBe(0);
     // An ordinary description is untouched.
-    expect(generateSdk([{ ...tools[0]!, description: 'Find one.', parameters: { type: 'object' } }])).toContain('/** Find one. */ lookup(');
+    expect(generateSdk([{ ...tools[0]!, description: 'Find one.', parameters: { type: 'object' } }])).toContain(
+      '/** Find one. */ lookup(',
+    );
   });
 
   it('capDescription: short text untouched, the cap holds exactly, a surrogate pair stays whole', () => {

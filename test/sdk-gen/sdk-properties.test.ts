@@ -7,14 +7,56 @@ import type { JsonSchema, ToolSchema } from '../../sdk-gen/index.ts';
 
 type Schema = Exclude<JsonSchema, boolean>;
 
-const hostile = fc.constantFrom('*/', '/*', '`', '${', '"', "'", '\\', '\n', '\r', '\t', '\u2028', '\u2029', '\ud800', '\u0000', 'é', '名', '🙂', ' ', '-', '_', '$', '__proto__', 'new');
-const text = fc.string({ unit: fc.oneof(hostile, fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })), maxLength: 8 });
-const literalValue = fc.oneof(text, fc.integer({ min: -1000, max: 1000 }), fc.double({ noNaN: true, noDefaultInfinity: true }), fc.boolean(), fc.constant(null));
+const hostile = fc.constantFrom(
+  '*/',
+  '/*',
+  '`',
+  '${',
+  '"',
+  "'",
+  '\\',
+  '\n',
+  '\r',
+  '\t',
+  '\u2028',
+  '\u2029',
+  '\ud800',
+  '\u0000',
+  'é',
+  '名',
+  '🙂',
+  ' ',
+  '-',
+  '_',
+  '$',
+  '__proto__',
+  'new',
+);
+const text = fc.string({
+  unit: fc.oneof(hostile, fc.string({ unit: 'grapheme-ascii', minLength: 1, maxLength: 1 })),
+  maxLength: 8,
+});
+const literalValue = fc.oneof(
+  text,
+  fc.integer({ min: -1000, max: 1000 }),
+  fc.double({ noNaN: true, noDefaultInfinity: true }),
+  fc.boolean(),
+  fc.constant(null),
+);
 
 const { schema, object } = fc.letrec<{ schema: JsonSchema; object: Schema }>((tie) => ({
   schema: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
-    fc.constantFrom<JsonSchema>({ type: 'string' }, { type: 'integer' }, { type: 'number' }, { type: 'boolean' }, { type: 'null' }, {}, true, { $ref: '#/x' }),
+    fc.constantFrom<JsonSchema>(
+      { type: 'string' },
+      { type: 'integer' },
+      { type: 'number' },
+      { type: 'boolean' },
+      { type: 'null' },
+      {},
+      true,
+      { $ref: '#/x' },
+    ),
     fc.record({ enum: fc.array(literalValue, { minLength: 1, maxLength: 4 }) }),
     fc.record({ const: literalValue }),
     fc.record({ type: fc.constant(['string', 'null']), description: text }),
@@ -27,29 +69,40 @@ const { schema, object } = fc.letrec<{ schema: JsonSchema; object: Schema }>((ti
   ),
   object: fc
     .record({
-      properties: fc.uniqueArray(fc.tuple(text, tie('schema'), fc.boolean()), { maxLength: 4, selector: ([name]) => name }),
+      properties: fc.uniqueArray(fc.tuple(text, tie('schema'), fc.boolean()), {
+        maxLength: 4,
+        selector: ([name]) => name,
+      }),
       additionalProperties: fc.constantFrom<boolean | undefined>(true, false, undefined),
       description: fc.option(text, { nil: undefined }),
     })
-    .map(({ properties, additionalProperties, description }): Schema => ({
-      type: 'object',
-      properties: Object.fromEntries(properties.map(([name, value]) => [name, value])),
-      required: properties.filter(([, , required]) => required).map(([name]) => name),
-      ...(additionalProperties === undefined ? {} : { additionalProperties }),
-      ...(description === undefined ? {} : { description }),
-    })),
+    .map(
+      ({ properties, additionalProperties, description }): Schema => ({
+        type: 'object',
+        properties: Object.fromEntries(properties.map(([name, value]) => [name, value])),
+        required: properties.filter(([, , required]) => required).map(([name]) => name),
+        ...(additionalProperties === undefined ? {} : { additionalProperties }),
+        ...(description === undefined ? {} : { description }),
+      }),
+    ),
 }));
 
-const toolSet = fc.uniqueArray(
-  fc.record({
-    name: text,
-    description: text,
-    parameters: object,
-    outputSchema: fc.option(schema, { nil: undefined }),
-    deferLoading: fc.boolean(),
-  }),
-  { maxLength: 5, selector: (tool) => tool.name },
-).map((tools) => tools.map(({ outputSchema, ...tool }): ToolSchema => (outputSchema === undefined ? tool : { ...tool, outputSchema })));
+const toolSet = fc
+  .uniqueArray(
+    fc.record({
+      name: text,
+      description: text,
+      parameters: object,
+      outputSchema: fc.option(schema, { nil: undefined }),
+      deferLoading: fc.boolean(),
+    }),
+    { maxLength: 5, selector: (tool) => tool.name },
+  )
+  .map((tools) =>
+    tools.map(
+      ({ outputSchema, ...tool }): ToolSchema => (outputSchema === undefined ? tool : { ...tool, outputSchema }),
+    ),
+  );
 
 const IMPOSSIBLE = Symbol('no value satisfies the schema');
 
@@ -98,7 +151,9 @@ function sample(node: unknown): unknown {
 function expression(value: unknown): string {
   if (Array.isArray(value)) return `[${value.map(expression).join(', ')}]`;
   if (typeof value === 'object' && value !== null) {
-    return `{ ${Object.entries(value).map(([key, item]) => `[${JSON.stringify(key)}]: ${expression(item)}`).join(', ')} }`;
+    return `{ ${Object.entries(value)
+      .map(([key, item]) => `[${JSON.stringify(key)}]: ${expression(item)}`)
+      .join(', ')} }`;
   }
   return JSON.stringify(value);
 }

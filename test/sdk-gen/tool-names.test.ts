@@ -10,19 +10,124 @@ import { capDescription, checkProgram, generateSdk } from '../../sdk-gen/index.t
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 
 const KEYWORDS = [
-  'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do', 'else', 'enum',
-  'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in', 'instanceof', 'new', 'null',
-  'return', 'super', 'switch', 'this', 'throw', 'true', 'try', 'typeof', 'var', 'void', 'while', 'with', 'as',
-  'implements', 'interface', 'let', 'package', 'private', 'protected', 'public', 'static', 'yield', 'any',
-  'boolean', 'constructor', 'declare', 'get', 'set', 'module', 'require', 'number', 'string', 'symbol', 'type',
-  'from', 'of', 'readonly', 'keyof', 'unique', 'infer', 'is', 'asserts', 'abstract', 'async', 'await', 'accessor',
-  'satisfies', 'out', 'override', 'namespace', 'global', 'never', 'unknown', 'object', 'undefined', 'bigint',
+  'break',
+  'case',
+  'catch',
+  'class',
+  'const',
+  'continue',
+  'debugger',
+  'default',
+  'delete',
+  'do',
+  'else',
+  'enum',
+  'export',
+  'extends',
+  'false',
+  'finally',
+  'for',
+  'function',
+  'if',
+  'import',
+  'in',
+  'instanceof',
+  'new',
+  'null',
+  'return',
+  'super',
+  'switch',
+  'this',
+  'throw',
+  'true',
+  'try',
+  'typeof',
+  'var',
+  'void',
+  'while',
+  'with',
+  'as',
+  'implements',
+  'interface',
+  'let',
+  'package',
+  'private',
+  'protected',
+  'public',
+  'static',
+  'yield',
+  'any',
+  'boolean',
+  'constructor',
+  'declare',
+  'get',
+  'set',
+  'module',
+  'require',
+  'number',
+  'string',
+  'symbol',
+  'type',
+  'from',
+  'of',
+  'readonly',
+  'keyof',
+  'unique',
+  'infer',
+  'is',
+  'asserts',
+  'abstract',
+  'async',
+  'await',
+  'accessor',
+  'satisfies',
+  'out',
+  'override',
+  'namespace',
+  'global',
+  'never',
+  'unknown',
+  'object',
+  'undefined',
+  'bigint',
 ];
 const ODD_NAMES = [
-  'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'prototype', 'x-y', 'x_y', 'x.y', 'x y', 'X-Y', 'xY',
-  '3d', '', ' ', 'café', '名前', '🙂', 'a"b', "a'b", 'a\\b', 'line\nbreak', 'tab\there', '\u2028', '*/', '/*',
-  '`${x}`', '</script>', 'iterator', 'promise_settled', 'JsonValue', 'ToolCallError', 'tools', 'Tool', 'tool2',
-  '\ud800', 'x'.repeat(300),
+  'toString',
+  'valueOf',
+  'hasOwnProperty',
+  '__proto__',
+  'prototype',
+  'x-y',
+  'x_y',
+  'x.y',
+  'x y',
+  'X-Y',
+  'xY',
+  '3d',
+  '',
+  ' ',
+  'café',
+  '名前',
+  '🙂',
+  'a"b',
+  "a'b",
+  'a\\b',
+  'line\nbreak',
+  'tab\there',
+  '\u2028',
+  '*/',
+  '/*',
+  '`${x}`',
+  '</script>',
+  'iterator',
+  'promise_settled',
+  'JsonValue',
+  'ToolCallError',
+  'tools',
+  'Tool',
+  'tool2',
+  '\ud800',
+  'x'.repeat(300),
 ];
 const NAMES = [...new Set([...KEYWORDS, ...ODD_NAMES])];
 
@@ -31,7 +136,12 @@ function toolsFor(names: readonly string[]): ToolSchema[] {
     name,
     description: `Tool ${name}.`,
     parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
-    outputSchema: { type: 'object', properties: { ok: { type: 'boolean' } }, required: ['ok'], additionalProperties: false },
+    outputSchema: {
+      type: 'object',
+      properties: { ok: { type: 'boolean' } },
+      required: ['ok'],
+      additionalProperties: false,
+    },
   }));
 }
 
@@ -45,7 +155,8 @@ interface Member {
 function toolsMembers(sdk: string): Member[] {
   const file = ts.createSourceFile('sdk.ts', sdk, ts.ScriptTarget.ES2023, true);
   const statement = file.statements.find(
-    (node): node is ts.VariableStatement => ts.isVariableStatement(node) && node.declarationList.declarations[0]?.name.getText(file) === 'tools',
+    (node): node is ts.VariableStatement =>
+      ts.isVariableStatement(node) && node.declarationList.declarations[0]?.name.getText(file) === 'tools',
   );
   const literal = statement?.declarationList.declarations[0]?.type;
   if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
@@ -100,7 +211,10 @@ describe('tool names', () => {
 
   it('never redeclares a lib type such as IteratorResult', () => {
     const members = toolsMembers(generateSdk(toolsFor(['iterator', 'promise_settled'])));
-    expect(members.map((member) => member.resultType)).toEqual(['Promise<Iterator2Result>', 'Promise<PromiseSettled2Result>']);
+    expect(members.map((member) => member.resultType)).toEqual([
+      'Promise<Iterator2Result>',
+      'Promise<PromiseSettled2Result>',
+    ]);
   });
 
   it('reserves every ES lib type whose name ends in Args or Result', () => {
@@ -117,12 +231,26 @@ describe('tool names', () => {
   });
 
   it('type-checks a program that calls every tool by bracket access with its wire name', () => {
-    const program = NAMES.map((name, index) => `const r${index} = await tools[${JSON.stringify(name)}]({ id: "1" });\nif (!r${index}.ok) return ${index};`).join('\n');
+    const program = NAMES.map(
+      (name, index) =>
+        `const r${index} = await tools[${JSON.stringify(name)}]({ id: "1" });\nif (!r${index}.ok) return ${index};`,
+    ).join('\n');
     expect(checkProgram(sdk, program)).toEqual([]);
   });
 
   it('type-checks dot access for names that are identifiers, keywords and Object.prototype members included', () => {
-    const program = ['toString', 'valueOf', 'hasOwnProperty', '__proto__', 'constructor', 'delete', 'new', 'class', 'get', 'await']
+    const program = [
+      'toString',
+      'valueOf',
+      'hasOwnProperty',
+      '__proto__',
+      'constructor',
+      'delete',
+      'new',
+      'class',
+      'get',
+      'await',
+    ]
       .map((name) => `await tools.${name}({ id: "1" });`)
       .join('\n');
     expect(checkProgram(sdk, program)).toEqual([]);
@@ -193,11 +321,15 @@ describe('adversarial descriptions and literals', () => {
     // The hostile tools, then the deferred one (after its heading comment), then $describe and $search.
     expect(literal.members).toHaveLength(nasty.length + 3);
     literal.members.slice(0, nasty.length).forEach((member, index) => {
-      const comments = (ts.getLeadingCommentRanges(sdk, member.pos) ?? []).map((range) => sdk.slice(range.pos, range.end));
+      const comments = (ts.getLeadingCommentRanges(sdk, member.pos) ?? []).map((range) =>
+        sdk.slice(range.pos, range.end),
+      );
       expect(comments).toEqual([`/** ${expected(nasty[index] ?? '')} */`]);
     });
     const deferredMember = literal.members[nasty.length]!;
-    const deferredComments = (ts.getLeadingCommentRanges(sdk, deferredMember.pos) ?? []).map((range) => sdk.slice(range.pos, range.end));
+    const deferredComments = (ts.getLeadingCommentRanges(sdk, deferredMember.pos) ?? []).map((range) =>
+      sdk.slice(range.pos, range.end),
+    );
     expect(deferredComments).toHaveLength(2); // the deferred heading, then one summary doc comment
     expect(deferredComments[1]).toMatch(/^\/\*\* [^\n]*… \*\/$/);
     expect(deferredComments[1]!.slice(3, -2)).not.toContain('*/');

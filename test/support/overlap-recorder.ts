@@ -10,7 +10,8 @@ export class OverlapRecorder {
   maxParallel = 0;
 
   enter(id: string, parallel: boolean): void {
-    if (!parallel && this.running.size > 0) this.violations.push(`exclusive ${id} started while ${[...this.running.keys()].join(',')} ran`);
+    if (!parallel && this.running.size > 0)
+      this.violations.push(`exclusive ${id} started while ${[...this.running.keys()].join(',')} ran`);
     for (const [other, otherParallel] of this.running) {
       if (!otherParallel) this.violations.push(`${id} started while exclusive ${other} ran`);
     }

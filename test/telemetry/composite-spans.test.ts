@@ -4,7 +4,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { context, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createToolRuntime, defineTool } from '../../src/index.ts';
 
@@ -36,21 +41,32 @@ function tree(spans: readonly ReadableSpan[]): string[] {
 describe('composite tools in traces', () => {
   it('inner calls are child spans of the composite, which is a child of run_code', async () => {
     const rt = createToolRuntime({ mode: 'ptc', sandbox });
-    rt.register(defineTool({
-      name: 'leaf',
-      description: 'A leaf.',
-      parameters: {},
-      output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
-      execute: () => 'leaf',
-    }));
-    rt.register(defineTool({
-      name: 'pair',
-      description: 'Calls leaf twice.',
-      parameters: {},
-      output: { schema: { type: 'json' }, render: () => [] },
-      execute: async (_a, exec) => [(await exec.callTool('leaf', {})).value!, (await exec.callTool('leaf', {})).value!],
-    }));
-    const result = await rt.execute({ callId: 'rc', name: 'run_code', arguments: { description: 'Pair', code: 'return await tools.pair({});' } });
+    rt.register(
+      defineTool({
+        name: 'leaf',
+        description: 'A leaf.',
+        parameters: {},
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        execute: () => 'leaf',
+      }),
+    );
+    rt.register(
+      defineTool({
+        name: 'pair',
+        description: 'Calls leaf twice.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_a, exec) => [
+          (await exec.callTool('leaf', {})).value!,
+          (await exec.callTool('leaf', {})).value!,
+        ],
+      }),
+    );
+    const result = await rt.execute({
+      callId: 'rc',
+      name: 'run_code',
+      arguments: { description: 'Pair', code: 'return await tools.pair({});' },
+    });
     expect((result.value as { result: unknown }).result).toEqual(['leaf', 'leaf']);
     expect(tree(exporter.getFinishedSpans())).toEqual([
       'execute_tool run_code (rc)',

@@ -6,7 +6,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
 import { context, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
-import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import {
+  BasicTracerProvider,
+  InMemorySpanExporter,
+  SimpleSpanProcessor,
+  type ReadableSpan,
+} from '@opentelemetry/sdk-trace-base';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
 import { createToolRuntime, defineTool, deny, type ToolRuntime, type ToolRuntimeOptions } from '../../src/index.ts';
@@ -90,7 +95,15 @@ describe('OpenTelemetry spans', () => {
     expect(result.isError).toBe(false);
     const spans = exporter.getFinishedSpans();
     expect(tree(spans)).toBe(
-      ['agent turn', '  execute_tool run_code', '    execute_tool double', '      tool work', '    execute_tool double', '      tool work', '    execute_tool double'].join('\n'),
+      [
+        'agent turn',
+        '  execute_tool run_code',
+        '    execute_tool double',
+        '      tool work',
+        '    execute_tool double',
+        '      tool work',
+        '    execute_tool double',
+      ].join('\n'),
     );
     const [turn] = named(spans, 'agent turn');
     const [run] = named(spans, 'execute_tool run_code');
@@ -109,7 +122,11 @@ describe('OpenTelemetry spans', () => {
       'ptc.run_code.logs_truncated': false,
     });
     expect(run!.status.code).toBe(SpanStatusCode.UNSET);
-    expect(nested.map((s) => s.attributes['gen_ai.tool.call.id']).sort()).toEqual(['call-7:ptc:1', 'call-7:ptc:2', 'call-7:ptc:3']);
+    expect(nested.map((s) => s.attributes['gen_ai.tool.call.id']).sort()).toEqual([
+      'call-7:ptc:1',
+      'call-7:ptc:2',
+      'call-7:ptc:3',
+    ]);
     for (const span of nested) expect(parentOf(span)).toBe(run!.spanContext().spanId);
     const denied = nested.find((s) => s.attributes['gen_ai.tool.call.id'] === 'call-7:ptc:3')!;
     expect(denied.status).toEqual({ code: SpanStatusCode.ERROR, message: 'unlucky' });
@@ -121,7 +138,10 @@ describe('OpenTelemetry spans', () => {
     const result = await rt.execute({
       callId: 'r1',
       name: 'run_code',
-      arguments: { description: 'Too many calls', code: 'for (let i = 0; i < 5; i++) await tools.double({ n: i }); return 1;' },
+      arguments: {
+        description: 'Too many calls',
+        code: 'for (let i = 0; i < 5; i++) await tools.double({ n: i }); return 1;',
+      },
     });
     expect(result.error?.info?.['kind']).toBe('call-limit');
     const [run] = named(exporter.getFinishedSpans(), 'execute_tool run_code');
@@ -137,7 +157,11 @@ describe('OpenTelemetry spans', () => {
 
   it('marks truncated logs, and a compile failure as its own outcome without a limit', async () => {
     const rt = runtime({ limits: { maxLogBytes: 64 } });
-    await rt.execute({ callId: 'r2', name: 'run_code', arguments: { description: 'Chatty', code: 'for (let i = 0; i < 20; i++) console.log("line " + i); return 0;' } });
+    await rt.execute({
+      callId: 'r2',
+      name: 'run_code',
+      arguments: { description: 'Chatty', code: 'for (let i = 0; i < 20; i++) console.log("line " + i); return 0;' },
+    });
     await rt.execute({ callId: 'r3', name: 'run_code', arguments: { description: 'Broken', code: 'return (;' } });
     const runs = named(exporter.getFinishedSpans(), 'execute_tool run_code');
     const chatty = runs.find((s) => s.attributes['gen_ai.tool.call.id'] === 'r2')!;
@@ -151,17 +175,29 @@ describe('OpenTelemetry spans', () => {
     const rt = runtime();
     rt.createAgent('support');
     await trace.getTracer('app').startActiveSpan('step', async (step) => {
-      await rt.executeTurn([
-        { callId: 't1', name: 'double', arguments: { n: 4 } },
-        { callId: 't2', name: 'double', arguments: { n: 13 } },
-        { callId: 't3', name: 'nope', arguments: {} },
-      ], { agent: 'support' });
+      await rt.executeTurn(
+        [
+          { callId: 't1', name: 'double', arguments: { n: 4 } },
+          { callId: 't2', name: 'double', arguments: { n: 13 } },
+          { callId: 't3', name: 'nope', arguments: {} },
+        ],
+        { agent: 'support' },
+      );
       step.end();
     });
     const spans = exporter.getFinishedSpans();
     const [step] = named(spans, 'step');
     const calls = spans.filter((s) => s.name.startsWith('execute_tool '));
-    expect(calls.map((s) => [s.name, s.attributes['gen_ai.tool.call.id'], s.attributes['error.type'] ?? null, s.attributes['ptc.agent']]).sort()).toEqual([
+    expect(
+      calls
+        .map((s) => [
+          s.name,
+          s.attributes['gen_ai.tool.call.id'],
+          s.attributes['error.type'] ?? null,
+          s.attributes['ptc.agent'],
+        ])
+        .sort(),
+    ).toEqual([
       ['execute_tool double', 't1', null, 'support'],
       ['execute_tool double', 't2', 'DENIED', 'support'],
       ['execute_tool nope', 't3', 'UNKNOWN_TOOL', 'support'],
@@ -171,21 +207,31 @@ describe('OpenTelemetry spans', () => {
 
   it('a composite tool: its exec.callTool calls are children of its span', async () => {
     const rt = runtime();
-    rt.register(defineTool({
-      name: 'quadruple',
-      description: 'Doubles twice through exec.callTool.',
-      parameters: { n: { type: 'number', required: true } },
-      output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-      execute: async ({ n }, exec) => {
-        const once = await exec.callTool('double', { n });
-        const twice = await exec.callTool('double', { n: once.value });
-        return twice.value as number;
-      },
-    }));
+    rt.register(
+      defineTool({
+        name: 'quadruple',
+        description: 'Doubles twice through exec.callTool.',
+        parameters: { n: { type: 'number', required: true } },
+        output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+        execute: async ({ n }, exec) => {
+          const once = await exec.callTool('double', { n });
+          const twice = await exec.callTool('double', { n: once.value });
+          return twice.value as number;
+        },
+      }),
+    );
     const result = await rt.execute({ callId: 'q1', name: 'quadruple', arguments: { n: 3 } });
     expect(result.value).toBe(12);
     const spans = exporter.getFinishedSpans();
-    expect(tree(spans)).toBe(['execute_tool quadruple', '  execute_tool double', '    tool work', '  execute_tool double', '    tool work'].join('\n'));
+    expect(tree(spans)).toBe(
+      [
+        'execute_tool quadruple',
+        '  execute_tool double',
+        '    tool work',
+        '  execute_tool double',
+        '    tool work',
+      ].join('\n'),
+    );
   });
 
   it('emits nothing with telemetry: false', async () => {
@@ -201,10 +247,20 @@ describe('without @opentelemetry/api', () => {
     const { execFile } = await import('node:child_process');
     const fixture = new URL('./fixtures/without-otel.ts', import.meta.url).pathname;
     const out = await new Promise<string>((resolve, reject) => {
-      execFile(process.execPath, ['--no-node-snapshot', fixture], { env: { ...process.env, NODE_OPTIONS: '' } }, (error, stdout, stderr) =>
-        error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
+      execFile(
+        process.execPath,
+        ['--no-node-snapshot', fixture],
+        { env: { ...process.env, NODE_OPTIONS: '' } },
+        (error, stdout, stderr) =>
+          error === null ? resolve(stdout) : reject(new Error(`${error.message}\n${stderr}`)),
       );
     });
-    expect(JSON.parse(out)).toEqual({ results: [{ logs: [], result: 'a' }, { logs: [], result: 'b' }], attempts: 1 });
+    expect(JSON.parse(out)).toEqual({
+      results: [
+        { logs: [], result: 'a' },
+        { logs: [], result: 'b' },
+      ],
+      attempts: 1,
+    });
   });
 });

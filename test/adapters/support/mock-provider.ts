@@ -28,7 +28,9 @@ async function readBody(request: IncomingMessage): Promise<JsonObject> {
 
 export async function startMockProvider(options: {
   /** The request path replies are scripted for, e.g. `/v1/messages`. */
-  readonly routes: Readonly<Record<string, { readonly validate: (body: JsonObject) => string[]; readonly replies: Reply[] }>>;
+  readonly routes: Readonly<
+    Record<string, { readonly validate: (body: JsonObject) => string[]; readonly replies: Reply[] }>
+  >;
   /** The error body the provider sends with a 400. */
   readonly errorBody: (message: string) => JsonObject;
 }): Promise<MockProvider> {
@@ -42,7 +44,8 @@ export async function startMockProvider(options: {
         response.writeHead(status, { 'content-type': 'application/json' });
         response.end(JSON.stringify(body));
       };
-      if (route === undefined || request.method !== 'POST') return send(404, options.errorBody(`no route ${request.method} ${path}`));
+      if (route === undefined || request.method !== 'POST')
+        return send(404, options.errorBody(`no route ${request.method} ${path}`));
       const body = await readBody(request);
       const problems = route.validate(body);
       requests.push({ path, body, problems });
@@ -66,5 +69,6 @@ export async function startMockProvider(options: {
   };
 }
 
-export const isObject = (v: Json | undefined): v is JsonObject => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: Json | undefined): v is JsonObject =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const asArray = (v: Json | undefined): Json[] => (Array.isArray(v) ? v : []);

@@ -14,14 +14,17 @@ const blank = (text: Json | undefined): boolean => typeof text !== 'string' || t
 function anthropicBlocks(blocks: Json[], where: string, problems: string[]): void {
   blocks.forEach((block, i) => {
     if (!isObject(block)) return void problems.push(`${where}.${i}: not an object`);
-    if (block['type'] === 'text' && blank(block['text'])) problems.push(`${where}.${i}: text content blocks must be non-empty`);
+    if (block['type'] === 'text' && blank(block['text']))
+      problems.push(`${where}.${i}: text content blocks must be non-empty`);
     if (block['type'] === 'image') {
       const source = block['source'];
-      if (!isObject(source) || !ANTHROPIC_IMAGES.has(String(source['media_type']))) problems.push(`${where}.${i}: image media_type must be one of ${[...ANTHROPIC_IMAGES].join(', ')}`);
+      if (!isObject(source) || !ANTHROPIC_IMAGES.has(String(source['media_type'])))
+        problems.push(`${where}.${i}: image media_type must be one of ${[...ANTHROPIC_IMAGES].join(', ')}`);
     }
     if (block['type'] === 'tool_result') {
       const content = block['content'];
-      if (typeof content === 'string' && blank(content)) problems.push(`${where}.${i}.content: text content blocks must be non-empty`);
+      if (typeof content === 'string' && blank(content))
+        problems.push(`${where}.${i}.content: text content blocks must be non-empty`);
       if (Array.isArray(content)) anthropicBlocks(content, `${where}.${i}.content`, problems);
     }
   });
@@ -33,9 +36,11 @@ export function anthropicProblems(body: JsonObject): string[] {
     if (!isObject(tool) || typeof tool['name'] !== 'string' || !ANTHROPIC_NAME.test(tool['name'])) {
       problems.push(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
     }
-    if (isObject(tool) && (!isObject(tool['input_schema']) || tool['input_schema']['type'] !== 'object')) problems.push(`tools.${i}.input_schema.type: must be "object"`);
+    if (isObject(tool) && (!isObject(tool['input_schema']) || tool['input_schema']['type'] !== 'object'))
+      problems.push(`tools.${i}.input_schema.type: must be "object"`);
   });
-  if (typeof body['system'] === 'string' && blank(body['system'])) problems.push('system: text content blocks must be non-empty');
+  if (typeof body['system'] === 'string' && blank(body['system']))
+    problems.push('system: text content blocks must be non-empty');
   const messages = asArray(body['messages']);
   messages.forEach((message, m) => {
     if (!isObject(message)) return void problems.push(`messages.${m}: not an object`);
@@ -46,7 +51,9 @@ export function anthropicProblems(body: JsonObject): string[] {
     }
     anthropicBlocks(asArray(content), `messages.${m}.content`, problems);
     if (message['role'] !== 'assistant') return;
-    const uses = asArray(content).filter((b): b is JsonObject => isObject(b) && b['type'] === 'tool_use').map((b) => String(b['id']));
+    const uses = asArray(content)
+      .filter((b): b is JsonObject => isObject(b) && b['type'] === 'tool_use')
+      .map((b) => String(b['id']));
     if (uses.length === 0) return;
     const next = messages[m + 1];
     if (next === undefined) return;
@@ -58,20 +65,32 @@ export function anthropicProblems(body: JsonObject): string[] {
     }
     const missing = uses.filter((id) => !leading.includes(id));
     if (missing.length > 0) {
-      problems.push(`messages.${m}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}`);
+      problems.push(
+        `messages.${m}: \`tool_use\` ids were found without \`tool_result\` blocks immediately after: ${missing.join(', ')}`,
+      );
     }
     const stray = leading.filter((id) => !uses.includes(id));
-    if (stray.length > 0) problems.push(`messages.${m + 1}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(', ')}`);
+    if (stray.length > 0)
+      problems.push(
+        `messages.${m + 1}: unexpected \`tool_use_id\` found in \`tool_result\` blocks: ${stray.join(', ')}`,
+      );
   });
   return problems;
 }
 
-function openAINames(tools: Json | undefined, nameOf: (tool: JsonObject) => Json | undefined, problems: string[]): void {
+function openAINames(
+  tools: Json | undefined,
+  nameOf: (tool: JsonObject) => Json | undefined,
+  problems: string[],
+): void {
   if (tools === undefined) return;
   if (!Array.isArray(tools) || tools.length === 0) return void problems.push("[] is too short - 'tools'");
   tools.forEach((tool, i) => {
     const name = isObject(tool) ? nameOf(tool) : undefined;
-    if (typeof name !== 'string' || !OPENAI_NAME.test(name)) problems.push(`Invalid 'tools[${i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters)`);
+    if (typeof name !== 'string' || !OPENAI_NAME.test(name))
+      problems.push(
+        `Invalid 'tools[${i}].name': string does not match pattern. Expected a string that matches the pattern '^[a-zA-Z0-9_-]+$' (at most 64 characters)`,
+      );
   });
 }
 
@@ -82,9 +101,16 @@ function openAIUserParts(content: Json | undefined, where: string, problems: str
   }
   asArray(content).forEach((part, i) => {
     if (!isObject(part)) return;
-    if ((part['type'] === 'text' || part['type'] === 'input_text') && blank(part['text'])) problems.push(`${where}[${i}]: empty text`);
-    const url = part['type'] === 'image_url' && isObject(part['image_url']) ? part['image_url']['url'] : part['type'] === 'input_image' ? part['image_url'] : undefined;
-    if (url !== undefined && !OPENAI_IMAGE_URL.test(String(url))) problems.push(`${where}[${i}]: unsupported image type`);
+    if ((part['type'] === 'text' || part['type'] === 'input_text') && blank(part['text']))
+      problems.push(`${where}[${i}]: empty text`);
+    const url =
+      part['type'] === 'image_url' && isObject(part['image_url'])
+        ? part['image_url']['url']
+        : part['type'] === 'input_image'
+          ? part['image_url']
+          : undefined;
+    if (url !== undefined && !OPENAI_IMAGE_URL.test(String(url)))
+      problems.push(`${where}[${i}]: unsupported image type`);
   });
 }
 
@@ -103,16 +129,20 @@ export function openAIChatProblems(body: JsonObject): string[] {
       return;
     }
     if (open.size > 0) {
-      problems.push(`An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`);
+      problems.push(
+        `An assistant message with 'tool_calls' must be followed by tool messages responding to each 'tool_call_id'. The following tool_call_ids did not have response messages: ${[...open].join(', ')}`,
+      );
       open.clear();
     }
-    if (role === 'user' || role === 'system' || role === 'developer') openAIUserParts(message['content'], `messages.[${m}].content`, problems);
+    if (role === 'user' || role === 'system' || role === 'developer')
+      openAIUserParts(message['content'], `messages.[${m}].content`, problems);
     if (role === 'assistant') {
       for (const call of asArray(message['tool_calls'])) {
         if (!isObject(call)) continue;
         open.add(String(call['id']));
         const name = isObject(call['function']) ? call['function']['name'] : undefined;
-        if (typeof name !== 'string' || !OPENAI_NAME.test(name)) problems.push(`messages.[${m}].tool_calls: invalid function name`);
+        if (typeof name !== 'string' || !OPENAI_NAME.test(name))
+          problems.push(`messages.[${m}].tool_calls: invalid function name`);
       }
     }
   });
@@ -130,7 +160,8 @@ export function openAIResponsesProblems(body: JsonObject): string[] {
     if (!isObject(item)) return;
     if (item['type'] === 'function_call') {
       calls.add(String(item['call_id']));
-      if (typeof item['name'] !== 'string' || !OPENAI_NAME.test(item['name'])) problems.push(`input[${i}].name: invalid function name`);
+      if (typeof item['name'] !== 'string' || !OPENAI_NAME.test(item['name']))
+        problems.push(`input[${i}].name: invalid function name`);
     } else if (item['type'] === 'function_call_output') {
       const id = String(item['call_id']);
       if (!calls.has(id)) problems.push(`No tool call found for function call output with call_id ${id}.`);

@@ -9,7 +9,10 @@ export function ticketTools(): Tool[] {
       name: 'tickets.count',
       description: 'Counts support tickets by status.',
       parameters: { status: { type: 'string', enum: ['open', 'closed'], required: true } },
-      output: { schema: { type: 'integer' }, render: (args, value) => [{ type: 'text', text: `${value} ${args.status} tickets` }] },
+      output: {
+        schema: { type: 'integer' },
+        render: (args, value) => [{ type: 'text', text: `${value} ${args.status} tickets` }],
+      },
       isConcurrencySafe: () => true,
       execute: ({ status }) => (status === 'open' ? 3 : 5),
     }),
