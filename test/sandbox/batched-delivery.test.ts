@@ -1,6 +1,6 @@
 // Outcomes of calls that settle together are handed to the guest in one crossing: every
 // call still gets its own outcome (values and errors never mix up), in both isolation modes.
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, describe, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
 import { expectOk } from './helpers.ts';
