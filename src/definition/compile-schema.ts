@@ -12,14 +12,6 @@ export const MAX_SCHEMA_DEPTH = 64;
 
 export type JsonSchema = { [keyword: string]: JsonMutable };
 
-export interface CompileOptions {
-  /**
-   * The DSL (defineTool): properties carry `required: true`; nested objects must state
-   * `additionalProperties`; `type: 'json'` nodes are allowed.
-   */
-  readonly dialect: 'dsl';
-}
-
 const TYPES = new Set(['string', 'number', 'integer', 'boolean', 'null', 'array', 'object']);
 const ANNOTATIONS = ['description', 'title', 'default', 'examples'] as const;
 const BY_TYPE: Record<string, readonly string[]> = {
@@ -56,13 +48,13 @@ const ownKeys = (v: Record<string, unknown>): string[] => Object.keys(v);
 const prop = (v: Record<string, unknown>, k: string): unknown => (Object.hasOwn(v, k) ? v[k] : undefined);
 
 /** Compiles one schema node (an output schema, or a property's schema). */
-export function compileSchema(root: unknown, path: string, options: CompileOptions): JsonSchema {
+export function compileSchema(root: unknown, path: string): JsonSchema {
   let result: JsonSchema | undefined;
   const stack: Task[] = [{ node: root, path, depth: 1, assign: (s) => (result = s) }];
   const onPath = new Map<object, number>(); // node -> depth at which it is being expanded
   while (stack.length > 0) {
     const task = stack.pop()!;
-    compileNode(task, stack, onPath, options);
+    compileNode(task, stack, onPath);
   }
   return result!;
 }
@@ -71,10 +63,10 @@ export function compileSchema(root: unknown, path: string, options: CompileOptio
 export function compileParameters(map: unknown, path = 'parameters'): JsonSchema {
   if (!isRecord(map))
     fail(path, 'parameters must be a property map object, e.g. { q: { type: "string", required: true } }');
-  return compileSchema({ type: 'object', properties: map, additionalProperties: true }, path, { dialect: 'dsl' });
+  return compileSchema({ type: 'object', properties: map, additionalProperties: true }, path);
 }
 
-function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, options: CompileOptions): void {
+function compileNode(task: Task, stack: Task[], onPath: Map<object, number>): void {
   const { node, path, depth } = task;
   if (depth > MAX_SCHEMA_DEPTH) fail(path, `nesting deeper than ${MAX_SCHEMA_DEPTH} levels is not supported`);
   if (!isRecord(node)) fail(path, 'expected a schema object');
@@ -136,7 +128,7 @@ function compileNode(task: Task, stack: Task[], onPath: Map<object, number>, opt
   for (const kw of BY_TYPE[t] ?? []) allowed.add(kw);
   checkKeywords(n, allowed, path);
   out.type = nullable === true ? [t, 'null'] : t;
-  copyTypeKeywords(n, out, [t], path, depth, stack, options);
+  copyTypeKeywords(n, out, [t], path, depth, stack);
   if (nullable === true && Array.isArray(out.enum)) out.enum = [...out.enum, null];
   // `const` would refuse the null that `nullable` (and the inferred type) allows.
   if (nullable === true && Object.hasOwn(out, 'const') && out.enum === undefined) {
@@ -164,7 +156,6 @@ function copyTypeKeywords(
   path: string,
   depth: number,
   stack: Task[],
-  options: CompileOptions,
 ): void {
   const numberKw = [
     'minimum',
@@ -214,17 +205,10 @@ function copyTypeKeywords(
       stack.push({ node: items, path: `${path}.items`, depth: depth + 1, assign: (s) => (out.items = s) });
     }
   }
-  if (kinds.includes('object')) compileObject(n, out, path, depth, stack, options);
+  if (kinds.includes('object')) compileObject(n, out, path, depth, stack);
 }
 
-function compileObject(
-  n: Record<string, unknown>,
-  out: JsonSchema,
-  path: string,
-  depth: number,
-  stack: Task[],
-  options: CompileOptions,
-): void {
+function compileObject(n: Record<string, unknown>, out: JsonSchema, path: string, depth: number, stack: Task[]): void {
   const additional = prop(n, 'additionalProperties');
   if (typeof additional !== 'boolean') {
     fail(

@@ -136,7 +136,7 @@ const issuesOf = (validate: ValidateFunction, value: unknown): ArgIssue[] => val
 export function defineTool<const P extends PropertyMap, const O extends SchemaNode>(spec: ToolSpec<P, O>): Tool {
   checkSpec(spec as unknown as Record<string, unknown>);
   const parameters = compileParameters(spec.parameters, 'parameters');
-  const outputSchema = compileSchema(spec.output.schema, 'output.schema', { dialect: 'dsl' });
+  const outputSchema = compileSchema(spec.output.schema, 'output.schema');
   // Compiled once per definition, never per call.
   return buildTool(spec as unknown as ToolSpecBase<JsonValue, JsonValue>, {
     parameters,
