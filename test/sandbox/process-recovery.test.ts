@@ -125,7 +125,7 @@ describe('process isolation: crash recovery', () => {
     } finally {
       await sandbox.close();
     }
-  });
+  }, 90_000); // two process starts, a hang grace and a respawn: slow on a loaded 2-core machine
 
   it('runs in other sandbox processes carry on while one is killed', async () => {
     const victim = new ProcessSandbox({ poolSize: 0 });
