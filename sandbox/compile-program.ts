@@ -5,6 +5,7 @@
 // and a compiler that dies on a program is replaced (see esbuild-service.ts).
 import { randomBytes } from 'node:crypto';
 import type { Message, TransformFailure } from 'esbuild';
+import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
 
@@ -12,13 +13,13 @@ import { START_GLOBAL } from './guest-protocol.ts';
 export const MAX_PROGRAM_BYTES = 1_048_576;
 /** Largest compiled output (script plus source map), in characters. */
 export const MAX_COMPILED_CHARS = 16 * 1_048_576;
+export { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
+
 /** Longest a compile may take before the compiler is stopped. */
 export const COMPILE_TIME_LIMIT_MS = 10_000;
 
 /** The guest prelude defines this starter; the program script calls it once. */
 export const PROGRAM_START_GLOBAL = START_GLOBAL;
-/** File name of the program in guest stack traces (mapped back through the source map). */
-export const PROGRAM_FILE_NAME = 'program.ts';
 
 // One line before the model's code, so model line = compiled-input line - 1. The body
 // sits in a labeled block whose label is a fresh nonce, and the suffix breaks to that
@@ -31,15 +32,6 @@ function wrap(code: string): { text: string; label: string } {
 // Appended after esbuild: the script's completion value is always `undefined`, so the
 // host never copies a guest object out of the isolate.
 const COMPLETION = '\n;void 0;\n';
-
-export interface CompiledProgram {
-  /** JavaScript to evaluate in the guest context (after the prelude). */
-  readonly js: string;
-  /** Source map (v3 JSON) from `js` to the wrapped source; see `locateInProgram`. */
-  readonly sourceMap: string;
-  /** Line count of the model's code, to clamp positions that fall in the wrapper. */
-  readonly lineCount: number;
-}
 
 export type CompileResult =
   | { readonly ok: true; readonly program: CompiledProgram }

@@ -1,6 +1,6 @@
 // The script evaluated in every guest context before the program: the TypeScript modules
 // in sandbox/guest/ (entry guest-main.ts), bundled into guest-prelude-bundle.ts by
-// `npm run bundle:prelude`. It builds the only things a program sees (`tools`,
+// `npm run bundle`. It builds the only things a program sees (`tools`,
 // `ToolCallError`, `console`), enforces the guest-side budgets, and speaks to the host
 // with JSON strings only; the messages and global names are in guest-protocol.ts, shared
 // by both sides.

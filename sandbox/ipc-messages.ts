@@ -1,7 +1,7 @@
 // Messages between the host and the sandbox child process (Node IPC, JSON serialization).
 // Every run-scoped message carries its runId. The host checks what the child sends:
 // a child is trusted less than the host.
-import type { CompiledProgram } from './compile-program.ts';
+import type { CompiledProgram } from './compiled-program.ts';
 import { isRawRunOutcome, type RawRunOutcome } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
 

@@ -4,7 +4,7 @@
 // disposed at the end, whatever happened. Only async isolated-vm APIs are used once the
 // program is loaded, so guest code never runs on this thread and the timers here always
 // fire; the host only ever reads strings that guest code produced.
-import { PROGRAM_FILE_NAME, type CompiledProgram } from './compile-program.ts';
+import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';

@@ -1,6 +1,6 @@
 // Maps a guest stack trace back to a position in the model's own code, through the
 // source map esbuild produced for the compiled program.
-import { PROGRAM_FILE_NAME, type CompiledProgram } from './compile-program.ts';
+import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { RawRunOutcome } from './run-outcome.ts';
 
 const BASE64 = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';

@@ -59,9 +59,12 @@ interface Child {
   dead: boolean;
 }
 
-const CHILD_ENTRY = fileURLToPath(
-  new URL(`./sandbox-process${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
-);
+// The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
+// strips types with a WebAssembly compiler and reads CommonJS exports for ESM with
+// another, and V8's WebAssembly code GC, running on a background thread while isolates
+// come and go, deadlocked the child (isolated-vm 7.0.1 on Node 24 and 26: a fresh
+// process hung a run now and then under load). No WebAssembly in the child, no deadlock.
+const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
 /** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
 const STARTUP_LIMIT_MS = 30_000;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */

@@ -4,5 +4,6 @@ import { cpSync } from 'node:fs';
 import { join } from 'node:path';
 
 const outDir = process.argv[2] ?? 'dist';
-const assets = ['src/demo/shop-data.json'];
+// The sandbox process runs from its committed CommonJS bundle (see sandbox/bundle-sandbox-process.ts).
+const assets = ['src/demo/shop-data.json', 'sandbox/sandbox-process.bundle.cjs'];
 for (const asset of assets) cpSync(asset, join(outDir, asset));

@@ -4,7 +4,7 @@
 // deleted from the global) and the program its one-shot starter. The program's outcome
 // is computed and formatted here, under try/catch, so the host never reads a guest
 // object (looping getters, Proxies and non-Errors stay inside).
-// Bundled to one script by scripts/bundle-guest-prelude.ts (see guest-prelude-bundle.ts).
+// Bundled to one script by sandbox/bundle-guest-prelude.ts (see guest-prelude-bundle.ts).
 import './host-link.ts';
 import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, START_GLOBAL, type GuestConfig } from '../guest-protocol.ts';
 import { post } from './host-link.ts';

@@ -5,7 +5,7 @@ import { bundleGuestPrelude } from '../../sandbox/bundle-guest-prelude.ts';
 import { GUEST_PRELUDE_BUNDLE } from '../../sandbox/guest-prelude-bundle.ts';
 
 describe('guest prelude bundle', () => {
-  it('is up to date with sandbox/guest/ (run `npm run bundle:prelude` after changing it)', async () => {
+  it('is up to date with sandbox/guest/ (run `npm run bundle` after changing it)', async () => {
     expect(await bundleGuestPrelude()).toBe(GUEST_PRELUDE_BUNDLE);
   });
 
