@@ -44,6 +44,7 @@ export class CallBridge implements CallDispatcher {
   readonly #running = new Set<Promise<void>>();
   readonly #queue: { request: DispatchRequest; resolve: (outcome: HostCallOutcome) => void }[] = [];
   #closed = false;
+  #retired = false;
   #lastSeq = 0;
 
   constructor(options: CallBridgeOptions) {
@@ -57,7 +58,7 @@ export class CallBridge implements CallDispatcher {
   }
 
   call(request: DispatchRequest): Promise<HostCallOutcome> {
-    if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
+    if (this.#closed || this.#retired) return Promise.resolve(notDispatched(request.toolName));
     if (request.seq !== this.#lastSeq + 1) {
       this.#options.onViolation?.(
         'exception',
@@ -88,6 +89,16 @@ export class CallBridge implements CallDispatcher {
     if (this.#closed) return;
     this.#closed = true;
     for (const controller of this.#active.values()) controller.abort(new Error('the run ended'));
+    for (const { request, resolve } of this.#queue.splice(0)) resolve(notDispatched(request.toolName));
+  }
+
+  /**
+   * The attempt this bridge served is gone but its run goes on elsewhere: refuse new
+   * calls and drop queued ones, while calls already started keep running (a re-run
+   * awaits their outcomes instead of issuing them again). `close()` still aborts them.
+   */
+  retire(): void {
+    this.#retired = true;
     for (const { request, resolve } of this.#queue.splice(0)) resolve(notDispatched(request.toolName));
   }
 
@@ -122,7 +133,12 @@ export class CallBridge implements CallDispatcher {
   }
 
   #next(): void {
-    while (!this.#closed && this.#queue.length > 0 && this.#active.size < this.#options.maxConcurrentCalls) {
+    while (
+      !this.#closed &&
+      !this.#retired &&
+      this.#queue.length > 0 &&
+      this.#active.size < this.#options.maxConcurrentCalls
+    ) {
       const item = this.#queue.shift();
       if (item !== undefined) this.#start(item.request, item.resolve);
     }

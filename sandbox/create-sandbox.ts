@@ -31,5 +31,6 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.hangGraceMs === undefined ? {} : { hangGraceMs: options.hangGraceMs }),
     ...(options.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: options.recycleAfterRuns }),
     ...(options.processes === undefined ? {} : { processes: options.processes }),
+    ...(options.rerunRecordBytes === undefined ? {} : { rerunRecordBytes: options.rerunRecordBytes }),
   });
 }

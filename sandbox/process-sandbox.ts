@@ -1,14 +1,19 @@
 // Sandbox whose isolates live in dedicated child processes (the default). The host
 // compiles, serves nested calls over IPC with its own caps, and runs a watchdog: a run
 // whose deadline passed (or that was cancelled) is cancelled in the child; a child that
-// does not confirm within `hangGraceMs` is killed and replaced. A child that dies fails
-// only its own runs (kind `crash`, or `timeout`/`abort`/... when that was already due).
+// does not confirm within `hangGraceMs` is killed and replaced. The run whose cancel it
+// ignored ends with that kind (`timeout`, `abort`, ...). The other runs that child held
+// did nothing wrong: each is re-run once in a fresh process of its own, its nested calls
+// answered from the first attempt's record (call-record.ts: no tool body runs twice), so
+// one run's crash or hang loses no other run. A run that cannot be re-run (its record
+// outgrew its budget, its re-run diverged or died too) ends with kind `crash`.
 // Up to `processes` children share the runs in flight, each run going to the one with
-// the fewest: they are separate fault domains (a crash or hang loses only the runs of
-// its own process) and spread the work over the cores.
+// the fewest, spreading the work over the cores.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { CallBridge } from './call-bridge.ts';
+import { CallRecord, DEFAULT_RERUN_RECORD_BYTES, type Divergence } from './call-record.ts';
+import type { CompiledProgram } from './compiled-program.ts';
 import { parseChildMessage, type ChildConfig, type ChildToHost, type HostToChild } from './ipc-messages.ts';
 import { resolveLimits } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
@@ -33,14 +38,34 @@ export interface ProcessSandboxOptions {
   readonly processes?: number;
   /** The child's stdout/stderr. @default 'ignore' */
   readonly childOutput?: 'ignore' | 'inherit';
+  /**
+   * Bytes of nested-call text (arguments and results) kept per run so that it can be
+   * re-run when its sandbox process dies under it; a run past it is not re-run. @default 8 MiB
+   */
+  readonly rerunRecordBytes?: number;
 }
 
 interface HostRun {
   readonly runId: number;
-  readonly bridge: CallBridge;
+  /** The process running the current attempt. */
+  child: Child;
+  /** The current attempt's bridge; `bridges` holds every attempt's (closed at the end). */
+  bridge: CallBridge;
+  readonly bridges: CallBridge[];
+  readonly record: CallRecord;
+  readonly hostCall: RunRequest['hostCall'];
+  readonly program: Pick<CompiledProgram, 'js' | 'lineCount'>;
+  readonly toolNames: string[];
   readonly logs: LogBuffer;
   readonly limits: SandboxLimits;
   readonly resolve: (outcome: RawRunOutcome) => void;
+  /** 1, or 2 once re-run after its process died. */
+  attempt: number;
+  /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
+  logLines: number;
+  repeatedLogLines: number;
+  /** When the wall-clock limit ends the run (set once its first process is ready). */
+  deadline?: number;
   cancelKind?: FailureKind;
   cancelMessage?: string;
   wallTimer?: ReturnType<typeof setTimeout>;
@@ -97,6 +122,7 @@ export class ProcessSandbox implements Sandbox {
   readonly #recycleAfterRuns: number;
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
+  readonly #rerunRecordBytes: number;
   readonly #children = new Set<Child>();
   /** One entry per process slot; a slot is empty until a run needs it (or after its process died). */
   readonly #slots: (Child | undefined)[];
@@ -114,6 +140,10 @@ export class ProcessSandbox implements Sandbox {
       throw new TypeError(`recycleAfterRuns must be a positive integer, got ${String(options.recycleAfterRuns)}`);
     }
     this.#childOutput = options.childOutput ?? 'ignore';
+    this.#rerunRecordBytes = options.rerunRecordBytes ?? DEFAULT_RERUN_RECORD_BYTES;
+    if (!Number.isSafeInteger(this.#rerunRecordBytes) || this.#rerunRecordBytes < 0) {
+      throw new TypeError(`rerunRecordBytes must be a non-negative integer, got ${String(options.rerunRecordBytes)}`);
+    }
     const processes = options.processes ?? 2;
     if (!Number.isSafeInteger(processes) || processes < 1) {
       throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
@@ -143,34 +173,38 @@ export class ProcessSandbox implements Sandbox {
     const child = this.#takeChild();
     const runId = this.#nextRunId++;
     let run!: HostRun;
-    const bridge = new CallBridge({
-      hostCall: request.hostCall,
-      toolNames,
-      maxCalls: limits.maxCalls,
-      maxConcurrentCalls: limits.maxConcurrentCalls,
-      onViolation: (kind, message) => this.#cancel(child, run, kind, message),
-    });
+    const record = new CallRecord(this.#rerunRecordBytes);
+    const bridge = this.#bridgeFor(() => run, record.recording(request.hostCall), toolNames, limits);
     const onAbort = (): void => {
-      run.bridge.close();
-      this.#cancel(child, run, 'abort', ABORT_MESSAGE);
+      for (const each of run.bridges) each.close();
+      this.#cancel(run, 'abort', ABORT_MESSAGE);
     };
     const raw = await new Promise<RawRunOutcome>((resolve) => {
-      run = { runId, bridge, logs, limits, resolve };
-      child.runs.set(runId, run);
-      this.#refChild(child);
-      this.#send(child, {
-        type: 'run',
+      run = {
         runId,
+        child,
+        bridge,
+        bridges: [bridge],
+        record,
+        hostCall: request.hostCall,
         program: { js: program.js, lineCount: program.lineCount },
         toolNames,
+        logs,
         limits,
-      });
+        resolve,
+        attempt: 1,
+        logLines: 0,
+        repeatedLogLines: 0,
+      };
+      child.runs.set(runId, run);
+      this.#refChild(child);
+      this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) !== run) return;
+        run.deadline = Date.now() + limits.wallTimeMs;
         run.wallTimer = setTimeout(() => {
           this.#cancel(
-            child,
             run,
             'timeout',
             `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`,
@@ -183,8 +217,8 @@ export class ProcessSandbox implements Sandbox {
       if (child.dead) this.#failRuns(child, 'the sandbox process was not running');
     });
     signal?.removeEventListener('abort', onAbort);
-    bridge.close();
-    await bridge.settled(this.#settleGraceMs);
+    for (const each of run.bridges) each.close();
+    await Promise.all(run.bridges.map((each) => each.settled(this.#settleGraceMs)));
     // The source map never crossed: an exception's position is found here, only when needed.
     const located = !raw.ok && raw.stack !== undefined ? (withLocation(raw, program, raw.stack) ?? raw) : raw;
     return finalizeOutcome(located, logs, limits);
@@ -210,8 +244,23 @@ export class ProcessSandbox implements Sandbox {
     await Promise.all(exits);
   }
 
-  #spawn(): Child {
-    const config: ChildConfig = { poolSize: this.#poolSize, memoryMb: this.#defaults.memoryMb };
+  #bridgeFor(
+    runOf: () => HostRun,
+    hostCall: RunRequest['hostCall'],
+    toolNames: readonly string[],
+    limits: SandboxLimits,
+  ): CallBridge {
+    return new CallBridge({
+      hostCall,
+      toolNames,
+      maxCalls: limits.maxCalls,
+      maxConcurrentCalls: limits.maxConcurrentCalls,
+      onViolation: (kind, message) => this.#cancel(runOf(), kind, message),
+    });
+  }
+
+  #spawn(poolSize: number = this.#poolSize): Child {
+    const config: ChildConfig = { poolSize, memoryMb: this.#defaults.memoryMb };
     const env = { ...process.env };
     // The host's NODE_OPTIONS (e.g. jest's) are not meant for the sandbox process.
     delete env['NODE_OPTIONS'];
@@ -342,7 +391,9 @@ export class ProcessSandbox implements Sandbox {
         run.bridge.close();
         return;
       case 'log':
-        run.logs.add(message.text);
+        run.logLines += 1;
+        // A re-run's first lines are the ones its first attempt already logged (and streamed).
+        if (run.logLines > run.repeatedLogLines) run.logs.add(message.text);
         return;
       case 'logs-truncated':
         run.logs.markTruncated(message.by);
@@ -353,8 +404,9 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
-  /** Asks the child to end a run; kills the child if it does not confirm in time. */
-  #cancel(child: Child, run: HostRun, kind: FailureKind, message: string): void {
+  /** Asks the run's child to end it; kills the child if it does not confirm in time. */
+  #cancel(run: HostRun, kind: FailureKind, message: string): void {
+    const { child } = run;
     if (run.cancelKind !== undefined || child.runs.get(run.runId) !== run) return;
     run.cancelKind = kind;
     run.cancelMessage = message;
@@ -380,12 +432,63 @@ export class ProcessSandbox implements Sandbox {
   #failRuns(child: Child, reason: string): void {
     for (const run of [...child.runs.values()]) {
       const kind = run.cancelKind ?? 'crash';
+      if (kind === 'crash' && this.#rerun(child, run)) continue;
       const message =
-        kind === 'crash'
-          ? `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason}).`
-          : `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`;
+        kind !== 'crash'
+          ? `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`
+          : run.attempt > 1
+            ? `The sandbox process stopped unexpectedly again when the run was re-run alone; the run was lost (${reason}).`
+            : `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
       this.#finishRun(child, run, failure(kind, message));
     }
+  }
+
+  #whyNoRerun(run: HostRun): string {
+    if (!run.record.replayable) {
+      return `; it was not re-run because its nested calls outgrew the ${this.#rerunRecordBytes}-byte record a re-run needs`;
+    }
+    return run.deadline !== undefined && run.deadline <= Date.now()
+      ? '; it was not re-run because its deadline had passed'
+      : '';
+  }
+
+  /**
+   * Moves a run whose process died under it (it was not being cancelled) to a fresh
+   * process of its own, once, with the rest of its wall-clock time; its nested calls are
+   * answered from its record. False when it cannot be re-run.
+   */
+  #rerun(from: Child, run: HostRun): boolean {
+    // A process that died before it was ready never started the run's clock.
+    const remaining = run.deadline === undefined ? run.limits.wallTimeMs : run.deadline - Date.now();
+    if (this.#closed || run.attempt > 1 || !run.record.replayable || remaining <= 0) return false;
+    from.runs.delete(run.runId);
+    run.bridge.retire();
+    // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
+    const child = this.#spawn(0);
+    child.draining = true;
+    run.child = child;
+    run.attempt += 1;
+    run.repeatedLogLines = run.logLines;
+    run.logLines = 0;
+    const onDiverge = (divergence: Divergence): void =>
+      this.#cancel(
+        run,
+        'crash',
+        `The sandbox process stopped unexpectedly and the run was re-run in a fresh one, but the re-run diverged from the first attempt at call #${divergence.seq} (tools.${divergence.toolName}, first tools.${divergence.recordedToolName}, or other arguments), so it was stopped rather than repeat a tool call.`,
+      );
+    const bridge = this.#bridgeFor(() => run, run.record.replaying(run.hostCall, onDiverge), run.toolNames, run.limits);
+    run.bridge = bridge;
+    run.bridges.push(bridge);
+    child.runs.set(run.runId, run);
+    this.#refChild(child);
+    this.#send(child, {
+      type: 'run',
+      runId: run.runId,
+      program: run.program,
+      toolNames: run.toolNames,
+      limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
+    });
+    return true;
   }
 
   #send(child: Child, message: HostToChild): void {

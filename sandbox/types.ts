@@ -99,10 +99,17 @@ export interface SandboxOptions {
   readonly hangGraceMs?: number;
   /**
    * `process` only: sandbox processes that share the runs in flight, each run going to
-   * the one with the fewest. Each is a fault domain (a crash or hang loses only its own
-   * runs) and they spread over the cores; the second and later start when runs overlap. @default 2
+   * the one with the fewest, spread over the cores; the second and later start when runs
+   * overlap. When one crashes or hangs, the runs it held (other than the one it would not
+   * cancel) are re-run alone in fresh processes. @default 2
    */
   readonly processes?: number;
+  /**
+   * `process` only: bytes of nested-call text (arguments and results) recorded per run so
+   * that it can be re-run, its calls answered from the record, if its sandbox process
+   * dies under it. A run past it is not re-run (kind `crash`). @default 8 MiB
+   */
+  readonly rerunRecordBytes?: number;
   /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
   readonly recycleAfterRuns?: number;
 }

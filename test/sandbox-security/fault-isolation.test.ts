@@ -1,7 +1,9 @@
-// One run's failure never takes another run in flight with it: a run whose sandbox
-// process crashes or hangs loses only the runs of that process (runs in flight are
-// spread over the sandbox processes), and a run waiting on a tool holds no thread, so
-// 100 runs each awaiting a 1-second tool are all in flight together.
+// One run's failure never takes another run in flight with it: runs in flight are spread
+// over the sandbox processes, and when a process crashes or hangs, the runs it held that
+// were not being cancelled are re-run alone in fresh processes, their nested calls
+// answered from the first attempt (no tool body runs twice). A run waiting on a tool
+// holds no thread, so 100 runs each awaiting a 1-second tool are all in flight together.
+import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, HostCallRequest, RunOutcome } from '../../sandbox/types.ts';
@@ -12,6 +14,7 @@ import {
   memorySnapshot,
   okJson,
   peakGrowthMb,
+  type Recorder,
   recordingHost,
   sleep,
   untilAborted,
@@ -59,15 +62,18 @@ async function pairInFlight(): Promise<{
 }
 
 describe('fault isolation between runs in flight', () => {
-  it('a run whose sandbox process crashes fails with crash; the innocent run in flight finishes normally', async () => {
+  it('a run whose sandbox process is killed is re-run alone and finishes; the run in the other process is untouched', async () => {
     const before = memorySnapshot();
-    const { hostile, innocent, hostilePid, release } = await pairInFlight();
+    const { hostile, innocent, hostilePid, release, cancel } = await pairInFlight();
     process.kill(hostilePid, 'SIGKILL');
-    expectFailure(await hostile, ['crash'], /sandbox process stopped/);
     release();
     const outcome = await innocent;
     expectResult(outcome, 42);
     expect(outcome.logs).toStrictEqual(['half way']);
+    // The killed run was re-run: it awaits the same parked call again (not a second one) until cancelled.
+    await sleep(200);
+    cancel();
+    expectFailure(await hostile, ['abort']);
     expect(peakGrowthMb(before).hostMb).toBeLessThan(100);
     await expectHealthy(sandbox);
   }, 60_000);
@@ -105,6 +111,120 @@ describe('fault isolation between runs in flight', () => {
     controller.abort();
     expectFailure(await hostile, ['abort']);
     expectResult(await innocent, 42);
+  }, 60_000);
+});
+
+/** Pids of this process's direct children (sandbox processes, including re-run ones). */
+function childProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 4 (after the parenthesized command, which may contain spaces) is the parent pid.
+      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+      if (ppid === process.pid) pids.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
+}
+
+describe('runs sharing a process that dies: each is re-run alone, no tool body runs twice', () => {
+  const shared = new ProcessSandbox({ processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 30_000 } });
+  afterAll(() => shared.close());
+
+  /** A host whose `work` answers { n: length of k } and holds the calls named in `held` until released. */
+  function heldHost(held: readonly string[]): { rec: Recorder; release: () => void } {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const rec = recordingHost(['work'], async (request) => {
+      const { k } = JSON.parse(request.argsJson) as { k: string };
+      if (held.includes(k)) await gate;
+      return okJson({ n: k.length });
+    });
+    return { rec, release };
+  }
+
+  it('both runs of a killed process finish with the results and logs of one clean run each', async () => {
+    await expectHealthy(shared);
+    const pid = shared.childPid;
+    const { rec, release } = heldHost(['bb', 'ccc']);
+    const first = shared.run({
+      code: 'const a = await tools.work({ k: "a" }); console.log("first half"); const b = await tools.work({ k: "bb" }); console.log("first done"); return a.n + b.n;',
+      toolNames: ['work'],
+      hostCall: rec.hostCall,
+    });
+    const second = shared.run({
+      code: 'console.log("second"); const c = await tools.work({ k: "ccc" }); return c.n * 10;',
+      toolNames: ['work'],
+      hostCall: rec.hostCall,
+    });
+    while (rec.calls.length < 3) await sleep(5);
+    expect(shared.childPids).toStrictEqual([pid]);
+    process.kill(pid ?? 0, 'SIGKILL');
+    await sleep(300);
+    release();
+    const [one, two] = await Promise.all([first, second]);
+    expectResult(one, 3);
+    expect(one.logs).toStrictEqual(['first half', 'first done']);
+    expectResult(two, 30);
+    expect(two.logs).toStrictEqual(['second']);
+    expect(rec.calls.map((call) => call.argsJson).sort()).toStrictEqual(['{"k":"a"}', '{"k":"bb"}', '{"k":"ccc"}']);
+    expect(rec.violations).toStrictEqual([]);
+    await expectHealthy(shared);
+  }, 60_000);
+
+  it('a re-run that asks for other calls than its first attempt is stopped with crash instead of calling again', async () => {
+    await expectHealthy(shared);
+    const pid = shared.childPid;
+    const { rec, release } = heldHost([]);
+    let hold!: () => void;
+    const held = new Promise<void>((resolve) => (hold = resolve));
+    const divergent = shared.run({
+      code: 'const r = await tools.work({ k: String(Math.random()) }); await tools.work({ k: "wait" }); return r.n;',
+      toolNames: ['work'],
+      hostCall: async (request) => {
+        const outcome = await rec.hostCall(request);
+        if (request.argsJson === '{"k":"wait"}') await held;
+        return outcome;
+      },
+    });
+    while (rec.calls.length < 2) await sleep(5);
+    process.kill(pid ?? 0, 'SIGKILL');
+    const outcome = await divergent;
+    expectFailure(outcome, ['crash'], /re-run diverged from the first attempt at call #1/);
+    // The first attempt's two calls only: the divergent call was refused, not made.
+    expect(rec.calls).toHaveLength(2);
+    hold();
+    release();
+    await expectHealthy(shared);
+  }, 60_000);
+
+  it('a run whose re-run process dies too is lost with crash, and nothing else is', async () => {
+    await expectHealthy(shared);
+    const pid = shared.childPid ?? 0;
+    const { rec, release } = heldHost(['held']);
+    const doomed = shared.run({
+      code: 'await tools.work({ k: "held" }); return 1;',
+      toolNames: ['work'],
+      hostCall: rec.hostCall,
+    });
+    while (rec.calls.length < 1) await sleep(5);
+    const known = new Set(childProcesses());
+    process.kill(pid, 'SIGKILL');
+    // The re-run's own process: a new child of this process that is not a pooled sandbox process.
+    let rerunPid: number | undefined;
+    while (rerunPid === undefined) {
+      await sleep(10);
+      rerunPid = childProcesses().find((p) => !known.has(p) && !shared.childPids.includes(p));
+    }
+    process.kill(rerunPid, 'SIGKILL');
+    expectFailure(await doomed, ['crash'], /stopped unexpectedly again when the run was re-run alone/);
+    release();
+    expect(rec.calls).toHaveLength(1);
+    await expectHealthy(shared);
   }, 60_000);
 });
 

@@ -1,5 +1,6 @@
-// The sandbox process: a child that dies or hangs fails only its own runs (crash, or
-// timeout for the run whose deadline passed), is replaced, and the next run works.
+// The sandbox process: a child that dies or hangs is replaced and the next run works; the
+// run whose deadline passed ends with timeout, and the other runs it held are re-run in a
+// fresh process, their nested calls answered from the first attempt (no body runs twice).
 import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
@@ -32,23 +33,32 @@ async function childPid(sandbox: ProcessSandbox): Promise<number> {
 }
 
 describe('process isolation: crash recovery', () => {
-  it('a sandbox process killed mid-run fails that run with crash; the next run gets a new process', async () => {
+  it('a sandbox process killed mid-run: the run is re-run in a fresh process and finishes, its tool body run once', async () => {
     const sandbox = new ProcessSandbox({ poolSize: 1, limits: { wallTimeMs: 20_000 } });
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const host = fakeHost(async () => {
+        await gate;
+        return ok('late');
+      });
       const pending = sandbox.run({
-        code: 'await tools.hang({}); return 1;',
-        toolNames: ['hang'],
+        code: 'console.log("before"); const r = await tools.slow({ k: 1 }); console.log("after"); return r;',
+        toolNames: ['slow'],
         hostCall: host.hostCall,
       });
       while (host.calls.length === 0) await sleep(5);
       process.kill(pid, 'SIGKILL');
+      // The call in flight when its process died is awaited by the re-run, not issued again.
+      await sleep(300);
+      release();
       const outcome = await pending;
-      expectKind(outcome, 'crash', /sandbox process stopped/);
-      // The host call of the lost run was aborted and waited for.
-      expect(host.aborted).toStrictEqual([1]);
+      expectOk(outcome, 'late');
+      expect(outcome.logs).toStrictEqual(['before', 'after']);
+      expect(host.calls).toHaveLength(1);
+      expect(host.aborted).toStrictEqual([]);
       await expectHealthy(sandbox);
       expect(await childPid(sandbox)).not.toBe(pid);
     } finally {
@@ -56,29 +66,66 @@ describe('process isolation: crash recovery', () => {
     }
   });
 
-  it('a hung sandbox process is killed by the watchdog: the overdue run gets timeout, another run in the same process crash', async () => {
-    const sandbox = new ProcessSandbox({ poolSize: 1, processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
+  it('a run that cannot be re-run (its calls outgrew rerunRecordBytes) fails with crash and its call is aborted', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, rerunRecordBytes: 64, limits: { wallTimeMs: 20_000 } });
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
       const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const pending = sandbox.run({
+        code: `await tools.hang({ text: ${JSON.stringify('x'.repeat(100))} }); return 1;`,
+        toolNames: ['hang'],
+        hostCall: host.hostCall,
+      });
+      while (host.calls.length === 0) await sleep(5);
+      process.kill(pid, 'SIGKILL');
+      expectKind(await pending, 'crash', /sandbox process stopped.*outgrew the 64-byte record/);
+      // The host call of the lost run was aborted and waited for.
+      expect(host.aborted).toStrictEqual([1]);
+      await expectHealthy(sandbox);
+    } finally {
+      await sandbox.close();
+    }
+  });
+
+  it('rerunRecordBytes must be a non-negative integer', () => {
+    expect(() => new ProcessSandbox({ rerunRecordBytes: -1 })).toThrow(
+      /rerunRecordBytes must be a non-negative integer/,
+    );
+  });
+
+  it('a hung sandbox process is killed by the watchdog: the overdue run gets timeout, another run in the same process is re-run and finishes', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
       const overdue = sandbox.run({
         code: 'await tools.hang({}); return 1;',
         toolNames: ['hang'],
-        hostCall: host.hostCall,
+        hostCall: hang.hostCall,
         limits: { wallTimeMs: 500 },
       });
-      const bystander = sandbox.run({
-        code: 'await tools.hang({}); return 2;',
-        toolNames: ['hang'],
-        hostCall: host.hostCall,
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const work = fakeHost(async (request) => {
+        if (request.seq === 2) await gate;
+        return ok(request.seq * 10);
       });
-      while (host.calls.length < 2) await sleep(5);
+      const bystander = sandbox.run({
+        code: 'const a = await tools.work({}); const b = await tools.work({}); return a + b + 2;',
+        toolNames: ['work'],
+        hostCall: work.hostCall,
+      });
+      while (hang.calls.length < 1 || work.calls.length < 2) await sleep(5);
       // Freeze the child: it can no longer answer anything (as if deadlocked in isolated-vm).
       process.kill(pid, 'SIGSTOP');
       expectKind(await overdue, 'timeout', /did not respond and was replaced/);
-      expectKind(await bystander, 'crash');
       expect(isAlive(pid)).toBe(false);
+      release();
+      expectOk(await bystander, 32);
+      // Call 1 answered from the record, call 2 (in flight) awaited: each body ran once.
+      expect(work.calls.map((call) => call.seq)).toStrictEqual([1, 2]);
       await expectHealthy(sandbox);
     } finally {
       await sandbox.close();
@@ -128,7 +175,8 @@ describe('process isolation: crash recovery', () => {
   }, 90_000); // two process starts, a hang grace and a respawn: slow on a loaded 2-core machine
 
   it('runs in other sandbox processes carry on while one is killed', async () => {
-    const victim = new ProcessSandbox({ poolSize: 0 });
+    // No re-run record: the killed run is lost, as a run that cannot be re-run would be.
+    const victim = new ProcessSandbox({ poolSize: 0, rerunRecordBytes: 0 });
     const other = new ProcessSandbox({ poolSize: 0 });
     try {
       const host = fakeHost(async () => {

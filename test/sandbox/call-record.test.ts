@@ -1,0 +1,96 @@
+// The re-run record on its own: what it keeps, when it gives up, and how a re-run is answered.
+import { describe, expect, it } from '@jest/globals';
+import { CallRecord, type Divergence } from '../../sandbox/call-record.ts';
+import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
+
+const request = (seq: number, toolName: string, argsJson: string): HostCallRequest => ({
+  seq,
+  toolName,
+  argsJson,
+  signal: new AbortController().signal,
+});
+
+/** A host that counts its calls and answers each with its own count. */
+function countingHost(): { calls: HostCallRequest[]; hostCall: (r: HostCallRequest) => Promise<HostCallOutcome> } {
+  const calls: HostCallRequest[] = [];
+  return {
+    calls,
+    hostCall: async (r) => {
+      calls.push(r);
+      return { ok: true, valueJson: String(calls.length) };
+    },
+  };
+}
+
+describe('CallRecord', () => {
+  it('answers a matching re-run from the record and sends only later calls to the host', async () => {
+    const record = new CallRecord(1_000);
+    const first = countingHost();
+    const recording = record.recording(first.hostCall);
+    expect(await recording(request(1, 'a', '{"x":1}'))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(await recording(request(2, 'b', '{}'))).toStrictEqual({ ok: true, valueJson: '2' });
+    const second = countingHost();
+    const divergences: Divergence[] = [];
+    const replaying = record.replaying(second.hostCall, (d) => divergences.push(d));
+    expect(await replaying(request(1, 'a', '{"x":1}'))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(await replaying(request(2, 'b', '{}'))).toStrictEqual({ ok: true, valueJson: '2' });
+    expect(await replaying(request(3, 'c', '{}'))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(first.calls).toHaveLength(2);
+    expect(second.calls.map((r) => r.toolName)).toStrictEqual(['c']);
+    expect(divergences).toStrictEqual([]);
+  });
+
+  it('a call still in flight is awaited by the re-run, not issued again', async () => {
+    const record = new CallRecord(1_000);
+    let release!: (outcome: HostCallOutcome) => void;
+    let calls = 0;
+    const recording = record.recording(() => {
+      calls += 1;
+      return new Promise((resolve) => (release = resolve));
+    });
+    const original = recording(request(1, 'slow', '{}'));
+    const replayed = record.replaying(countingHost().hostCall, () => undefined)(request(1, 'slow', '{}'));
+    release({ ok: true, valueJson: '"done"' });
+    expect(await replayed).toStrictEqual({ ok: true, valueJson: '"done"' });
+    expect(await original).toStrictEqual({ ok: true, valueJson: '"done"' });
+    expect(calls).toBe(1);
+  });
+
+  it('refuses and reports the first call that differs in tool or arguments', async () => {
+    const record = new CallRecord(1_000);
+    await record.recording(countingHost().hostCall)(request(1, 'a', '{"r":0.1}'));
+    const host = countingHost();
+    const divergences: Divergence[] = [];
+    const outcome = await record.replaying(host.hostCall, (d) => divergences.push(d))(request(1, 'a', '{"r":0.2}'));
+    expect(outcome).toMatchObject({ ok: false, code: 'RERUN_DIVERGED' });
+    expect(divergences).toStrictEqual([{ seq: 1, toolName: 'a', recordedToolName: 'a' }]);
+    expect(host.calls).toHaveLength(0);
+  });
+
+  it('past its byte budget (arguments or results) it keeps nothing and is not replayable', async () => {
+    const small = new CallRecord(20);
+    await small.recording(countingHost().hostCall)(request(1, 'a', JSON.stringify({ s: 'x'.repeat(30) })));
+    expect(small.replayable).toBe(false);
+    expect(small.size).toBe(0);
+
+    const bigResult = new CallRecord(20);
+    await bigResult.recording(async () => ({ ok: true, valueJson: JSON.stringify('y'.repeat(50)) }))(
+      request(1, 'a', '{}'),
+    );
+    expect(bigResult.replayable).toBe(false);
+
+    const fits = new CallRecord(20);
+    await fits.recording(countingHost().hostCall)(request(1, 'a', '{}'));
+    expect(fits.replayable).toBe(true);
+    expect(fits.size).toBe(1);
+  });
+
+  it('records a host that throws as the well-formed failure the run saw', async () => {
+    const record = new CallRecord(1_000);
+    const seen = await record.recording(async () => {
+      throw new Error('boom');
+    })(request(1, 'a', '{}'));
+    expect(seen).toStrictEqual({ ok: false, code: 'HOST_CALL_FAILED', message: 'boom' });
+    expect(await record.replaying(countingHost().hostCall, () => undefined)(request(1, 'a', '{}'))).toStrictEqual(seen);
+  });
+});
