@@ -66,7 +66,7 @@ export class PreparedIsolate {
         { ignored: true },
       );
       await context.global.set(SEND_GLOBAL, send);
-      const script = await isolate.compileScript(GUEST_PRELUDE_SOURCE, { filename: 'ptc-prelude.js' });
+      const script = await compilePrelude(isolate);
       await script.run(context);
       script.release();
       const configure = (await context.global.get(CONFIGURE_GLOBAL, { reference: true })) as ivm.Reference<
@@ -129,6 +129,41 @@ export class PreparedIsolate {
       // already gone
     }
   }
+}
+
+// V8's code cache for the prelude, made by the first isolate of this process and handed
+// to every later one: compiling the 30 KB prelude drops from ~1 ms to ~0.25 ms per run.
+// It is built from our own source only (never from guest code), and V8 checks it against
+// the source and its own version and flags, rejecting a cache that does not fit.
+let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+/** How the prelude's code cache fared in this process (for tests and diagnostics). */
+export const preludeCacheStats = { produced: 0, accepted: 0, rejected: 0 };
+
+/** What compileScript returns with cached-data options (its declared type omits these). */
+type CachingScript = ivm.Script & ivm.CachedDataResult & { readonly cachedDataRejected?: boolean };
+
+async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
+  const options = { filename: 'ptc-prelude.js' };
+  if (preludeCache === undefined) {
+    const script: CachingScript = await isolate.compileScript(GUEST_PRELUDE_SOURCE, {
+      ...options,
+      produceCachedData: true,
+    });
+    if (script.cachedData !== undefined) preludeCacheStats.produced += 1;
+    preludeCache ??= script.cachedData;
+    return script;
+  }
+  const script: CachingScript = await isolate.compileScript(GUEST_PRELUDE_SOURCE, {
+    ...options,
+    cachedData: preludeCache,
+  });
+  if (script.cachedDataRejected === true) {
+    preludeCacheStats.rejected += 1;
+    preludeCache = undefined;
+  } else {
+    preludeCacheStats.accepted += 1;
+  }
+  return script;
 }
 
 export interface IsolatePoolOptions {

@@ -909,7 +909,7 @@ var PreparedIsolate = class _PreparedIsolate {
         { ignored: true }
       );
       await context.global.set(SEND_GLOBAL, send2);
-      const script = await isolate.compileScript(GUEST_PRELUDE_BUNDLE, { filename: "ptc-prelude.js" });
+      const script = await compilePrelude(isolate);
       await script.run(context);
       script.release();
       const configure = await context.global.get(CONFIGURE_GLOBAL, { reference: true });
@@ -960,6 +960,31 @@ var PreparedIsolate = class _PreparedIsolate {
     }
   }
 };
+var preludeCache;
+var preludeCacheStats = { produced: 0, accepted: 0, rejected: 0 };
+async function compilePrelude(isolate) {
+  const options = { filename: "ptc-prelude.js" };
+  if (preludeCache === void 0) {
+    const script2 = await isolate.compileScript(GUEST_PRELUDE_BUNDLE, {
+      ...options,
+      produceCachedData: true
+    });
+    if (script2.cachedData !== void 0) preludeCacheStats.produced += 1;
+    preludeCache ??= script2.cachedData;
+    return script2;
+  }
+  const script = await isolate.compileScript(GUEST_PRELUDE_BUNDLE, {
+    ...options,
+    cachedData: preludeCache
+  });
+  if (script.cachedDataRejected === true) {
+    preludeCacheStats.rejected += 1;
+    preludeCache = void 0;
+  } else {
+    preludeCacheStats.accepted += 1;
+  }
+  return script;
+}
 var IsolatePool = class {
   #options;
   #ready = [];

@@ -1,0 +1,37 @@
+// Every isolate after the first compiles the guest prelude from V8's code cache, and an
+// isolate built that way behaves like the first: the prelude's tools, console and
+// outcome all work.
+import { describe, expect, it } from '@jest/globals';
+import { PreparedIsolate, preludeCacheStats } from '../../sandbox/isolate-pool.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { expectOk, fakeHost } from './helpers.ts';
+
+describe('prelude code cache', () => {
+  it('the first isolate produces the cache and later ones accept it', async () => {
+    const first = await PreparedIsolate.create(32);
+    const second = await PreparedIsolate.create(32);
+    const third = await PreparedIsolate.create(32);
+    for (const prepared of [first, second, third]) prepared.dispose();
+    expect(preludeCacheStats.produced).toBeGreaterThanOrEqual(1);
+    expect(preludeCacheStats.accepted).toBeGreaterThanOrEqual(2);
+    expect(preludeCacheStats.rejected).toBe(0);
+  });
+
+  it('runs in isolates built from the cache keep the full guest surface', async () => {
+    const sandbox = createSandbox({ isolation: 'in-process', poolSize: 0 });
+    try {
+      for (let i = 0; i < 3; i++) {
+        const outcome = await sandbox.run({
+          code: 'console.log("n", 1); const r = await tools.echo({ i: 1 }); return [typeof ToolCallError, r.args.i];',
+          toolNames: ['echo'],
+          hostCall: fakeHost().hostCall,
+        });
+        expectOk(outcome, ['function', 1]);
+        expect(outcome.logs).toStrictEqual(['n 1']);
+      }
+      expect(preludeCacheStats.accepted).toBeGreaterThanOrEqual(3);
+    } finally {
+      await sandbox.close();
+    }
+  });
+});
