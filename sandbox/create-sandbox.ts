@@ -32,5 +32,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.recycleAfterRuns === undefined ? {} : { recycleAfterRuns: options.recycleAfterRuns }),
     ...(options.processes === undefined ? {} : { processes: options.processes }),
     ...(options.rerunRecordBytes === undefined ? {} : { rerunRecordBytes: options.rerunRecordBytes }),
+    ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
+    ...(options.unresponsiveMs === undefined ? {} : { unresponsiveMs: options.unresponsiveMs }),
   });
 }

@@ -22,10 +22,13 @@ export type HostToChild =
     }
   | { readonly type: 'call-result'; readonly runId: number; readonly seq: number; readonly outcome: HostCallOutcome }
   | { readonly type: 'cancel'; readonly runId: number; readonly kind: FailureKind; readonly message: string }
-  | { readonly type: 'close' };
+  | { readonly type: 'close' }
+  /** Liveness check; the child answers `pong`. */
+  | { readonly type: 'ping' };
 
 export type ChildToHost =
   | { readonly type: 'ready'; readonly pid: number }
+  | { readonly type: 'pong' }
   | {
       readonly type: 'call';
       readonly runId: number;
@@ -64,6 +67,8 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
       return runIdOk && typeof m['text'] === 'string' ? (value as ChildToHost) : undefined;
     case 'done':
       return runIdOk && isRawRunOutcome(m['outcome']) ? (value as ChildToHost) : undefined;
+    case 'pong':
+      return value as ChildToHost;
     case 'retire':
       return typeof m['reason'] === 'string' ? (value as ChildToHost) : undefined;
     default:

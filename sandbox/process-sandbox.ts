@@ -27,6 +27,14 @@ export interface ProcessSandboxOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** How long a cancelled run's child may take to confirm before it is killed. @default 1000 */
   readonly hangGraceMs?: number;
+  /**
+   * A sandbox process with runs in flight is pinged this often; one that has sent nothing
+   * for `unresponsiveMs` (its main thread is stuck, e.g. deadlocked inside isolated-vm) is
+   * killed, and its runs are re-run elsewhere. @default 1000
+   */
+  readonly heartbeatMs?: number;
+  /** See `heartbeatMs`. @default 5000 */
+  readonly unresponsiveMs?: number;
   /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
   readonly settleGraceMs?: number;
   /**
@@ -82,6 +90,10 @@ interface Child {
   readonly onReady: Array<() => void>;
   draining: boolean;
   dead: boolean;
+  /** When the child last sent anything (any message is a sign of life). */
+  lastHeard: number;
+  /** Why the host killed it, if it did, for the runs' messages. */
+  killedBecause?: string;
 }
 
 // The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
@@ -119,6 +131,9 @@ export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #poolSize: number;
   readonly #hangGraceMs: number;
+  readonly #heartbeatMs: number;
+  readonly #unresponsiveMs: number;
+  #heartbeat: ReturnType<typeof setInterval> | undefined;
   readonly #recycleAfterRuns: number;
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
@@ -134,6 +149,16 @@ export class ProcessSandbox implements Sandbox {
     this.#defaults = resolveLimits(options.limits);
     this.#poolSize = options.poolSize ?? 2;
     this.#hangGraceMs = options.hangGraceMs ?? 1_000;
+    this.#heartbeatMs = options.heartbeatMs ?? 1_000;
+    this.#unresponsiveMs = options.unresponsiveMs ?? 5_000;
+    for (const [name, value] of [
+      ['heartbeatMs', this.#heartbeatMs],
+      ['unresponsiveMs', this.#unresponsiveMs],
+    ] as const) {
+      if (!Number.isSafeInteger(value) || value < 1) {
+        throw new TypeError(`${name} must be a positive integer (milliseconds), got ${String(value)}`);
+      }
+    }
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#recycleAfterRuns = options.recycleAfterRuns ?? 2_000;
     if (!Number.isSafeInteger(this.#recycleAfterRuns) || this.#recycleAfterRuns < 1) {
@@ -196,8 +221,7 @@ export class ProcessSandbox implements Sandbox {
         logLines: 0,
         repeatedLogLines: 0,
       };
-      child.runs.set(runId, run);
-      this.#refChild(child);
+      this.#assign(child, run);
       this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
@@ -226,6 +250,8 @@ export class ProcessSandbox implements Sandbox {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
     this.#slots.fill(undefined);
     const exits: Promise<void>[] = [];
     for (const child of this.#children) {
@@ -242,6 +268,38 @@ export class ProcessSandbox implements Sandbox {
       exits.push(child.exited.finally(() => clearTimeout(killer)));
     }
     await Promise.all(exits);
+  }
+
+  /** Gives `run` to `child` and keeps the heartbeat going while any child has runs. */
+  #assign(child: Child, run: HostRun): void {
+    // An idle child owed no sign of life: its silence counts from now.
+    if (child.runs.size === 0) child.lastHeard = Date.now();
+    child.runs.set(run.runId, run);
+    this.#refChild(child);
+    if (this.#heartbeat === undefined) {
+      this.#heartbeat = setInterval(() => this.#checkLiveness(), this.#heartbeatMs);
+      this.#heartbeat.unref();
+    }
+  }
+
+  /** Pings busy children; kills one that has been silent too long (its runs are re-run). */
+  #checkLiveness(): void {
+    let busy = false;
+    const now = Date.now();
+    for (const child of this.#children) {
+      if (child.dead || child.runs.size === 0 || !child.ready) continue;
+      busy = true;
+      if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
+        child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed`;
+        child.process.kill('SIGKILL');
+      } else {
+        this.#send(child, { type: 'ping' });
+      }
+    }
+    if (!busy && this.#heartbeat !== undefined) {
+      clearInterval(this.#heartbeat);
+      this.#heartbeat = undefined;
+    }
   }
 
   #bridgeFor(
@@ -281,6 +339,7 @@ export class ProcessSandbox implements Sandbox {
       }),
       ready: false,
       runsTaken: 0,
+      lastHeard: Date.now(),
       onReady: [],
       draining: false,
       dead: false,
@@ -302,7 +361,7 @@ export class ProcessSandbox implements Sandbox {
       if (!child.ready) this.#earlyDeaths++;
       const slot = this.#slots.indexOf(child);
       if (slot >= 0) this.#slots[slot] = undefined;
-      const how = signal !== null ? `signal ${signal}` : `exit code ${String(code)}`;
+      const how = child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`);
       this.#failRuns(child, `the sandbox process stopped (${how})`);
       markExited();
       // Keep one process warm for the next run.
@@ -357,8 +416,9 @@ export class ProcessSandbox implements Sandbox {
   }
 
   #onChildMessage(child: Child, value: unknown): void {
+    child.lastHeard = Date.now();
     const message = parseChildMessage(value);
-    if (message === undefined) return;
+    if (message === undefined || message.type === 'pong') return;
     if (message.type === 'ready') {
       child.ready = true;
       this.#earlyDeaths = 0;
@@ -479,8 +539,7 @@ export class ProcessSandbox implements Sandbox {
     const bridge = this.#bridgeFor(() => run, run.record.replaying(run.hostCall, onDiverge), run.toolNames, run.limits);
     run.bridge = bridge;
     run.bridges.push(bridge);
-    child.runs.set(run.runId, run);
-    this.#refChild(child);
+    this.#assign(child, run);
     this.#send(child, {
       type: 'run',
       runId: run.runId,

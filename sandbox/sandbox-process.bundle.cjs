@@ -1592,6 +1592,9 @@ function onMessage(value) {
       run.handle?.terminate(message.kind, message.message);
       return;
     }
+    case "ping":
+      send({ type: "pong" });
+      return;
     case "close":
       pool.close();
       for (const run of runs.values()) run.handle?.terminate("abort", "The sandbox was closed.");

@@ -137,6 +137,9 @@ function onMessage(value: unknown): void {
       run.handle?.terminate(message.kind, message.message);
       return;
     }
+    case 'ping':
+      send({ type: 'pong' });
+      return;
     case 'close':
       pool.close();
       for (const run of runs.values()) run.handle?.terminate('abort', 'The sandbox was closed.');

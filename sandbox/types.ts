@@ -110,6 +110,13 @@ export interface SandboxOptions {
    * dies under it. A run past it is not re-run (kind `crash`). @default 8 MiB
    */
   readonly rerunRecordBytes?: number;
+  /**
+   * `process` only: a sandbox process with runs in flight is pinged every `heartbeatMs`;
+   * one silent for `unresponsiveMs` (stuck, e.g. deadlocked) is killed and its runs re-run.
+   * @default 1000 and 5000
+   */
+  readonly heartbeatMs?: number;
+  readonly unresponsiveMs?: number;
   /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
   readonly recycleAfterRuns?: number;
 }

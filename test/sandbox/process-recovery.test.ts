@@ -132,6 +132,68 @@ describe('process isolation: crash recovery', () => {
     }
   });
 
+  it('a sandbox process that stops answering is killed by the heartbeat; its run is re-run and finishes, long before its deadline', async () => {
+    const sandbox = new ProcessSandbox({
+      poolSize: 1,
+      processes: 1,
+      heartbeatMs: 50,
+      unresponsiveMs: 400,
+      limits: { wallTimeMs: 120_000 },
+    });
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const work = fakeHost(async () => {
+        await gate;
+        return ok('answered');
+      });
+      const pending = sandbox.run({
+        code: 'return await tools.work({});',
+        toolNames: ['work'],
+        hostCall: work.hostCall,
+      });
+      while (work.calls.length === 0) await sleep(5);
+      // Stuck as if deadlocked: no cancel or deadline is due for two minutes, only the heartbeat notices.
+      process.kill(pid, 'SIGSTOP');
+      while (isAlive(pid)) await sleep(20);
+      release();
+      expectOk(await pending, 'answered');
+      expect(work.calls).toHaveLength(1);
+      await expectHealthy(sandbox);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
+  it('a run lost to an unresponsive process says so', async () => {
+    const sandbox = new ProcessSandbox({
+      poolSize: 1,
+      processes: 1,
+      heartbeatMs: 50,
+      unresponsiveMs: 400,
+      rerunRecordBytes: 0,
+      limits: { wallTimeMs: 120_000 },
+    });
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const pending = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: hang.hostCall,
+      });
+      while (hang.calls.length === 0) await sleep(5);
+      process.kill(pid, 'SIGSTOP');
+      expectKind(await pending, 'crash', /sent nothing for 400 ms and was killed/);
+      expect(() => new ProcessSandbox({ heartbeatMs: 0 })).toThrow(/heartbeatMs must be a positive integer/);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
   it('with two sandbox processes, runs in flight are spread over both and a hung one loses only its own run', async () => {
     const sandbox = new ProcessSandbox({ poolSize: 1, processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
     try {
