@@ -165,6 +165,35 @@ function errorText(error: unknown): string {
   }
 }
 
+/**
+ * What JSON.parse just returned, frozen in place as its own snapshot: equal to what
+ * {@link snapshotJson} would copy it to, without the copy. Parsed JSON is already plain
+ * (own enumerable data properties, dense arrays, no cycles), so only two things
+ * snapshotJson refuses can occur: nesting deeper than {@link MAX_JSON_DEPTH} and a
+ * number too large to be finite (`1e999`). For those it returns undefined and the
+ * caller takes the general path, which says why. The caller must be the value's only
+ * holder (it is frozen, not copied).
+ */
+export function freezeParsedJson(parsed: unknown): JsonValue | undefined {
+  if (typeof parsed === 'number') return Number.isFinite(parsed) ? parsed : undefined;
+  if (typeof parsed !== 'object' || parsed === null) return parsed as JsonValue;
+  const stack: Array<{ value: object; depth: number }> = [{ value: parsed, depth: 1 }];
+  while (stack.length > 0) {
+    const { value, depth } = stack.pop()!;
+    Object.freeze(value);
+    const children: unknown[] = Array.isArray(value) ? value : Object.values(value);
+    for (const child of children) {
+      if (typeof child === 'number') {
+        if (!Number.isFinite(child)) return undefined;
+      } else if (typeof child === 'object' && child !== null) {
+        if (depth >= MAX_JSON_DEPTH) return undefined;
+        stack.push({ value: child, depth: depth + 1 });
+      }
+    }
+  }
+  return parsed as JsonValue;
+}
+
 /** Deep-freezes plain data in place (explicit stack) and returns it. */
 export function deepFreeze<T>(value: T): T {
   const stack: unknown[] = [value];

@@ -30,7 +30,7 @@ import {
 import { NEVER_ABORTED } from './never-aborted.ts';
 import { fuseSignals } from './signal-fusion.ts';
 import type { OpenNestedCalls } from './nested-call-submitter.ts';
-import { isRegisteredSnapshot } from './snapshot-registry.ts';
+import { hasSnapshotArguments } from './snapshot-request.ts';
 import { describeThrown } from './thrown.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
@@ -125,9 +125,6 @@ export interface ExecutionGates {
   readonly recordResult?: (result: ToolResult) => Promise<void>;
 }
 
-/** Proof that a result object is the canonical one of one exact execution. */
-const canonicalResults = new WeakMap<object, symbol>();
-
 export function executeTool(
   deps: PipelineDeps,
   request: NestedExecuteRequest,
@@ -160,8 +157,8 @@ async function runExecution(
   const finalizeContent = entryTool?.finalizeContent;
   const rawArguments = request.arguments;
   // A scheduler's snapshot is already a deep-frozen copy: a second one would be equal.
-  const snapshot = isRegisteredSnapshot(rawArguments)
-    ? { ok: true as const, value: rawArguments }
+  const snapshot = hasSnapshotArguments(request)
+    ? { ok: true as const, value: rawArguments as JsonValue }
     : trySnapshotJson(rawArguments, 'arguments');
   const exec = new ExecutionState({
     callId,
@@ -425,25 +422,40 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
 
 async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   exec.enterPhase('around');
-  const handlers = deps.hooks.list('tools/execute');
-  const result =
-    handlers.length === 0
-      ? await dispatchBody(deps, exec)
-      : await waterfall(
-          handlers,
-          (h, next: () => Promise<ToolResult>) => h(exec.view, next),
-          () => dispatchBody(deps, exec),
-        );
-  exec.enterPhase('post');
-  if (typeof result === 'object' && result !== null && canonicalResults.get(result) === exec.token) {
-    return draftOf(result);
+  const handlers = deps.hooks.list('tools/execute', exec.view);
+  if (handlers.length === 0) {
+    // No wrapper: the body's draft is the outcome, with no result object built for one to see.
+    const draft = await dispatchBody(deps, exec);
+    exec.enterPhase('post');
+    return draft;
   }
+  // The result the body produced for this execution; anything else a wrapper returns is foreign.
+  let canonical: ToolResult | undefined;
+  const result = await waterfall(
+    handlers,
+    (h, next: () => Promise<ToolResult>) => h(exec.view, next),
+    async () => (canonical = canonicalResult(exec, await dispatchBody(deps, exec))),
+  );
+  exec.enterPhase('post');
+  if (canonical !== undefined && result === canonical) return draftOf(result);
   const draft = normalizeForeignResult(deps.resolveTool(exec.name, exec.agent), exec, result);
   // A wrapper's own "success" cannot hide the caller's cancellation.
   if (!draft.isError && exec.callerSignal.aborted) {
     return errorDraft(exec.bodyInvoked ? ERROR_CODES.ABORTED : ERROR_CODES.ABORTED_BEFORE_DISPATCH);
   }
   return draft;
+}
+
+/** What tools/execute wrappers receive from `next()`: the body's outcome, frozen. */
+function canonicalResult(exec: ExecutionState, draft: Draft): ToolResult {
+  return Object.freeze({
+    callId: exec.callId,
+    name: exec.name,
+    isError: draft.isError,
+    content: draft.content,
+    ...(draft.isError ? { error: draft.error! } : { value: draft.value as JsonValue }),
+    ...(draft.presentationMeta === undefined ? {} : { presentationMeta: draft.presentationMeta }),
+  });
 }
 
 function draftOf(result: ToolResult): Draft {
@@ -458,33 +470,21 @@ function draftOf(result: ToolResult): Draft {
 }
 
 /** The default end of the tools/execute waterfall: resolve again, fuse signals, run the body. */
-async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<ToolResult> {
-  const canonical = (draft: Draft): ToolResult => {
-    const result = Object.freeze({
-      callId: exec.callId,
-      name: exec.name,
-      isError: draft.isError,
-      content: draft.content,
-      ...(draft.isError ? { error: draft.error! } : { value: draft.value as JsonValue }),
-      ...(draft.presentationMeta === undefined ? {} : { presentationMeta: draft.presentationMeta }),
-    });
-    canonicalResults.set(result, exec.token);
-    return result;
-  };
+async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
   // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
   const tool = deps.resolveTool(exec.name, exec.agent);
-  if (tool === undefined) return canonical(errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`));
+  if (tool === undefined) return errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`);
   const wrapperSignal = exec.signal;
   const fused = fuseSignals(exec.callerSignal, wrapperSignal);
   if (fused.signal.aborted) {
     fused.dispose();
-    return canonical(errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+    return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
   }
   // Invalid input never runs the body, so it is refused before bodyInvoked is set.
   const issues = tool.argIssues(exec.arguments);
   if (issues.length > 0) {
     fused.dispose();
-    return canonical(errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message));
+    return errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message);
   }
   exec.setBodySignal(fused.signal);
   exec.enterPhase('body');
@@ -531,7 +531,7 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<T
     exec.setBodySignal(wrapperSignal);
     exec.enterPhase('around');
   }
-  return canonical(draft);
+  return draft;
 }
 
 const GIVEN_UP: unique symbol = Symbol('given up');

@@ -41,7 +41,13 @@ export class Hooks {
     'tools/result': [],
   };
 
-  on<K extends HookName>(name: K, handler: HookMap[K]): () => void {
+  // Handlers that run only for the calls their predicate accepts (the runtime's own
+  // timeout policy: a pass-through for tools without a timeoutMs).
+  readonly #conditions = new WeakMap<object, (exec: ToolExecution) => boolean>();
+  #conditional = 0;
+
+  /** `appliesTo`: the handler is left out of the chain of a call it would only pass through (see `list`). */
+  on<K extends HookName>(name: K, handler: HookMap[K], appliesTo?: (exec: ToolExecution) => boolean): () => void {
     const list = this.#lists[name] as HookMap[K][] | undefined;
     if (list === undefined)
       throw new TypeError(`rt.on: unknown hook "${String(name)}" (known: ${Object.keys(this.#lists).join(', ')})`);
@@ -50,19 +56,30 @@ export class Hooks {
     const entry = ((...args: unknown[]) => (handler as (...a: unknown[]) => unknown)(...args)) as HookMap[K];
     Object.defineProperty(entry, 'name', { value: handler.name }); // errors name the handler
     list.push(entry);
+    if (appliesTo !== undefined) {
+      this.#conditions.set(entry, appliesTo);
+      this.#conditional += 1;
+    }
     return () => {
       const i = list.indexOf(entry);
-      if (i >= 0) list.splice(i, 1);
+      if (i >= 0) {
+        list.splice(i, 1);
+        if (this.#conditions.delete(entry)) this.#conditional -= 1;
+      }
     };
   }
 
   /**
-   * A snapshot of the handlers, so a disposal mid-call does not shift the chain. With none
-   * registered it is one shared empty array: the common case allocates nothing.
+   * A snapshot of the handlers, so a disposal mid-call does not shift the chain; given
+   * the call, without the handlers whose predicate leaves it out. With none it is one
+   * shared empty array: the common case allocates nothing.
    */
-  list<K extends HookName>(name: K): readonly HookMap[K][] {
+  list<K extends HookName>(name: K, exec?: ToolExecution): readonly HookMap[K][] {
     const list = this.#lists[name] as HookMap[K][];
-    return list.length === 0 ? NO_HANDLERS : [...list];
+    if (list.length === 0) return NO_HANDLERS;
+    if (exec === undefined || this.#conditional === 0) return [...list];
+    const chain = list.filter((entry) => this.#conditions.get(entry)?.(exec) !== false);
+    return chain.length === 0 ? NO_HANDLERS : chain;
   }
 }
 

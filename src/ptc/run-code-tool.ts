@@ -8,10 +8,12 @@ import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
-import type { JsonValue } from '../json/json-value.ts';
+import { freezeParsedJson, type JsonValue } from '../json/json-value.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { orderedFerry } from '../pipeline/ordered-ferry.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-tool.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import { snapshotRequest } from '../pipeline/snapshot-request.ts';
 import { markSelfBounded } from '../pipeline/unsettled-body.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
@@ -183,18 +185,27 @@ async function runProgram(
   });
   const live = liveEvents(deps.events, { runCallId: exec.callId, rootCallId: exec.rootCallId, agent: exec.agent });
   let submitted = 0;
+  // One async frame per call: the refusals before dispatch are synchronous.
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
     const seq = ++submitted;
     const callId = `${exec.callId}:ptc:${seq}`;
     live.callStart(callId, seq, request.toolName);
-    const outcome = await nestedCall(request, seq, callId);
+    const argBytes = request.argsJson.length;
+    let outcome = holdArguments(request, seq, argBytes);
+    if (outcome === undefined) {
+      try {
+        outcome = await dispatchNested(request, seq, callId);
+      } finally {
+        budget.release(argBytes);
+      }
+    }
     live.callEnd(callId, seq, request.toolName, outcome);
     return outcome.outcome;
   };
-  const nestedCall = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
+  /** Holds the call's argument bytes until it commits, or refuses it (nothing held). */
+  const holdArguments = (request: HostCallRequest, seq: number, argBytes: number): NestedOutcome | undefined => {
     const name = request.toolName;
     // Bounded before anything parses or validates them (the guest checks the same limit).
-    const argBytes = request.argsJson.length;
     if (argBytes > MAX_ARGS_BYTES) {
       ferry.skip(seq);
       return {
@@ -205,7 +216,6 @@ async function runProgram(
         },
       };
     }
-    // Held until the call commits.
     if (!budget.tryHold(argBytes)) {
       ferry.skip(seq);
       const message =
@@ -213,11 +223,7 @@ async function runProgram(
         `${budget.limit} bytes (maxRetainedBytes; ${budget.used} held by calls in flight and ferried contexts). Await earlier calls or send less.`;
       return { outcome: { ok: false, code: RETENTION_LIMIT, message } };
     }
-    try {
-      return await dispatchNested(request, seq, callId);
-    } finally {
-      budget.release(argBytes);
-    }
+    return undefined;
   };
   const dispatchNested = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
     let args: unknown;
@@ -227,17 +233,21 @@ async function runProgram(
       ferry.skip(seq);
       return { outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' } };
     }
+    const nested: NestedExecuteRequest = {
+      callId,
+      name: request.toolName,
+      arguments: args,
+      ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+      parent: exec.token,
+      rootCallId: exec.rootCallId,
+      signal: request.signal, // the sequencer adds the run's signal
+    };
+    // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
+    // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
+    const frozen = freezeParsedJson(args) !== undefined;
     let result: ToolResult;
     try {
-      result = await sequencer.submit({
-        callId,
-        name: request.toolName,
-        arguments: args,
-        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
-        parent: exec.token,
-        rootCallId: exec.rootCallId,
-        signal: request.signal, // the sequencer adds the run's signal
-      });
+      result = await sequencer.submit(frozen ? snapshotRequest(nested) : nested);
     } catch (error) {
       ferry.skip(seq);
       // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.

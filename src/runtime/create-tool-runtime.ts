@@ -32,7 +32,7 @@ import {
 } from '../registry/tool-registry.ts';
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
-import { installTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
+import { createTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import {
   createTurnExecutor,
@@ -451,10 +451,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   };
   if (timeoutPolicy !== false) {
     // One reporter for bodies given up on, whether their deadline fired or their caller aborted.
-    installTimeoutPolicy(runtime, {
+    const policy = createTimeoutPolicy(runtime, {
       ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
       ...timeoutPolicy,
     });
+    // The outermost tools/execute wrapper, left out of the chain of a call whose tool has no timeoutMs.
+    hooks.on('tools/execute', policy.handler, policy.applies);
   }
   return runtime;
 }

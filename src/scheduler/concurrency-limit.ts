@@ -1,4 +1,4 @@
-// The bound on concurrency-safe bodies that run at once (the p-queue pool size).
+// The bound on concurrency-safe bodies that run at once (the size of the sequencer's ConcurrencyPool).
 
 /** Default pool size of one turn (or one run_code program). */
 export const DEFAULT_CONCURRENCY = 8;

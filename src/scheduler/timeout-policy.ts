@@ -41,6 +41,20 @@ type Outcome = { readonly result: ToolResult } | { readonly error: unknown };
 
 /** Installs the policy on `rt`; the returned function removes it. */
 export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPolicyOptions = {}): Dispose {
+  return rt.on('tools/execute', createTimeoutPolicy(rt, options).handler);
+}
+
+/** The policy's wrapper, and whether it does anything for a call (its tool declares a `timeoutMs`). */
+export interface TimeoutPolicy {
+  readonly handler: ExecuteHandler;
+  applies(exec: ToolExecution): boolean;
+}
+
+/** The policy without installing it: a runtime that owns it skips the wrapper for calls it does not apply to. */
+export function createTimeoutPolicy(
+  rt: Pick<TimeoutPolicyHost, 'tool'>,
+  options: TimeoutPolicyOptions = {},
+): TimeoutPolicy {
   const graceMs = options.graceMs ?? DEFAULT_GRACE_MS;
   if (typeof graceMs !== 'number' || !Number.isFinite(graceMs) || graceMs < 0) {
     throw new TypeError(
@@ -87,10 +101,10 @@ export function installTimeoutPolicy(rt: TimeoutPolicyHost, options: TimeoutPoli
       : `tool "${exec.name}" timed out after ${timeoutMs} ms; it ignored its abort signal and was still running ${graceMs} ms later`;
     return failure(exec, ERROR_CODES.TOOL_TIMEOUT, message, { timeoutMs, bodySettled });
   };
-  return rt.on('tools/execute', handler);
+  return { handler, applies: (exec) => timeoutOf(rt, exec) !== undefined };
 }
 
-function timeoutOf(rt: TimeoutPolicyHost, exec: ToolExecution): number | undefined {
+function timeoutOf(rt: Pick<TimeoutPolicyHost, 'tool'>, exec: ToolExecution): number | undefined {
   let tool: Tool | undefined;
   try {
     tool = rt.tool(exec.name, exec.agent === undefined ? {} : { agent: exec.agent });

@@ -3,7 +3,7 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { runInNewContext } from 'node:vm';
 import { deepFreeze, MAX_JSON_DEPTH, NotJsonError, snapshotJson } from '../../src/index.ts';
-import { trySnapshotJson } from '../../src/json/json-value.ts';
+import { freezeParsedJson, trySnapshotJson } from '../../src/json/json-value.ts';
 import { isDeepFrozen } from './helpers.ts';
 
 class Point {
@@ -223,6 +223,55 @@ describe('snapshotJson', () => {
     const snap = snapshotJson(source) as { list: number[] };
     source.list.push(3);
     expect(snap.list).toEqual([1, 2]);
+  });
+});
+
+// run_code's nested-call arguments skip the copy: the parsed value is frozen in place.
+// It must be exactly the snapshot snapshotJson would make, or undefined where
+// snapshotJson refuses (then the caller takes snapshotJson's path and its error).
+describe('freezeParsedJson', () => {
+  const deepText = (levels: number): string => `${'['.repeat(levels)}1${']'.repeat(levels)}`;
+
+  it('gives what snapshotJson gives for random JSON text: equal, the same object, deep-frozen', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = JSON.stringify(value);
+        const expected = snapshotJson(JSON.parse(text));
+        const parsed: unknown = JSON.parse(text);
+        const frozen = freezeParsedJson(parsed);
+        expect(frozen).toBe(parsed);
+        expect(frozen).toEqual(expected);
+        expect(JSON.stringify(frozen)).toBe(JSON.stringify(expected));
+        expect(isDeepFrozen(frozen)).toBe(true);
+      }),
+      { numRuns: 300 },
+    );
+  });
+
+  it('keeps -0 and "__proto__" keys as snapshotJson does', () => {
+    const parsed = freezeParsedJson(JSON.parse('{"__proto__":{"a":-0},"b":[-0]}')) as Record<string, unknown>;
+    expect(Object.keys(parsed)).toEqual(['__proto__', 'b']);
+    const own = Object.getOwnPropertyDescriptor(parsed, '__proto__')?.value as { a: number };
+    expect(Object.is(own.a, -0)).toBe(true);
+    expect(Object.getPrototypeOf(parsed)).toBe(Object.prototype);
+    expect(Object.is(freezeParsedJson(JSON.parse('-0')), -0)).toBe(true);
+  });
+
+  it('accepts exactly MAX_JSON_DEPTH levels and returns undefined one level deeper, where snapshotJson throws', () => {
+    expect(freezeParsedJson(JSON.parse(deepText(MAX_JSON_DEPTH)))).toEqual(
+      snapshotJson(JSON.parse(deepText(MAX_JSON_DEPTH))),
+    );
+    for (const text of [deepText(MAX_JSON_DEPTH + 1), `{"a":${deepText(MAX_JSON_DEPTH)}}`, deepText(100_000)]) {
+      expect(freezeParsedJson(JSON.parse(text))).toBeUndefined();
+      expect(trySnapshotJson(JSON.parse(text)).ok).toBe(false);
+    }
+  });
+
+  it('returns undefined for a number too large to be finite (1e999 parses to Infinity), where snapshotJson throws', () => {
+    for (const text of ['1e999', '-1e999', '{"a":[1,2e400]}', '[[{"x":-5e999}]]']) {
+      expect(freezeParsedJson(JSON.parse(text))).toBeUndefined();
+      expect(trySnapshotJson(JSON.parse(text)).ok).toBe(false);
+    }
   });
 });
 

@@ -1,11 +1,14 @@
-// The host fast path: with no hook installed, a call skips the empty waterfalls and the
-// outcome snapshot only post-execute handlers would see. For random turns, direct calls
-// and nested run_code programs, a runtime with no hooks and one with a no-op handler of
-// every hook kind (which forces the full path) give identical results, in the same order,
-// with the same bodies run in the same order.
+// The host fast path: with no hook installed, a call skips the empty waterfalls, the
+// outcome snapshot only post-execute handlers would see and the result object only a
+// tools/execute wrapper would see; the runtime's own timeout policy is left out of the
+// chain of a call whose tool has no timeoutMs. For random turns, direct calls and nested
+// run_code programs, a runtime with no hooks and one with a no-op handler of every hook
+// kind and the timeout policy installed as a plain hook on every call (which forces the
+// full path) give identical results, in the same order, with the same bodies run in the
+// same order.
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { defineTool, type JsonValue, type ToolResult } from '../../src/index.ts';
+import { defineTool, installTimeoutPolicy, type JsonValue, type ToolResult } from '../../src/index.ts';
 import type { ToolRuntime } from '../../src/runtime/create-tool-runtime.ts';
 import { ptcRuntimes } from './helpers.ts';
 
@@ -15,9 +18,10 @@ type ArgKind = 'valid' | 'invalid' | 'throws';
 const argsOf = (n: number, kind: ArgKind, hops: number): { [k: string]: JsonValue } =>
   kind === 'invalid' ? { n: `not-a-number-${n}` } : { n, hops, fail: kind === 'throws' };
 
-function work(name: string, safe: boolean, log: string[]) {
+function work(name: string, safe: boolean, log: string[], timeoutMs?: number) {
   return defineTool({
     name,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
     description: `Records its call and returns its number (${safe ? 'concurrency-safe' : 'exclusive'}).`,
     parameters: {
       n: { type: 'integer', required: true },
@@ -43,7 +47,7 @@ function work(name: string, safe: boolean, log: string[]) {
 }
 
 const nestedCall = fc.record({
-  tool: fc.constantFrom('safe', 'excl'),
+  tool: fc.constantFrom('safe', 'excl', 'timed'),
   kind: fc.constantFrom<ArgKind>('valid', 'valid', 'invalid', 'throws'),
   hops: fc.nat({ max: 4 }),
   parallel: fc.boolean(),
@@ -77,7 +81,7 @@ function program(calls: readonly NestedCall[]): string {
 const topCall = fc.oneof(
   fc.record({
     type: fc.constant('tool' as const),
-    tool: fc.constantFrom('safe', 'excl', 'nope'),
+    tool: fc.constantFrom('safe', 'excl', 'timed', 'nope'),
     kind: fc.constantFrom<ArgKind>('valid', 'valid', 'invalid', 'throws'),
     hops: fc.nat({ max: 4 }),
   }),
@@ -122,10 +126,14 @@ async function play(rt: ToolRuntime, log: string[], s: Scenario) {
 
 function equipped(noOpHooks: boolean): { rt: ToolRuntime; log: string[] } {
   const log: string[] = [];
-  const rt = runtime({ mode: 'both' });
+  // The full path: the timeout policy as an ordinary outermost hook, run for every call.
+  const rt = runtime({ mode: 'both', ...(noOpHooks ? { timeoutPolicy: false } : {}) });
   rt.register(work('safe', true, log));
   rt.register(work('excl', false, log));
+  // Its deadline never fires: the policy wraps its calls on both paths.
+  rt.register(work('timed', true, log, 60_000));
   if (noOpHooks) {
+    installTimeoutPolicy(rt);
     rt.on('tools/pre-execute', (_exec, next) => next());
     rt.on('tools/execute', (_exec, next) => next());
     rt.on('tools/post-execute', (_exec, _outcome, next) => next());
