@@ -137,6 +137,20 @@ export function nestedRows(results: readonly NestedCallResult[], scheduler?: Sch
       target: '',
       met: null,
     });
+    if (r.hostSideUs !== undefined) {
+      rows.push({
+        section: '2 nested call',
+        name: `  … host side alone: run_code's HostCall driven from plain JS, no isolate (${r.isolation} run)`,
+        value: `p50 ${us(r.hostSideUs.p50)} / p90 ${us(r.hostSideUs.p90)} (${((100 * r.hostSideUs.p50) / r.nestedUs.p50).toFixed(0)}% of the nested call)`,
+        baseline: `direct rt.execute p50 ${us(r.directUs.p50)} / p90 ${us(r.directUs.p90)}`,
+        ratio: x(r.hostSideUs.p50 / r.directUs.p50),
+        target: '',
+        met: null,
+      });
+    }
+    rows.push(issueTargetRow(r));
+    const floor = processFloorRow(r);
+    if (floor !== undefined) rows.push(floor);
   }
   if (scheduler !== undefined) {
     rows.push({
@@ -159,6 +173,52 @@ export function nestedRows(results: readonly NestedCallResult[], scheduler?: Sch
     });
   }
   return rows;
+}
+
+/** Issue 15's own target: process ≤ 2 ×, in-process ≤ 1.5 × (bare isolate round trip + direct rt.execute). */
+export const ISSUE_NESTED_FACTOR: Readonly<Record<NestedCallResult['isolation'], number>> = {
+  process: 2,
+  'in-process': 1.5,
+};
+
+/** The nested call against issue 15's formula, at p50 and (from the parts' p90) at p90. */
+function issueTargetRow(r: NestedCallResult): Row {
+  const factor = ISSUE_NESTED_FACTOR[r.isolation];
+  const budget = factor * (r.bareIsolateUs.p50 + r.directUs.p50);
+  const budgetP90 = factor * (r.bareIsolateUs.p90 + r.directUs.p90);
+  const ratio = r.nestedUs.p50 / budget;
+  return {
+    section: '2 nested call',
+    name: `  … against issue 15's target (${r.isolation})`,
+    value: `p50 ${us(r.nestedUs.p50)} / p90 ${us(r.nestedUs.p90)}`,
+    baseline: `${us(budget)} = ${factor} × (isolate RT ${us(r.bareIsolateUs.p50)} + direct ${us(r.directUs.p50)}); p90 ${us(budgetP90)}`,
+    ratio: `${x(ratio)} (p90 ${x(r.nestedUs.p90 / budgetP90)})`,
+    target: `≤ 1× (${factor} × (bare isolate RT + direct))`,
+    met: ratio <= 1,
+  };
+}
+
+/**
+ * Process isolation only: what no process design can go below — a bare isolate round
+ * trip, a bare IPC round trip and the direct call, all measured in this run — and
+ * whether issue 15's target lies above it (reachable) or below it (not by any process design).
+ */
+function processFloorRow(r: NestedCallResult): Row | undefined {
+  if (r.bareIpcUs === undefined) return undefined;
+  const floor = r.bareIsolateUs.p50 + r.bareIpcUs.p50 + r.directUs.p50;
+  const target = ISSUE_NESTED_FACTOR[r.isolation] * (r.bareIsolateUs.p50 + r.directUs.p50);
+  return {
+    section: '2 nested call',
+    name: `  … against the physical floor of a process design (${r.isolation})`,
+    value: us(r.nestedUs.p50),
+    baseline: `floor ${us(floor)} = isolate RT ${us(r.bareIsolateUs.p50)} + IPC RT ${us(r.bareIpcUs.p50)} + direct ${us(r.directUs.p50)}`,
+    ratio: x(r.nestedUs.p50 / floor),
+    target:
+      floor <= target
+        ? `floor ≤ issue target ${us(target)}: reachable`
+        : `floor > issue target ${us(target)}: no process design meets it`,
+    met: null,
+  };
 }
 
 /** The sandbox layer alone (bench/sandbox-bench.ts: Sandbox.run with an echo host, no pipeline). */

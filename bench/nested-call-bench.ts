@@ -1,8 +1,9 @@
 // Section 2: the cost of one nested call. A program making 1,000 sequential calls to
 // the trivial `noop` tool (its run time less a trivial run's, per call) against 1,000
-// direct rt.execute calls of the same tool (the pipeline's own cost) and the bare
-// transports it crosses (bare-round-trips.ts).
+// direct rt.execute calls of the same tool (the pipeline's own cost), the bare
+// transports it crosses (bare-round-trips.ts) and the host side alone (host-side-bench.ts).
 import { bareIpcRoundTripUs, bareIsolateRoundTripUs } from './bare-round-trips.ts';
+import { createHostSideBench } from './host-side-bench.ts';
 import { NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
 import { summarize, timeMs, type Summary } from './stats.ts';
@@ -17,6 +18,8 @@ export interface NestedCallResult {
   readonly bareIsolateUs: Summary;
   /** Microseconds per bare IPC round trip (process isolation only). */
   readonly bareIpcUs?: Summary;
+  /** Microseconds per HostCall driven from plain JS: the host side alone (absent in runs before it was measured). */
+  readonly hostSideUs?: Summary;
   /** 2 × direct + bare isolate round trip (+ bare IPC in process isolation), at p50. */
   readonly budgetUs: number;
   readonly ratioToBudget: number;
@@ -33,6 +36,7 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
   const results: NestedCallResult[] = [];
   for (const isolation of isolations) {
     const bench = createBenchRuntime({ isolation });
+    const hostSide = createHostSideBench();
     try {
       const direct = async (): Promise<void> => {
         for (let n = 0; n < NESTED_CALLS; n += 1) await bench.execute('noop', { n });
@@ -40,17 +44,20 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       // Warm-up: every path once (JIT, esbuild service, pool).
       await bench.runCode(NESTED_CALLS_PROGRAM);
       await direct();
+      await hostSide.perCallUs();
       const nested: number[] = [];
       const directs: number[] = [];
       const trivials: number[] = [];
       const bareIsolate: number[] = [];
       const bareIpc: number[] = [];
+      const hostSides: number[] = [];
       for (let i = 0; i < iterations; i += 1) {
         trivials.push(await timeMs(() => bench.runCode(TRIVIAL_PROGRAM)));
         nested.push(await timeMs(() => bench.runCode(NESTED_CALLS_PROGRAM)));
         directs.push(((await timeMs(direct)) * 1000) / NESTED_CALLS);
         bareIsolate.push(await bareIsolateRoundTripUs(NESTED_CALLS));
         if (isolation === 'process') bareIpc.push(await bareIpcRoundTripUs(NESTED_CALLS));
+        hostSides.push(await hostSide.perCallUs());
       }
       const trivialMs = summarize(trivials).p50;
       const nestedUs = summarize(nested.map((ms) => ((ms - trivialMs) * 1000) / NESTED_CALLS));
@@ -64,11 +71,12 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         directUs,
         bareIsolateUs,
         ...(bareIpcUs === undefined ? {} : { bareIpcUs }),
+        hostSideUs: summarize(hostSides),
         budgetUs,
         ratioToBudget: nestedUs.p50 / budgetUs,
       });
     } finally {
-      await bench.close();
+      await Promise.all([bench.close(), hostSide.close()]);
     }
   }
   return results;
