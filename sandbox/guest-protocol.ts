@@ -35,6 +35,16 @@ export type GuestFailureKind = 'exception' | 'memory' | 'output-limit' | 'invali
 /** Guest -> host messages (JSON). */
 export type GuestMessage =
   | { readonly t: 'call'; readonly seq: number; readonly tool: string; readonly args: string }
+  /** Calls made in one synchronous stretch of the program, in order, in one crossing. */
+  | {
+      readonly t: 'calls';
+      readonly calls: readonly {
+        readonly t: 'call';
+        readonly seq: number;
+        readonly tool: string;
+        readonly args: string;
+      }[];
+    }
   | { readonly t: 'log'; readonly text: string }
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
   | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }

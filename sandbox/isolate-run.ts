@@ -40,6 +40,8 @@ export interface IsolateRun {
 }
 
 const MAX_REPORT_CHARS = 2_000;
+/** Outcome text gathered for one crossing into the isolate before it crosses anyway. */
+const MAX_BATCH_CHARS = 1_048_576;
 const DONE_KINDS: ReadonlySet<string> = new Set(['exception', 'memory', 'output-limit', 'invalid-output']);
 
 export function startIsolateRun(options: IsolateRunOptions): IsolateRun {
@@ -55,6 +57,10 @@ class Run {
   readonly #ops = new Set<Promise<unknown>>();
   /** Outcomes settled in the same tick, handed to the guest in one crossing. */
   #outbox: GuestDelivery[] = [];
+  /** Calls dispatched to the host whose outcome has not been delivered yet. */
+  #pending = 0;
+  #flushScheduled = false;
+  #outboxChars = 0;
   #resolve!: (outcome: RawRunOutcome) => void;
   #ended = false;
   #programSettled = false;
@@ -207,6 +213,22 @@ class Run {
       case 'call':
         this.#onCall(m);
         return;
+      case 'calls': {
+        const calls = m['calls'];
+        if (!Array.isArray(calls)) {
+          this.#protocolError('bad calls message');
+          return;
+        }
+        for (const call of calls as unknown[]) {
+          if (this.#ended) return;
+          if (typeof call !== 'object' || call === null) {
+            this.#protocolError('bad calls message');
+            return;
+          }
+          this.#onCall(call as Record<string, unknown>);
+        }
+        return;
+      }
       case 'limit':
         if (
           (m['kind'] === 'call-limit' || m['kind'] === 'memory' || m['kind'] === 'exception') &&
@@ -248,6 +270,7 @@ class Run {
       this.#protocolError('call arguments over the size limit');
       return;
     }
+    this.#pending += 1;
     void this.#options.dispatcher
       .call({ seq, toolName: tool, argsJson: args })
       .then((outcome) => this.#deliver(seq, outcome));
@@ -259,13 +282,28 @@ class Run {
       ? { seq, ok: true, value: outcome.valueJson }
       : { seq, ok: false, code: outcome.code, message: outcome.message };
     this.#outbox.push(delivery);
-    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+    this.#outboxChars += outcome.ok ? outcome.valueJson.length : outcome.message.length;
+    this.#pending -= 1;
+    // A full batch crosses now (one crossing's text stays bounded).
+    if (this.#outboxChars > MAX_BATCH_CHARS) {
+      this.#flush();
+      return;
+    }
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    // The last outstanding call crosses at once (a sequential program waits on it); while
+    // others are still out, outcomes gather until the event loop has handled everything
+    // that arrived, and cross together: one crossing per loop turn, not one per call.
+    if (this.#pending === 0) queueMicrotask(() => this.#flush());
+    else setImmediate(() => this.#flush());
   }
 
   // Many calls of a Promise.all settle together: one crossing into the isolate for all.
   #flush(): void {
+    this.#flushScheduled = false;
     const batch = this.#outbox;
     this.#outbox = [];
+    this.#outboxChars = 0;
     if (this.#ended || this.#programSettled || batch.length === 0) return;
     const text = JSON.stringify(batch.length === 1 ? batch[0] : batch);
     void this.#op(this.#options.prepared.deliver.apply(undefined, [text], { arguments: { copy: true } }));

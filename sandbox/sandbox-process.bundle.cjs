@@ -47,20 +47,6 @@ var GUEST_PRELUDE_BUNDLE = `"use strict";
   var DELIVER_GLOBAL = "__ptc_deliver";
   var START_GLOBAL = "__ptc_start";
 
-  // sandbox/guest/host-link.ts
-  var scope = globalThis;
-  var send = scope[SEND_GLOBAL];
-  delete scope[SEND_GLOBAL];
-  var stringifyMessage = JSON.stringify;
-  function post(message) {
-    try {
-      send(stringifyMessage(message));
-      return true;
-    } catch {
-      return false;
-    }
-  }
-
   // sandbox/guest/intrinsics.ts
   var ObjectCtor = Object;
   var create = ObjectCtor.create;
@@ -127,6 +113,59 @@ var GUEST_PRELUDE_BUNDLE = `"use strict";
       i += width - 1;
     }
     return { __proto__: null, bytes, end: length, whole: true };
+  }
+
+  // sandbox/guest/host-link.ts
+  var scope = globalThis;
+  var send = scope[SEND_GLOBAL];
+  delete scope[SEND_GLOBAL];
+  var stringifyMessage = JSON.stringify;
+  var settledPromise = new PromiseCtor((resolve) => {
+    resolve();
+  });
+  var outgoing = create(null);
+  var outgoingCount = 0;
+  var flushScheduled = false;
+  function postCall(message) {
+    outgoing[outgoingCount] = stringifyMessage(message);
+    outgoingCount++;
+    if (flushScheduled) return;
+    flushScheduled = true;
+    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+  }
+  function flushQueuedCalls() {
+    flushScheduled = false;
+    if (!sendQueuedCalls() && !flushScheduled) {
+      flushScheduled = true;
+      apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    }
+  }
+  function sendQueuedCalls() {
+    const count = outgoingCount;
+    if (count === 0) return true;
+    let text = outgoing[0];
+    if (count > 1) {
+      text = '{"t":"calls","calls":[' + text;
+      for (let i = 1; i < count; i++) text = text + "," + outgoing[i];
+      text = text + "]}";
+    }
+    try {
+      send(text);
+    } catch {
+      return false;
+    }
+    for (let i = 0; i < count; i++) delete outgoing[i];
+    outgoingCount = 0;
+    return true;
+  }
+  function post(message) {
+    if (!sendQueuedCalls()) return false;
+    try {
+      send(stringifyMessage(message));
+      return true;
+    } catch {
+      return false;
+    }
   }
 
   // sandbox/guest/format-value.ts
@@ -500,7 +539,11 @@ var GUEST_PRELUDE_BUNDLE = `"use strict";
     });
   }
   function dispatch(item) {
-    if (!post({ __proto__: null, t: "call", seq: item.seq, tool: item.name, args: item.args })) return false;
+    try {
+      postCall({ __proto__: null, t: "call", seq: item.seq, tool: item.name, args: item.args });
+    } catch {
+      return false;
+    }
     run.inFlight++;
     return true;
   }
@@ -1221,6 +1264,7 @@ function failure(kind, message) {
 
 // sandbox/isolate-run.ts
 var MAX_REPORT_CHARS = 2e3;
+var MAX_BATCH_CHARS = 1048576;
 var DONE_KINDS = /* @__PURE__ */ new Set(["exception", "memory", "output-limit", "invalid-output"]);
 function startIsolateRun(options) {
   const run = new Run(options);
@@ -1234,6 +1278,10 @@ var Run = class {
   #ops = /* @__PURE__ */ new Set();
   /** Outcomes settled in the same tick, handed to the guest in one crossing. */
   #outbox = [];
+  /** Calls dispatched to the host whose outcome has not been delivered yet. */
+  #pending = 0;
+  #flushScheduled = false;
+  #outboxChars = 0;
   #resolve;
   #ended = false;
   #programSettled = false;
@@ -1372,6 +1420,22 @@ var Run = class {
       case "call":
         this.#onCall(m);
         return;
+      case "calls": {
+        const calls = m["calls"];
+        if (!Array.isArray(calls)) {
+          this.#protocolError("bad calls message");
+          return;
+        }
+        for (const call of calls) {
+          if (this.#ended) return;
+          if (typeof call !== "object" || call === null) {
+            this.#protocolError("bad calls message");
+            return;
+          }
+          this.#onCall(call);
+        }
+        return;
+      }
       case "limit":
         if ((m["kind"] === "call-limit" || m["kind"] === "memory" || m["kind"] === "exception") && typeof m["message"] === "string") {
           this.end(failure(m["kind"], clip(m["message"])));
@@ -1409,18 +1473,30 @@ var Run = class {
       this.#protocolError("call arguments over the size limit");
       return;
     }
+    this.#pending += 1;
     void this.#options.dispatcher.call({ seq, toolName: tool, argsJson: args }).then((outcome) => this.#deliver(seq, outcome));
   }
   #deliver(seq, outcome) {
     if (this.#ended || this.#programSettled) return;
     const delivery = outcome.ok ? { seq, ok: true, value: outcome.valueJson } : { seq, ok: false, code: outcome.code, message: outcome.message };
     this.#outbox.push(delivery);
-    if (this.#outbox.length === 1) queueMicrotask(() => this.#flush());
+    this.#outboxChars += outcome.ok ? outcome.valueJson.length : outcome.message.length;
+    this.#pending -= 1;
+    if (this.#outboxChars > MAX_BATCH_CHARS) {
+      this.#flush();
+      return;
+    }
+    if (this.#flushScheduled) return;
+    this.#flushScheduled = true;
+    if (this.#pending === 0) queueMicrotask(() => this.#flush());
+    else setImmediate(() => this.#flush());
   }
   // Many calls of a Promise.all settle together: one crossing into the isolate for all.
   #flush() {
+    this.#flushScheduled = false;
     const batch = this.#outbox;
     this.#outbox = [];
+    this.#outboxChars = 0;
     if (this.#ended || this.#programSettled || batch.length === 0) return;
     const text = JSON.stringify(batch.length === 1 ? batch[0] : batch);
     void this.#op(this.#options.prepared.deliver.apply(void 0, [text], { arguments: { copy: true } }));

@@ -2,7 +2,7 @@
 // counted against the call budget, and sent when a slot is free (the excess waits in
 // FIFO order); `deliver` settles it with the host's answer.
 import type { GuestDelivery } from '../guest-protocol.ts';
-import { post } from './host-link.ts';
+import { postCall } from './host-link.ts';
 import { defineProperty, ErrorCtor, isArray, parse, PromiseCtor } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
@@ -30,8 +30,13 @@ function rejected(error: unknown): Promise<never> {
   });
 }
 
+/** Queues the call for the host; false when it could not even be encoded (no stack left). */
 function dispatch(item: QueuedCall): boolean {
-  if (!post({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args })) return false;
+  try {
+    postCall({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args });
+  } catch {
+    return false;
+  }
   run.inFlight++;
   return true;
 }
