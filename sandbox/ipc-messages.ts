@@ -21,10 +21,25 @@ export type HostToChild =
       readonly limits: SandboxLimits;
     }
   | { readonly type: 'call-result'; readonly runId: number; readonly seq: number; readonly outcome: HostCallOutcome }
+  /** Outcomes that settled in one event-loop turn, in one message. */
+  | { readonly type: 'call-results'; readonly results: readonly CallResultItem[] }
   | { readonly type: 'cancel'; readonly runId: number; readonly kind: FailureKind; readonly message: string }
   | { readonly type: 'close' }
   /** Liveness check; the child answers `pong`. */
   | { readonly type: 'ping' };
+
+export interface CallResultItem {
+  readonly runId: number;
+  readonly seq: number;
+  readonly outcome: HostCallOutcome;
+}
+
+export interface CallItem {
+  readonly runId: number;
+  readonly seq: number;
+  readonly toolName: string;
+  readonly argsJson: string;
+}
 
 export type ChildToHost =
   | { readonly type: 'ready'; readonly pid: number }
@@ -36,6 +51,8 @@ export type ChildToHost =
       readonly toolName: string;
       readonly argsJson: string;
     }
+  /** Calls (of any runs) made in one stretch, in order, in one message. */
+  | { readonly type: 'calls'; readonly calls: readonly CallItem[] }
   /** The run is over in the child: abort its in-flight calls, refuse new ones. */
   | { readonly type: 'calls-closed'; readonly runId: number }
   | { readonly type: 'log'; readonly runId: number; readonly text: string }
@@ -59,6 +76,10 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
         typeof m['argsJson'] === 'string'
         ? (value as ChildToHost)
         : undefined;
+    case 'calls':
+      return Array.isArray(m['calls']) && (m['calls'] as unknown[]).every(isCallItem)
+        ? (value as ChildToHost)
+        : undefined;
     case 'calls-closed':
       return runIdOk ? (value as ChildToHost) : undefined;
     case 'logs-truncated':
@@ -74,4 +95,15 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
     default:
       return undefined;
   }
+}
+
+function isCallItem(value: unknown): value is CallItem {
+  if (typeof value !== 'object' || value === null) return false;
+  const item = value as Record<string, unknown>;
+  return (
+    typeof item['runId'] === 'number' &&
+    typeof item['seq'] === 'number' &&
+    typeof item['toolName'] === 'string' &&
+    typeof item['argsJson'] === 'string'
+  );
 }

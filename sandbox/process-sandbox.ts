@@ -14,7 +14,14 @@ import { fileURLToPath } from 'node:url';
 import { CallBridge } from './call-bridge.ts';
 import { CallRecord, DEFAULT_RERUN_RECORD_BYTES, type Divergence } from './call-record.ts';
 import type { CompiledProgram } from './compiled-program.ts';
-import { parseChildMessage, type ChildConfig, type ChildToHost, type HostToChild } from './ipc-messages.ts';
+import {
+  type CallItem,
+  type CallResultItem,
+  type ChildConfig,
+  type ChildToHost,
+  type HostToChild,
+  parseChildMessage,
+} from './ipc-messages.ts';
 import { resolveLimits } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
@@ -94,6 +101,11 @@ interface Child {
   lastHeard: number;
   /** Why the host killed it, if it did, for the runs' messages. */
   killedBecause?: string;
+  /** Calls it sent whose outcome has not been sent back yet. */
+  callsOut: number;
+  /** Outcomes waiting to cross in one message (see #sendResult). */
+  results: CallResultItem[];
+  resultsScheduled: boolean;
 }
 
 // The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
@@ -340,6 +352,9 @@ export class ProcessSandbox implements Sandbox {
       ready: false,
       runsTaken: 0,
       lastHeard: Date.now(),
+      callsOut: 0,
+      results: [],
+      resultsScheduled: false,
       onReady: [],
       draining: false,
       dead: false,
@@ -419,6 +434,13 @@ export class ProcessSandbox implements Sandbox {
     child.lastHeard = Date.now();
     const message = parseChildMessage(value);
     if (message === undefined || message.type === 'pong') return;
+    if (message.type === 'calls') {
+      for (const call of message.calls) {
+        const run = child.runs.get(call.runId);
+        if (run !== undefined) this.#onCall(child, run, call);
+      }
+      return;
+    }
     if (message.type === 'ready') {
       child.ready = true;
       this.#earlyDeaths = 0;
@@ -439,13 +461,7 @@ export class ProcessSandbox implements Sandbox {
   #onRunMessage(child: Child, run: HostRun, message: Exclude<ChildToHost, { type: 'ready' | 'retire' }>): void {
     switch (message.type) {
       case 'call':
-        void run.bridge
-          .call({ seq: message.seq, toolName: message.toolName, argsJson: message.argsJson })
-          .then((outcome) => {
-            if (child.runs.get(run.runId) === run) {
-              this.#send(child, { type: 'call-result', runId: run.runId, seq: message.seq, outcome });
-            }
-          });
+        this.#onCall(child, run, message);
         return;
       case 'calls-closed':
         run.bridge.close();
@@ -462,6 +478,36 @@ export class ProcessSandbox implements Sandbox {
         this.#finishRun(child, run, message.outcome);
         return;
     }
+  }
+
+  #onCall(child: Child, run: HostRun, call: Omit<CallItem, 'runId'>): void {
+    child.callsOut += 1;
+    void run.bridge.call({ seq: call.seq, toolName: call.toolName, argsJson: call.argsJson }).then((outcome) => {
+      child.callsOut -= 1;
+      if (child.runs.get(run.runId) === run) this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
+    });
+  }
+
+  // The last outstanding call's outcome crosses at once (a sequential program waits on
+  // it); while the child has others out, outcomes gather and cross together once the
+  // event loop has handled what arrived: one IPC message per loop turn, not per call.
+  #sendResult(child: Child, result: CallResultItem): void {
+    child.results.push(result);
+    if (child.resultsScheduled) return;
+    child.resultsScheduled = true;
+    const flush = (): void => this.#flushResults(child);
+    if (child.callsOut === 0) queueMicrotask(flush);
+    else setImmediate(flush);
+  }
+
+  #flushResults(child: Child): void {
+    child.resultsScheduled = false;
+    const results = child.results;
+    if (results.length === 0) return;
+    child.results = [];
+    const [only] = results;
+    if (results.length === 1 && only !== undefined) this.#sendNow(child, { type: 'call-result', ...only });
+    else this.#sendNow(child, { type: 'call-results', results });
   }
 
   /** Asks the run's child to end it; kills the child if it does not confirm in time. */
@@ -550,7 +596,13 @@ export class ProcessSandbox implements Sandbox {
     return true;
   }
 
+  /** Sends `message` after any outcomes still gathering, so the child sees them in order. */
   #send(child: Child, message: HostToChild): void {
+    this.#flushResults(child);
+    this.#sendNow(child, message);
+  }
+
+  #sendNow(child: Child, message: HostToChild): void {
     if (child.dead || !child.process.connected) return;
     try {
       child.process.send(message);

@@ -1560,11 +1560,28 @@ function clip(text) {
 }
 
 // sandbox/sandbox-process.ts
-function send(message) {
+function sendNow(message) {
   try {
     process.send?.(message);
   } catch {
   }
+}
+var queuedCalls = [];
+function queueCall(call) {
+  queuedCalls.push(call);
+  if (queuedCalls.length === 1) queueMicrotask(flushCalls);
+}
+function flushCalls() {
+  const calls = queuedCalls;
+  if (calls.length === 0) return;
+  queuedCalls = [];
+  const [only] = calls;
+  if (calls.length === 1 && only !== void 0) sendNow({ type: "call", ...only });
+  else sendNow({ type: "calls", calls });
+}
+function send(message) {
+  flushCalls();
+  sendNow(message);
 }
 var IpcDispatcher = class {
   #runId;
@@ -1575,7 +1592,7 @@ var IpcDispatcher = class {
   }
   call(request) {
     if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
-    send({ type: "call", runId: this.#runId, ...request });
+    queueCall({ runId: this.#runId, ...request });
     return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
   }
   settle(seq, outcome) {
@@ -1660,6 +1677,9 @@ function onMessage(value) {
       return;
     case "call-result":
       runs.get(message.runId)?.dispatcher.settle(message.seq, message.outcome);
+      return;
+    case "call-results":
+      for (const result of message.results) runs.get(result.runId)?.dispatcher.settle(result.seq, result.outcome);
       return;
     case "cancel": {
       const run = runs.get(message.runId);

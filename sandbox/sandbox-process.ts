@@ -2,19 +2,43 @@
 // runs programs for the host, one fresh isolate per run; nested calls and logs travel
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
-import type { ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
+import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome } from './types.ts';
 
-function send(message: ChildToHost): void {
+function sendNow(message: ChildToHost): void {
   try {
     process.send?.(message);
   } catch {
     // the host is gone; 'disconnect' ends this process
   }
+}
+
+// Calls made in one stretch (a guest batch, or several runs' calls) go to the host in
+// one IPC message at the next microtask; any other message sends them first, so the
+// host sees everything in the order it happened here.
+let queuedCalls: CallItem[] = [];
+
+function queueCall(call: CallItem): void {
+  queuedCalls.push(call);
+  if (queuedCalls.length === 1) queueMicrotask(flushCalls);
+}
+
+function flushCalls(): void {
+  const calls = queuedCalls;
+  if (calls.length === 0) return;
+  queuedCalls = [];
+  const [only] = calls;
+  if (calls.length === 1 && only !== undefined) sendNow({ type: 'call', ...only });
+  else sendNow({ type: 'calls', calls });
+}
+
+function send(message: ChildToHost): void {
+  flushCalls();
+  sendNow(message);
 }
 
 class IpcDispatcher implements CallDispatcher {
@@ -28,7 +52,7 @@ class IpcDispatcher implements CallDispatcher {
 
   call(request: DispatchRequest): Promise<HostCallOutcome> {
     if (this.#closed) return Promise.resolve(notDispatched(request.toolName));
-    send({ type: 'call', runId: this.#runId, ...request });
+    queueCall({ runId: this.#runId, ...request });
     return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
   }
 
@@ -129,6 +153,9 @@ function onMessage(value: unknown): void {
       return;
     case 'call-result':
       runs.get(message.runId)?.dispatcher.settle(message.seq, message.outcome);
+      return;
+    case 'call-results':
+      for (const result of message.results) runs.get(result.runId)?.dispatcher.settle(result.seq, result.outcome);
       return;
     case 'cancel': {
       const run = runs.get(message.runId);
