@@ -1,15 +1,15 @@
 // Checks that hook- or tool-supplied content and context messages are well formed,
 // and returns frozen plain copies.
-import { deepFreeze } from '../json/json-value.ts';
 import type { ContentBlock, ContextMessage } from './tool-result.ts';
 
 export function checkContent(value: unknown, where: string): readonly ContentBlock[] {
   if (!Array.isArray(value)) throw new TypeError(`${where} must be an array of content blocks, got ${typeof value}`);
-  return deepFreeze(
+  // Fresh blocks of strings: freezing each block and the list freezes it all the way down.
+  return Object.freeze(
     value.map((block: unknown, i): ContentBlock => {
       const b = block as Record<string, unknown> | null;
       if (b !== null && typeof b === 'object' && b.type === 'text' && typeof b.text === 'string')
-        return { type: 'text', text: b.text };
+        return Object.freeze({ type: 'text', text: b.text });
       if (
         b !== null &&
         typeof b === 'object' &&
@@ -17,7 +17,7 @@ export function checkContent(value: unknown, where: string): readonly ContentBlo
         typeof b.data === 'string' &&
         typeof b.mimeType === 'string'
       ) {
-        return { type: 'image', data: b.data, mimeType: b.mimeType };
+        return Object.freeze({ type: 'image', data: b.data, mimeType: b.mimeType });
       }
       throw new TypeError(`${where}[${i}] must be { type: 'text', text } or { type: 'image', data, mimeType }`);
     }),
@@ -29,7 +29,7 @@ export function checkContext(value: unknown, where: string): ContextMessage {
   if (m === null || typeof m !== 'object' || m.role !== 'user') {
     throw new TypeError(`${where} must be { role: 'user', content: [{ type: 'text', text }] }`);
   }
-  return deepFreeze({ role: 'user', content: checkContent(m.content, `${where}.content`) });
+  return Object.freeze({ role: 'user', content: checkContent(m.content, `${where}.content`) });
 }
 
 export function checkContexts(value: unknown, where: string): readonly ContextMessage[] {
@@ -38,4 +38,5 @@ export function checkContexts(value: unknown, where: string): readonly ContextMe
   return value.map((m, i) => checkContext(m, `${where}[${i}]`));
 }
 
-export const textContent = (text: string): readonly ContentBlock[] => deepFreeze([{ type: 'text', text }]);
+export const textContent = (text: string): readonly ContentBlock[] =>
+  Object.freeze([Object.freeze({ type: 'text', text })]);

@@ -172,9 +172,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     }
     const { request } = slot;
     slot.mode = signal.aborted ? 'aborted' : classifyCall(deps, request.name, slot.agent, slot.args);
-    const previousRecorded = lastRecorded;
-    const recorded = deferred<void>();
-    lastRecorded = recorded.promise;
+    // Only a journal records: without one, no write-ahead chain is built.
+    const journaled = record.recordCall === undefined ? undefined : { previous: lastRecorded, done: deferred<void>() };
+    if (journaled !== undefined) lastRecorded = journaled.done.promise;
     const gates: ExecutionGates = {
       onPolicyDone: () => slot.policyDone.resolve(),
       runDispatch: async (dispatch) => {
@@ -195,26 +195,25 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       },
       // Post-policy, finish and commit in submission order.
       beforeCommit: () => previousCommitted,
-      ...(record.recordCall === undefined
+      ...(journaled === undefined
         ? {}
         : {
             recordCall: async (call) => {
-              await previousRecorded;
+              await journaled.previous;
               try {
                 await record.recordCall!(call);
               } finally {
-                recorded.resolve();
+                journaled.done.resolve();
               }
             },
             recordResult: record.recordResult,
           }),
     };
-    executeTool(deps, request, gates)
-      .then(
-        (result) => commit(slot, result),
-        (error: unknown) => reject(slot, fail(error)),
-      )
-      .finally(() => recorded.resolve());
+    const settled = executeTool(deps, request, gates).then(
+      (result) => commit(slot, result),
+      (error: unknown) => reject(slot, fail(error)),
+    );
+    if (journaled !== undefined) void settled.finally(() => journaled.done.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed.
     const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;
