@@ -26,6 +26,17 @@ function isAlive(pid: number): boolean {
   }
 }
 
+/** A host whose every call answers `value` once `release()` is called. */
+function gatedHost(value: string): { host: ReturnType<typeof fakeHost>; release: () => void } {
+  let release!: () => void;
+  const gate = new Promise<void>((resolve) => (release = resolve));
+  const host = fakeHost(async () => {
+    await gate;
+    return ok(value);
+  });
+  return { host, release };
+}
+
 async function childPid(sandbox: ProcessSandbox): Promise<number> {
   const pid = sandbox.childPid;
   if (pid === undefined) throw new Error('no sandbox process');
@@ -38,12 +49,7 @@ describe('process isolation: crash recovery', () => {
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const host = fakeHost(async () => {
-        await gate;
-        return ok('late');
-      });
+      const { host, release } = gatedHost('late');
       const pending = sandbox.run({
         code: 'console.log("before"); const r = await tools.slow({ k: 1 }); console.log("after"); return r;',
         toolNames: ['slow'],
@@ -143,12 +149,7 @@ describe('process isolation: crash recovery', () => {
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const work = fakeHost(async () => {
-        await gate;
-        return ok('answered');
-      });
+      const { host: work, release } = gatedHost('answered');
       const pending = sandbox.run({
         code: 'return await tools.work({});',
         toolNames: ['work'],
