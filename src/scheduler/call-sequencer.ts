@@ -5,7 +5,7 @@
 //     after the previous call committed if that one is exclusive;
 //   - when it starts it is classified with the latest visible definition: parallel
 //     only if `isConcurrencySafe(args)` is exactly true, else exclusive;
-//   - parallel bodies share a bounded pool; an exclusive body waits for every
+//   - parallel bodies share a bounded p-queue pool; an exclusive body waits for every
 //     earlier call to commit, and later calls wait for it to commit;
 //   - post-policy, finish (observers) and the commit (journal, result) follow
 //     submission order, while bodies overlap.
@@ -21,6 +21,7 @@
 // for nested calls.
 // Nothing of a call is kept once it has committed: a run of many calls with large
 // arguments or results holds only the calls still in flight.
+import PQueue from 'p-queue';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import {
@@ -34,7 +35,6 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { classifyCall, type CallMode } from './classify-call.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
-import { ConcurrencyPool } from './concurrency-pool.ts';
 import { deferred, type Deferred } from './deferred.ts';
 import type { Journal } from './journal.ts';
 import { journalGates, type JournalGates } from './journal-gates.ts';
@@ -94,7 +94,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
   const { journal } = options;
   const record: Partial<JournalGates> = journal === undefined ? {} : journalGates(journal);
-  const pool = new ConcurrencyPool(concurrency);
+  const pool = new PQueue({ concurrency });
   // Calls submitted and not yet committed or failed; a slot leaves at its commit.
   const open = new Set<Slot>();
   const callIds = new Set<string>();
@@ -180,7 +180,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       runDispatch: async (dispatch) => {
         if (failure !== undefined) throw failure;
         if (slot.mode === 'parallel') {
-          await pool.run(async () => {
+          await pool.add(async () => {
             if (failure !== undefined) throw failure;
             slot.dispatched = true;
             await dispatch();

@@ -1,4 +1,4 @@
-// The bound on concurrency-safe bodies that run at once (the size of the sequencer's ConcurrencyPool).
+// The bound on concurrency-safe bodies that run at once (the size of the sequencer's p-queue pool).
 
 /** Default pool size of one turn (or one run_code program). */
 export const DEFAULT_CONCURRENCY = 8;
