@@ -2,7 +2,8 @@
 // in flight (runs per second, against the floor's sequential rate on one warm isolate),
 // then RSS of the host and of the sandbox process across a long series of runs: the
 // slope from run 1,000 to the end says whether anything grows per run.
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { KB_PROGRAM } from './bench-programs.ts';
@@ -21,6 +22,13 @@ export interface ThroughputResult {
   readonly ratioToFloor: number;
   /** runsPerSecond / the 1-in-flight rate of the same mode. (Both medians of `rounds` samples.) */
   readonly scaling: number;
+  /**
+   * CPU time per run at this level, by process (from /proc, Linux only): this host, its
+   * child processes (the sandbox processes and the esbuild service), and their sum.
+   */
+  readonly cpuMsPerRun?: { readonly host: number; readonly sandbox: number; readonly compiler: number };
+  /** Cores of this machine (os.availableParallelism()). */
+  readonly cores?: number;
 }
 
 export interface MemoryPoint {
@@ -84,6 +92,50 @@ export function processRssMb(pid: number): number | undefined {
   }
 }
 
+const CLOCK_TICK_MS = 10; // Linux USER_HZ is 100 on every common kernel
+
+/** user + system CPU of a process in ms, from /proc/<pid>/stat (0 where unreadable). */
+function cpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** CPU ms of this process's direct children, sandbox processes and the compiler apart. */
+function childrenCpuMs(): { sandbox: Map<number, number>; compiler: Map<number, number> } {
+  const sandbox = new Map<number, number>();
+  const compiler = new Map<number, number>();
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return { sandbox, compiler };
+  }
+  for (const entry of entries) {
+    const pid = Number(entry);
+    try {
+      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
+      (command.includes('esbuild') ? compiler : sandbox).set(pid, cpuMs(pid));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return { sandbox, compiler };
+}
+
+/** CPU ms spent between two readings (processes that started in between count from 0). */
+function spent(before: Map<number, number>, after: Map<number, number>): number {
+  let total = 0;
+  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
+  return total;
+}
+
 /** A full GC of this process, so host RSS samples do not follow V8's lazy heap growth. */
 function collectGarbage(): void {
   setFlagsFromString('--expose-gc');
@@ -129,10 +181,21 @@ export async function runThroughputBench(
         // on the machine does not land on one level only; each figure is a median.
         const rates = new Map<number, number[]>(levels.map((level) => [level, []]));
         const floors = new Map<number, number[]>(levels.map((level) => [level, []]));
+        const cpu = new Map<number, { host: number; sandbox: number; compiler: number; runs: number }>();
         for (let round = 0; round < rounds; round += 1) {
           for (const inFlight of levels) {
             floors.get(inFlight)!.push(await floorRate(floor, 30));
+            const hostBefore = cpuMs(process.pid);
+            const childrenBefore = childrenCpuMs();
             const ms = await runMany(bench, runsPerPoint, inFlight);
+            const childrenAfter = childrenCpuMs();
+            const sum = cpu.get(inFlight) ?? { host: 0, sandbox: 0, compiler: 0, runs: 0 };
+            cpu.set(inFlight, {
+              host: sum.host + cpuMs(process.pid) - hostBefore,
+              sandbox: sum.sandbox + spent(childrenBefore.sandbox, childrenAfter.sandbox),
+              compiler: sum.compiler + spent(childrenBefore.compiler, childrenAfter.compiler),
+              runs: sum.runs + runsPerPoint,
+            });
             rates.get(inFlight)!.push((runsPerPoint * 1000) / ms);
           }
         }
@@ -140,6 +203,7 @@ export async function runThroughputBench(
         for (const inFlight of levels) {
           const runsPerSecond = summarize(rates.get(inFlight)!).p50;
           const floorRunsPerSecond = summarize(floors.get(inFlight)!).p50;
+          const used = cpu.get(inFlight);
           throughput.push({
             isolation,
             inFlight,
@@ -148,6 +212,16 @@ export async function runThroughputBench(
             floorRunsPerSecond,
             ratioToFloor: runsPerSecond / floorRunsPerSecond,
             scaling: runsPerSecond / single,
+            cores: availableParallelism(),
+            ...(used === undefined || used.host === 0
+              ? {}
+              : {
+                  cpuMsPerRun: {
+                    host: used.host / used.runs,
+                    sandbox: used.sandbox / used.runs,
+                    compiler: used.compiler / used.runs,
+                  },
+                }),
           });
         }
       } finally {
