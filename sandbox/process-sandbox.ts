@@ -569,6 +569,14 @@ export class ProcessSandbox implements Sandbox {
     if (this.#closed || run.attempt > 1 || !run.record.replayable || remaining <= 0) return false;
     from.runs.delete(run.runId);
     run.bridge.retire();
+    if (run.deadline === undefined) {
+      // Its first process died before its clock started: the clock starts now.
+      run.deadline = Date.now() + remaining;
+      run.wallTimer = setTimeout(
+        () => this.#cancel(run, 'timeout', `The run exceeded its wall-clock limit of ${run.limits.wallTimeMs} ms.`),
+        remaining,
+      );
+    }
     // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
     const child = this.#spawn(0);
     child.draining = true;
