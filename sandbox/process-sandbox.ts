@@ -5,7 +5,8 @@
 // ignored ends with that kind (`timeout`, `abort`, ...). The other runs that child held
 // did nothing wrong: each is re-run once in a fresh process of its own, its nested calls
 // answered from the first attempt's record (call-record.ts: no tool body runs twice), so
-// one run's crash or hang loses no other run. A run that cannot be re-run (its record
+// one run's crash or hang loses no other run (a few re-run processes at a time, the
+// rest wait their turn). A run that cannot be re-run (its record
 // outgrew its budget, its re-run diverged or died too) ends with kind `crash`.
 // Up to `processes` children share the runs in flight, each run going to the one with
 // the fewest, spreading the work over the cores.
@@ -76,6 +77,8 @@ interface HostRun {
   readonly resolve: (outcome: RawRunOutcome) => void;
   /** 1, or 2 once re-run after its process died. */
   attempt: number;
+  /** Its re-run waits for a re-run process (see MAX_RERUN_PROCESSES); it is in no child's runs. */
+  waiting?: boolean;
   /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
   logLines: number;
   repeatedLogLines: number;
@@ -118,6 +121,11 @@ const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import
 const STARTUP_LIMIT_MS = 30_000;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
+/**
+ * Re-run processes alive at once: a process that held many runs died, its runs wait
+ * their turn for one instead of starting as many Node processes (tens of MB each) at once.
+ */
+export const MAX_RERUN_PROCESSES = 4;
 
 // A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
 // never sees its host go away; the host takes its live sandbox processes with it.
@@ -151,6 +159,9 @@ export class ProcessSandbox implements Sandbox {
   readonly #childOutput: 'ignore' | 'inherit';
   readonly #rerunRecordBytes: number;
   readonly #children = new Set<Child>();
+  /** Live re-run processes, and the re-runs waiting for one of them to exit. */
+  readonly #rerunChildren = new Set<Child>();
+  readonly #rerunQueue: HostRun[] = [];
   /** One entry per process slot; a slot is empty until a run needs it (or after its process died). */
   readonly #slots: (Child | undefined)[];
   #nextRunId = 1;
@@ -265,6 +276,7 @@ export class ProcessSandbox implements Sandbox {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
     this.#slots.fill(undefined);
+    for (const run of this.#rerunQueue.splice(0)) this.#endWaiting(run, 'abort', 'The sandbox was closed.');
     const exits: Promise<void>[] = [];
     for (const child of this.#children) {
       for (const run of child.runs.values()) {
@@ -378,6 +390,7 @@ export class ProcessSandbox implements Sandbox {
       if (slot >= 0) this.#slots[slot] = undefined;
       const how = child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`);
       this.#failRuns(child, `the sandbox process stopped (${how})`);
+      if (this.#rerunChildren.delete(child)) this.#startWaitingReruns();
       markExited();
       // Keep one process warm for the next run.
       if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
@@ -512,6 +525,11 @@ export class ProcessSandbox implements Sandbox {
 
   /** Asks the run's child to end it; kills the child if it does not confirm in time. */
   #cancel(run: HostRun, kind: FailureKind, message: string): void {
+    if (run.waiting === true) {
+      this.#rerunQueue.splice(this.#rerunQueue.indexOf(run), 1);
+      this.#endWaiting(run, kind, message);
+      return;
+    }
     const { child } = run;
     if (run.cancelKind !== undefined || child.runs.get(run.runId) !== run) return;
     run.cancelKind = kind;
@@ -577,10 +595,6 @@ export class ProcessSandbox implements Sandbox {
         remaining,
       );
     }
-    // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
-    const child = this.#spawn(0);
-    child.draining = true;
-    run.child = child;
     run.attempt += 1;
     run.repeatedLogLines = run.logLines;
     run.logLines = 0;
@@ -593,7 +607,26 @@ export class ProcessSandbox implements Sandbox {
     const bridge = this.#bridgeFor(() => run, run.record.replaying(run.hostCall, onDiverge), run.toolNames, run.limits);
     run.bridge = bridge;
     run.bridges.push(bridge);
+    if (this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
+      this.#startRerun(run);
+    } else {
+      // Its clock keeps running while it waits: its deadline or an abort ends it there.
+      run.waiting = true;
+      this.#rerunQueue.push(run);
+    }
+    return true;
+  }
+
+  /** Starts a re-run in a fresh process of its own. */
+  #startRerun(run: HostRun): void {
+    run.waiting = false;
+    // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
+    const child = this.#spawn(0);
+    child.draining = true;
+    this.#rerunChildren.add(child);
+    run.child = child;
     this.#assign(child, run);
+    const remaining = (run.deadline ?? Date.now() + run.limits.wallTimeMs) - Date.now();
     this.#send(child, {
       type: 'run',
       runId: run.runId,
@@ -601,7 +634,22 @@ export class ProcessSandbox implements Sandbox {
       toolNames: run.toolNames,
       limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
     });
-    return true;
+  }
+
+  #startWaitingReruns(): void {
+    while (!this.#closed && this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
+      const run = this.#rerunQueue.shift();
+      if (run === undefined) return;
+      this.#startRerun(run);
+    }
+  }
+
+  /** Ends a re-run that never got a process (aborted, out of time, or the sandbox closed). */
+  #endWaiting(run: HostRun, kind: FailureKind, message: string): void {
+    run.waiting = false;
+    run.cancelKind ??= kind;
+    clearTimeout(run.wallTimer);
+    run.resolve(failure(kind, message));
   }
 
   /** Sends `message` after any outcomes still gathering, so the child sees them in order. */
