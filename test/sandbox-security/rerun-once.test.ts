@@ -39,7 +39,7 @@ describe('re-runs and calls in transit', () => {
     expect(rec.violations).toStrictEqual([]);
   }, 60_000);
 
-  it('an abort while the re-run awaits the first attempt\'s call aborts that call once and ends the run with abort', async () => {
+  it("an abort while the re-run awaits the first attempt's call aborts that call once and ends the run with abort", async () => {
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
     const aborted: string[] = [];
