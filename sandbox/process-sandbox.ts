@@ -154,6 +154,8 @@ export class ProcessSandbox implements Sandbox {
   readonly #heartbeatMs: number;
   readonly #unresponsiveMs: number;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
+  /** When the heartbeat last ran. */
+  #lastCheck = 0;
   readonly #recycleAfterRuns: number;
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
@@ -301,6 +303,7 @@ export class ProcessSandbox implements Sandbox {
     child.runs.set(run.runId, run);
     this.#refChild(child);
     if (this.#heartbeat === undefined) {
+      this.#lastCheck = Date.now();
       this.#heartbeat = setInterval(() => this.#checkLiveness(), this.#heartbeatMs);
       this.#heartbeat.unref();
     }
@@ -310,9 +313,14 @@ export class ProcessSandbox implements Sandbox {
   #checkLiveness(): void {
     let busy = false;
     const now = Date.now();
+    // A late check means this host's own thread was blocked (a synchronous tool, say):
+    // no ping went out and no message was read meanwhile, so that time is no child's silence.
+    const stalled = now - this.#lastCheck - this.#heartbeatMs;
+    this.#lastCheck = now;
     for (const child of this.#children) {
       if (child.dead || child.runs.size === 0 || !child.ready) continue;
       busy = true;
+      if (stalled > 0) child.lastHeard = Math.min(now, child.lastHeard + stalled);
       if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
         child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed`;
         child.process.kill('SIGKILL');

@@ -195,6 +195,36 @@ describe('process isolation: crash recovery', () => {
     }
   }, 60_000);
 
+  it('a host whose own event loop stalls (a synchronous tool) does not kill its healthy sandbox process', async () => {
+    const sandbox = new ProcessSandbox({
+      poolSize: 1,
+      processes: 1,
+      heartbeatMs: 50,
+      unresponsiveMs: 400,
+      rerunRecordBytes: 0,
+      limits: { wallTimeMs: 120_000 },
+    });
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      // The host's thread blocks for 1.5 s: nobody pings the child or reads its messages meanwhile.
+      const stall = fakeHost(() => {
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_500);
+        return ok('after the stall');
+      });
+      const outcome = await sandbox.run({
+        code: 'return await tools.stall({});',
+        toolNames: ['stall'],
+        hostCall: stall.hostCall,
+      });
+      expectOk(outcome, 'after the stall');
+      expect(stall.calls).toHaveLength(1);
+      expect(await childPid(sandbox)).toBe(pid);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
   it('with two sandbox processes, runs in flight are spread over both and a hung one loses only its own run', async () => {
     const sandbox = new ProcessSandbox({ poolSize: 1, processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
     try {
