@@ -119,6 +119,8 @@ interface Child {
 const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
 /** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
 const STARTUP_LIMIT_MS = 30_000;
+/** A watchdog timer this late means the host's own thread was blocked, not that a child hung. */
+const LATE_TIMER_MS = 50;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
 /**
@@ -543,10 +545,18 @@ export class ProcessSandbox implements Sandbox {
     run.cancelKind = kind;
     run.cancelMessage = message;
     this.#send(child, { type: 'cancel', runId: run.runId, kind, message });
-    run.killTimer = setTimeout(() => {
-      // No confirmation: the child is hung (e.g. deadlocked inside isolated-vm).
-      child.process.kill('SIGKILL');
-    }, this.#hangGraceMs);
+    const armKill = (graceMs: number): void => {
+      const due = Date.now() + graceMs;
+      run.killTimer = setTimeout(() => {
+        // Fired late: this host's own thread was blocked (a synchronous tool, say) and the
+        // confirmation may be waiting unread; the child gets back the time nobody listened.
+        const late = Date.now() - due;
+        if (late > LATE_TIMER_MS) armKill(late);
+        // No confirmation: the child is hung (e.g. deadlocked inside isolated-vm).
+        else child.process.kill('SIGKILL');
+      }, graceMs);
+    };
+    armKill(this.#hangGraceMs);
   }
 
   #finishRun(child: Child, run: HostRun, outcome: RawRunOutcome): void {

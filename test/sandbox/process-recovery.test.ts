@@ -225,6 +225,46 @@ describe('process isolation: crash recovery', () => {
     }
   }, 60_000);
 
+  it('a host stall right after a cancel does not get the process killed for an unconfirmed cancel, nor its other run lost', async () => {
+    const sandbox = new ProcessSandbox({
+      poolSize: 1,
+      processes: 1,
+      hangGraceMs: 200,
+      rerunRecordBytes: 0,
+      limits: { wallTimeMs: 120_000 },
+    });
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      const park = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const controller = new AbortController();
+      const cancelled = sandbox.run({
+        code: 'await tools.park({}); return 1;',
+        toolNames: ['park'],
+        hostCall: park.hostCall,
+        signal: controller.signal,
+      });
+      while (park.calls.length === 0) await sleep(5);
+      // A synchronous tool of the other run cancels the first one, then blocks the host's
+      // thread for 1 s: the child's confirmation arrives meanwhile and waits unread.
+      const trigger = fakeHost(() => {
+        controller.abort();
+        Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 1_000);
+        return ok('innocent');
+      });
+      const innocent = sandbox.run({
+        code: 'return await tools.trigger({});',
+        toolNames: ['trigger'],
+        hostCall: trigger.hostCall,
+      });
+      expectKind(await cancelled, 'abort');
+      expectOk(await innocent, 'innocent');
+      expect(await childPid(sandbox)).toBe(pid);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+
   it('with two sandbox processes, runs in flight are spread over both and a hung one loses only its own run', async () => {
     const sandbox = new ProcessSandbox({ poolSize: 1, processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 20_000 } });
     try {
