@@ -78,7 +78,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     const callId = `${callIdPrefix}${String(extra.requestId)}`;
     // Live progress (log lines, call counts) for a client that asked for it.
     const token = request.params._meta?.progressToken;
-    const stopProgress =
+    const progress =
       token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
     const call = rt.execute({
       callId,
@@ -89,9 +89,12 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     });
     calls.add(call);
     try {
-      return toMcpCallToolResult(await call);
+      const result = await call;
+      // The answer follows the progress it sent, in a read of its own (see PROGRESS_SETTLE_MS).
+      await progress?.stop();
+      return toMcpCallToolResult(result);
     } finally {
-      stopProgress?.();
+      void progress?.stop();
       calls.delete(call);
     }
   });

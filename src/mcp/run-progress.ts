@@ -13,6 +13,10 @@ type SendProgress = (notification: ProgressNotification) => Promise<void>;
 interface Route {
   readonly token: ProgressToken;
   readonly send: SendProgress;
+  /** Settles when the latest notification has been handed to the transport. */
+  lastSend: Promise<void>;
+  /** When the latest notification was sent (performance.now()). */
+  lastSentAt: number;
   progress: number;
   started: number;
   finished: number;
@@ -50,7 +54,8 @@ const callCounts = (route: Route): string => `calls: ${route.started} started, $
 
 function notify(route: Route, message: string): void {
   route.progress += 1;
-  route
+  route.lastSentAt = performance.now();
+  route.lastSend = route
     .send({
       method: 'notifications/progress',
       params: { progressToken: route.token, progress: route.progress, message },
@@ -60,17 +65,44 @@ function notify(route: Route, message: string): void {
     });
 }
 
-/** Sends the progress of the execution `callId` (and of anything nested in it) until the returned stop is called. */
+/**
+ * The MCP SDK's client handles a notification a microtask after reading it but a response
+ * at once, and drops progress that arrives after its response: notifications read in the
+ * same chunk as the response are lost. So a response that follows a notification closely
+ * waits until that notification is written and this much longer, to reach the client in
+ * a read of its own.
+ */
+export const PROGRESS_SETTLE_MS = 5;
+
+export interface ProgressStream {
+  /** Stops sending; resolves once the notifications sent are written and, when the last one was recent, PROGRESS_SETTLE_MS later. */
+  stop(): Promise<void>;
+}
+
+/** Sends the progress of the execution `callId` (and of anything nested in it) until `stop()`. */
 export function streamRunProgress(
   rt: ToolRuntime,
   callId: string,
   token: ProgressToken,
   send: SendProgress,
-): () => void {
+): ProgressStream {
   const routes = routerOf(rt);
-  const route: Route = { token, send, progress: 0, started: 0, finished: 0 };
+  const route: Route = {
+    token,
+    send,
+    lastSend: Promise.resolve(),
+    lastSentAt: Number.NEGATIVE_INFINITY,
+    progress: 0,
+    started: 0,
+    finished: 0,
+  };
   routes.set(callId, route);
-  return () => {
-    if (routes.get(callId) === route) routes.delete(callId);
+  return {
+    async stop() {
+      if (routes.get(callId) === route) routes.delete(callId);
+      await route.lastSend;
+      const since = performance.now() - route.lastSentAt;
+      if (since < PROGRESS_SETTLE_MS) await new Promise((resolve) => setTimeout(resolve, PROGRESS_SETTLE_MS - since));
+    },
   };
 }

@@ -1,8 +1,10 @@
 // `ptc serve` as a real stdio child process, driven by the MCP SDK's real Client —
-// with a real third-party server imported through --mcp and re-exposed.
+// with a real third-party server imported through --mcp and re-exposed, and live
+// progress notifications on the same stdio stream.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
+import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { commandLine, FS, PTC_BIN, scratchDir } from './helpers.ts';
@@ -87,6 +89,28 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
       },
     });
     expect(result.structuredContent).toEqual({ logs: [], result: '3:alpha' });
+  });
+
+  it('sends progress notifications over stdio while a run goes on (log lines, call counts)', async () => {
+    const progress: Progress[] = [];
+    const result = await client.callTool(
+      {
+        name: 'run_code',
+        arguments: {
+          description: 'Add with progress',
+          code: `console.log('starting'); const r = await tools.add({ a: 1, b: 2 }); console.log('sum', r.sum); return r.sum;`,
+        },
+      },
+      CallToolResultSchema,
+      { onprogress: (p) => progress.push(p) },
+    );
+    expect(result.structuredContent).toEqual({ logs: ['starting', 'sum 3'], result: 3 });
+    expect(progress.map((p) => [p.progress, p.message])).toEqual([
+      [1, 'starting'],
+      [2, 'call 1 add started (calls: 1 started, 0 finished)'],
+      [3, 'call 1 add finished (calls: 1 started, 1 finished)'],
+      [4, 'sum 3'],
+    ]);
   });
 
   it('when the client disconnects, ptc exits and its --mcp server is gone too', async () => {
