@@ -18,6 +18,16 @@ const TAGGED = [
   'maxProperties',
   'propertyNames',
   'patternProperties',
+  'contains',
+  'minContains',
+  'maxContains',
+  // Rules a TypeScript type cannot state: shown as they are, so the model still reads them.
+  'not',
+  'if',
+  'then',
+  'else',
+  'dependentRequired',
+  'dependentSchemas',
   'default',
   'deprecated',
 ] as const;

@@ -52,6 +52,38 @@ declare const tools: {
 `);
   });
 
+  it('shows the rules a type cannot state (not, if/then/else, dependentRequired, dependentSchemas, contains) as tags', () => {
+    expect(
+      body([
+        tool({
+          type: 'object',
+          properties: {
+            name: { type: 'string', not: { const: 'root' } },
+            shape: {
+              type: 'object',
+              properties: { kind: { type: 'string' }, r: { type: 'number' } },
+              if: { properties: { kind: { const: 'circle' } } },
+              then: { required: ['r'] },
+              else: { not: { required: ['r'] } },
+            },
+            card: {
+              type: 'object',
+              properties: { number: { type: 'string' }, cvc: { type: 'string' } },
+              dependentRequired: { number: ['cvc'] },
+              dependentSchemas: { cvc: { required: ['number'] } },
+            },
+            ids: { type: 'array', items: { type: 'integer' }, contains: { minimum: 100 }, minContains: 1 },
+          },
+        }),
+      ]),
+    ).toContain(`type TArgs = {
+  /** @not {"const":"root"} */ name?: string;
+  /** @if {"properties":{"kind":{"const":"circle"}}} @then {"required":["r"]} @else {"not":{"required":["r"]}} */ shape?: { kind?: string; r?: number } & Record<string, JsonValue>;
+  /** @dependentRequired {"number":["cvc"]} @dependentSchemas {"cvc":{"required":["number"]}} */ card?: { number?: string; cvc?: string } & Record<string, JsonValue>;
+  /** @contains {"minimum":100} @minContains 1 */ ids?: number[];
+};`);
+  });
+
   it('is injection-safe: a */ in a pattern, format, default or description cannot close the comment, and the value decodes exactly', () => {
     const pattern = '^a*/b\\*/c$';
     const sdk = body([
