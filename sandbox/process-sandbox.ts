@@ -41,7 +41,7 @@ export interface ProcessSandboxOptions {
    * killed, and its runs are re-run elsewhere. @default 1000
    */
   readonly heartbeatMs?: number;
-  /** See `heartbeatMs`. @default 5000 */
+  /** See `heartbeatMs`; at least twice `heartbeatMs`. @default 5000 (twice `heartbeatMs` if that is more) */
   readonly unresponsiveMs?: number;
   /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
   readonly settleGraceMs?: number;
@@ -177,7 +177,7 @@ export class ProcessSandbox implements Sandbox {
     this.#poolSize = options.poolSize ?? 2;
     this.#hangGraceMs = options.hangGraceMs ?? 1_000;
     this.#heartbeatMs = options.heartbeatMs ?? 1_000;
-    this.#unresponsiveMs = options.unresponsiveMs ?? 5_000;
+    this.#unresponsiveMs = options.unresponsiveMs ?? Math.max(5_000, 2 * this.#heartbeatMs);
     for (const [name, value] of [
       ['heartbeatMs', this.#heartbeatMs],
       ['unresponsiveMs', this.#unresponsiveMs],
@@ -185,6 +185,12 @@ export class ProcessSandbox implements Sandbox {
       if (!Number.isSafeInteger(value) || value < 1) {
         throw new TypeError(`${name} must be a positive integer (milliseconds), got ${String(value)}`);
       }
+    }
+    // A healthy child answers each ping, so it is silent for about one heartbeat at a time.
+    if (this.#unresponsiveMs < 2 * this.#heartbeatMs) {
+      throw new TypeError(
+        `unresponsiveMs (${this.#unresponsiveMs}) must be at least twice heartbeatMs (${this.#heartbeatMs}): a healthy sandbox process answers a ping only every heartbeatMs and would be killed`,
+      );
     }
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#recycleAfterRuns = options.recycleAfterRuns ?? 2_000;

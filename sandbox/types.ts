@@ -113,7 +113,8 @@ export interface SandboxOptions {
   /**
    * `process` only: a sandbox process with runs in flight is pinged every `heartbeatMs`;
    * one silent for `unresponsiveMs` (stuck, e.g. deadlocked) is killed and its runs re-run.
-   * @default 1000 and 5000
+   * `unresponsiveMs` must be at least twice `heartbeatMs` (a healthy process is silent for
+   * about one heartbeat at a time). @default 1000 and 5000 (or twice `heartbeatMs`)
    */
   readonly heartbeatMs?: number;
   readonly unresponsiveMs?: number;

@@ -190,6 +190,10 @@ describe('process isolation: crash recovery', () => {
       process.kill(pid, 'SIGSTOP');
       expectKind(await pending, 'crash', /sent nothing for 400 ms and was killed/);
       expect(() => new ProcessSandbox({ heartbeatMs: 0 })).toThrow(/heartbeatMs must be a positive integer/);
+      // A child answering every ping is silent for about one heartbeat: a shorter limit would kill it.
+      expect(() => new ProcessSandbox({ heartbeatMs: 1_000, unresponsiveMs: 900 })).toThrow(
+        /unresponsiveMs \(900\) must be at least twice heartbeatMs \(1000\)/,
+      );
     } finally {
       await sandbox.close();
     }
