@@ -551,18 +551,19 @@ export class ProcessSandbox implements Sandbox {
     run.cancelKind = kind;
     run.cancelMessage = message;
     this.#send(child, { type: 'cancel', runId: run.runId, kind, message });
-    const armKill = (graceMs: number): void => {
+    const armKill = (graceMs: number, lateAllowed: boolean): void => {
       const due = Date.now() + graceMs;
       run.killTimer = setTimeout(() => {
         // Fired late: this host's own thread was blocked (a synchronous tool, say) and the
-        // confirmation may be waiting unread; the child gets back the time nobody listened.
+        // confirmation may be waiting unread; the child gets back the time nobody listened
+        // (once: a host lagging all the time must still kill a hung child).
         const late = Date.now() - due;
-        if (late > LATE_TIMER_MS) armKill(late);
+        if (lateAllowed && late > LATE_TIMER_MS) armKill(late, false);
         // No confirmation: the child is hung (e.g. deadlocked inside isolated-vm).
         else child.process.kill('SIGKILL');
       }, graceMs);
     };
-    armKill(this.#hangGraceMs);
+    armKill(this.#hangGraceMs, true);
   }
 
   #finishRun(child: Child, run: HostRun, outcome: RawRunOutcome): void {
