@@ -30,11 +30,15 @@ let flushScheduled = false;
 
 /** Queues one tool call; it crosses with the others of this synchronous stretch. */
 export function postCall(message: Bare<CallMessage>): void {
-  outgoing[outgoingCount] = stringifyMessage(message);
+  // Everything that can throw (no stack left) happens before the call is queued: a call
+  // the program is told was not sent must never be sent later.
+  const text = stringifyMessage(message);
+  if (!flushScheduled) {
+    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    flushScheduled = true;
+  }
+  outgoing[outgoingCount] = text;
   outgoingCount++;
-  if (flushScheduled) return;
-  flushScheduled = true;
-  apply(promiseThen, settledPromise, [flushQueuedCalls]);
 }
 
 function flushQueuedCalls(): void {
