@@ -3,11 +3,11 @@
 // were not being cancelled are re-run alone in fresh processes, their nested calls
 // answered from the first attempt (no tool body runs twice). A run waiting on a tool
 // holds no thread, so 100 runs each awaiting a 1-second tool are all in flight together.
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, HostCallRequest, RunOutcome } from '../../sandbox/types.ts';
 import {
+  childProcesses,
   expectFailure,
   expectHealthy,
   expectResult,
@@ -113,23 +113,6 @@ describe('fault isolation between runs in flight', () => {
     expectResult(await innocent, 42);
   }, 60_000);
 });
-
-/** Pids of this process's direct children (sandbox processes, including re-run ones). */
-function childProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 4 (after the parenthesized command, which may contain spaces) is the parent pid.
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === process.pid) pids.push(Number(entry));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return pids;
-}
 
 describe('runs sharing a process that dies: each is re-run alone, no tool body runs twice', () => {
   const shared = new ProcessSandbox({ processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 30_000 } });

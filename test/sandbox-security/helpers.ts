@@ -258,3 +258,20 @@ export const defaultHost: HostImpl = async (request) => {
   if (request.toolName === 'slow') await sleep(100);
   return okJson({ v: 1, list: [1, 2], nested: { s: 'x' } });
 };
+
+/** Pids of this process's live direct children (sandbox processes, re-run ones included). */
+export function childProcesses(): number[] {
+  const pids: number[] = [];
+  for (const entry of readdirSync('/proc')) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      // Field 3 is the state (Z: exited, not yet reaped); field 4 the parent pid.
+      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(ppid) === process.pid && state !== 'Z') pids.push(Number(entry));
+    } catch {
+      // the process ended meanwhile
+    }
+  }
+  return pids;
+}

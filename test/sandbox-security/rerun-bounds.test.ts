@@ -2,27 +2,9 @@
 // not turn into as many fresh Node processes at once (each costs tens of MB and a
 // start-up), the re-runs waiting for a process still end on their own deadline or abort,
 // every re-run process exits once its run is done, and no tool body runs twice.
-import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MAX_RERUN_PROCESSES, ProcessSandbox } from '../../sandbox/process-sandbox.ts';
-import { expectFailure, expectHealthy, expectResult, okJson, recordingHost, sleep } from './helpers.ts';
-
-/** Pids of this process's live direct children (sandbox processes, re-run ones included). */
-function childProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      // Field 3 is the state (Z: exited, not yet reaped); field 4 the parent pid.
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(ppid) === process.pid && state !== 'Z') pids.push(Number(entry));
-    } catch {
-      // the process ended meanwhile
-    }
-  }
-  return pids;
-}
+import { childProcesses, expectFailure, expectHealthy, expectResult, okJson, recordingHost, sleep } from './helpers.ts';
 
 const RUNS = MAX_RERUN_PROCESSES * 3;
 
