@@ -7,8 +7,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createToolRuntime, defineTool, openSqliteJournal, type Journal } from '../src/index.ts';
+import { createToolRuntime, openSqliteJournal, type Journal } from '../src/index.ts';
 import type { ToolRuntime } from '../src/runtime/create-tool-runtime.ts';
+import { benchTools } from './bench-runtime.ts';
+import { summarize } from './stats.ts';
 
 const calls = Number(process.argv[2] ?? 200);
 const rounds = 5;
@@ -16,16 +18,8 @@ const dir = mkdtempSync(join(tmpdir(), 'ptc-journal-bench-'));
 
 function runtime(journal: Journal | string | undefined): ToolRuntime {
   const rt = createToolRuntime({ sandbox: false, ...(journal === undefined ? {} : { journal }) });
-  rt.register(
-    defineTool({
-      name: 'noop',
-      description: 'Returns its number.',
-      parameters: { n: { type: 'integer', required: true } },
-      output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
-      isConcurrencySafe: () => true,
-      execute: (args) => args.n,
-    }),
-  );
+  // The bench's own trivial tool (a body that costs nothing), so the journal is what is timed.
+  for (const tool of benchTools()) if (tool.name === 'noop') rt.register(tool);
   return rt;
 }
 
@@ -35,7 +29,7 @@ const stores: Record<string, (round: number) => Journal | string | undefined> = 
   SQLite: (round) => openSqliteJournal(join(dir, `r${round}.sqlite`)),
 };
 
-const median = (values: readonly number[]): number => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const median = (values: readonly number[]): number => summarize(values).p50;
 const samples: Record<string, { direct: number[]; turn: number[] }> = {};
 for (let round = 0; round < rounds; round += 1) {
   for (const [name, open] of Object.entries(stores)) {

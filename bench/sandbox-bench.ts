@@ -8,6 +8,7 @@ import { transform } from 'esbuild';
 import ivm from 'isolated-vm';
 import { compileProgram, createSandbox, InProcessSandbox } from '../sandbox/index.ts';
 import type { HostCall, Sandbox } from '../sandbox/types.ts';
+import { summarize } from './stats.ts';
 
 interface Stats {
   readonly median: number;
@@ -29,9 +30,8 @@ const now = (): number => performance.now();
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 function stats(values: number[]): Stats {
-  const sorted = [...values].sort((a, b) => a - b);
-  const at = (q: number): number => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? Number.NaN;
-  return { median: at(0.5), p90: at(0.9), samples: sorted.length };
+  const { p50, p90, n } = summarize(values);
+  return { median: p50, p90, samples: n };
 }
 
 async function sample(times: number, fn: () => Promise<number>, between?: () => Promise<void>): Promise<number[]> {

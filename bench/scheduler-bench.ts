@@ -6,6 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { createToolRuntime, defineTool } from '../src/index.ts';
 import type { ToolRuntime } from '../src/runtime/create-tool-runtime.ts';
+import { summarize } from './stats.ts';
 
 export interface SchedulerBenchReport {
   readonly callsPerRun: number;
@@ -21,10 +22,7 @@ export interface SchedulerBenchReport {
   readonly parallelOverheadUs: number;
 }
 
-function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const median = (values: readonly number[]): number => summarize(values).p50;
 
 function benchRuntime(): ToolRuntime {
   const rt = createToolRuntime({ sandbox: false, concurrency: 8 });

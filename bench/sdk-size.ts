@@ -5,6 +5,7 @@
 import { pathToFileURL } from 'node:url';
 import { checkProgram, generateSdk } from '../sdk-gen/index.ts';
 import { createToolRuntime, defineTool, type Tool } from '../src/index.ts';
+import { summarize } from './stats.ts';
 import { fiftyTools } from '../test/sdk-gen/fixtures/fifty-tools.ts';
 
 export interface SdkSizeReport {
@@ -99,10 +100,7 @@ const PROGRAM = `const [orders, customer] = await Promise.all([
 console.log(customer.tier);
 return orders.orders.map((order) => order.total.amount);`;
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)] ?? Number.NaN;
-}
+const median = (values: readonly number[]): number => summarize(values).p50;
 
 export async function measureSdkSize(): Promise<SdkSizeReport> {
   const schemaChars = fiftyTools.reduce(

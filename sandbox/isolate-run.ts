@@ -8,7 +8,7 @@ import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
-import { MAX_ARGS_BYTES } from './limits.ts';
+import { MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
@@ -94,13 +94,7 @@ class Run {
       return;
     }
     this.#wallTimer = setTimeout(
-      () =>
-        this.end(
-          failure(
-            'timeout',
-            `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`,
-          ),
-        ),
+      () => this.end(failure('timeout', wallClockMessage(limits.wallTimeMs))),
       limits.wallTimeMs,
     );
     try {

@@ -55,3 +55,7 @@ export function resolveLimits(
   }
   return merged;
 }
+
+/** What a run that outlived its wall-clock limit is told (the same from the isolate's timer and the host's). */
+export const wallClockMessage = (wallTimeMs: number): string =>
+  `The run exceeded its wall-clock limit of ${wallTimeMs} ms (time spent awaiting tool calls included).`;

@@ -23,7 +23,7 @@ import {
   type HostToChild,
   parseChildMessage,
 } from './ipc-messages.ts';
-import { resolveLimits } from './limits.ts';
+import { resolveLimits, wallClockMessage } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
@@ -258,15 +258,7 @@ export class ProcessSandbox implements Sandbox {
       this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
-        if (child.runs.get(runId) !== run) return;
-        run.deadline = Date.now() + limits.wallTimeMs;
-        run.wallTimer = setTimeout(() => {
-          this.#cancel(
-            run,
-            'timeout',
-            `The run exceeded its wall-clock limit of ${limits.wallTimeMs} ms (time spent awaiting tool calls included).`,
-          );
-        }, limits.wallTimeMs);
+        if (child.runs.get(runId) === run) this.#startClock(run, limits.wallTimeMs);
       };
       if (child.ready) armDeadline();
       else child.onReady.push(armDeadline);
@@ -612,14 +604,8 @@ export class ProcessSandbox implements Sandbox {
     if (this.#closed || run.attempt > 1 || !run.record.replayable || remaining <= 0) return false;
     from.runs.delete(run.runId);
     run.bridge.retire();
-    if (run.deadline === undefined) {
-      // Its first process died before its clock started: the clock starts now.
-      run.deadline = Date.now() + remaining;
-      run.wallTimer = setTimeout(
-        () => this.#cancel(run, 'timeout', `The run exceeded its wall-clock limit of ${run.limits.wallTimeMs} ms.`),
-        remaining,
-      );
-    }
+    // Its first process died before its clock started: the clock starts now.
+    if (run.deadline === undefined) this.#startClock(run, remaining);
     run.attempt += 1;
     run.repeatedLogLines = run.logLines;
     run.logLines = 0;
@@ -640,6 +626,12 @@ export class ProcessSandbox implements Sandbox {
       this.#rerunQueue.push(run);
     }
     return true;
+  }
+
+  /** Starts the run's wall clock: `ms` from now, the host cancels it as timed out. */
+  #startClock(run: HostRun, ms: number): void {
+    run.deadline = Date.now() + ms;
+    run.wallTimer = setTimeout(() => this.#cancel(run, 'timeout', wallClockMessage(run.limits.wallTimeMs)), ms);
   }
 
   /** Starts a re-run in a fresh process of its own. */

@@ -157,13 +157,7 @@ function format(value: unknown, depth: number, seen: Record<number, unknown>, bu
         out += ',... ' + (length - 100) + ' more';
         break;
       }
-      const desc = getOwnPropertyDescriptor(object, i);
-      const item =
-        desc === undefined
-          ? 'undefined'
-          : apply(hasOwn, desc, ['value'])
-            ? format(desc.value, depth + 1, seen, budget)
-            : '[Getter]';
+      const item = formatOwn(object, i, depth, seen, budget);
       out += (i === 0 ? '' : ',') + item;
       budget.length += item.length;
       if (budget.length > budget.budget) break;
@@ -193,19 +187,25 @@ function format(value: unknown, depth: number, seen: Record<number, unknown>, bu
       break;
     }
     const key = keys[i] as string;
-    const desc = getOwnPropertyDescriptor(object, key);
-    const item =
-      desc === undefined
-        ? 'undefined'
-        : apply(hasOwn, desc, ['value'])
-          ? format(desc.value, depth + 1, seen, budget)
-          : '[Getter]';
-    const text = stringify(key) + ':' + item;
+    const text = stringify(key) + ':' + formatOwn(object, key, depth, seen, budget);
     out += (i === 0 ? '' : ',') + text;
     budget.length += text.length;
     if (budget.length > budget.budget) break;
   }
   return out + '}';
+}
+
+/** An own property's value formatted, without calling its getter (shown as `[Getter]`). */
+function formatOwn(
+  object: object,
+  key: string | number,
+  depth: number,
+  seen: Record<number, unknown>,
+  budget: FormatBudget,
+): string {
+  const desc = getOwnPropertyDescriptor(object, key);
+  if (desc === undefined) return 'undefined';
+  return apply(hasOwn, desc, ['value']) ? format(desc.value, depth + 1, seen, budget) : '[Getter]';
 }
 
 /** Text of `value` of about `budget` characters at most. */

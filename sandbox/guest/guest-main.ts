@@ -44,35 +44,20 @@ function finish(ok: boolean, value: unknown): void {
   try {
     json = toJson(value, run.maxResultBytes);
   } catch (error) {
-    if (isProblem(error)) {
-      if (error.tooLarge) {
-        post({
-          __proto__: null,
-          t: 'done',
-          ok: false,
-          kind: 'output-limit',
-          message:
-            'The returned value is larger than ' +
-            run.maxResultBytes +
-            ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.',
-        });
-      } else {
-        post({
-          __proto__: null,
-          t: 'done',
-          ok: false,
-          kind: 'invalid-output',
-          message: 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.',
-        });
-      }
+    const badOutput = (kind: 'output-limit' | 'invalid-output', message: string): void => {
+      post({ __proto__: null, t: 'done', ok: false, kind, message });
+    };
+    if (!isProblem(error)) {
+      badOutput('invalid-output', 'Converting the returned value to JSON threw ' + describeThrown(error).text);
+    } else if (error.tooLarge) {
+      badOutput(
+        'output-limit',
+        'The returned value is larger than ' +
+          run.maxResultBytes +
+          ' bytes as JSON (the result limit). Return less data, e.g. a summary or the first items.',
+      );
     } else {
-      post({
-        __proto__: null,
-        t: 'done',
-        ok: false,
-        kind: 'invalid-output',
-        message: 'Converting the returned value to JSON threw ' + describeThrown(error).text,
-      });
+      badOutput('invalid-output', 'The returned value is not JSON: ' + error.reason + ' at result' + error.path + '.');
     }
     return;
   }

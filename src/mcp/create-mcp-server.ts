@@ -89,12 +89,10 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     });
     calls.add(call);
     try {
-      const result = await call;
+      return toMcpCallToolResult(await call);
+    } finally {
       // The answer follows the progress it sent, in a read of its own (see PROGRESS_SETTLE_MS).
       await progress?.stop();
-      return toMcpCallToolResult(result);
-    } finally {
-      void progress?.stop();
       calls.delete(call);
     }
   });
