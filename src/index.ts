@@ -95,6 +95,8 @@ export type { JsonValue, JsonPrimitive, JsonMutable } from './json/json-value.ts
 // Scheduler: turns, the timeout policy, the durable journal and replay.
 export type { TurnCall, TurnOptions, TurnResult, TurnExecutorOptions } from './scheduler/execute-turn.ts';
 export { DEFAULT_CONCURRENCY } from './scheduler/concurrency-limit.ts';
+/** Bounds on the bytes journaled per run and per runtime, and on an append's acknowledgement time. */
+export type { JournalBounds } from './scheduler/journal-bounds.ts';
 export { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler/scheduler-error.ts';
 export type { SchedulerErrorCode } from './scheduler/scheduler-error.ts';
 export { installTimeoutPolicy, DEFAULT_GRACE_MS } from './scheduler/timeout-policy.ts';

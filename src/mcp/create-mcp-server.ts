@@ -13,6 +13,7 @@ import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 
@@ -75,9 +76,10 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   inFlight.set(server, calls);
   const callIdPrefix = options.callIdPrefix ?? 'mcp-';
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    const callId = `${callIdPrefix}${String(extra.requestId)}`;
+    const callId = requestCallId(callIdPrefix, extra.requestId);
     // Live progress (log lines, call counts) for a client that asked for it.
     const token = request.params._meta?.progressToken;
+    if (token !== undefined) checkProgressToken(token);
     const progress =
       token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
     const call = rt.execute({

@@ -9,6 +9,7 @@ import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
 import type { AgentRef, ToolRegistry } from '../registry/tool-registry.ts';
+import { checkCallIdLength } from './call-id-bound.ts';
 import type { CallRecord } from './call-record.ts';
 import { DEFAULT_MAX_CALL_DEPTH } from './call-depth.ts';
 import { openCompositeCalls, type CompositeCalls } from './composite-calls.ts';
@@ -147,6 +148,7 @@ async function runExecution(
   const { callId, name } = request;
   if (typeof callId !== 'string' || callId.length === 0)
     throw new TypeError('execute: callId must be a non-empty string');
+  if (request.parent === undefined) checkCallIdLength(callId, 'execute');
   if (typeof name !== 'string') throw new TypeError(`execute(${callId}): name must be a string`);
   const signal = request.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError(`execute(${callId}): signal must be an AbortSignal`);

@@ -299,7 +299,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
 
   const maxCallDepth = checkMaxCallDepth(options.maxCallDepth, 'createToolRuntime');
   // One store for every call of the runtime: turns, direct calls and nested calls.
-  const journal = resolveJournal(options.journal);
+  const journal = resolveJournal(options.journal, options);
 
   // Nested calls (run_code's and composite tools') follow the same rules as a model
   // turn; the pool is as wide as the sandbox lets calls be in flight.

@@ -30,6 +30,7 @@ import {
   type NestedExecuteRequest,
   type PipelineDeps,
 } from '../pipeline/execute-tool.ts';
+import { checkCallIdLength } from '../pipeline/call-id-bound.ts';
 import { hasSnapshotArguments, snapshotRequest } from '../pipeline/snapshot-request.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
@@ -226,6 +227,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     const { callId, name } = request;
     if (typeof callId !== 'string' || callId.length === 0)
       throw new TypeError('submit: callId must be a non-empty string');
+    if (request.parent === undefined) checkCallIdLength(callId, 'submit');
     if (typeof name !== 'string') throw new TypeError(`submit(${callId}): name must be a string`);
     if (callIds.has(callId))
       throw new TypeError(`submit(${callId}): duplicate callId; every call of a sequence needs its own id`);

@@ -4,12 +4,14 @@
 // resolves, with a result for every call — the committed ones as they were, the rest
 // structured SCHEDULER_FAILURE results — so the provider transcript never holds a
 // tool call without its result.
+import { checkCallIdLength } from '../pipeline/call-id-bound.ts';
 import type { PipelineDeps } from '../pipeline/execute-tool.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import type { Journal } from './journal.ts';
+import type { JournalBounds } from './journal-bounds.ts';
 import { resolveJournal } from './resolve-journal.ts';
 
 /** One tool call of a model message. */
@@ -35,7 +37,7 @@ export interface TurnResult {
   readonly concludesTurn: boolean;
 }
 
-export interface TurnExecutorOptions {
+export interface TurnExecutorOptions extends JournalBounds {
   /**
    * Pool size for concurrency-safe calls of one turn.
    * @default 8
@@ -53,7 +55,7 @@ export type TurnExecutor = (calls: readonly TurnCall[], options?: TurnOptions) =
 /** Binds the runtime-wide settings, checking them now rather than at the first turn. */
 export function createTurnExecutor(deps: PipelineDeps, options: TurnExecutorOptions = {}): TurnExecutor {
   const concurrency = checkConcurrency(options.concurrency, 'createToolRuntime');
-  const journal = resolveJournal(options.journal);
+  const journal = resolveJournal(options.journal, options);
   return (calls, turn = {}) =>
     executeTurn(deps, calls, { ...turn, concurrency, ...(journal === undefined ? {} : { journal }) });
 }
@@ -91,6 +93,7 @@ function checkTurnCalls(calls: unknown): asserts calls is readonly TurnCall[] {
       throw new TypeError(`executeTurn: calls[${i}] must be an object { callId, name, arguments }`);
     if (typeof call.callId !== 'string' || call.callId.length === 0)
       throw new TypeError(`executeTurn: calls[${i}].callId must be a non-empty string`);
+    checkCallIdLength(call.callId, `executeTurn: calls[${i}]`);
     if (typeof call.name !== 'string') throw new TypeError(`executeTurn: calls[${i}].name must be a string`);
     if (ids.has(call.callId))
       throw new TypeError(`executeTurn: calls[${i}].callId "${call.callId}" is used twice in one message`);
