@@ -163,12 +163,17 @@ function normalizeOutcome(outcome: unknown, toolName: string): HostCallOutcome {
       const ok = record['ok'];
       if (ok === true) {
         const valueJson = record['valueJson'];
-        if (typeof valueJson === 'string') return { ok: true, valueJson };
+        if (typeof valueJson === 'string') return { ok: true, valueJson, at: outcomeTime(record['at']) };
       } else if (ok === false) {
         const code = record['code'];
         const message = record['message'];
         if (typeof code === 'string' && typeof message === 'string') {
-          return { ok: false, code: clip(code, 200), message: clip(message, MAX_MESSAGE_CHARS) };
+          return {
+            ok: false,
+            code: clip(code, 200),
+            message: clip(message, MAX_MESSAGE_CHARS),
+            at: outcomeTime(record['at']),
+          };
         }
       }
     }
@@ -180,6 +185,11 @@ function normalizeOutcome(outcome: unknown, toolName: string): HostCallOutcome {
     code: 'INVALID_HOST_OUTCOME',
     message: `the host returned a malformed outcome for tools.${toolName}`,
   };
+}
+
+/** The host's recorded time of an outcome, or now: a crash re-run answered from the call record then sees the same time. */
+function outcomeTime(at: unknown): number {
+  return typeof at === 'number' && Number.isFinite(at) ? at : Date.now();
 }
 
 function describeHostError(error: unknown): string {

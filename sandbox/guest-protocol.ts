@@ -27,6 +27,10 @@ export interface GuestConfig {
    * Intl formatter (each owns ICU memory; Intl.Segmenter and Intl.Locale are removed).
    */
   readonly offHeapBytes: number;
+  /** The run's identity: seeds the guest's Math.random (deterministic-sources.ts), the same on every re-run. */
+  readonly seed: string;
+  /** The guest clock's start (ms since the epoch): the run's first start, the same on every re-run. */
+  readonly clockStartMs: number;
 }
 
 /** Kinds a guest `done` failure may carry. */
@@ -58,6 +62,10 @@ export type GuestMessage =
     };
 
 /** Host -> guest `deliver` payload (JSON): one of these, or an array of them settled together. */
-export type GuestDelivery =
+export type GuestDelivery = (
   | { readonly seq: number; readonly ok: true; readonly value: string }
-  | { readonly seq: number; readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly seq: number; readonly ok: false; readonly code: string; readonly message: string }
+) & {
+  /** When the host recorded the outcome (ms since the epoch): the guest clock moves forward to it on delivery. */
+  readonly at?: number;
+};

@@ -51,7 +51,7 @@ export class InProcessSandbox implements Sandbox {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
     const ready = await prepareRun(request, this.#defaults);
     if (ready.outcome !== undefined) return ready.outcome;
-    const { toolNames, limits, logs, program } = ready;
+    const { toolNames, limits, logs, program, determinism } = ready;
     const { signal } = request;
     const prepared = await this.#pool.take(limits.memoryMb);
     let terminate: (kind: 'call-limit' | 'exception' | 'abort', message: string) => void = () => undefined;
@@ -62,7 +62,15 @@ export class InProcessSandbox implements Sandbox {
       maxConcurrentCalls: limits.maxConcurrentCalls,
       onViolation: (kind, message) => terminate(kind, message),
     });
-    const run = startIsolateRun({ prepared, program, toolNames, limits, dispatcher: bridge, logs });
+    const run = startIsolateRun({
+      prepared,
+      program,
+      toolNames,
+      limits,
+      determinism,
+      dispatcher: bridge,
+      logs,
+    });
     terminate = run.terminate;
     const onAbort = (): void => run.terminate('abort', ABORT_MESSAGE);
     signal?.addEventListener('abort', onAbort, { once: true });

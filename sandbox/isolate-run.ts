@@ -12,7 +12,7 @@ import { MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
-import type { FailureKind, HostCallOutcome, SandboxLimits } from './types.ts';
+import type { FailureKind, HostCallOutcome, RunDeterminism, SandboxLimits } from './types.ts';
 
 export interface LogSink {
   add(text: string): unknown;
@@ -26,6 +26,8 @@ export interface IsolateRunOptions {
   readonly limits: SandboxLimits;
   readonly dispatcher: CallDispatcher;
   readonly logs: LogSink;
+  /** The program's seed and clock start (the same on every attempt of one run). */
+  readonly determinism: RunDeterminism;
   /** How often the isolate's CPU time is read. @default 10 */
   readonly cpuPollMs?: number;
   /** After the program settles, how long to wait for a last unhandled rejection report. @default 50 */
@@ -107,7 +109,7 @@ class Run {
   }
 
   async #load(): Promise<void> {
-    const { prepared, program, limits, toolNames } = this.#options;
+    const { prepared, program, limits, toolNames, determinism } = this.#options;
     const config: GuestConfig = {
       tools: toolNames,
       maxCalls: limits.maxCalls,
@@ -118,6 +120,8 @@ class Run {
       maxResultBytes: limits.maxResultBytes,
       maxArgsBytes: MAX_ARGS_BYTES,
       offHeapBytes: limits.memoryMb * 1_048_576,
+      seed: determinism.seed,
+      clockStartMs: determinism.clockStartMs,
     };
     if (
       !(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))
@@ -272,9 +276,10 @@ class Run {
 
   #deliver(seq: number, outcome: HostCallOutcome): void {
     if (this.#ended || this.#programSettled) return;
+    const at = outcome.at ?? Date.now();
     const delivery: GuestDelivery = outcome.ok
-      ? { seq, ok: true, value: outcome.valueJson }
-      : { seq, ok: false, code: outcome.code, message: outcome.message };
+      ? { seq, ok: true, value: outcome.valueJson, at }
+      : { seq, ok: false, code: outcome.code, message: outcome.message, at };
     this.#outbox.push(delivery);
     this.#outboxChars += outcome.ok ? outcome.valueJson.length : outcome.message.length;
     this.#pending -= 1;

@@ -28,7 +28,7 @@ import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
-import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
+import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
 export interface ProcessSandboxOptions {
   readonly poolSize?: number;
@@ -74,6 +74,8 @@ interface HostRun {
   readonly toolNames: string[];
   readonly logs: LogBuffer;
   readonly limits: SandboxLimits;
+  /** The same seed and clock start for every attempt: a re-run sees the first attempt's randomness and time. */
+  readonly determinism: RunDeterminism;
   readonly resolve: (outcome: RawRunOutcome) => void;
   /** 1, or 2 once re-run after its process died. */
   attempt: number;
@@ -224,7 +226,7 @@ export class ProcessSandbox implements Sandbox {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
     const prepared = await prepareRun(request, this.#defaults);
     if (prepared.outcome !== undefined) return prepared.outcome;
-    const { toolNames, limits, logs, program } = prepared;
+    const { toolNames, limits, logs, program, determinism } = prepared;
     const { signal } = request;
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
 
@@ -249,13 +251,14 @@ export class ProcessSandbox implements Sandbox {
         toolNames,
         logs,
         limits,
+        determinism,
         resolve,
         attempt: 1,
         logLines: 0,
         repeatedLogLines: 0,
       };
       this.#assign(child, run);
-      this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits });
+      this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits, determinism });
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) === run) this.#startClock(run, limits.wallTimeMs);
@@ -650,6 +653,7 @@ export class ProcessSandbox implements Sandbox {
       program: run.program,
       toolNames: run.toolNames,
       limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
+      determinism: run.determinism,
     });
   }
 

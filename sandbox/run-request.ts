@@ -3,12 +3,15 @@
 import { COMPILE_TIME_LIMIT_MS, compileProgram, type CompiledProgram } from './compile-program.ts';
 import { resolveLimits } from './limits.ts';
 import { LogBuffer } from './log-buffer.ts';
-import type { RunOutcome, RunRequest, SandboxLimits } from './types.ts';
+import { randomUUID } from 'node:crypto';
+import type { RunDeterminism, RunOutcome, RunRequest, SandboxLimits } from './types.ts';
 
 export interface CheckedRequest {
   readonly code: string;
   /** Deduplicated, in first-seen order. */
   readonly toolNames: string[];
+  /** The request's own, or a fresh seed and the current time. */
+  readonly determinism: RunDeterminism;
 }
 
 export function checkRunRequest(request: RunRequest): CheckedRequest {
@@ -41,7 +44,25 @@ export function checkRunRequest(request: RunRequest): CheckedRequest {
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
     throw new TypeError('sandbox.run(request): request.signal must be an AbortSignal when given');
   }
-  return { code: request.code, toolNames: [...names] };
+  return { code: request.code, toolNames: [...names], determinism: checkDeterminism(request.determinism) };
+}
+
+function checkDeterminism(given: RunRequest['determinism']): RunDeterminism {
+  if (given === undefined) return { seed: randomUUID(), clockStartMs: Date.now() };
+  if (
+    typeof given !== 'object' ||
+    given === null ||
+    typeof given.seed !== 'string' ||
+    given.seed.length === 0 ||
+    given.seed.length > 1024 ||
+    typeof given.clockStartMs !== 'number' ||
+    !Number.isFinite(given.clockStartMs)
+  ) {
+    throw new TypeError(
+      'sandbox.run(request): request.determinism must be { seed: non-empty string (at most 1024 characters), clockStartMs: finite number }',
+    );
+  }
+  return { seed: given.seed, clockStartMs: given.clockStartMs };
 }
 
 function describe(value: unknown): string {
@@ -59,11 +80,12 @@ export type PreparedRun =
       readonly limits: SandboxLimits;
       readonly logs: LogBuffer;
       readonly program: CompiledProgram;
+      readonly determinism: RunDeterminism;
     };
 
 /** The steps every sandbox takes before a program runs, in one place. */
 export async function prepareRun(request: RunRequest, defaults: SandboxLimits): Promise<PreparedRun> {
-  const { code, toolNames } = checkRunRequest(request);
+  const { code, toolNames, determinism } = checkRunRequest(request);
   const limits = resolveLimits(defaults, request.limits);
   const aborted = { outcome: { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] } } as const;
   if (request.signal?.aborted) return aborted;
@@ -82,6 +104,7 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
     limits,
     logs: new LogBuffer({ maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }, liveLogListener(request.onLog)),
     program: compiled.program,
+    determinism,
   };
 }
 

@@ -115,7 +115,7 @@ const pool = new IsolatePool({
 const runs = new Map<number, ChildRun>();
 
 async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
-  const { runId, program, toolNames, limits } = message;
+  const { runId, program, toolNames, limits, determinism } = message;
   const run: ChildRun = { dispatcher: new IpcDispatcher(runId) };
   runs.set(runId, run);
   try {
@@ -125,6 +125,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
       program: { ...program, sourceMap: '' },
       toolNames,
       limits,
+      determinism,
       dispatcher: run.dispatcher,
       logs: new IpcLogSink(runId, { maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }),
     });

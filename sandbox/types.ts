@@ -36,9 +36,25 @@ export interface SandboxLimits {
   maxLogLines: number;
 }
 
-export type HostCallOutcome =
+export type HostCallOutcome = (
   | { readonly ok: true; readonly valueJson: string }
-  | { readonly ok: false; readonly code: string; readonly message: string };
+  | { readonly ok: false; readonly code: string; readonly message: string }
+) & {
+  /**
+   * When the outcome happened, in ms since the epoch: the program's clock moves forward
+   * to it when it is delivered. A host answering from a record passes the recorded time
+   * (so a re-run sees the same `Date.now()`); absent, the sandbox stamps the time it got it.
+   */
+  readonly at?: number;
+};
+
+/** What makes a run's `Math.random()` and clock the same on every attempt (see sandbox/guest/deterministic-sources.ts). */
+export interface RunDeterminism {
+  /** Seeds the program's random numbers: the run's stable identity. */
+  readonly seed: string;
+  /** The program's clock at its start, in ms since the epoch: the first attempt's start. */
+  readonly clockStartMs: number;
+}
 
 export interface HostCallRequest {
   /** 1-based submission order of the call within its run. */
@@ -67,6 +83,13 @@ export interface RunRequest {
    * are exactly the outcome's `logs`, in order. Whatever it throws is ignored.
    */
   readonly onLog?: (line: string) => void;
+  /**
+   * The run's seed and start time. Give the same values to a re-run of the same run (a
+   * resume) and the program sees the same random numbers and, with the recorded `at` of
+   * each outcome, the same clock. Default: a fresh random seed and the current time (a
+   * crash re-run inside the sandbox reuses them).
+   */
+  readonly determinism?: RunDeterminism;
 }
 
 export type RunOutcome =

@@ -15,6 +15,7 @@ import { isProblem, toJson } from './strict-json.ts';
 import { abandonQueue, deliver, makeTool, ToolCallError } from './tool-calls.ts';
 import { sandboxConsole } from './guest-console.ts';
 import { installOffHeapGuards } from './off-heap-guards.ts';
+import { installDeterministicSources, seedSources } from './deterministic-sources.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 installOffHeapGuards(scope);
@@ -93,6 +94,8 @@ function configure(text: string): void {
   run.maxArgsBytes = config.maxArgsBytes;
   run.offHeapLeft = config.offHeapBytes;
   run.offHeapTotal = config.offHeapBytes;
+  seedSources(String(config.seed), Number(config.clockStartMs));
+  installDeterministicSources(scope);
   const tools = create(null) as Record<string, unknown>;
   const names = config.tools;
   for (let i = 0; i < names.length; i++) {

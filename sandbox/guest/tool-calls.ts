@@ -5,6 +5,7 @@ import type { GuestDelivery } from '../guest-protocol.ts';
 import { postCall } from './host-link.ts';
 import { defineProperty, ErrorCtor, isArray, parse, PromiseCtor } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
+import { advanceClock } from './deterministic-sources.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
 
@@ -171,6 +172,8 @@ function settle(message: GuestDelivery): void {
   if (entry === undefined) return;
   delete pending[seq];
   run.inFlight--;
+  // An I/O event: the guest clock moves to the time the host recorded for it.
+  advanceClock(message.at);
   if (message.ok === true) {
     let value: unknown;
     let valid = true;

@@ -22,19 +22,34 @@ function countingHost(): { calls: HostCallRequest[]; hostCall: (r: HostCallReque
   };
 }
 
+/** The outcome without the time the bridge stamps on it (checked on its own below). */
+function withoutAt(outcome: HostCallOutcome): HostCallOutcome {
+  const { at: _at, ...rest } = outcome;
+  return rest as HostCallOutcome;
+}
+
 describe('CallRecord', () => {
+  it('a re-run answered from the record gets the recorded time of each outcome', async () => {
+    const record = new CallRecord(1_000);
+    const first = await record.recording(countingHost().hostCall)(request(1, 'a', '{}'));
+    expect(typeof first.at).toBe('number');
+    await new Promise((resolve) => setTimeout(resolve, 5));
+    const again = await record.replaying(countingHost().hostCall, () => undefined)(request(1, 'a', '{}'));
+    expect(again.at).toBe(first.at);
+  });
+
   it('answers a matching re-run from the record and sends only later calls to the host', async () => {
     const record = new CallRecord(1_000);
     const first = countingHost();
     const recording = record.recording(first.hostCall);
-    expect(await recording(request(1, 'a', '{"x":1}'))).toStrictEqual({ ok: true, valueJson: '1' });
-    expect(await recording(request(2, 'b', '{}'))).toStrictEqual({ ok: true, valueJson: '2' });
+    expect(withoutAt(await recording(request(1, 'a', '{"x":1}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await recording(request(2, 'b', '{}')))).toStrictEqual({ ok: true, valueJson: '2' });
     const second = countingHost();
     const divergences: Divergence[] = [];
     const replaying = record.replaying(second.hostCall, (d) => divergences.push(d));
-    expect(await replaying(request(1, 'a', '{"x":1}'))).toStrictEqual({ ok: true, valueJson: '1' });
-    expect(await replaying(request(2, 'b', '{}'))).toStrictEqual({ ok: true, valueJson: '2' });
-    expect(await replaying(request(3, 'c', '{}'))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await replaying(request(1, 'a', '{"x":1}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await replaying(request(2, 'b', '{}')))).toStrictEqual({ ok: true, valueJson: '2' });
+    expect(withoutAt(await replaying(request(3, 'c', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
     expect(first.calls).toHaveLength(2);
     expect(second.calls.map((r) => r.toolName)).toStrictEqual(['c']);
     expect(divergences).toStrictEqual([]);
@@ -51,8 +66,8 @@ describe('CallRecord', () => {
     const original = recording(request(1, 'slow', '{}'));
     const replayed = record.replaying(countingHost().hostCall, () => undefined)(request(1, 'slow', '{}'));
     release({ ok: true, valueJson: '"done"' });
-    expect(await replayed).toStrictEqual({ ok: true, valueJson: '"done"' });
-    expect(await original).toStrictEqual({ ok: true, valueJson: '"done"' });
+    expect(withoutAt(await replayed)).toStrictEqual({ ok: true, valueJson: '"done"' });
+    expect(withoutAt(await original)).toStrictEqual({ ok: true, valueJson: '"done"' });
     expect(calls).toBe(1);
   });
 
