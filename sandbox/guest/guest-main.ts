@@ -14,11 +14,13 @@ import { run } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
 import { abandonQueue, deliver, makeTool, ToolCallError } from './tool-calls.ts';
 import { sandboxConsole } from './guest-console.ts';
+import { installNativeWorkGuards } from './native-work-guards.ts';
 import { installOffHeapGuards } from './off-heap-guards.ts';
 import { installDeterministicSources, seedSources } from './deterministic-sources.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 installOffHeapGuards(scope);
+installNativeWorkGuards(scope);
 delete scope['console'];
 
 function finish(ok: boolean, value: unknown): void {
