@@ -7,6 +7,7 @@ import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
 import { isJournalEvent, parseJournal } from './parse-journal.ts';
+import { createFileRunClaims } from './file-run-claims.ts';
 
 export interface FileJournalOptions {
   /** Skipped lines found by `read()` or by the first append. Default: `process.emitWarning`. */
@@ -66,12 +67,15 @@ export function openFileJournal(path: string, options: FileJournalOptions = {}):
 
   return {
     path,
+    claims: createFileRunClaims(path),
     append(events: readonly JournalEvent[]): Promise<void> {
       let lines: string[];
       try {
         lines = events.map((event, i) => {
           if (!isJournalEvent(event))
-            throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
+            throw new TypeError(
+              `journal ${path}: events[${i}] is not a tool/call or tool/result event (nor a run/* event)`,
+            );
           return JSON.stringify(event);
         });
       } catch (error) {

@@ -101,7 +101,7 @@ function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs
       events.forEach((event, i) => {
         const root = roots[i] as string;
         if (event.type === 'tool/call') rootOf.set(event.callId, root);
-        else rootOf.delete(event.callId);
+        else if (event.type === 'tool/result') rootOf.delete(event.callId);
         if (event.type === 'tool/result' && root === event.callId) runs.delete(root);
         else runs.set(root, (runs.get(root) ?? 0) + (sizes[i] as number));
       });

@@ -21,6 +21,16 @@ export function toCallEvent(call: CallRecord): ToolCallEvent {
   };
 }
 
+// When each journaled result was committed (the `at` of its event), for run_code: a
+// program's clock moves to it when the result is delivered, and on a re-run to the same
+// recorded time. Results are frozen objects: a WeakMap keeps nothing alive.
+const committedAt = new WeakMap<ToolResult, number>();
+
+/** The commit time written with this result's journal event, if it was journaled. */
+export function journaledAt(result: ToolResult): number | undefined {
+  return committedAt.get(result);
+}
+
 export function journalGates(journal: Journal): JournalGates {
   const append = async (event: Parameters<Journal['append']>[0][number]): Promise<void> => {
     try {
@@ -31,7 +41,10 @@ export function journalGates(journal: Journal): JournalGates {
   };
   return {
     recordCall: (call) => append(toCallEvent(call)),
-    recordResult: (result: ToolResult) =>
-      append({ type: 'tool/result', callId: result.callId, name: result.name, result }),
+    recordResult: async (result: ToolResult) => {
+      const at = Date.now();
+      await append({ type: 'tool/result', callId: result.callId, name: result.name, result, at });
+      committedAt.set(result, at);
+    },
   };
 }

@@ -6,6 +6,8 @@
 // embedded default, `openSqliteJournal` (node:sqlite) a queryable one.
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { RunClaims } from './run-claims.ts';
+import type { RunJournalEvent } from './run-journal-events.ts';
 
 export interface ToolCallEvent {
   readonly type: 'tool/call';
@@ -27,9 +29,12 @@ export interface ToolResultEvent {
   readonly name: string;
   /** The final, committed result, exactly as the caller got it. */
   readonly result: ToolResult;
+  /** When it was committed, in ms since the epoch (a run_code program's clock moves to it; see durable runs). */
+  readonly at?: number;
 }
 
-export type JournalEvent = ToolCallEvent | ToolResultEvent;
+/** Calls and results, and the `run/*` events of durable run_code runs (run-journal-events.ts). */
+export type JournalEvent = ToolCallEvent | ToolResultEvent | RunJournalEvent;
 
 export interface JournalWarning {
   /**
@@ -60,4 +65,12 @@ export interface Journal {
    */
   append(events: readonly JournalEvent[]): Promise<void>;
   read(): Promise<JournalContents>;
+  /**
+   * Who may continue a durable run: one process at a time (run-claims.ts). The shipped
+   * stores have it; a store without it still records runs, but two processes could then
+   * resume one run at once (only the in-process lock applies).
+   */
+  readonly claims?: RunClaims;
+  /** false for a store that does not outlive this process (the memory journal): its paused runs say so. */
+  readonly durable?: boolean;
 }

@@ -2,16 +2,23 @@
 // round-trip through JSON, exactly as they would through the file journal.
 import { deepFreeze } from '../json/json-value.ts';
 import type { Journal, JournalContents, JournalEvent } from './journal.ts';
+import { createMemoryRunClaims, type RunClaims } from './run-claims.ts';
 
 export interface MemoryJournal extends Journal {
   /** The serialized lines so far (one JSON text per event). */
   readonly lines: readonly string[];
+  readonly claims: RunClaims;
+  /** Always false: nothing here survives the process. */
+  readonly durable: false;
 }
 
 export function createMemoryJournal(): MemoryJournal {
   const lines: string[] = [];
   return {
     lines,
+    // Nothing here outlives the process: a paused run says so.
+    durable: false,
+    claims: createMemoryRunClaims(),
     async append(events: readonly JournalEvent[]): Promise<void> {
       // All or nothing, like one write of the file journal.
       const serialized = events.map((e) => JSON.stringify(e));

@@ -2,6 +2,7 @@
 // lines are skipped with a warning; they never affect the other entries.
 import { deepFreeze } from '../json/json-value.ts';
 import type { JournalContents, JournalEvent, JournalWarning } from './journal.ts';
+import { isRunJournalEvent } from './run-journal-events.ts';
 
 export function parseJournal(text: string, source: string): JournalContents {
   const events: JournalEvent[] = [];
@@ -59,7 +60,13 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
   }
   if (value.type === 'tool/result') {
     const r = value.result;
-    return isObject(r) && r.callId === value.callId && typeof r.isError === 'boolean' && Array.isArray(r.content);
+    return (
+      isObject(r) &&
+      r.callId === value.callId &&
+      typeof r.isError === 'boolean' &&
+      Array.isArray(r.content) &&
+      (value.at === undefined || (typeof value.at === 'number' && Number.isFinite(value.at)))
+    );
   }
-  return false;
+  return isRunJournalEvent(value);
 }

@@ -29,6 +29,8 @@ export async function replayJournal(journal: Journal | string, rt: PresenterSour
   const open = new Map<string, ToolCallEvent>();
   const interrupted: ToolCallEvent[] = [];
   for (const event of events) {
+    // A durable run's own events (run/start, run/paused, ...) are not calls: see `rt.runs()`.
+    if (event.type !== 'tool/call' && event.type !== 'tool/result') continue;
     if (event.type === 'tool/call') {
       const stale = open.get(event.callId);
       if (stale !== undefined) interrupted.push(stale);

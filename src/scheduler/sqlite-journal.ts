@@ -9,7 +9,9 @@ import type { DatabaseSync, StatementSync } from 'node:sqlite';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
 import { deepFreeze } from '../json/json-value.ts';
 import { isJournalEvent } from './parse-journal.ts';
+import { RUN_EVENT_TYPES } from './run-journal-events.ts';
 import { loadNodeSqlite } from './load-node-sqlite.ts';
+import { createSqliteRunClaims } from './sqlite-run-claims.ts';
 
 /** What to select; every given field must match. */
 export interface JournalQuery {
@@ -93,17 +95,21 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
     "SELECT root_call_id AS root, parent_call_id AS parent, agent FROM ptc_journal WHERE call_id = ? AND type = 'tool/call' ORDER BY seq DESC LIMIT 1",
   );
   let closed = false;
+  const claims = createSqliteRunClaims(db);
 
   const rows = (sql: string, params: (string | number | null)[]): Row[] =>
     db.prepare(sql).all(...params) as unknown as Row[];
 
   return {
     path,
+    claims,
     async append(events: readonly JournalEvent[]): Promise<void> {
       if (closed) throw new Error(`journal ${path}: closed`);
       const lines = events.map((event, i) => {
         if (!isJournalEvent(event))
-          throw new TypeError(`journal ${path}: events[${i}] is not a tool/call or tool/result event`);
+          throw new TypeError(
+            `journal ${path}: events[${i}] is not a tool/call or tool/result event (nor a run/* event)`,
+          );
         return { event, text: JSON.stringify(event) };
       });
       const at = now();
@@ -141,9 +147,9 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
         params.push(millis(query.until, 'until'));
       }
       if (query.type !== undefined) {
-        if (query.type !== 'tool/call' && query.type !== 'tool/result')
+        if (query.type !== 'tool/call' && query.type !== 'tool/result' && !RUN_EVENT_TYPES.includes(query.type))
           throw new TypeError(
-            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)}`,
+            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types are accepted too)`,
           );
         where.push('type = ?');
         params.push(query.type);
@@ -176,6 +182,12 @@ function insertEvent(
   event: JournalEvent,
   text: string,
 ): void {
+  if (event.type !== 'tool/call' && event.type !== 'tool/result') {
+    // A run's own event: filed under its run_code call (root and agent from that call's row).
+    const call = callOf.get(event.callId) as { root: string; agent: string | null } | undefined;
+    insert.run(at, event.type, event.callId, call?.root ?? event.callId, null, call?.agent ?? null, text);
+    return;
+  }
   if (event.type === 'tool/call') {
     insert.run(
       at,

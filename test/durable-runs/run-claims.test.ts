@@ -1,0 +1,107 @@
+// Run claims of every shipped store: one holder at a time, across real processes; a
+// claim whose process died is taken over; only the owner releases.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
+import { isClaimLive, newClaim } from '../../src/scheduler/run-claims.ts';
+import { openStore, STORE_KINDS, storeFile, type StoreKind } from '../durability/fixtures/stores.ts';
+
+const CLAIMER = fileURLToPath(new URL('./fixtures/claim-run.ts', import.meta.url));
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-claims-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+let counter = 0;
+const fresh = (kind: StoreKind): string => storeFile(dir, kind, `c${(counter += 1)}`);
+
+/** Runs the claimer child; resolves with its report and its exit. */
+function claimInChild(
+  kind: StoreKind,
+  path: string,
+  runId: string,
+  owner: string,
+  mode: 'hold' | 'exit',
+): { report: Promise<{ won: boolean; holder?: string }>; kill(): Promise<void>; pid: number } {
+  const child = spawn(process.execPath, ['--no-node-snapshot', CLAIMER, kind, path, runId, owner, mode], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
+  const report = new Promise<{ won: boolean; holder?: string }>((resolve, reject) => {
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!) as { won: boolean; holder?: string });
+    });
+    child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+    void exited.then(() => {
+      if (!stdout.includes('\n')) reject(new Error(`claimer exited without a report: ${stderr}`));
+    });
+  });
+  return {
+    report,
+    pid: child.pid ?? 0,
+    kill: async () => {
+      child.kill('SIGKILL');
+      await exited;
+    },
+  };
+}
+
+describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
+  it('one holder at a time; only the owner releases; then another may claim', async () => {
+    const store = openStore(kind, fresh(kind));
+    const claims = store.journal.claims!;
+    expect(await claims.claimRun(newClaim('run-1', 'a'))).toBeUndefined();
+    expect((await claims.claimRun(newClaim('run-1', 'b')))?.owner).toBe('a');
+    expect(await claims.claimRun(newClaim('run-2', 'b'))).toBeUndefined();
+    await claims.releaseRun('run-1', 'b'); // not b's: nothing happens
+    expect((await claims.runClaim('run-1'))?.owner).toBe('a');
+    await claims.releaseRun('run-1', 'a');
+    expect(await claims.runClaim('run-1')).toBeUndefined();
+    expect(await claims.claimRun(newClaim('run-1', 'b'))).toBeUndefined();
+    store.close();
+  });
+
+  it('of two processes claiming one run at once, exactly one wins; a dead holder is taken over', async () => {
+    const path = fresh(kind);
+    openStore(kind, path).close(); // create the store first, as a runtime would
+    const children = [1, 2, 3].map((n) => claimInChild(kind, path, 'shared-run', `owner-${n}`, 'hold'));
+    const reports = await Promise.all(children.map((c) => c.report));
+    const winners = reports.filter((r) => r.won);
+    expect(winners).toHaveLength(1);
+    const winner = children[reports.indexOf(winners[0]!)]!;
+    for (const r of reports.filter((x) => !x.won)) expect(r.holder).toBe(`owner-${reports.indexOf(winners[0]!) + 1}`);
+    // The holder is alive: this process cannot take the run.
+    const store = openStore(kind, path);
+    const held = await store.journal.claims!.claimRun(newClaim('shared-run', 'parent'));
+    expect(held?.pid).toBe(winner.pid);
+    expect(isClaimLive(held!)).toBe(true);
+    await Promise.all(children.map((c) => c.kill()));
+    // Its process is gone: the claim is stale and taken over.
+    const stale = await store.journal.claims!.runClaim('shared-run');
+    expect(stale === undefined ? false : isClaimLive(stale)).toBe(false);
+    expect(await store.journal.claims!.claimRun(newClaim('shared-run', 'parent'))).toBeUndefined();
+    store.close();
+  }, 60_000);
+});
+
+it('the memory journal keeps claims in memory and says it is not durable', async () => {
+  const journal = createMemoryJournal();
+  expect(journal.durable).toBe(false);
+  expect(await journal.claims.claimRun(newClaim('r', 'a'))).toBeUndefined();
+  expect((await journal.claims.claimRun(newClaim('r', 'b')))?.owner).toBe('a');
+});
+
+it('a run id that is not a safe file name is refused by the file store', async () => {
+  const store = openStore('file', fresh('file'));
+  await expect(store.journal.claims!.claimRun(newClaim('../escape', 'a'))).rejects.toThrow(/not a valid run id/);
+});
