@@ -329,6 +329,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
     .option('--journal <file>', 'durable journal of every call (JSONL; .db/.sqlite: SQLite), one file per process')
+    .option('--agent <id>', "serve as this agent: its mode, visible tools and policy apply to every client's call")
     .option(
       '--max-active-runs <n>',
       'run_code runs in flight at once; one more is refused at once as busy (default 16)',
@@ -345,6 +346,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           maxBodyBytes?: number;
           journal?: string;
           maxActiveRuns?: number;
+          agent?: string;
         } & ToolSources,
       ) => {
         if (
@@ -364,9 +366,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         };
         try {
           if (flags !== undefined && plan !== undefined) {
-            await withRuntime(options, o, (rt) => serveHttpUntilSignal(rt, plan, flags, io.err), io.err);
+            await withRuntime(
+              options,
+              o,
+              (rt) => serveHttpUntilSignal(rt, plan, { ...flags, ...agentOption(rt, o.agent) }, io.err),
+              io.err,
+            );
           } else {
-            await serveStdio(options, o);
+            await serveStdio(options, o, o.agent);
           }
         } finally {
           opened?.close();
@@ -376,18 +383,19 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     );
 
   // stdio: until the client closes stdin, or SIGINT/SIGTERM.
-  const serveStdio = async (options: ToolRuntimeOptions, o: ToolSources): Promise<void> => {
+  const serveStdio = async (options: ToolRuntimeOptions, o: ToolSources, agent: string | undefined): Promise<void> => {
     await withRuntime(
       options,
       o,
       async (rt) => {
         const { serveMcpStdio } = await import('../mcp/index.ts');
+        const scope = agentOption(rt, agent);
         const stop = new AbortController();
         const onSignal = (): void => stop.abort();
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          await serveMcpStdio(rt, { signal: stop.signal });
+          await serveMcpStdio(rt, { signal: stop.signal, ...scope });
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);

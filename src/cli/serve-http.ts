@@ -13,6 +13,8 @@ export interface HttpServeFlags {
   readonly allowedHost?: readonly string[];
   readonly allowedOrigin?: readonly string[];
   readonly maxBodyBytes?: number;
+  /** Every call runs as this agent (already checked to exist). */
+  readonly agent?: string;
 }
 
 export interface HttpServePlan {
@@ -74,6 +76,7 @@ export async function serveHttpUntilSignal(
       ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
       ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
       ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
+      ...(flags.agent === undefined ? {} : { agent: flags.agent }),
     });
   } catch (error) {
     const message = (error as Error).message.replace(/^serveMcpHttp: /u, '');

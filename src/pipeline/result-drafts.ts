@@ -19,7 +19,7 @@ export interface Draft {
   readonly contentReplaced?: true;
 }
 
-/** Messages with a fixed text (documented in the README's error-code table). */
+/** Messages with a fixed text (documented in docs/error-codes.md). */
 const FIXED_MESSAGES: Partial<Record<string, string>> = {
   ABORTED: 'tool call aborted',
   ABORTED_BEFORE_DISPATCH: 'tool call aborted before dispatch',

@@ -94,7 +94,7 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * `'warn'`: it runs, and the errors follow its output (`value.typeErrors`).
    * `'off'`: esbuild only strips types. Off by default because the check costs more than
    * the run: the first one loads TypeScript (about 1 s), each later one adds tens of
-   * milliseconds (see the README's Performance section) and the worker holds ~100 MB.
+   * milliseconds (see docs/modes-and-sdk.md) and the worker holds ~100 MB.
    * A check that takes longer than 10 s is stopped and the program runs unchecked, with a note.
    * @default 'off'
    */

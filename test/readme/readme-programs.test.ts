@@ -1,4 +1,4 @@
-// Every run_code program the README shows passes `ptc check` against the SDK of the
+// Every run_code program the README and docs/*.md show passes `ptc check` against the SDK of the
 // tools it is written for: the shop example tools (`echo '…' | ptc run -` and the MCP
 // request), the reference filesystem MCP server's tools (`--mcp …server-filesystem`),
 // and the quick start's own get_weather tool. A program shown with the diagnostic it
@@ -14,9 +14,12 @@ import { checkProgram } from '../../sdk-gen/index.ts';
 import { createToolRuntime } from '../../src/index.ts';
 import { importMcpTools } from '../../src/mcp/index.ts';
 import { commandLine, FS } from '../mcp/helpers.ts';
+import { blocksOf, documents } from './doc-blocks.ts';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const readme = readFileSync(join(root, 'README.md'), 'utf8');
+const readme = documents()
+  .map((doc) => readFileSync(join(root, doc), 'utf8'))
+  .join('\n');
 
 interface ShownProgram {
   readonly program: string;
@@ -25,12 +28,13 @@ interface ShownProgram {
   readonly expected: string[];
 }
 
-/** `echo '<program>' | node bin/ptc.js run|check - [--mcp "…"]`, with any `# …` diagnostics that follow. */
+/** `echo '<program>' | ptc run|check - [--mcp "…"]`, with any `# …` diagnostics that follow. */
 function shellPrograms(): ShownProgram[] {
   const found: ShownProgram[] = [];
-  const pattern = /echo '([^']*)'\s*\\?\s*\|\s*node bin\/ptc\.js (?:run|check) -([^\n]*)\n((?:# \d+:\d+ [^\n]*\n)*)/g;
+  const pattern = /echo '([^']*)'\s*\\?\s*\|\s*ptc (?:run|check) -([^\n]*)\n((?:# \d+:\d+ [^\n]*\n)*)/g;
   for (const match of readme.matchAll(pattern)) {
     const mcp = /--mcp "([^"]+)"/.exec(match[2]!)?.[1];
+    if (match[2]!.includes('--tools')) continue; // run by the documentation test with its own tools
     found.push({
       program: match[1]!,
       mcp,
@@ -90,8 +94,7 @@ describe('README programs pass ptc check', () => {
   });
 
   it("the quick start program, against the quick start's own tool", () => {
-    const block =
-      /<!-- readme-example:start -->\s*```ts\n([\s\S]*?)```\s*<!-- readme-example:end -->/.exec(readme)?.[1] ?? '';
+    const block = blocksOf('README.md').find((b) => b.language === 'ts' && b.code.includes('get_weather'))?.code ?? '';
     const code = /code: `([\s\S]*?)`,/.exec(block)?.[1];
     expect(code).toContain('catch (e) { console.log(e.code); }');
     // The example up to its first model-facing line defines and registers the tool; print that runtime's SDK.

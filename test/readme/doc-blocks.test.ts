@@ -1,0 +1,136 @@
+// Every code block of README.md and docs/*.md runs as written (or, tagged `no-run`, at
+// least type-checks when it is TypeScript); see doc-blocks.ts for the fence tags. The
+// package name resolves to the TypeScript sources (the `ptc-source` export condition), and
+// `ptc` in a shell block is this checkout's bin/ptc.js.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { execFileSync } from 'node:child_process';
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import ts from 'typescript';
+import { allBlocks, type DocBlock, documents, expectedOutput, root, where } from './doc-blocks.ts';
+
+mkdirSync(join(root, '.build-test'), { recursive: true });
+// Inside the package, so `ptc-runtime` is a self-reference that the ptc-source condition points at the sources.
+const scratch = mkdtempSync(join(root, '.build-test', 'doc-blocks-'));
+afterAll(() => rmSync(scratch, { recursive: true, force: true }));
+
+const blocks = allBlocks();
+const fileName = (block: DocBlock, extension: string): string =>
+  join(scratch, `${block.doc.replace(/[/.]/g, '_')}-${block.line}${extension}`);
+
+function runNode(block: DocBlock): string {
+  const extension = block.language === 'ts' ? '.ts' : block.tags.includes('cjs') ? '.cjs' : '.mjs';
+  const file = fileName(block, extension);
+  writeFileSync(file, block.code);
+  return execFileSync(process.execPath, ['--conditions=ptc-source', '--disable-warning=ExperimentalWarning', file], {
+    cwd: scratch,
+    encoding: 'utf8',
+    timeout: 90_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+function runShell(block: DocBlock): string {
+  const bin = join(scratch, 'bin');
+  if (!existsSync(bin)) {
+    mkdirSync(bin);
+    const ptc = join(bin, 'ptc');
+    writeFileSync(ptc, `#!/bin/sh\nexec "${process.execPath}" --no-node-snapshot "${join(root, 'bin/ptc.js')}" "$@"\n`);
+    chmodSync(ptc, 0o755);
+  }
+  return execFileSync('bash', ['-euo', 'pipefail', '-c', block.code], {
+    cwd: root,
+    encoding: 'utf8',
+    timeout: 90_000,
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, PATH: [bin, dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter) },
+  });
+}
+
+describe('documentation', () => {
+  it('README.md stays at most 400 lines', () => {
+    const lines = readFileSync(join(root, 'README.md'), 'utf8').trimEnd().split('\n').length;
+    expect(lines).toBeLessThanOrEqual(400);
+  });
+
+  it('has code blocks of every kind', () => {
+    const kinds = new Set(blocks.map((b) => `${b.language}:${b.runs}`));
+    expect([...kinds]).toEqual(expect.arrayContaining(['ts:true', 'ts:false', 'sh:true', 'sh:false', 'js:true']));
+  });
+
+  it('reads like user documentation: no test files or issue numbers; one advisory link', () => {
+    const found: string[] = [];
+    const advisories = new Set<string>();
+    for (const doc of documents()) {
+      const text = readFileSync(join(root, doc), 'utf8');
+      for (const match of text.matchAll(/\btest\/[\w/.-]+|\bissue[- ]?#?\d+|\bGHSA-[\w-]+/gi)) {
+        // The advisory may be named once: its link text and its address on one line.
+        if (match[0].startsWith('GHSA-')) advisories.add(`${doc}:${text.slice(0, match.index).split('\n').length}`);
+        else found.push(`${doc}: ${match[0]}`);
+      }
+    }
+    expect(found).toEqual([]);
+    expect(advisories.size).toBeLessThanOrEqual(1);
+  });
+
+  it('links to files that exist', () => {
+    const broken: string[] = [];
+    for (const doc of documents()) {
+      const text = readFileSync(join(root, doc), 'utf8')
+        .replace(/```[\s\S]*?```/g, '')
+        .replace(/`[^`\n]*`/g, '');
+      for (const [, target] of text.matchAll(/\]\(([^)\s]+)\)/g)) {
+        const path = target!.split('#')[0]!;
+        if (path === '' || /^[a-z]+:/i.test(path) || path.startsWith('docs/api/') || path.startsWith('api/')) continue;
+        if (!existsSync(resolve(root, dirname(doc), path))) broken.push(`${doc}: ${target}`);
+      }
+    }
+    expect(broken).toEqual([]);
+  });
+
+  it('a block that shows a repository file shows it word for word', () => {
+    for (const block of blocks.filter((b) => b.file !== undefined)) {
+      const file = readFileSync(join(root, block.file!), 'utf8');
+      expect({ block: where(block), code: block.code.trim() }).toEqual({ block: where(block), code: file.trim() });
+    }
+  });
+
+  it('every TypeScript block type-checks (strict, as the repository)', () => {
+    const files = blocks
+      .filter((b) => b.language === 'ts' && b.file === undefined)
+      .map((block) => {
+        const file = fileName(block, '.check.ts');
+        writeFileSync(file, `${block.code}\nexport {};\n`);
+        return file;
+      });
+    expect(files.length).toBeGreaterThan(3);
+    const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile.bind(ts.sys));
+    const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
+    const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
+    const diagnostics = ts
+      .getPreEmitDiagnostics(program)
+      .filter((d) => d.file !== undefined && files.includes(resolve(d.file.fileName)))
+      .map((d) => {
+        const { line, character } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
+        return `${relative(scratch, d.file!.fileName)}:${line + 1}:${character + 1} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
+      });
+    expect(diagnostics).toEqual([]);
+  }, 120_000);
+
+  const runnable = blocks.filter((b) => b.runs);
+  it.each(runnable.map((block) => [where(block), block] as const))(
+    '%s runs and prints what its comments say',
+    (_name, block) => {
+      const stdout = block.language === 'sh' ? runShell(block) : runNode(block);
+      const expected = expectedOutput(block.code);
+      if (expected.length > 0)
+        expect(
+          stdout
+            .trimEnd()
+            .split('\n')
+            .map((line) => line.trim()),
+        ).toEqual(expected);
+    },
+    120_000,
+  );
+});
