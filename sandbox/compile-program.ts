@@ -8,9 +8,10 @@ import type { Message, TransformFailure } from 'esbuild';
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
+import { MAX_PROGRAM_BYTES } from './limits.ts';
 
-/** Largest program accepted, in UTF-8 bytes (model programs are a few KiB). */
-export const MAX_PROGRAM_BYTES = 1_048_576;
+/** Largest program accepted, in UTF-8 bytes (model programs are a few KiB); defined in limits.ts. */
+export { MAX_PROGRAM_BYTES };
 /** Largest compiled output (script plus source map), in characters. */
 export const MAX_COMPILED_CHARS = 16 * 1_048_576;
 export { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';

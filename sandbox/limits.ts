@@ -12,6 +12,9 @@ export const DEFAULT_LIMITS: Readonly<SandboxLimits> = Object.freeze({
   maxLogLines: 1_000,
 });
 
+/** Bytes of a program's source; a larger one is refused before anything reads it (the compiler, the type check). */
+export const MAX_PROGRAM_BYTES = 1_048_576;
+
 /** Arguments of one tool call as JSON text; larger calls are refused in the guest (code ARGS_TOO_LARGE). */
 export const MAX_ARGS_BYTES = 4 * 1_048_576;
 

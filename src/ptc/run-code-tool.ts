@@ -2,7 +2,7 @@
 // model's program in the sandbox; every SDK call the program makes comes back here
 // and becomes a nested registry execution through the whole pipeline, ordered by the
 // same call sequencer that schedules a model turn.
-import { MAX_ARGS_BYTES } from '../../sandbox/limits.ts';
+import { DEFAULT_LIMITS, MAX_ARGS_BYTES, MAX_PROGRAM_BYTES } from '../../sandbox/limits.ts';
 import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
@@ -22,7 +22,7 @@ import { failureHint } from './failure-hints.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
-import type { TypeCheckOutcome } from './program-type-checker.ts';
+import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 
 export interface RunCodeDeps {
@@ -48,7 +48,7 @@ export interface RunCodeDeps {
 export interface RunTypeCheck {
   /** 'error': a program with type errors does not run; 'warn': it runs and the errors follow its output. */
   readonly mode: 'warn' | 'error';
-  check(agent: string | undefined, code: string): Promise<TypeCheckOutcome>;
+  check(agent: string | undefined, code: string, options?: TypeCheckOptions): Promise<TypeCheckOutcome>;
 }
 
 /** run_code runs one runtime may have in flight at once (`maxActiveRuns`). @default 16 */
@@ -151,8 +151,12 @@ async function runProgram(
     ]);
   }
   let typeErrors: string[] | undefined;
-  if (deps.typeCheck !== undefined) {
-    const checked = await deps.typeCheck.check(exec.agent, code);
+  // A program over the size limit is refused by the compiler without being read: TypeScript must not read it first.
+  if (deps.typeCheck !== undefined && Buffer.byteLength(code, 'utf8') <= MAX_PROGRAM_BYTES) {
+    const checked = await deps.typeCheck.check(exec.agent, code, {
+      signal: exec.signal,
+      timeoutMs: deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs,
+    });
     const lines = typeErrorLines(checked);
     if (checked.ok && checked.diagnostics.length > 0 && deps.typeCheck.mode === 'error') {
       const first = checked.diagnostics[0]!;

@@ -375,7 +375,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       : {
           typeCheck: {
             mode: typecheck,
-            check: (agent: string | undefined, code: string) => typeChecker.check(sdkFor(agent), code),
+            check: (agent, code, checkOptions) => typeChecker.check(sdkFor(agent), code, checkOptions),
           },
         }),
   });
