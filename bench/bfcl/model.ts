@@ -1,0 +1,28 @@
+// The model side of the loop: Anthropic Messages shapes, so the scripted oracles and a
+// live model are driven the same way.
+import type { AnthropicTool, AnthropicUserMessage } from '../../src/adapters/anthropic.ts';
+import type { BoundCall } from './oracle.ts';
+
+export type AssistantBlock =
+  | { readonly type: 'text'; readonly text: string }
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown };
+
+export type Message =
+  | { readonly role: 'user'; readonly content: string | AnthropicUserMessage['content'] }
+  | { readonly role: 'assistant'; readonly content: readonly AssistantBlock[] };
+
+export interface ModelRequest {
+  readonly tools: readonly AnthropicTool[];
+  readonly system?: string;
+  readonly messages: readonly Message[];
+}
+
+export interface ModelReply {
+  readonly content: readonly AssistantBlock[];
+}
+
+export interface TurnModel {
+  /** The ground truth of the coming turn (scripted models replay it; live models ignore it). */
+  startTurn(calls: readonly BoundCall[]): void;
+  respond(request: ModelRequest): Promise<ModelReply>;
+}

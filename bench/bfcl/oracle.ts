@@ -1,0 +1,62 @@
+// Scripted models that replay the ground truth through the same request/response loop a
+// live model uses (Anthropic Messages shapes). native: one request per ground-truth call,
+// then one for the turn's answer. ptc: one request whose run_code program makes the
+// turn's calls in order with await, then one for the answer.
+import type { ModelReply, ModelRequest, TurnModel } from './model.ts';
+import type { PyValue } from './py-value.ts';
+
+export interface BoundCall {
+  readonly name: string;
+  readonly args: Readonly<Record<string, PyValue>>;
+}
+
+const ANSWER = 'Done.';
+
+export class NativeOracle implements TurnModel {
+  private calls: readonly BoundCall[] = [];
+  private next = 0;
+  private ids = 0;
+
+  startTurn(calls: readonly BoundCall[]): void {
+    this.calls = calls;
+    this.next = 0;
+  }
+
+  async respond(_request: ModelRequest): Promise<ModelReply> {
+    const call = this.calls[this.next++];
+    if (call === undefined) return { content: [{ type: 'text', text: ANSWER }] };
+    return { content: [{ type: 'tool_use', id: `toolu_${++this.ids}`, name: call.name, input: call.args }] };
+  }
+}
+
+/** The program a model would write for a turn: each call awaited in order, every result returned. */
+export function turnProgram(calls: readonly BoundCall[]): string {
+  const lines = calls.map((c, i) => `const r${i} = await tools.${c.name}(${JSON.stringify(c.args)});`);
+  return [...lines, `return [${calls.map((_, i) => `r${i}`).join(', ')}];`].join('\n');
+}
+
+export class PtcOracle implements TurnModel {
+  private calls: readonly BoundCall[] = [];
+  private sent = false;
+  private ids = 0;
+
+  startTurn(calls: readonly BoundCall[]): void {
+    this.calls = calls;
+    this.sent = false;
+  }
+
+  async respond(_request: ModelRequest): Promise<ModelReply> {
+    if (this.sent || this.calls.length === 0) return { content: [{ type: 'text', text: ANSWER }] };
+    this.sent = true;
+    return {
+      content: [
+        {
+          type: 'tool_use',
+          id: `toolu_${++this.ids}`,
+          name: 'run_code',
+          input: { description: 'Carry out the request', code: turnProgram(this.calls) },
+        },
+      ],
+    };
+  }
+}

@@ -1,0 +1,56 @@
+// Sums of entry runs, and the Markdown table of bench/README.md.
+import type { EntryRun } from './run-entry.ts';
+
+export interface ModeTotals {
+  readonly passed: number;
+  readonly modelRequests: number;
+  readonly toolCalls: number;
+  /** Definitions with every request plus every tool result, o200k_base tokens. */
+  readonly contextTokens: number;
+  readonly methodCalls: number;
+  readonly definitionTokens: number;
+  readonly resultTokens: number;
+  /** Definitions sent once per distinct tool list (deferred / cached definitions) plus results. */
+  readonly contextTokensDefinitionsOnce: number;
+}
+
+export interface Aggregate {
+  readonly entries: number;
+  readonly native: ModeTotals;
+  readonly ptc: ModeTotals;
+}
+
+const sum = (runs: readonly EntryRun[]): ModeTotals => {
+  const t = (f: (r: EntryRun) => number): number => runs.reduce((s, r) => s + f(r), 0);
+  return {
+    passed: runs.filter((r) => r.passed).length,
+    modelRequests: t((r) => r.modelRequests),
+    toolCalls: t((r) => r.toolCalls),
+    contextTokens: t((r) => r.definitionTokens + r.resultTokens),
+    methodCalls: t((r) => r.methodCalls),
+    definitionTokens: t((r) => r.definitionTokens),
+    resultTokens: t((r) => r.resultTokens),
+    contextTokensDefinitionsOnce: t((r) => r.definitionTokensOnce + r.resultTokens),
+  };
+};
+
+export function aggregate(runs: readonly { native: EntryRun; ptc: EntryRun }[]): Aggregate {
+  return { entries: runs.length, native: sum(runs.map((r) => r.native)), ptc: sum(runs.map((r) => r.ptc)) };
+}
+
+const n = (x: number): string => x.toLocaleString('en-US');
+const ratio = (ptc: number, native: number): string => (native === 0 ? '–' : `${(ptc / native).toFixed(2)}×`);
+
+export function markdownReport(
+  report: Aggregate & { readonly categories: Readonly<Record<string, Aggregate>> },
+): string {
+  const rows: string[] = [
+    '| category | entries | passed native / ptc | model requests native → ptc | tool calls native → ptc | context tokens native → ptc | definitions once: tokens native → ptc |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const row = (name: string, a: Aggregate): string =>
+    `| ${name} | ${a.entries} | ${a.native.passed} / ${a.ptc.passed} | ${n(a.native.modelRequests)} → ${n(a.ptc.modelRequests)} (${ratio(a.ptc.modelRequests, a.native.modelRequests)}) | ${n(a.native.toolCalls)} → ${n(a.ptc.toolCalls)} (${ratio(a.ptc.toolCalls, a.native.toolCalls)}) | ${n(a.native.contextTokens)} → ${n(a.ptc.contextTokens)} (${ratio(a.ptc.contextTokens, a.native.contextTokens)}) | ${n(a.native.contextTokensDefinitionsOnce)} → ${n(a.ptc.contextTokensDefinitionsOnce)} (${ratio(a.ptc.contextTokensDefinitionsOnce, a.native.contextTokensDefinitionsOnce)}) |`;
+  for (const [name, a] of Object.entries(report.categories)) rows.push(row(name, a));
+  rows.push(row('**all**', report));
+  return rows.join('\n');
+}

@@ -1,0 +1,181 @@
+// One entry in one mode: the adapter loop turn by turn (model request → tool calls through
+// the runtime → results back), the ground truth executed on a second set of instances,
+// and upstream's per-turn checks.
+import { fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage } from '../../src/adapters/anthropic.ts';
+import type { Tool, ToolRuntime } from '../../src/index.ts';
+import { METHOD_ORDER_OVERRIDES, type Dataset, type Entry } from './data.ts';
+import { createEnvs } from './envs/index.ts';
+import type { Message, TurnModel } from './model.ts';
+import type { BoundCall } from './oracle.ts';
+import { bindArgs, parseCall } from './parse-call.ts';
+import { pyEqual } from './py-value.ts';
+import { countTokens } from './tokens.ts';
+import { runMethod, type Session } from './tools.ts';
+
+export const HOLDOUT_MESSAGE = 'I have updated some more functions you can choose from. What about now?';
+/** Upstream's per-turn step limit (MAXIMUM_STEP_LIMIT) for live models. */
+export const MAX_STEPS = 20;
+
+export interface EntryRun {
+  readonly id: string;
+  readonly passed: boolean;
+  /** Why the entry failed: the first failing check and its turn. */
+  readonly failure?: string;
+  readonly modelRequests: number;
+  /** Tool calls the model made (native: each call; ptc: each run_code). */
+  readonly toolCalls: number;
+  /** Environment method calls that ran on the model's side (ptc: the nested calls). */
+  readonly methodCalls: number;
+  /** Tokens of the tool definitions sent with every request, summed over requests. */
+  readonly definitionTokens: number;
+  /** Tokens of the definitions counted once per distinct tool list (sent once and kept). */
+  readonly definitionTokensOnce: number;
+  /** Tokens of every tool result the model was sent (each once). */
+  readonly resultTokens: number;
+}
+
+/** Method → class and its positional parameter order, from the func docs. */
+export function methodIndex(docs: Dataset['docs']): Map<string, { cls: string; order: readonly string[] }> {
+  const index = new Map<string, { cls: string; order: readonly string[] }>();
+  for (const [cls, list] of docs)
+    for (const d of list)
+      index.set(d.name, { cls, order: METHOD_ORDER_OVERRIDES[d.name] ?? Object.keys(d.parameters.properties) });
+  return index;
+}
+
+export function boundGroundTruth(entry: Entry, index: ReturnType<typeof methodIndex>): BoundCall[][] {
+  return entry.ground_truth.map((turn) =>
+    turn.map((src) => {
+      const call = parseCall(src);
+      const m = index.get(call.name);
+      if (m === undefined) throw new Error(`${entry.id}: unknown function ${call.name}`);
+      return { name: call.name, args: bindArgs(call, m.order) };
+    }),
+  );
+}
+
+/** Upstream's multiset check: each expected string uses up one equal model string. */
+export function isSubMultiset(expected: readonly string[], actual: readonly string[]): boolean {
+  const counts = new Map<string, number>();
+  for (const s of actual) counts.set(s, (counts.get(s) ?? 0) + 1);
+  for (const s of expected) {
+    const n = counts.get(s) ?? 0;
+    if (n === 0) return false;
+    counts.set(s, n - 1);
+  }
+  return true;
+}
+
+export interface RunContext {
+  readonly rt: ToolRuntime;
+  readonly tools: ReadonlyMap<string, Tool>;
+  readonly session: Session;
+  readonly dataset: Dataset;
+  readonly index: ReturnType<typeof methodIndex>;
+}
+
+export async function runEntry(
+  ctx: RunContext,
+  entry: Entry,
+  model: TurnModel,
+  options: { readonly maxSteps?: number } = {},
+): Promise<EntryRun> {
+  const maxSteps = options.maxSteps ?? MAX_STEPS;
+  const longContext = entry.category.includes('long_context');
+  ctx.session.envs = createEnvs(entry.involved_classes, entry.initial_config, longContext);
+  ctx.session.results = [];
+  const truth = { envs: createEnvs(entry.involved_classes, entry.initial_config, longContext), results: [] } as Session;
+  const gt = boundGroundTruth(entry, ctx.index);
+  const held = new Set(Object.values(entry.missed_function ?? {}).flat());
+  const disposers: (() => void)[] = [];
+  const offer = (names: readonly string[]): void => {
+    for (const name of names) {
+      const tool = ctx.tools.get(name);
+      if (tool === undefined) throw new Error(`no tool ${name}`);
+      disposers.push(ctx.rt.register(tool));
+    }
+  };
+  for (const cls of entry.involved_classes)
+    offer((ctx.dataset.docs.get(cls) ?? []).map((d) => d.name).filter((n) => !held.has(n)));
+
+  const run = {
+    modelRequests: 0,
+    toolCalls: 0,
+    definitionTokens: 0,
+    definitionTokensOnce: 0,
+    resultTokens: 0,
+  };
+  const seenDefinitions = new Set<string>();
+  let failure: string | undefined;
+  const messages: Message[] = [];
+  try {
+    for (let t = 0; t < entry.question.length; t++) {
+      const turn = entry.question[t] ?? [];
+      let userText: string;
+      if (turn.length === 0) {
+        offer(entry.missed_function?.[String(t)] ?? []);
+        userText = HOLDOUT_MESSAGE;
+      } else userText = turn.map((m) => m.content).join('\n');
+      messages.push({ role: 'user', content: userText });
+      const calls = gt[t] ?? [];
+      model.startTurn(calls);
+      const before = ctx.session.results.length;
+      let steps = 0;
+      for (;;) {
+        if (++steps > maxSteps) {
+          failure ??= `turn ${t}: more than ${maxSteps} steps (force-terminated)`;
+          break;
+        }
+        const request = { ...toAnthropicRequest(ctx.rt), messages: [...messages] };
+        const definitions = JSON.stringify(request.tools) + (request.system ?? '');
+        const defTokens = countTokens(definitions);
+        run.definitionTokens += defTokens;
+        if (!seenDefinitions.has(definitions)) {
+          seenDefinitions.add(definitions);
+          run.definitionTokensOnce += defTokens;
+        }
+        run.modelRequests += 1;
+        const reply = await model.respond(request);
+        messages.push({ role: 'assistant', content: reply.content });
+        const uses = fromAnthropicToolUses(reply.content, ctx.rt);
+        if (uses.length === 0) break;
+        run.toolCalls += uses.length;
+        const results = await ctx.rt.executeTurn(uses, {});
+        const user = toAnthropicUserMessage(results);
+        for (const block of user.content)
+          if (block.type === 'tool_result')
+            for (const c of block.content) if (c.type === 'text') run.resultTokens += countTokens(c.text);
+        messages.push(user);
+      }
+      const modelCallsThisTurn = ctx.session.results.length - before;
+      // The ground truth on its own instances.
+      const truthStart = truth.results.length;
+      for (const call of calls) {
+        const m = ctx.index.get(call.name);
+        if (m !== undefined) runMethod(truth, m.cls, call.name, { ...call.args });
+      }
+      if (failure !== undefined || calls.length === 0) continue;
+      if (modelCallsThisTurn === 0) {
+        failure = `turn ${t}: empty_turn_model_response`;
+        continue;
+      }
+      for (const cls of entry.involved_classes) {
+        const a = ctx.session.envs.get(cls)?.state() ?? {};
+        const b = truth.envs.get(cls)?.state() ?? {};
+        for (const key of Object.keys(b))
+          if (!pyEqual(a[key], b[key])) failure ??= `turn ${t}: instance_state_mismatch ${cls}.${key}`;
+      }
+      if (failure === undefined && !isSubMultiset(truth.results.slice(truthStart), ctx.session.results))
+        failure = `turn ${t}: execution_response_mismatch`;
+    }
+  } finally {
+    for (const dispose of disposers.reverse()) dispose();
+  }
+  return {
+    id: entry.id,
+    passed: failure === undefined,
+    ...(failure === undefined ? {} : { failure }),
+    ...run,
+    methodCalls: ctx.session.results.length,
+  };
+}
