@@ -41,6 +41,7 @@ export class FsDir {
 
 /** Python's str.splitlines(). */
 export function splitLines(s: string): string[] {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: Python's line boundaries include these.
   const breaks = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/;
   const lines = s.split(breaks);
   if (lines.length > 0 && lines[lines.length - 1] === '' && s.length > 0) lines.pop();
