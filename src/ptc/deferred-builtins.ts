@@ -42,22 +42,61 @@ export function searchTools(tools: readonly Tool[], query: string, limit: number
   if (wanted.length === 0) return [];
   const scored: { tool: Tool; score: number }[] = [];
   for (const tool of tools) {
-    const name = new Set(words(tool.name));
-    const description = new Set(words(tool.description));
+    const { name, nameWords, description, descriptionWords } = indexOf(tool);
     let score = 0;
     for (const word of wanted) {
       if (name.has(word)) score += 2;
-      else if ([...name].some((part) => part.startsWith(word))) score += 1;
+      else if (hasPrefix(nameWords, word)) score += 1;
       if (description.has(word)) score += 1;
       // A model searches "refund" for a tool that "Refunds a payment": a word that starts a
       // description word counts too, below an exact one (3+ letters, so "a" matches nothing).
-      else if (word.length >= 3 && [...description].some((part) => part.startsWith(word))) score += 0.5;
+      else if (word.length >= 3 && hasPrefix(descriptionWords, word)) score += 0.5;
     }
     if (score > 0) scored.push({ tool, score });
   }
   scored.sort((a, b) => b.score - a.score || (a.tool.name < b.tool.name ? -1 : a.tool.name > b.tool.name ? 1 : 0));
   return scored.slice(0, limit).map(({ tool }) => ({ name: tool.name, summary: summaryOf(tool.description) }));
 }
+
+interface SearchIndex {
+  readonly name: ReadonlySet<string>;
+  /** Sorted. */
+  readonly nameWords: readonly string[];
+  readonly description: ReadonlySet<string>;
+  /** Sorted. */
+  readonly descriptionWords: readonly string[];
+}
+
+/** Each tool's words, tokenized once per definition (a tool is immutable once registered). */
+const indexes = new WeakMap<Tool, SearchIndex>();
+
+function indexOf(tool: Tool): SearchIndex {
+  let index = indexes.get(tool);
+  if (index === undefined) {
+    const name = new Set(words(tool.name));
+    const description = new Set(words(tool.description));
+    index = { name, nameWords: [...name].sort(), description, descriptionWords: [...description].sort() };
+    indexes.set(tool, index);
+  }
+  return index;
+}
+
+/** Whether a word of `sorted` (sorted) starts with `prefix`: the first word not below it is the only candidate. */
+function hasPrefix(sorted: readonly string[], prefix: string): boolean {
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const mid = (low + high) >>> 1;
+    if ((sorted[mid] as string) < prefix) low = mid + 1;
+    else high = mid;
+  }
+  return low < sorted.length && (sorted[low] as string).startsWith(prefix);
+}
+
+/** `$search` calls one run (a root call and everything nested in it) may make. */
+export const MAX_SEARCHES_PER_RUN = 100;
+/** Runs whose search count is remembered; the oldest is forgotten past it. */
+const COUNTED_RUNS = 4_096;
 
 /** `$describe` and `$search`, by name. */
 export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<string, Tool> {
@@ -83,6 +122,8 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
       });
     },
   });
+  /** Searches per run, by root callId, oldest first. */
+  const searches = new Map<string, number>();
   const search = defineTool({
     name: SEARCH_TOOL,
     description: "Tools whose name or description contain the query's words, best first.",
@@ -102,7 +143,19 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
       render: (_args, value) => [{ type: 'text', text: value.map((hit) => `${hit.name}: ${hit.summary}`).join('\n') }],
     },
     isConcurrencySafe: () => true,
-    execute: ({ query, limit }, exec) => searchTools(deps.visible(exec.agent), query, limit ?? DEFAULT_SEARCH_LIMIT),
+    execute: ({ query, limit }, exec) => {
+      const used = (searches.get(exec.rootCallId) ?? 0) + 1;
+      searches.delete(exec.rootCallId);
+      searches.set(exec.rootCallId, used);
+      if (searches.size > COUNTED_RUNS) searches.delete(searches.keys().next().value as string);
+      if (used > MAX_SEARCHES_PER_RUN) {
+        throw new ToolRuntimeError(
+          'TOOL_ERROR',
+          `${SEARCH_TOOL}: this run has searched ${MAX_SEARCHES_PER_RUN} times (MAX_SEARCHES_PER_RUN); use the results you have, or search once with several words`,
+        );
+      }
+      return searchTools(deps.visible(exec.agent), query, limit ?? DEFAULT_SEARCH_LIMIT);
+    },
   });
   return new Map([
     [DESCRIBE_TOOL, describe],

@@ -2,7 +2,8 @@
 // ("refund" for "Refunds a payment") still finds the tool, ranked below an exact match.
 import { describe, expect, it } from '@jest/globals';
 import { defineTool } from '../../src/index.ts';
-import { searchTools } from '../../src/ptc/deferred-builtins.ts';
+import { MAX_SEARCHES_PER_RUN, searchTools } from '../../src/ptc/deferred-builtins.ts';
+import { ptcRuntimes, runCode } from './helpers.ts';
 
 const tool = (name: string, description: string) =>
   defineTool({
@@ -27,5 +28,37 @@ describe('searchTools', () => {
 
   it('does not match on one- or two-letter word starts', () => {
     expect(searchTools(tools, 'pa', 10)).toEqual([]);
+  });
+});
+
+describe('$search bounds', () => {
+  // 1,000 tools with long descriptions: tokenizing them all took ~200 ms of the host's
+  // main thread on every call; they are now tokenized once per definition.
+  const many = Array.from({ length: 1_000 }, (_, i) =>
+    tool(`tool_${i}`, `Tool number ${i} ${'handles shipping invoices refunds and customer accounts '.repeat(40)}`),
+  );
+
+  it('indexes descriptions once: 50 searches over 1,000 long descriptions stay cheap', () => {
+    searchTools(many, 'warm', 10);
+    const started = performance.now();
+    for (let i = 0; i < 50; i++) searchTools(many, `shipping number ${i}`, 10);
+    expect(performance.now() - started).toBeLessThan(1_000);
+  });
+
+  const runtime = ptcRuntimes();
+
+  it(`refuses the search after ${MAX_SEARCHES_PER_RUN} in one run; the next run searches again`, async () => {
+    const rt = runtime();
+    for (const t of many.slice(0, 20)) rt.register({ ...t, deferLoading: true });
+    const result = await runCode(
+      rt,
+      `let n = 0; try { for (let i = 0; i < 1000; i++) { await tools.$search({ query: 'shipping' }); n++; } } catch (e) { return [n, e.code, e.message]; } return [n];`,
+    );
+    expect(result.value).toEqual({
+      logs: [],
+      result: [MAX_SEARCHES_PER_RUN, 'TOOL_ERROR', expect.stringContaining('MAX_SEARCHES_PER_RUN')],
+    });
+    const next = await runCode(rt, `return (await tools.$search({ query: 'shipping' })).length;`, { callId: 'next' });
+    expect(next.value).toEqual({ logs: [], result: 10 });
   });
 });
