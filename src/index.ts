@@ -66,6 +66,12 @@ export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts
 export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } from './pipeline/decisions.ts';
 export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest } from './pipeline/execute-tool.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
+/** Who made a call (`exec.caller`): the model directly, a program (local run_code or a provider's hosted program), or a composite tool. */
+export type { ToolCaller, ToolCallerKind, ProgramProvider, HostedProvider } from './pipeline/tool-caller.ts';
+/** Hosted mode: one conversation's programs and container (`rt.hostedConversation()`). */
+export type { HostedConversation, HostedProgramInfo } from './hosted/hosted-conversation.ts';
+/** Hosted mode: the name of the execution that stands for a provider's program (journal, hooks, spans). */
+export { HOSTED_PROGRAM } from './hosted/hosted-program-tool.ts';
 export type {
   ToolResult,
   ContentBlock,

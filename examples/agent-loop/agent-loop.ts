@@ -6,7 +6,7 @@ import {
   fromAnthropicToolUses,
   toAnthropicRequest,
   toAnthropicUserMessage,
-  type AnthropicTool,
+  type AnthropicRequestTool,
   type AnthropicUserMessage,
 } from 'ptc-runtime/adapters/anthropic';
 import type { AgentRef, ToolRuntime } from 'ptc-runtime';
@@ -22,7 +22,7 @@ export type LoopMessage =
 export interface ModelRequest {
   readonly system: string;
   readonly messages: readonly LoopMessage[];
-  readonly tools: AnthropicTool[];
+  readonly tools: AnthropicRequestTool[];
 }
 /** One model call. */
 export type Model = (request: ModelRequest) => Promise<{ content: AssistantBlock[] }>;

@@ -10,6 +10,15 @@ import type { TurnCall, TurnResult } from '../scheduler/execute-turn.ts';
 import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
 import {
+  holdContexts,
+  observeProgramEnd,
+  observeProgramStart,
+  programCallerOf,
+  type HostedConversation,
+} from '../hosted/hosted-conversation.ts';
+import { hostedCaller } from '../pipeline/tool-caller.ts';
+import { programResultText } from './program-result-text.ts';
+import {
   OPENAI_MAX_TOOL_NAME,
   providerToolNames,
   registeredToolNames,
@@ -27,6 +36,21 @@ export interface OpenAIResponsesTool {
   description: string;
   parameters: ToolSchemaProjection['parameters'];
   strict: false;
+  /** Hosted mode: `['programmatic']` (programs only), `['direct']` or both. */
+  allowed_callers?: ('direct' | 'programmatic')[];
+  /** Hosted mode: the JSON the tool's string outputs hold, for a tool whose output is an object. */
+  output_schema?: ToolSchemaProjection['parameters'];
+}
+/** The tool that lets the model write programs calling the `programmatic` tools (hosted mode). */
+export interface OpenAIProgrammaticToolCalling {
+  type: 'programmatic_tool_calling';
+  /** Never set: lets code read `name` across a request's tools. */
+  name?: undefined;
+}
+/** A program-made call's caller, as `function_call_output` items send it back. */
+export interface OpenAIProgramCaller {
+  type: 'program';
+  caller_id: string;
 }
 export interface OpenAIChatToolMessage {
   role: 'tool';
@@ -37,6 +61,8 @@ export interface OpenAIResponsesOutput {
   type: 'function_call_output';
   call_id: string;
   output: string;
+  /** Hosted mode: the program that made the call. */
+  caller?: OpenAIProgramCaller;
 }
 export type OpenAIChatUserContent = { type: 'text'; text: string } | { type: 'image_url'; image_url: { url: string } };
 export type OpenAIResponsesUserContent =
@@ -80,6 +106,10 @@ export function toOpenAIResponsesTools(schemas: readonly ToolSchemaProjection[])
     description: s.description,
     parameters: s.parameters,
     strict: false,
+    ...(s.callers === undefined
+      ? {}
+      : { allowed_callers: s.callers.map((c) => (c === 'direct' ? ('direct' as const) : ('programmatic' as const))) }),
+    ...(s.outputSchema === undefined ? {} : { output_schema: s.outputSchema }),
   }));
 }
 
@@ -98,6 +128,10 @@ export function toOpenAIChatRequest<M>(
   messages: readonly M[],
   options: RequestOptions = {},
 ): { tools?: OpenAIChatTool[]; messages: (M | { role: 'system'; content: string })[] } {
+  if (rt.mode(scopeOf(options)) === 'hosted')
+    throw new TypeError(
+      'toOpenAIChatRequest: hosted mode needs the Responses API (toOpenAIResponsesRequest); Chat Completions has no programmatic tool calling',
+    );
   const tools = toOpenAIChatTools(rt.schemas(scopeOf(options)));
   const system = promptText(rt, options);
   return {
@@ -114,8 +148,12 @@ export function toOpenAIChatRequest<M>(
 export function toOpenAIResponsesRequest(
   rt: ToolRuntime,
   options: RequestOptions = {},
-): { tools?: OpenAIResponsesTool[]; instructions?: string } {
-  const tools = toOpenAIResponsesTools(rt.schemas(scopeOf(options)));
+): { tools?: (OpenAIResponsesTool | OpenAIProgrammaticToolCalling)[]; instructions?: string } {
+  const tools: (OpenAIResponsesTool | OpenAIProgrammaticToolCalling)[] = toOpenAIResponsesTools(
+    rt.schemas(scopeOf(options)),
+  );
+  // Hosted mode: the tool under which the model's programs run and call the others.
+  if (rt.mode(scopeOf(options)) === 'hosted') tools.unshift({ type: 'programmatic_tool_calling' });
   const instructions = promptText(rt, options);
   return { ...(tools.length === 0 ? {} : { tools }), ...(instructions === undefined ? {} : { instructions }) };
 }
@@ -154,30 +192,68 @@ export interface ResponsesItem {
   readonly call_id?: string | null;
   readonly name?: unknown;
   readonly arguments?: unknown;
+  /** `function_call`: `{ type: 'program', caller_id }` when a hosted program made it. */
+  readonly caller?: unknown;
+  /** `program`: its source. */
+  readonly code?: unknown;
+  /** `program_output`: what the program produced. */
+  readonly result?: unknown;
+  readonly status?: unknown;
+}
+
+/** Options of {@link fromOpenAIResponsesCalls}. */
+export interface OpenAICallOptions extends ToolNameOptions {
+  /** Hosted mode: the conversation that learns the programs this output starts (`program`) and ends (`program_output`). */
+  readonly conversation?: HostedConversation;
 }
 
 /**
  * `function_call` items of a Responses API `output` (other items are ignored) → calls,
  * as {@link fromOpenAIChatToolCalls}. Takes `response.output` as the `openai` package
  * types it.
+ *
+ * Hosted mode: a `function_call` whose `caller` is `{ type: 'program', caller_id }`
+ * becomes a call with `caller: { type: 'program', programId: caller_id, provider:
+ * 'openai' }`; `{ conversation }` learns the programs this output starts (`program`
+ * items, by `call_id`) and ends (`program_output`).
  */
 export function fromOpenAIResponsesCalls(
   items: readonly ResponsesItem[],
   source?: ToolNameSource,
-  options: ToolNameOptions = {},
+  options: OpenAICallOptions = {},
 ): TurnCall[] {
   const registered = registeredToolNames(source, OPENAI_MAX_TOOL_NAME, options);
-  return items.flatMap((i) =>
-    i.type === 'function_call' && typeof i.call_id === 'string' && typeof i.name === 'string'
-      ? [
-          {
-            callId: i.call_id,
-            name: registered(i.name),
-            arguments: typeof i.arguments === 'string' ? parseJsonArguments(i.arguments) : {},
-          },
-        ]
-      : [],
-  );
+  const { conversation } = options;
+  if (conversation !== undefined) observeOpenAIPrograms(conversation, items);
+  return items.flatMap((i) => {
+    if (i.type !== 'function_call' || typeof i.call_id !== 'string' || typeof i.name !== 'string') return [];
+    const call = {
+      callId: i.call_id,
+      name: registered(i.name),
+      arguments: typeof i.arguments === 'string' ? parseJsonArguments(i.arguments) : {},
+    };
+    const caller = i.caller as { type?: unknown; caller_id?: unknown } | null | undefined;
+    if (caller === undefined || caller === null || caller.type === 'direct') return [call];
+    // Any other caller is a program's: taken only for a program this conversation saw.
+    return [{ ...call, caller: hostedCaller('openai', typeof caller.caller_id === 'string' ? caller.caller_id : '') }];
+  });
+}
+
+/** `program` items start programs (keyed by `call_id`); `program_output` items end them. */
+function observeOpenAIPrograms(conversation: HostedConversation, items: readonly ResponsesItem[]): void {
+  for (const i of items) {
+    if (i.type === 'program' && typeof i.call_id === 'string')
+      observeProgramStart(conversation, 'openai', i.call_id, typeof i.code === 'string' ? i.code : '');
+  }
+  for (const i of items) {
+    if (i.type !== 'program_output' || typeof i.call_id !== 'string') continue;
+    const status = typeof i.status === 'string' ? i.status : null;
+    observeProgramEnd(conversation, 'openai', i.call_id, {
+      ok: status === 'completed',
+      output: typeof i.result === 'string' ? i.result : '',
+      detail: { status },
+    });
+  }
 }
 
 /** The image types OpenAI's image inputs accept; others are sent as a text marker. */
@@ -208,6 +284,18 @@ export const toOpenAIResponsesOutput = (result: ToolResult): OpenAIResponsesOutp
   type: 'function_call_output',
   call_id: result.callId,
   output: resultText(result),
+});
+
+/**
+ * Hosted mode: the `function_call_output` of a call a program made. It names that
+ * program (`caller`), and its output is JSON text — the value's, or a failure's text as
+ * a JSON string — which a tool sent with `output_schema` requires and the program parses.
+ */
+export const toOpenAIProgramOutput = (result: ToolResult, programId: string): OpenAIResponsesOutput => ({
+  type: 'function_call_output',
+  call_id: result.callId,
+  output: result.isError ? JSON.stringify(programResultText(result)) : programResultText(result),
+  caller: { type: 'program', caller_id: programId },
 });
 
 const dataUrl = (block: ContentBlock & { type: 'image' }): string => `data:${block.mimeType};base64,${block.data}`;
@@ -250,11 +338,31 @@ export const toOpenAIChatMessages = (turn: TurnOutcome): (OpenAIChatToolMessage 
   ...toOpenAIChatContextMessages(turn),
 ];
 
-/** Everything a turn adds to a Responses `input`: the function_call_output items in model order, then the contexts. */
-export const toOpenAIResponsesInput = (turn: TurnOutcome): (OpenAIResponsesOutput | OpenAIResponsesUserMessage)[] => [
-  ...turn.results.map(toOpenAIResponsesOutput),
-  ...toOpenAIResponsesContextMessages(turn),
-];
+/**
+ * Everything a turn adds to a Responses `input`: the function_call_output items in model
+ * order, then the contexts. Hosted mode, with `{ conversation }`: a program's call gets
+ * its `caller` and JSON output (see toOpenAIProgramOutput), and while a program waits
+ * for its calls the contexts are held by the conversation for the next turn that may
+ * carry them.
+ */
+export const toOpenAIResponsesInput = (
+  turn: TurnOutcome,
+  options: { readonly conversation?: HostedConversation } = {},
+): (OpenAIResponsesOutput | OpenAIResponsesUserMessage)[] => {
+  const { conversation } = options;
+  if (conversation === undefined)
+    return [...turn.results.map(toOpenAIResponsesOutput), ...toOpenAIResponsesContextMessages(turn)];
+  const outputs = turn.results.map((r) => {
+    const caller = programCallerOf(conversation, r.callId);
+    return caller === undefined ? toOpenAIResponsesOutput(r) : toOpenAIProgramOutput(r, caller.programId);
+  });
+  if (outputs.some((o) => o.caller !== undefined)) {
+    holdContexts(conversation, turn.additionalContexts);
+    return outputs;
+  }
+  const contexts = [...conversation.takeHeldContexts(), ...turn.additionalContexts];
+  return [...outputs, ...toOpenAIResponsesContextMessages({ additionalContexts: contexts })];
+};
 
 export type { RequestOptions } from './prompt-text.ts';
 export type { ToolNameOptions, ToolNameSource } from './provider-tool-names.ts';

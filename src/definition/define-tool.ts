@@ -7,6 +7,7 @@ import { ToolArgsError, type ArgIssue } from '../errors/tool-args-error.ts';
 import { deepFreeze, type JsonValue } from '../json/json-value.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { capSchemaDescriptions } from './cap-schema-descriptions.ts';
 import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
@@ -46,6 +47,14 @@ export interface ToolSpecBase<A, V, R = V> {
   readonly isConcurrencySafe?: (args: A) => boolean;
   /** Tells the model the schema is loaded on demand. */
   readonly deferLoading?: boolean;
+  /**
+   * Hosted mode only (`'hosted'`: the provider runs the model's program): who may call
+   * this tool. `['program']` (the default): only programs the provider runs — sent with
+   * `allowed_callers` naming the code-execution tool, and a direct call is refused;
+   * `['direct']`: only the model directly, and a program's call is refused (DENIED);
+   * `['direct', 'program']`: both. Other modes ignore it.
+   */
+  readonly callers?: readonly ToolCallerKind[];
   /** Content projection before post-execute (successes only). */
   readonly projectContent?: (args: A, value: V, content: readonly ContentBlock[]) => ContentBlock[];
   /** Last-mile content transform of every outcome. Must be total. */
@@ -72,6 +81,8 @@ export interface Tool {
   readonly parameters: JsonSchema;
   readonly outputSchema: JsonSchema;
   readonly deferLoading: boolean;
+  /** Hosted mode: who may call it (see ToolSpecBase.callers); undefined means `['program']`. */
+  readonly callers?: readonly ToolCallerKind[];
   /** What an outside schema lost at definition (typed loosely, or not validated here); empty for the DSL. */
   readonly schemaWarnings?: readonly string[];
   readonly timeoutMs: number | undefined;
@@ -128,6 +139,16 @@ function checkSpec(spec: Record<string, unknown>): void {
   }
   if (spec.deferLoading !== undefined && typeof spec.deferLoading !== 'boolean')
     bad('deferLoading', 'must be a boolean');
+  if (spec.callers !== undefined) {
+    const callers = spec.callers;
+    if (
+      !Array.isArray(callers) ||
+      callers.length === 0 ||
+      callers.some((c) => c !== 'direct' && c !== 'program') ||
+      new Set(callers).size !== callers.length
+    )
+      bad('callers', `must be a non-empty list of distinct 'direct' / 'program', got ${JSON.stringify(callers)}`);
+  }
 }
 
 const issuesOf = (validate: ValidateFunction, value: unknown): ArgIssue[] => validationIssues(validate, value);
@@ -258,6 +279,7 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
     parameters,
     outputSchema,
     deferLoading: spec.deferLoading === true,
+    ...(spec.callers === undefined ? {} : { callers: Object.freeze([...spec.callers]) }),
     schemaWarnings: Object.freeze([...(compiled.schemaWarnings ?? [])]),
     timeoutMs: spec.timeoutMs,
     async invoke(args, exec) {

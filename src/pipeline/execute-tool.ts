@@ -33,6 +33,7 @@ import { fuseSignals } from './signal-fusion.ts';
 import type { OpenNestedCalls } from './nested-call-submitter.ts';
 import { hasSnapshotArguments } from './snapshot-request.ts';
 import { describeThrown } from './thrown.ts';
+import type { HostedProvider, ToolCaller } from './tool-caller.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 import {
@@ -55,6 +56,12 @@ export interface ExecuteRequest {
 export interface NestedExecuteRequest extends ExecuteRequest {
   readonly parent?: symbol;
   readonly rootCallId?: string;
+  /** Hosted mode: the caller of a program-made call, when it has no running parent to follow from. */
+  readonly caller?: ToolCaller;
+  /** Hosted mode: why this program-made call is refused (DENIED) before any policy runs. */
+  readonly callerRefusal?: string;
+  /** Hosted mode: this execution stands for a provider's program (its calls nest under it). */
+  readonly hostedProgram?: HostedProvider;
 }
 
 export type ApprovalAnswer = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
@@ -170,6 +177,8 @@ async function runExecution(
     rootCallId: request.rootCallId ?? callId,
     arguments: snapshot.ok ? snapshot.value : null,
     callerSignal: signal,
+    caller: request.caller,
+    hostedProgram: request.hostedProgram,
   });
   created?.(exec.view);
 
@@ -221,6 +230,9 @@ async function runExecution(
         { depth: exec.depth, maxCallDepth: maxDepth },
       ),
     );
+  }
+  if (request.callerRefusal !== undefined) {
+    return finalResult(errorDraft(ERROR_CODES.DENIED, request.callerRefusal, { caller: exec.caller }));
   }
   if (request.parent === undefined) {
     const refusal = deps.directCallRefusal(name, agent);

@@ -4,6 +4,7 @@ import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { checkContext } from './content.ts';
 import type { ToolExecution } from './tool-execution.ts';
+import { DIRECT_CALLER, nestedCaller, type HostedProvider, type ToolCaller } from './tool-caller.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export type Phase = 'policy' | 'around' | 'body' | 'post' | 'done';
@@ -16,6 +17,10 @@ export interface ExecutionInit {
   readonly rootCallId: string;
   readonly arguments: JsonValue;
   readonly callerSignal: AbortSignal;
+  /** Set only when the caller is known without a running parent (a refused hosted call). */
+  readonly caller?: ToolCaller | undefined;
+  /** This execution stands for a program a provider runs (hosted mode): its nested calls are that program's. */
+  readonly hostedProgram?: HostedProvider | undefined;
 }
 
 export type CallTool = (name: string, args: unknown) => Promise<ToolResult>;
@@ -34,6 +39,9 @@ export class ExecutionState implements ToolExecution {
   readonly parent: symbol | undefined;
   /** The parent execution's callId (nested calls whose parent token is known). */
   readonly parentCallId: string | undefined;
+  /** Who made the call (see ToolCaller). */
+  readonly caller: ToolCaller;
+  readonly hostedProgram: HostedProvider | undefined;
   /** 0 at top level; a nested call is one deeper than its parent. */
   readonly depth: number;
   readonly rootCallId: string;
@@ -60,6 +68,8 @@ export class ExecutionState implements ToolExecution {
     this.parent = init.parent;
     const parentState = init.parent === undefined ? undefined : runningBodies.get(init.parent);
     this.parentCallId = parentState?.callId;
+    this.hostedProgram = init.hostedProgram;
+    this.caller = init.caller ?? (parentState === undefined ? DIRECT_CALLER : nestedCaller(parentState));
     this.depth = init.parent === undefined ? 0 : (parentState?.depth ?? 0) + 1;
     this.rootCallId = parentState?.rootCallId ?? init.rootCallId;
     this.token = Symbol(`tool-execution:${init.callId}`);
@@ -73,6 +83,7 @@ export class ExecutionState implements ToolExecution {
       agent: this.agent,
       parent: this.parent,
       parentCallId: this.parentCallId,
+      caller: this.caller,
       rootCallId: this.rootCallId,
       token: this.token,
       arguments: this.arguments,

@@ -1,6 +1,7 @@
 // The per-call execution object handed to bodies and hooks. Identity fields are
 // read-only; only an around-dispatch wrapper may swap `signal`, and only while it runs.
 import type { JsonValue } from '../json/json-value.ts';
+import type { ToolCaller } from './tool-caller.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
 export interface ToolExecution {
@@ -12,6 +13,13 @@ export interface ToolExecution {
   readonly parent: symbol | undefined;
   /** The callId of the execution that made this nested call (run_code or `callTool`); undefined at top level. */
   readonly parentCallId: string | undefined;
+  /**
+   * Who made the call: `{ type: 'direct' }` (the model, or `rt.execute`), `{ type:
+   * 'program', programId, provider }` (a run_code run — provider `'local'` — or a
+   * program the provider ran in hosted mode — `'anthropic'` / `'openai'`), or
+   * `{ type: 'tool', callId }` (a composite tool's `exec.callTool`).
+   */
+  readonly caller: ToolCaller;
   readonly rootCallId: string;
   /** Opaque identity of this execution. */
   readonly token: symbol;

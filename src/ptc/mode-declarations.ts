@@ -4,8 +4,8 @@
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { Dispose } from '../registry/tool-registry.ts';
 
-export type ToolMode = 'native' | 'ptc' | 'both';
-export const TOOL_MODES: readonly ToolMode[] = ['native', 'ptc', 'both'];
+export type ToolMode = 'native' | 'ptc' | 'both' | 'hosted';
+export const TOOL_MODES: readonly ToolMode[] = ['native', 'ptc', 'both', 'hosted'];
 
 export function checkMode(mode: unknown, where: string): ToolMode {
   if (!TOOL_MODES.includes(mode as ToolMode)) {

@@ -43,6 +43,9 @@ import {
 } from '../scheduler/execute-turn.ts';
 import { resolveJournal } from '../scheduler/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
+import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
+import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
+import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -50,6 +53,10 @@ export interface ToolSchemaProjection {
   readonly description: string;
   readonly parameters: JsonSchema;
   readonly deferLoading?: true;
+  /** Hosted mode only: who may call the tool (`['program']` unless the tool declares `callers`). */
+  readonly callers?: readonly ToolCallerKind[];
+  /** Hosted mode only: the output schema, when it describes an object (OpenAI sends it as `output_schema`). */
+  readonly outputSchema?: JsonSchema;
 }
 
 /** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal or JSONL file path) come from the scheduler. */
@@ -181,6 +188,12 @@ export interface ToolRuntime {
   execute(request: ExecuteRequest): Promise<ToolResult>;
   /** Runs the tool calls of one model message: results and contexts in model order. */
   executeTurn(calls: readonly TurnCall[], options?: TurnOptions): Promise<TurnResult>;
+  /**
+   * Hosted mode: the state of one conversation (programs the provider ran, its
+   * container). Pass it to the adapters and to `executeTurn(calls, { conversation })`,
+   * so program-made calls nest under their program — and forged ones are refused.
+   */
+  hostedConversation(options?: { readonly agent?: AgentRef }): HostedConversation;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
 }
@@ -227,7 +240,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const sandboxOption = options.sandbox;
   const ptcConfigured = sandboxOption !== false;
   const requirePtc = (mode: ToolMode, where: string): void => {
-    if (mode !== 'native' && !ptcConfigured) {
+    if (mode !== 'native' && mode !== 'hosted' && !ptcConfigured) {
       throw new ToolRuntimeError(
         'PTC_NOT_CONFIGURED',
         `${where}: mode "${mode}" needs a sandbox, but the runtime was created with sandbox: false`,
@@ -313,20 +326,23 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     });
 
   const modeOf = (agent: string | undefined): ToolMode => modes.resolve(registry.chain(agent));
+  // The modes whose programs run here, in run_code (hosted programs run at the provider).
+  const runsCode = (mode: ToolMode): boolean => mode === 'ptc' || mode === 'both';
   const deferredBuiltins = createDeferredBuiltins({ visible: (agent) => registry.visible(agent) });
   const deps: PipelineDeps = {
     registry,
     hooks,
     approval: options.approval,
     resolveTool(name, agent) {
-      if (name === RUN_CODE) return modeOf(agent) === 'native' ? undefined : runCode;
+      if (name === RUN_CODE) return runsCode(modeOf(agent)) ? runCode : undefined;
       // $describe / $search exist for programs, in the modes that run programs.
       const builtin = deferredBuiltins.get(name);
-      if (builtin !== undefined) return modeOf(agent) === 'native' ? undefined : builtin;
+      if (builtin !== undefined) return runsCode(modeOf(agent)) ? builtin : undefined;
       return registry.resolve(name, agent);
     },
     directCallRefusal(name, agent) {
       const mode = modeOf(agent);
+      if (mode === 'hosted') return hostedDirectCallRefusal(registry.resolve(name, agent));
       if (mode !== 'native' && deferredBuiltins.has(name)) return directCallRefusal(name);
       return mode === 'ptc' && name !== RUN_CODE && registry.resolve(name, agent) !== undefined
         ? directCallRefusal(name)
@@ -420,6 +436,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       const mode = modeOf(agent);
       const native = registry.visible(agent).map(projectSchema);
       if (mode === 'native') return native;
+      if (mode === 'hosted') return registry.visible(agent).map(projectHostedSchema);
       if (mode === 'ptc') return [runCodeSchema(agent, mode)];
       return [...native, runCodeSchema(agent, mode)];
     },
@@ -427,7 +444,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       const agent = registry.agentId(o.agent);
       const mode = modeOf(agent);
       // Only what the schemas do not already carry: the SDK is never sent twice.
-      if (mode === 'native' || embedSdk) return [];
+      if (!runsCode(mode) || embedSdk) return [];
       const sections: PromptSection[] = [];
       if (mode === 'ptc') sections.push({ id: 'ptc-instructions', text: PTC_ONLY_INSTRUCTION });
       sections.push(sdkSection(sdkFor(agent)));
@@ -439,6 +456,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       journal === undefined
         ? (request) => executeTool(deps, publicRequest(request))
         : (request) => executeJournaled(deps, publicRequest(request), journal),
+    hostedConversation: (o = {}) =>
+      createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf }),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(journal === undefined ? {} : { journal }),

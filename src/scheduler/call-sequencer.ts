@@ -256,6 +256,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       ...(agent === undefined ? {} : { agent }),
       ...(request.parent === undefined ? {} : { parent: request.parent }),
       ...(request.rootCallId === undefined ? {} : { rootCallId: request.rootCallId }),
+      ...(request.caller === undefined ? {} : { caller: request.caller }),
+      ...(request.callerRefusal === undefined ? {} : { callerRefusal: request.callerRefusal }),
     };
     const normalized = snapshot.ok ? snapshotRequest(fields) : fields;
     const slot: Slot = {

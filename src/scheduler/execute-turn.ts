@@ -4,8 +4,10 @@
 // resolves, with a result for every call — the committed ones as they were, the rest
 // structured SCHEDULER_FAILURE results — so the provider transcript never holds a
 // tool call without its result.
+import { hostedCallRequest, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { checkCallIdLength } from '../pipeline/call-id-bound.ts';
 import type { PipelineDeps } from '../pipeline/execute-tool.ts';
+import type { ToolCaller } from '../pipeline/tool-caller.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
@@ -19,6 +21,12 @@ export interface TurnCall {
   readonly callId: string;
   readonly name: string;
   readonly arguments: unknown;
+  /**
+   * Hosted mode: who made the call, as the adapter read it from the response (absent:
+   * the model directly). A program-made call runs nested under its program when the
+   * turn's `conversation` saw that program; otherwise it is refused (DENIED).
+   */
+  readonly caller?: ToolCaller;
 }
 
 export interface TurnOptions {
@@ -26,6 +34,8 @@ export interface TurnOptions {
   readonly agent?: AgentRef;
   /** Cancels the turn: nothing new starts, started calls drain, unstarted calls get ABORTED_BEFORE_DISPATCH. */
   readonly signal?: AbortSignal;
+  /** Hosted mode: the conversation whose programs made the program-made calls (`rt.hostedConversation()`). */
+  readonly conversation?: HostedConversation;
 }
 
 export interface TurnResult {
@@ -66,8 +76,14 @@ export async function executeTurn(
   options: TurnOptions & { readonly concurrency?: number; readonly journal?: Journal } = {},
 ): Promise<TurnResult> {
   checkTurnCalls(calls);
+  const hosted = calls.some((c) => c.caller !== undefined && c.caller !== null && c.caller.type !== 'direct');
+  const agent = hosted ? deps.registry.agentId(options.agent) : undefined;
+  // A program-made call waits here until its program's execution runs (or was refused).
+  const requests = hosted
+    ? await Promise.all(calls.map((c) => hostedCallRequest(c, agent, options.conversation)))
+    : calls.map((c) => ({ callId: c.callId, name: c.name, arguments: c.arguments }));
   const sequencer = createCallSequencer(deps, options);
-  const pending = calls.map((c) => sequencer.submit({ callId: c.callId, name: c.name, arguments: c.arguments }));
+  const pending = requests.map((r) => sequencer.submit(r));
   // An internal failure is in the results (SCHEDULER_FAILURE for every call it kept
   // from committing); close() still waits for started work first.
   await sequencer.close().catch(() => {});

@@ -182,6 +182,7 @@ describe('identity and the opaque token', () => {
         'bodyInvoked',
         'callId',
         'callTool',
+        'caller',
         'callerSignal',
         'concludeTurn',
         'deferContext',

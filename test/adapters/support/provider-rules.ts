@@ -36,7 +36,9 @@ export function anthropicProblems(body: JsonObject): string[] {
     if (!isObject(tool) || typeof tool['name'] !== 'string' || !ANTHROPIC_NAME.test(tool['name'])) {
       problems.push(`tools.${i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{1,128}$'`);
     }
-    if (isObject(tool) && (!isObject(tool['input_schema']) || tool['input_schema']['type'] !== 'object'))
+    // Server tools (`{ type: 'code_execution_20260120', name }`) have no input_schema.
+    const server = isObject(tool) && typeof tool['type'] === 'string' && tool['type'] !== 'custom';
+    if (isObject(tool) && !server && (!isObject(tool['input_schema']) || tool['input_schema']['type'] !== 'object'))
       problems.push(`tools.${i}.input_schema.type: must be "object"`);
   });
   if (typeof body['system'] === 'string' && blank(body['system']))
@@ -86,6 +88,8 @@ function openAINames(
   if (tools === undefined) return;
   if (!Array.isArray(tools) || tools.length === 0) return void problems.push("[] is too short - 'tools'");
   tools.forEach((tool, i) => {
+    // Hosted tools (`{ type: 'programmatic_tool_calling' }`) have no name.
+    if (isObject(tool) && typeof tool['type'] === 'string' && tool['type'] !== 'function') return;
     const name = isObject(tool) ? nameOf(tool) : undefined;
     if (typeof name !== 'string' || !OPENAI_NAME.test(name))
       problems.push(
