@@ -76,10 +76,17 @@ class OpenAIModel implements TurnModel {
     const reply = await client.chat.completions.create({
       model: this.model,
       messages: toChat(request) as never,
-      tools: request.tools.map((t) => ({
-        type: 'function' as const,
-        function: { name: t.name, description: t.description, parameters: t.input_schema },
-      })),
+      // Function tools only (a hosted-mode code execution entry has no Chat Completions form).
+      tools: request.tools.flatMap((t) =>
+        'input_schema' in t
+          ? [
+              {
+                type: 'function' as const,
+                function: { name: t.name, description: t.description, parameters: t.input_schema },
+              },
+            ]
+          : [],
+      ),
     });
     const message = reply.choices[0]?.message;
     const content: AssistantBlock[] = [];

@@ -1,6 +1,6 @@
 // The model side of the loop: Anthropic Messages shapes, so the scripted oracles and a
 // live model are driven the same way.
-import type { AnthropicTool, AnthropicUserMessage } from '../../src/adapters/anthropic.ts';
+import type { AnthropicRequestTool, AnthropicUserMessage } from '../../src/adapters/anthropic.ts';
 import type { BoundCall } from './oracle.ts';
 
 export type AssistantBlock =
@@ -12,7 +12,7 @@ export type Message =
   | { readonly role: 'assistant'; readonly content: readonly AssistantBlock[] };
 
 export interface ModelRequest {
-  readonly tools: readonly AnthropicTool[];
+  readonly tools: readonly AnthropicRequestTool[];
   readonly system?: string;
   readonly messages: readonly Message[];
 }
