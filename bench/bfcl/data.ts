@@ -1,6 +1,6 @@
 // Reading the BFCL multi-turn files: question files (JSON Lines), their possible answers and
 // the func docs, and which class owns which function.
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { PyValue } from './py-value.ts';
 
@@ -83,7 +83,9 @@ export function loadDataset(dir: string, options: { readonly categories?: readon
     }
   }
   const docs = new Map<string, FuncDoc[]>();
-  for (const [cls, file] of Object.entries(CLASS_DOC_FILES))
-    docs.set(cls, jsonLines<FuncDoc>(join(dir, 'multi_turn_func_doc', file)));
+  for (const [cls, file] of Object.entries(CLASS_DOC_FILES)) {
+    const path = join(dir, 'multi_turn_func_doc', file);
+    if (existsSync(path)) docs.set(cls, jsonLines<FuncDoc>(path));
+  }
   return { entries, docs };
 }

@@ -7,7 +7,7 @@
 // upstream checkout) loads the real constants instead.
 import { readFileSync } from 'node:fs';
 import { PyRandom } from './py-random.ts';
-import type { PyValue } from './py-value.ts';
+import { PyOpaque, type PyValue } from './py-value.ts';
 
 export interface Filler {
   readonly FILE_CONTENT_EXTENSION: string;
@@ -174,5 +174,8 @@ export function filler(): Filler {
 
 /** Loads the constants from a JSON file (one key per upstream constant name). */
 export function useFillerFile(path: string): void {
-  current = JSON.parse(readFileSync(path, 'utf8')) as Filler;
+  const loaded = JSON.parse(readFileSync(path, 'utf8')) as Filler;
+  // Upstream's watch-list filler ends with Python's `...`, written as "Ellipsis" by extract-filler.py.
+  const watch = loaded.WATCH_LIST_EXTENSION.map((s) => (s === 'Ellipsis' ? new PyOpaque('Ellipsis', 0) : s));
+  current = { ...loaded, WATCH_LIST_EXTENSION: watch as unknown as readonly string[] };
 }

@@ -11,6 +11,7 @@ what its classes return for these calls.
 """
 import copy
 import importlib
+import inspect
 import json
 import sys
 
@@ -56,5 +57,17 @@ for category, ids in SAMPLE.items():
             state = {cls: {k: plain(v) for k, v in vars(inst).items() if not k.startswith("_")}
                      for cls, inst in instances.items()}
             turns.append({"results": results, "state": state})
-        out.append({"id": entry["id"], "turns": turns})
-json.dump({"source": "ShishirPatil/gorilla@6ea57973c7a6097fd7c5915698c54c17c5b1b6c8", "entries": out}, sys.stdout)
+        out.append({"id": entry["id"], "category": f"multi_turn_{category}",
+                    "involved_classes": entry["involved_classes"], "initial_config": entry["initial_config"],
+                    "ground_truth": answers[entry["id"]], "turns": turns})
+# Each public method's class and positional parameter order, read from upstream's classes.
+methods = {}
+for cls, module in CLASS_FILE_PATH_MAPPING.items():
+    if cls not in {c for e in out for c in e["involved_classes"]}:
+        continue
+    klass = getattr(importlib.import_module(module), cls)
+    for name, fn in inspect.getmembers(klass, inspect.isfunction):
+        if not name.startswith("_"):
+            methods[name] = {"cls": cls, "order": list(inspect.signature(fn).parameters)[1:]}
+json.dump({"source": "ShishirPatil/gorilla@6ea57973c7a6097fd7c5915698c54c17c5b1b6c8", "methods": methods,
+           "entries": out}, sys.stdout)

@@ -92,7 +92,8 @@ const validDate = (s: string): boolean => {
 
 export class TravelAPI implements BfclEnv {
   credit_card_list: Dict = {};
-  booking_record: Dict = {};
+  /** A Map: booking ids such as "3426812" would otherwise be reordered as array indices. */
+  booking_record = new Map<string, PyValue>();
   access_token: PyValue = null;
   token_type: PyValue = null;
   token_expires_in: PyValue = null;
@@ -109,7 +110,7 @@ export class TravelAPI implements BfclEnv {
     const get = (k: string, d: PyValue): PyValue => (k in c ? c[k] : d);
     this.random = new PyRandom(Number(get('random_seed', 141053)));
     this.credit_card_list = isDict(c.credit_card_list) ? c.credit_card_list : {};
-    this.booking_record = isDict(c.booking_record) ? c.booking_record : {};
+    this.booking_record = new Map(Object.entries(isDict(c.booking_record) ? c.booking_record : {}));
     this.access_token = get('access_token', null);
     this.token_type = get('token_type', null);
     this.token_expires_in = get('token_expires_in', null);
@@ -122,7 +123,7 @@ export class TravelAPI implements BfclEnv {
       for (const [k, v] of Object.entries(filler().CREDIT_CARD_EXTENSION))
         if (!Object.hasOwn(this.credit_card_list, k)) this.credit_card_list[k] = deepCopy(v);
       for (const [k, v] of Object.entries(filler().BOOKING_RECORD_EXTENSION))
-        if (!Object.hasOwn(this.booking_record, k)) this.booking_record[k] = deepCopy(v);
+        if (!this.booking_record.has(k)) this.booking_record.set(k, deepCopy(v));
     }
   }
 
@@ -268,7 +269,7 @@ export class TravelAPI implements BfclEnv {
           card.balance = balance - cost;
           const bookingId = String(this.random.randint(1000000, 9999999));
           const transactionId = String(this.random.randint(10000000, 99999999));
-          this.booking_record[bookingId] = {
+          this.booking_record.set(bookingId, {
             card_id: cardId,
             travel_date: date,
             travel_from: from,
@@ -276,7 +277,7 @@ export class TravelAPI implements BfclEnv {
             travel_class: travelClass,
             travel_cost: cost,
             transaction_id: transactionId,
-          };
+          });
           return {
             booking_id: bookingId,
             transaction_id: transactionId,
@@ -289,8 +290,7 @@ export class TravelAPI implements BfclEnv {
           const id = a.booking_id ?? null;
           const bad = tokenError(token);
           if (bad) return bad;
-          const booking =
-            id !== null && Object.hasOwn(this.booking_record, str(id)) ? this.booking_record[str(id)] : undefined;
+          const booking = id === null ? undefined : this.booking_record.get(str(id));
           if (booking === undefined) return { error: 'Booking not found' };
           const field = (k: string): PyValue => item(booking, k);
           return {
@@ -312,12 +312,12 @@ export class TravelAPI implements BfclEnv {
           const id = str(r('booking_id'));
           const bad = tokenError(token, { cancel_status: false });
           if (bad) return bad;
-          const booking = Object.hasOwn(this.booking_record, id) ? this.booking_record[id] : undefined;
+          const booking = this.booking_record.get(id);
           if (booking === undefined) return { cancel_status: false, error: 'Booking not found' };
           const card = this.card(item(booking, 'card_id'));
           if (card === undefined) throw new PyError(pyRepr(item(booking, 'card_id')));
           card.balance = num(item(card, 'balance')) + num(item(booking, 'travel_cost'));
-          delete this.booking_record[id];
+          this.booking_record.delete(id);
           return { cancel_status: true };
         },
         compute_exchange_rate: () => {
@@ -380,8 +380,7 @@ export class TravelAPI implements BfclEnv {
           if (bad) return bad;
           if (this.budget_limit !== null && num(this.budget_limit) < cost)
             return { insurance_status: false, error: 'Exceeded budget limit' };
-          if (!Object.hasOwn(this.booking_record, bookingId))
-            return { insurance_status: false, error: 'Booking not found' };
+          if (!this.booking_record.has(bookingId)) return { insurance_status: false, error: 'Booking not found' };
           const card = this.card(cardId);
           if (card === undefined) return { insurance_status: false, error: 'Credit card not registered' };
           card.balance = num(item(card, 'balance')) - cost;
@@ -390,7 +389,7 @@ export class TravelAPI implements BfclEnv {
         contact_customer_support: () => {
           const id = str(r('booking_id'));
           r('message');
-          if (!Object.hasOwn(this.booking_record, id)) return { error: 'Booking not found' };
+          if (!this.booking_record.has(id)) return { error: 'Booking not found' };
           return {
             customer_support_message:
               'Thank you for contacting customer support. Your message has been received and we will get back to you shortly.',

@@ -1,0 +1,64 @@
+// The whole benchmark over a dataset: every entry natively and through run_code, each on
+// its own runtime, with the scripted oracles or a live model; totals per category.
+import { createToolRuntime } from '../../src/index.ts';
+import type { Dataset, Entry } from './data.ts';
+import type { TurnModel } from './model.ts';
+import { NativeOracle, PtcOracle } from './oracle.ts';
+import { type Aggregate, aggregate } from './report.ts';
+import { type EntryRun, MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.ts';
+import { buildTools, type Session } from './tools.ts';
+
+export interface BenchOptions {
+  /** A live model for both modes (default: the scripted oracles). */
+  readonly model?: () => TurnModel;
+  readonly onProgress?: (done: number, total: number) => void;
+}
+
+export interface BenchReport extends Aggregate {
+  readonly categories: Readonly<Record<string, Aggregate>>;
+  readonly failures: readonly { readonly id: string; readonly mode: 'native' | 'ptc'; readonly failure: string }[];
+}
+
+export async function runBenchmark(
+  dataset: Dataset,
+  entries: readonly Entry[],
+  options: BenchOptions = {},
+): Promise<BenchReport> {
+  const index = methodIndex(dataset.docs);
+  const context = (mode: 'native' | 'ptc'): RunContext => {
+    const session: Session = { envs: new Map(), results: [] };
+    return {
+      rt: createToolRuntime(mode === 'native' ? { mode, sandbox: false } : { mode }),
+      tools: buildTools(dataset.docs, session),
+      session,
+      dataset,
+      index,
+    };
+  };
+  // The scripted native oracle sends one call per request, and two long-context turns hold
+  // more calls than upstream's 20-step limit, which is there to stop a looping live model.
+  const steps = { maxSteps: options.model === undefined ? Number.POSITIVE_INFINITY : MAX_STEPS };
+  const native = context('native');
+  const ptc = context('ptc');
+  const runs: { category: string; native: EntryRun; ptc: EntryRun }[] = [];
+  try {
+    for (const [i, entry] of entries.entries()) {
+      runs.push({
+        category: entry.category,
+        native: await runEntry(native, entry, options.model?.() ?? new NativeOracle(), steps),
+        ptc: await runEntry(ptc, entry, options.model?.() ?? new PtcOracle(), steps),
+      });
+      options.onProgress?.(i + 1, entries.length);
+    }
+  } finally {
+    await Promise.all([native.rt.close(), ptc.rt.close()]);
+  }
+  const categories: Record<string, Aggregate> = {};
+  for (const c of new Set(runs.map((r) => r.category))) categories[c] = aggregate(runs.filter((r) => r.category === c));
+  const failures = runs.flatMap((r) =>
+    (['native', 'ptc'] as const).flatMap((mode) =>
+      r[mode].passed ? [] : [{ id: r[mode].id, mode, failure: r[mode].failure ?? '' }],
+    ),
+  );
+  return { ...aggregate(runs), categories, failures };
+}

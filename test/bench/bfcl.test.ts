@@ -1,0 +1,145 @@
+// The BFCL multi-turn harness (bench/bfcl): the call parser, CPython's generator, Python's
+// text forms, our environments against upstream's recorded outputs, and a few entries run
+// in both modes through the runtime and graded.
+import { describe, expect, it } from '@jest/globals';
+import { fileURLToPath } from 'node:url';
+import { loadDataset } from '../../bench/bfcl/data.ts';
+import { checkAgainstUpstream, loadSample } from '../../bench/bfcl/fidelity.ts';
+import type { ModelReply, TurnModel } from '../../bench/bfcl/model.ts';
+import { turnProgram } from '../../bench/bfcl/oracle.ts';
+import { bindArgs, parseCall } from '../../bench/bfcl/parse-call.ts';
+import { PyRandom } from '../../bench/bfcl/py-random.ts';
+import { floatRepr, jsonDumps, pyRepr, resultText } from '../../bench/bfcl/py-value.ts';
+import { runBenchmark } from '../../bench/bfcl/run-bench.ts';
+
+const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
+
+describe('ground-truth call parser', () => {
+  it('reads keyword and positional literals with Python escapes', () => {
+    expect(parseCall("edit_ticket(ticket_id=3, updates={'priority':2, 'tags': ['a', \"b\"]})")).toEqual({
+      name: 'edit_ticket',
+      positional: [],
+      keywords: { ticket_id: 3, updates: { priority: 2, tags: ['a', 'b'] } },
+    });
+    const echo = parseCall("echo(content = 'It\\'s \\u00e9\\n', file_name=None)");
+    expect(echo.keywords).toEqual({ content: "It's é\n", file_name: null });
+    const call = parseCall("sort('final_report.pdf')");
+    expect(bindArgs(call, ['file_name'])).toEqual({ file_name: 'final_report.pdf' });
+    expect(parseCall('lockDoors(unlock=False, door=[], x=-1.5e3, y=True)').keywords).toEqual({
+      unlock: false,
+      door: [],
+      x: -1500,
+      y: true,
+    });
+    expect(() => parseCall('cd(folder=)')).toThrow(SyntaxError);
+    expect(() => parseCall('cd(folder=os.system("x"))')).toThrow(SyntaxError);
+  });
+});
+
+describe('CPython random.Random(int)', () => {
+  it('matches the values CPython 3.11 prints', () => {
+    const a = new PyRandom(141053);
+    expect([a.randint(1000000, 9999999), a.randint(10000000, 99999999), a.randint(100000000, 999999999)]).toEqual([
+      3426812, 45451592, 498276044,
+    ]);
+    const b = new PyRandom(141053);
+    expect([b.randint(100000, 999999), b.randint(1000000, 9999999)]).toEqual([251675, 5431449]);
+    const c = new PyRandom(141053);
+    expect([c.randint(100000000000, 999999999999), c.randint(10000, 99999)]).toEqual([262919693687, 44620]);
+    const d = new PyRandom(141053);
+    d.randint(100000, 999999);
+    expect([d.randint(100000000000, 999999999999), d.randint(10000, 99999)]).toEqual([391310425148, 58617]);
+    expect(new PyRandom(200191).randint(10000, 99999)).toBe(67410);
+    expect(new PyRandom(1053520).randint(0, 86400)).toBe(69015);
+    expect(new PyRandom(141053).uniform(-10, 40)).toBe(36.63485703790535);
+    expect(new PyRandom(141053).uniform(0, 120)).toBe(111.92365689097284);
+    const e = new PyRandom(141053);
+    e.randint(100000000000, 999999999999);
+    expect(e.getrandbits(70)).toBe(429147543522522715196n);
+  });
+});
+
+describe("Python's text forms", () => {
+  it('prints repr and json.dumps as Python does', () => {
+    expect([floatRepr(0.1), floatRepr(1e16), floatRepr(1.5e-5), floatRepr(-2.5), floatRepr(123456.789)]).toEqual([
+      '0.1',
+      '1e+16',
+      '1.5e-05',
+      '-2.5',
+      '123456.789',
+    ]);
+    expect(pyRepr(['a', "it's", 1, true, null, { k: [] }])).toBe(`['a', "it's", 1, True, None, {'k': []}]`);
+    expect(jsonDumps({ a: 'é', b: [1, 2.5], c: null, d: false })).toBe(
+      '{"a": "\\u00e9", "b": [1, 2.5], "c": null, "d": false}',
+    );
+    expect(resultText(null)).toBe('None');
+    expect(resultText(new Map<string | number, null>([[1, null]]))).toBe('{"1": null}');
+  });
+});
+
+describe('our environments against upstream', () => {
+  it('reproduce every recorded result string and public state of upstream classes', () => {
+    const report = checkAgainstUpstream(loadSample(here('../../bench/bfcl/upstream-sample.json')));
+    expect(report.mismatches).toEqual([]);
+    expect(report.stateMismatches).toEqual([]);
+    expect(report.entries).toBeGreaterThanOrEqual(50);
+    expect(report.exact + report.equalButFloatText).toBe(report.results);
+    // Only the int/float text of integral floats may differ (we print 10000.0 as 10000).
+    expect(report.exact / report.results).toBeGreaterThan(0.7);
+  });
+});
+
+describe('entries in both modes', () => {
+  const dataset = loadDataset(here('./fixtures/bfcl'));
+
+  it('the scripted oracles pass every entry natively and through run_code', async () => {
+    const report = await runBenchmark(dataset, dataset.entries);
+    expect(report.failures).toEqual([]);
+    expect(report.entries).toBe(3);
+    // native: one request per call plus one answer per turn; ptc: a program and an answer per
+    // turn with calls, one answer for the empty turn.
+    expect(report.native).toMatchObject({ passed: 3, modelRequests: 17, toolCalls: 10, methodCalls: 10 });
+    expect(report.ptc).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 6, methodCalls: 10 });
+    expect(report.native.contextTokens).toBe(report.native.definitionTokens + report.native.resultTokens);
+    expect(report.ptc.contextTokensDefinitionsOnce).toBeLessThan(report.ptc.contextTokens);
+  }, 60_000);
+
+  it('fails a model that skips a call or changes the state', async () => {
+    class Lazy implements TurnModel {
+      startTurn(): void {}
+      async respond(): Promise<ModelReply> {
+        return { content: [{ type: 'text', text: 'I did it.' }] };
+      }
+    }
+    const lazy = await runBenchmark(dataset, dataset.entries.slice(0, 1), { model: () => new Lazy() });
+    expect(lazy.failures.map((f) => f.failure)).toEqual([
+      'turn 0: empty_turn_model_response',
+      'turn 0: empty_turn_model_response',
+    ]);
+    class WrongFolder implements TurnModel {
+      private sent = false;
+      startTurn(): void {
+        this.sent = false;
+      }
+      async respond(): Promise<ModelReply> {
+        if (this.sent) return { content: [{ type: 'text', text: 'Done.' }] };
+        this.sent = true;
+        return { content: [{ type: 'tool_use', id: 'x', name: 'mkdir', input: { dir_name: 'tmp' } }] };
+      }
+    }
+    const wrong = await runBenchmark(dataset, dataset.entries.slice(0, 1), { model: () => new WrongFolder() });
+    expect(wrong.native.passed).toBe(0);
+    expect(wrong.failures[0]?.failure).toBe('turn 0: instance_state_mismatch GorillaFileSystem.root');
+  }, 60_000);
+
+  it('writes a turn as one awaited program', () => {
+    expect(
+      turnProgram([
+        { name: 'cd', args: { folder: 'document' } },
+        { name: 'mean', args: { numbers: [3, 4] } },
+      ]),
+    ).toBe(
+      'const r0 = await tools.cd({"folder":"document"});\nconst r1 = await tools.mean({"numbers":[3,4]});\nreturn [r0, r1];',
+    );
+  });
+});
