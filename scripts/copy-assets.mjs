@@ -5,5 +5,5 @@ import { join } from 'node:path';
 
 const outDir = process.argv[2] ?? 'dist';
 // The sandbox process runs from its committed CommonJS bundle (see sandbox/bundle-sandbox-process.ts).
-const assets = ['src/demo/shop-data.json', 'sandbox/sandbox-process.bundle.cjs'];
+const assets = ['src/demo/shop-data.json', 'sandbox/sandbox-process.bundle.cjs', 'src/require-entry.cjs'];
 for (const asset of assets) cpSync(asset, join(outDir, asset));

@@ -1,4 +1,6 @@
 // Public entry of ptc-runtime. Curated, explicit exports.
+// First: on Node < 24 this throws a sentence that says so, before anything else loads.
+import './runtime/require-node-24.ts';
 export { defineTool, defineJsonSchemaTool } from './definition/define-tool.ts';
 export type {
   Tool,

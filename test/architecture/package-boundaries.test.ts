@@ -124,7 +124,10 @@ describe('package boundaries', () => {
       const source = target['ptc-source']!;
       expect([key, readFileSync(join(root, source), 'utf8').length > 0]).toStrictEqual([key, true]);
       const stem = source.replace(/^\.\//, './dist/').replace(/\.ts$/, '');
-      expect([key, target['types'], target['import']]).toStrictEqual([key, `${stem}.d.ts`, `${stem}.js`]);
+      // `default` serves import and require (Node 24 requires ES modules); the root's `require`
+      // goes through a CommonJS file that says "needs Node >= 24" on an older Node first.
+      expect([key, target['types'], target['default']]).toStrictEqual([key, `${stem}.d.ts`, `${stem}.js`]);
+      expect([key, target['require']]).toStrictEqual([key, key === '.' ? './dist/src/require-entry.cjs' : undefined]);
     }
   });
 });
