@@ -1,7 +1,9 @@
-// `ptc serve --journal <file>`: the durable journal of every call the server runs. A
-// file ending in .db, .sqlite or .sqlite3 is a SQLite store (queryable by root call,
-// agent and time); anything else is the append-only JSONL store. One file per process.
+// `ptc serve --journal <file>`: the durable journal of every call the server runs. The
+// store is picked by the same rule as everywhere else (resolve-journal.ts: .db, .sqlite
+// or .sqlite3 is SQLite, anything else JSONL). A path that cannot hold a journal (its
+// folder is missing) fails at start: one line, exit status 2. One file per process.
 import type { Journal } from '../scheduler/journal.ts';
+import { openJournalPath } from '../scheduler/resolve-journal.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface OpenedJournal {
@@ -11,13 +13,10 @@ export interface OpenedJournal {
 
 export async function openJournalOption(path: string | undefined): Promise<OpenedJournal | undefined> {
   if (path === undefined) return undefined;
-  if (path.trim() === '') throw new UsageError('--journal: give a file path (.jsonl, or .db/.sqlite for SQLite)');
-  if (!/\.(db|sqlite3?)$/iu.test(path)) return { journal: path, close: () => {} };
-  const { openSqliteJournal } = await import('../scheduler/sqlite-journal.ts');
   try {
-    const journal = openSqliteJournal(path);
+    const journal = openJournalPath(path, '--journal');
     return { journal, close: () => journal.close() };
   } catch (error) {
-    throw new UsageError(`--journal ${path}: ${(error as Error).message}`);
+    throw new UsageError((error as Error).message);
   }
 }

@@ -8,6 +8,7 @@ export function parseJournal(text: string, source: string): JournalContents {
   const events: JournalEvent[] = [];
   const warnings: JournalWarning[] = [];
   const lines = text.split('\n');
+  let skipped = 0;
   // With a final newline the last piece is empty; without one, it is a torn tail
   // unless it happens to be a whole event (cut exactly before its newline).
   const tailIndex = text.endsWith('\n') || text.length === 0 ? -1 : lines.length - 1;
@@ -21,6 +22,10 @@ export function parseJournal(text: string, source: string): JournalContents {
     }
     if (isJournalEvent(parsed)) {
       events.push(deepFreeze(parsed));
+      return;
+    }
+    if (warnings.length >= MAX_PARSE_WARNINGS) {
+      skipped += 1;
       return;
     }
     warnings.push(
@@ -37,10 +42,26 @@ export function parseJournal(text: string, source: string): JournalContents {
           },
     );
   });
+  if (skipped > 0)
+    warnings.push({
+      kind: 'unreadable-line',
+      message: `${source}: ${skipped} more lines are not journal events; skipped (not listed one by one)`,
+    });
   return { events, warnings };
 }
 
+/** Skipped lines listed one by one; past it they are counted in one more warning. */
+export const MAX_PARSE_WARNINGS = 100;
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A text or image block, as results carry them (a replay presents them). */
+function isContentBlock(block: unknown): boolean {
+  if (!isObject(block)) return false;
+  if (block.type === 'text') return typeof block.text === 'string';
+  if (block.type === 'image') return typeof block.data === 'string' && typeof block.mimeType === 'string';
+  return false;
+}
 
 export function isJournalEvent(value: unknown): value is JournalEvent {
   if (
@@ -65,6 +86,9 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
       r.callId === value.callId &&
       typeof r.isError === 'boolean' &&
       Array.isArray(r.content) &&
+      r.content.every(isContentBlock) &&
+      (r.error === undefined ||
+        (isObject(r.error) && typeof r.error.code === 'string' && typeof r.error.message === 'string')) &&
       (value.at === undefined || (typeof value.at === 'number' && Number.isFinite(value.at)))
     );
   }

@@ -27,8 +27,19 @@ export function presentationTree(executions: readonly ExecutionPresentation[]): 
   return freezeTree(roots);
 }
 
-function freezeTree(nodes: PresentationNode[]): readonly PresentationNode[] {
-  for (const node of nodes) freezeTree(node.children as PresentationNode[]);
-  for (const node of nodes) Object.freeze(node);
-  return Object.freeze(nodes);
+/** Freezes every node, children first, with an explicit stack (a parent chain may be very long). */
+function freezeTree(roots: PresentationNode[]): readonly PresentationNode[] {
+  const order: PresentationNode[] = [];
+  const stack: PresentationNode[] = [...roots];
+  while (stack.length > 0) {
+    const node = stack.pop() as PresentationNode;
+    order.push(node);
+    for (const child of node.children) stack.push(child);
+  }
+  for (let i = order.length - 1; i >= 0; i--) {
+    const node = order[i] as PresentationNode;
+    Object.freeze(node.children);
+    Object.freeze(node);
+  }
+  return Object.freeze(roots);
 }
