@@ -2,11 +2,59 @@
 // guest context evaluates, and writes it to guest-prelude-bundle.ts, so that nothing is
 // bundled at run time. Run after changing sandbox/guest/: `npm run bundle`
 // (a test fails while the committed bundle is stale).
-import { writeFile } from 'node:fs/promises';
+import { readFile, writeFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Plugin } from 'esbuild';
 
 const ENTRY = fileURLToPath(new URL('./guest/guest-main.ts', import.meta.url));
+const URL_ENCODING = fileURLToPath(new URL('./guest/url-encoding.ts', import.meta.url));
+
+// whatwg-url (the guest's URL) needs only UTF-8: its legacy multi-byte encodings (for
+// form encoding in other charsets, unreachable from the URL API) are left out, its
+// percent-encoding keeps @exodus/bytes' own UTF-8 path, and its UTF-8 codec is the
+// prelude's (guest/url-encoding.ts).
+const PERCENT_ENCODE_UTF8 = `
+import { utf8fromStringLoose } from '@exodus/bytes/utf8.js';
+import { percentEncoder } from './fallback/percent.js';
+export function percentEncodeAfterEncoding(encoding, input, percentEncodeSet, spaceAsPlus = false) {
+  if (String(encoding).toLowerCase() !== 'utf-8') throw new RangeError('only UTF-8 is supported');
+  return percentEncoder(percentEncodeSet, spaceAsPlus)(utf8fromStringLoose(input));
+}`;
+const NO_SHARED_ARRAY_BUFFER = `const SharedArrayBuffer = class SharedArrayBuffer {
+  get byteLength() { throw new TypeError('not a SharedArrayBuffer'); }
+  get growable() { throw new TypeError('not a SharedArrayBuffer'); }
+};`;
+const urlDependencies: Plugin = {
+  name: 'url-dependencies',
+  setup(pluginBuild) {
+    pluginBuild.onResolve({ filter: /^@exodus\/bytes\/encoding\.js$/ }, () => ({ path: 'empty', namespace: 'empty' }));
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'empty' }, () => ({ contents: '', loader: 'js' }));
+    pluginBuild.onResolve({ filter: /^@exodus\/bytes\/whatwg\.js$/ }, async (args) => {
+      const resolved = await pluginBuild.resolve('@exodus/bytes/utf8.js', {
+        kind: args.kind,
+        resolveDir: args.resolveDir,
+      });
+      return { path: resolved.path.replace(/utf8\.js$/, 'whatwg-utf8-only.js'), namespace: 'percent-utf8' };
+    });
+    pluginBuild.onLoad({ filter: /.*/, namespace: 'percent-utf8' }, (args) => ({
+      contents: PERCENT_ENCODE_UTF8,
+      loader: 'js',
+      resolveDir: args.path.replace(/[\\/][^\\/]*$/, ''),
+    }));
+    // webidl-conversions and whatwg-url read SharedArrayBuffer.prototype when they load; the guest has no
+    // SharedArrayBuffer (off-heap-guards.ts), so it sees one that no value is an instance of.
+    pluginBuild.onLoad(
+      { filter: /(webidl-conversions[\\/]lib[\\/]index|whatwg-url[\\/]lib[\\/]utils)\.js$/ },
+      async (args) => ({
+        contents: `${NO_SHARED_ARRAY_BUFFER}\n${await readFile(args.path, 'utf8')}`,
+        loader: 'js',
+      }),
+    );
+    pluginBuild.onResolve({ filter: /^\.\/encoding$/ }, (args) =>
+      /whatwg-url/.test(args.importer) ? { path: URL_ENCODING } : undefined,
+    );
+  },
+};
 const OUTPUT = fileURLToPath(new URL('./guest-prelude-bundle.ts', import.meta.url));
 
 /** The prelude as one strict-mode script (an IIFE: it leaves no bindings behind). */
@@ -21,6 +69,8 @@ export async function bundleGuestPrelude(): Promise<string> {
     charset: 'utf8',
     legalComments: 'none',
     logLevel: 'silent',
+    mainFields: ['main', 'module'],
+    plugins: [urlDependencies],
   });
   const script = result.outputFiles[0]?.text;
   if (script === undefined) throw new Error('bundleGuestPrelude: esbuild produced no output');

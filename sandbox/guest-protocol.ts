@@ -10,6 +10,13 @@ export const DELIVER_GLOBAL = '__ptc_deliver';
 /** The starter the prelude defines; the compiled program calls it once (then it is gone). */
 export const START_GLOBAL = '__ptc_start';
 
+/**
+ * Host -> guest through `deliver`: the earliest guest timer is due (see guest/timers.ts).
+ * The guest asks for it with a `wake` message (`ms` to wait; WAKE_NONE cancels).
+ */
+export const WAKE_DELIVERY = '"wake"';
+export const WAKE_NONE = -1;
+
 /** What `configure(json)` receives. */
 export interface GuestConfig {
   readonly tools: readonly string[];
@@ -50,6 +57,8 @@ export type GuestMessage =
       }[];
     }
   | { readonly t: 'log'; readonly text: string }
+  /** Wake the guest (deliver WAKE_DELIVERY) in `ms` milliseconds; WAKE_NONE: no wake needed. */
+  | { readonly t: 'wake'; readonly ms: number }
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
   | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }
   | { readonly t: 'done'; readonly ok: true; readonly result?: string }

@@ -7,6 +7,7 @@
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
+import { WAKE_DELIVERY } from './guest-protocol.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
 import { MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
@@ -70,6 +71,9 @@ class Run {
   #cpuStart = 0n;
   #wallTimer: ReturnType<typeof setTimeout> | undefined;
   #cpuTimer: ReturnType<typeof setInterval> | undefined;
+  /** The guest's one timer wake-up (guest/timers.ts), cleared when the run ends. */
+  #wakeTimer: ReturnType<typeof setTimeout> | undefined;
+  #wakeImmediate: ReturnType<typeof setImmediate> | undefined;
 
   constructor(options: IsolateRunOptions) {
     this.#options = options;
@@ -205,6 +209,9 @@ class Run {
       case 'log':
         if (typeof m['text'] === 'string') this.#options.logs.add(m['text']);
         return;
+      case 'wake':
+        this.#scheduleWake(m['ms']);
+        return;
       case 'logs-truncated':
         this.#options.logs.markTruncated(m['by'] === 'lines' ? 'lines' : 'bytes');
         return;
@@ -243,6 +250,28 @@ class Run {
       default:
         this.#protocolError('unknown message');
     }
+  }
+
+  // The guest's earliest timer is due in `ms`: wake it then, from this event loop (an
+  // overdue timer at the next turn), so its timers are tasks like any other.
+  #scheduleWake(ms: unknown): void {
+    this.#clearWake();
+    if (typeof ms !== 'number' || !(ms >= 0) || this.#programSettled) return;
+    const fire = (): void => {
+      this.#wakeTimer = undefined;
+      this.#wakeImmediate = undefined;
+      if (this.#ended || this.#programSettled) return;
+      void this.#op(this.#options.prepared.deliver.apply(undefined, [WAKE_DELIVERY], { arguments: { copy: true } }));
+    };
+    if (ms < 1) this.#wakeImmediate = setImmediate(fire);
+    else this.#wakeTimer = setTimeout(fire, Math.min(ms, 2 ** 31 - 1));
+  }
+
+  #clearWake(): void {
+    clearTimeout(this.#wakeTimer);
+    clearImmediate(this.#wakeImmediate);
+    this.#wakeTimer = undefined;
+    this.#wakeImmediate = undefined;
   }
 
   #onCall(m: Record<string, unknown>): void {
@@ -335,6 +364,7 @@ class Run {
       return;
     }
     this.#programSettled = true;
+    this.#clearWake();
     // The program is over: in-flight host calls are aborted now (the caller waits for
     // them), and a rejection the program left unhandled in its last task gets a moment
     // to surface as a log line before the isolate goes.
@@ -363,6 +393,7 @@ class Run {
     this.#ended = true;
     clearTimeout(this.#wallTimer);
     clearInterval(this.#cpuTimer);
+    this.#clearWake();
     this.#options.dispatcher.close();
     if (outcome.ok) {
       // The program has finished: hand the result on first and dispose right after,

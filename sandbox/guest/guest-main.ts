@@ -6,7 +6,7 @@
 // object (looping getters, Proxies and non-Errors stay inside).
 // Bundled to one script by sandbox/bundle-guest-prelude.ts (see guest-prelude-bundle.ts).
 import './host-link.ts';
-import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, START_GLOBAL, type GuestConfig } from '../guest-protocol.ts';
+import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, START_GLOBAL, WAKE_DELIVERY, type GuestConfig } from '../guest-protocol.ts';
 import { post } from './host-link.ts';
 import { apply, create, defineProperty, freeze, parse, promiseThen } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
@@ -17,10 +17,15 @@ import { sandboxConsole } from './guest-console.ts';
 import { installNativeWorkGuards } from './native-work-guards.ts';
 import { installOffHeapGuards } from './off-heap-guards.ts';
 import { installDeterministicSources, seedSources } from './deterministic-sources.ts';
+import { startPerformanceClock } from './performance.ts';
+import { wake } from './timers.ts';
+import { onUncaught } from './uncaught.ts';
+import { installWebGlobals } from './web-globals.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 installOffHeapGuards(scope);
 installNativeWorkGuards(scope);
+installWebGlobals(scope);
 delete scope['console'];
 
 function finish(ok: boolean, value: unknown): void {
@@ -71,6 +76,8 @@ function finish(ok: boolean, value: unknown): void {
   );
 }
 
+onUncaught((error) => finish(false, error));
+
 function start(program: () => unknown): void {
   delete scope[START_GLOBAL];
   if (!run.configured || run.started) return;
@@ -98,6 +105,7 @@ function configure(text: string): void {
   run.offHeapTotal = config.offHeapBytes;
   seedSources(String(config.seed), Number(config.clockStartMs));
   installDeterministicSources(scope);
+  startPerformanceClock();
   const tools = create(null) as Record<string, unknown>;
   const names = config.tools;
   for (let i = 0; i < names.length; i++) {
@@ -116,5 +124,8 @@ function configure(text: string): void {
 }
 
 defineProperty(scope, CONFIGURE_GLOBAL, { value: configure, configurable: true });
-defineProperty(scope, DELIVER_GLOBAL, { value: deliver, configurable: true });
+defineProperty(scope, DELIVER_GLOBAL, {
+  value: (text: string): void => (text === WAKE_DELIVERY ? wake() : deliver(text)),
+  configurable: true,
+});
 defineProperty(scope, START_GLOBAL, { value: start, configurable: true });

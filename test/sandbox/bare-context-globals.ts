@@ -27,8 +27,34 @@ export function bareContextGlobals(): ContextGlobals {
   }
 }
 
-/** What the sandbox adds to the global, exactly (console replaces V8's own where V8 has one). */
-export const SANDBOX_GLOBALS: readonly string[] = ['ToolCallError', 'console', 'tools'];
+/** The web-standard globals the guest offers (sandbox/guest/web-globals.ts, docs/guest-globals.md). */
+export const WEB_GLOBALS: readonly string[] = [
+  'AbortController',
+  'AbortSignal',
+  'Crypto',
+  'DOMException',
+  'Event',
+  'EventTarget',
+  'Performance',
+  'SubtleCrypto',
+  'TextDecoder',
+  'TextEncoder',
+  'URL',
+  'URLSearchParams',
+  'atob',
+  'btoa',
+  'clearInterval',
+  'clearTimeout',
+  'crypto',
+  'performance',
+  'queueMicrotask',
+  'setInterval',
+  'setTimeout',
+  'structuredClone',
+];
+
+/** What the sandbox adds to the global, exactly, sorted (console replaces V8's own where V8 has one). */
+export const SANDBOX_GLOBALS: readonly string[] = [...WEB_GLOBALS, 'ToolCallError', 'console', 'tools'].sort();
 
 /**
  * The names of `guestNames` that are not intrinsics of a bare context, sorted. V8's own

@@ -2,7 +2,7 @@
 // no host reference, no isolated-vm object, nothing that survives into the next run.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
-import { bareContextGlobals, namesBeyondIntrinsics, SANDBOX_GLOBALS } from './bare-context-globals.ts';
+import { bareContextGlobals, namesBeyondIntrinsics, SANDBOX_GLOBALS, WEB_GLOBALS } from './bare-context-globals.ts';
 import { expectKind, expectOk, fakeHost } from './helpers.ts';
 
 describe.each(['in-process', 'process'] as const)('guest surface (%s)', (isolation) => {
@@ -22,9 +22,9 @@ describe.each(['in-process', 'process'] as const)('guest surface (%s)', (isolati
     expect(symbols.filter((symbol) => !bareSymbols.includes(symbol))).toStrictEqual([]);
   });
 
-  it('has no require, process, fetch, timers, Wasm or shared memory, and import() fails', async () => {
+  it('has no require, process, fetch, setImmediate, Wasm or shared memory, and import() fails', async () => {
     const code = `
-      const names = ['require', 'process', 'fetch', 'setTimeout', 'setInterval', 'setImmediate', 'queueMicrotask',
+      const names = ['require', 'process', 'fetch', 'setImmediate', 'clearImmediate', 'XMLHttpRequest', 'WebSocket',
         'WebAssembly', 'SharedArrayBuffer', 'Atomics', 'Buffer', 'module', 'global', '__ptc_send', '__ptc_start',
         '__ptc_configure', '__ptc_deliver'];
       const types = names.map((n) => typeof globalThis[n]);
@@ -34,6 +34,15 @@ describe.each(['in-process', 'process'] as const)('guest surface (%s)', (isolati
     `;
     const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall });
     expectOk(outcome, [Array(17).fill('undefined'), 'failed']);
+  });
+
+  it('has the web-standard globals: timers, queueMicrotask, structuredClone, URL, TextEncoder, crypto, AbortController', async () => {
+    const code = `return ${JSON.stringify(WEB_GLOBALS)}.map((n) => typeof globalThis[n]);`;
+    const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall });
+    expectOk(
+      outcome,
+      WEB_GLOBALS.map((name) => (name === 'crypto' || name === 'performance' ? 'object' : 'function')),
+    );
   });
 
   it('tools is a frozen null-prototype object with one function per bound name', async () => {

@@ -1,0 +1,75 @@
+// DOMException as Node has it (V8 has none): the errors the web globals throw
+// (AbortError, TimeoutError, DataCloneError, QuotaExceededError, ...) with their legacy
+// codes. name, message and code are own data properties, so the sandbox's error
+// reporting (which never calls getters) names them.
+import { create, defineProperty, ErrorCtor, freeze } from './intrinsics.ts';
+
+const LEGACY_CODES: readonly (readonly [string, string])[] = [
+  ['IndexSizeError', 'INDEX_SIZE_ERR'],
+  ['', 'DOMSTRING_SIZE_ERR'],
+  ['HierarchyRequestError', 'HIERARCHY_REQUEST_ERR'],
+  ['WrongDocumentError', 'WRONG_DOCUMENT_ERR'],
+  ['InvalidCharacterError', 'INVALID_CHARACTER_ERR'],
+  ['', 'NO_DATA_ALLOWED_ERR'],
+  ['NoModificationAllowedError', 'NO_MODIFICATION_ALLOWED_ERR'],
+  ['NotFoundError', 'NOT_FOUND_ERR'],
+  ['NotSupportedError', 'NOT_SUPPORTED_ERR'],
+  ['InUseAttributeError', 'INUSE_ATTRIBUTE_ERR'],
+  ['InvalidStateError', 'INVALID_STATE_ERR'],
+  ['SyntaxError', 'SYNTAX_ERR'],
+  ['InvalidModificationError', 'INVALID_MODIFICATION_ERR'],
+  ['NamespaceError', 'NAMESPACE_ERR'],
+  ['InvalidAccessError', 'INVALID_ACCESS_ERR'],
+  ['', 'VALIDATION_ERR'],
+  ['TypeMismatchError', 'TYPE_MISMATCH_ERR'],
+  ['SecurityError', 'SECURITY_ERR'],
+  ['NetworkError', 'NETWORK_ERR'],
+  ['AbortError', 'ABORT_ERR'],
+  ['URLMismatchError', 'URL_MISMATCH_ERR'],
+  ['QuotaExceededError', 'QUOTA_EXCEEDED_ERR'],
+  ['TimeoutError', 'TIMEOUT_ERR'],
+  ['InvalidNodeTypeError', 'INVALID_NODE_TYPE_ERR'],
+  ['DataCloneError', 'DATA_CLONE_ERR'],
+];
+
+const codeOfName = create(null) as Record<string, number>;
+for (let i = 0; i < LEGACY_CODES.length; i++) {
+  const name = (LEGACY_CODES[i] as readonly [string, string])[0];
+  if (name !== '') codeOfName[name] = i + 1;
+}
+
+export class DOMException extends ErrorCtor {
+  declare readonly code: number;
+  constructor(message?: unknown, options?: unknown) {
+    super(message === undefined ? '' : '' + (message as string));
+    let name = 'Error';
+    let cause: unknown;
+    let hasCause = false;
+    if (options !== null && typeof options === 'object') {
+      const named = (options as { name?: unknown }).name;
+      if (named !== undefined) name = '' + (named as string);
+      if ('cause' in options) {
+        hasCause = true;
+        cause = (options as { cause?: unknown }).cause;
+      }
+    } else if (options !== undefined) {
+      name = '' + (options as string);
+    }
+    defineProperty(this, 'name', { value: name, writable: true, configurable: true });
+    defineProperty(this, 'code', { value: codeOfName[name] ?? 0, writable: true, configurable: true });
+    if (hasCause) defineProperty(this, 'cause', { value: cause, writable: true, configurable: true });
+  }
+}
+defineProperty(DOMException.prototype, Symbol.toStringTag, { value: 'DOMException', configurable: true });
+for (let i = 0; i < LEGACY_CODES.length; i++) {
+  const constant = { value: i + 1, enumerable: true };
+  const key = (LEGACY_CODES[i] as readonly [string, string])[1];
+  defineProperty(DOMException, key, constant);
+  defineProperty(DOMException.prototype, key, constant);
+}
+freeze(LEGACY_CODES);
+
+/** A DOMException with `name`, as the web globals throw them. */
+export function domException(message: string, name: string): DOMException {
+  return new DOMException(message, name);
+}

@@ -1,0 +1,91 @@
+// URL and URLSearchParams: the WHATWG URL Standard's reference implementation
+// (`whatwg-url`, with `tr46` for international domain names), bundled into the prelude and
+// evaluated on first use only (the globals are lazy, as several of Node's are). Errors are
+// worded as Node's (TypeError ERR_INVALID_URL "Invalid URL" with `input`).
+import { construct, defineProperty } from './intrinsics.ts';
+import { missingArgs, nodeTypeError } from './node-errors.ts';
+
+declare const require: (id: string) => unknown;
+
+type UrlClass = (new (
+  url: string,
+  base?: string,
+) => object) & {
+  canParse(url: string, base?: string): boolean;
+  parse(url: string, base?: string): object | null;
+};
+interface UrlModule {
+  readonly URL: UrlClass;
+  readonly URLSearchParams: new (init?: unknown) => object;
+}
+
+let loaded: UrlModule | undefined;
+
+function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError {
+  const error = nodeTypeError('ERR_INVALID_URL', 'Invalid URL');
+  defineProperty(error, 'input', {
+    value: '' + (input as string),
+    writable: true,
+    enumerable: true,
+    configurable: true,
+  });
+  if (hasBase)
+    defineProperty(error, 'base', {
+      value: '' + (base as string),
+      writable: true,
+      enumerable: true,
+      configurable: true,
+    });
+  return error;
+}
+
+function load(): UrlModule {
+  if (loaded !== undefined) return loaded;
+  const lib = require('whatwg-url') as UrlModule;
+  const Base = lib.URL;
+  class URL extends Base {
+    constructor(url: string, base?: string) {
+      // biome-ignore lint/complexity/noArguments: how many arguments were passed is observable (as in Node)
+      const count = arguments.length;
+      if (count === 0) throw missingArgs('url');
+      const hasBase = count > 1 && base !== undefined;
+      try {
+        super(url, ...(hasBase ? [base as string] : []));
+      } catch (error) {
+        if (error instanceof TypeError) throw invalidUrl(url, base, hasBase);
+        throw error;
+      }
+    }
+    static override parse(url: string, base?: string): URL | null {
+      // biome-ignore lint/complexity/noArguments: how many arguments were passed is observable (as in Node)
+      const count = arguments.length;
+      if (count === 0) throw missingArgs('url');
+      try {
+        return construct(URL, count > 1 ? [url, base] : [url]) as URL;
+      } catch {
+        return null;
+      }
+    }
+  }
+  defineProperty(URL, 'length', { value: 1, configurable: true });
+  loaded = { URL: URL as unknown as UrlClass, URLSearchParams: lib.URLSearchParams };
+  return loaded;
+}
+
+/** Defines URL and URLSearchParams on `scope`, loaded the first time either is read. */
+export function installUrl(scope: Record<string, unknown>): void {
+  for (const name of ['URL', 'URLSearchParams'] as const) {
+    defineProperty(scope, name, {
+      get(): unknown {
+        const value = load()[name];
+        defineProperty(scope, name, { value, writable: true, enumerable: false, configurable: true });
+        return value;
+      },
+      set(value: unknown): void {
+        defineProperty(scope, name, { value, writable: true, enumerable: false, configurable: true });
+      },
+      enumerable: false,
+      configurable: true,
+    });
+  }
+}
