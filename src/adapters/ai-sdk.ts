@@ -65,6 +65,10 @@ export interface ToAiSdkToolsOptions {
  */
 export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {}): ToolSet {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
+  if (rt.mode(scope) === 'hosted')
+    throw new TypeError(
+      "toAiSdkTools: hosted mode (the provider runs the model's programs) is built by the Anthropic and OpenAI Responses adapters, not the AI SDK's tool set",
+    );
   const turns = createTurnBatcher(rt, scope);
   const set: ToolSet = {};
   const schemas = rt.schemas(scope);

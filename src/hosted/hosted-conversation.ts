@@ -53,6 +53,8 @@ interface ProgramEntry {
   readonly provider: HostedProvider;
   readonly programId: string;
   state: HostedProgramInfo['state'];
+  /** A response reported its end: it takes no more calls. */
+  endReported: boolean;
   /** The program execution's token once its body runs, or the result that refused it. */
   readonly running: Deferred<{ readonly token: symbol } | { readonly refused: ToolResult }>;
   readonly ended: Deferred<HostedProgramOutcome>;
@@ -108,6 +110,7 @@ export function createHostedConversation(options: HostedConversationDeps): Hoste
     async close() {
       state.closed = true;
       for (const entry of state.programs.values()) {
+        entry.endReported = true;
         if (entry.state === 'running') entry.state = 'ended';
         entry.ended.resolve({
           ok: false,
@@ -142,13 +145,14 @@ export function observeProgramStart(
     provider,
     programId,
     state: 'starting',
+    endReported: false,
     running: deferred(),
     ended: deferred(),
     settled: Promise.resolve(),
   };
   state.programs.set(id, entry);
   const tool = hostedProgramTool(async (exec) => {
-    entry.state = 'running';
+    entry.state = entry.endReported ? 'ended' : 'running';
     entry.running.resolve({ token: exec.token });
     return entry.ended.promise;
   });
@@ -198,6 +202,7 @@ export function observeProgramEnd(
   const entry = stateOf(conversation).programs.get(key(provider, programId));
   if (entry === undefined) return;
   // Its later calls are refused from now on, not nested under a body about to end.
+  entry.endReported = true;
   if (entry.state === 'running') entry.state = 'ended';
   entry.ended.resolve(outcome);
 }
@@ -262,6 +267,7 @@ export async function hostedCallRequest(
     return refuse(
       `call "${call.callId}" names ${program}, which never appeared in this conversation; refused as forged`,
     );
+  if (entry.endReported) return refuse(`${program} has already ended`);
   const tool = state.deps.resolveTool(call.name, agent);
   if (tool !== undefined && !callableFromPrograms(tool.callers))
     return refuse(`tool "${call.name}" may not be called from programs (callers: ${JSON.stringify(tool.callers)})`);
@@ -270,7 +276,7 @@ export async function hostedCallRequest(
     const text = running.refused.content.map((b) => (b.type === 'text' ? b.text : '')).join(' ');
     return refuse(`${program} was refused, so its calls are too: ${text}`);
   }
-  if (entry.state !== 'running') return refuse(`${program} has already ended`);
+  if (entry.endReported || entry.state !== 'running') return refuse(`${program} has already ended`);
   return { ...base, parent: running.token, rootCallId: programId };
 }
 
