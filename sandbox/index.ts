@@ -11,6 +11,7 @@ export type {
   HostCallOutcome,
   HostCallRequest,
   JsonValue,
+  RunDeterminism,
   RunOutcome,
   RunRequest,
   Sandbox,

@@ -49,6 +49,7 @@ export type {
   SandboxLimits,
   RunRequest,
   RunOutcome,
+  RunDeterminism,
   FailureKind,
   HostCall,
   HostCallRequest,
@@ -130,3 +131,27 @@ export { presentationTree } from './scheduler/presentation-tree.ts';
 export type { PresentationNode } from './scheduler/presentation-tree.ts';
 export { replayJournal } from './scheduler/replay-journal.ts';
 export type { JournalReplay } from './scheduler/replay-journal.ts';
+// Durable runs: pause for approval, resume anywhere, recover after a crash (docs/durable-runs.md).
+/** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
+export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-error.ts';
+export type { RunResumeErrorCode } from './errors/run-resume-error.ts';
+/** What `rt.runs()` lists, and its filter. */
+export type { DurableRunSummary, DurableRunStatus, RunsFilter } from './runtime/durable-runs.ts';
+/** `value.paused` of a paused run_code result. */
+export type { PausedRun } from './ptc/paused-run-text.ts';
+/** Defaults of `pausedRunTtlMs` (7 days) and `maxPausedRunBytes` (16 MiB). */
+export { DEFAULT_PAUSED_RUN_TTL_MS, DEFAULT_MAX_PAUSED_RUN_BYTES } from './ptc/durable-run.ts';
+/** The journal events of a durable run and its decisions. */
+export type {
+  RunDecision,
+  PendingApproval,
+  RunJournalEvent,
+  RunEventBase,
+  RunStartEvent,
+  RunPausedEvent,
+  RunResumedEvent,
+  RunEndEvent,
+} from './scheduler/run-journal-events.ts';
+/** The store side of run claims (one process continues a run at a time), for custom stores. */
+export { isClaimLive, newClaim, createMemoryRunClaims } from './scheduler/run-claims.ts';
+export type { RunClaim, RunClaims } from './scheduler/run-claims.ts';

@@ -42,6 +42,12 @@ export const ERROR_CODES = {
    * committing. `info.dispatched` says whether it was dispatched (its body may have run).
    */
   SCHEDULER_FAILURE: 'SCHEDULER_FAILURE',
+  /**
+   * The approval service answered `pause`: the call of a run_code program awaits a
+   * human's decision and its run pauses (the program never sees this result; the run's
+   * result carries `paused`, and `rt.resume` continues it). Journaled like any result.
+   */
+  PAUSED: 'PAUSED',
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

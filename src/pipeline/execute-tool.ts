@@ -34,6 +34,7 @@ import type { OpenNestedCalls } from './nested-call-submitter.ts';
 import { hasSnapshotArguments } from './snapshot-request.ts';
 import { describeThrown } from './thrown.ts';
 import type { HostedProvider, ToolCaller } from './tool-caller.ts';
+import type { PauseGates } from './pause-gates.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 import {
@@ -62,9 +63,16 @@ export interface NestedExecuteRequest extends ExecuteRequest {
   readonly callerRefusal?: string;
   /** Hosted mode: this execution stands for a provider's program (its calls nest under it). */
   readonly hostedProgram?: HostedProvider;
+  /** `exec.idempotencyKey`: stable across re-runs of the same call (run_code sets it per nested call). Default: the callId. */
+  readonly idempotencyKey?: string;
 }
 
-export type ApprovalAnswer = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable';
+/**
+ * `pause`: a human answers later. A call of a run_code program on a runtime with a
+ * journal then pauses its run (see durable runs: `rt.resume`); anywhere else it is
+ * refused with APPROVAL_UNAVAILABLE (`info.reason: 'cannot-pause'`).
+ */
+export type ApprovalAnswer = 'allowed-once' | 'rejected' | 'cancelled' | 'unavailable' | 'pause';
 export interface ApprovalRequest {
   readonly callId: string;
   readonly name: string;
@@ -102,6 +110,8 @@ export interface PipelineDeps {
   readonly abortGraceMs?: number;
   /** Where a given-up body is reported. Default: a process warning. */
   readonly onUnsettled?: UnsettledBodyReporter;
+  /** Durable runs: which calls may pause, and the decisions a resume brought (pause-gates.ts). */
+  readonly pauseGates?: PauseGates;
 }
 
 /**
@@ -175,6 +185,8 @@ async function runExecution(
     agent,
     parent: request.parent,
     rootCallId: request.rootCallId ?? callId,
+    idempotencyKey:
+      typeof request.idempotencyKey === 'string' && request.idempotencyKey.length > 0 ? request.idempotencyKey : callId,
     arguments: snapshot.ok ? snapshot.value : null,
     callerSignal: signal,
     caller: request.caller,
@@ -369,6 +381,13 @@ async function approve(
     });
   const failed = (error: unknown): Draft =>
     unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
+  // A human already decided this call (the run was paused on it and resumed).
+  const decided = deps.pauseGates?.decision(exec.callId);
+  if (decided === 'approve') return undefined;
+  if (decided === 'deny')
+    return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
+      reason: 'denied-on-resume',
+    });
   const service = deps.approval;
   if (service === undefined)
     return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');
@@ -409,10 +428,20 @@ async function approve(
       return errorDraft(ERROR_CODES.CANCELLED, 'the user cancelled the approval request', { reason: 'user-cancelled' });
     case 'unavailable':
       return unavailable('channel-unavailable', 'the approval channel is unavailable');
+    case 'pause': {
+      const refusal = deps.pauseGates === undefined ? PAUSE_NEEDS_JOURNAL : deps.pauseGates.refusal(exec.parent);
+      if (refusal !== undefined)
+        return unavailable('cannot-pause', `the approval service answered 'pause', but ${refusal}`);
+      const title = input.title ?? `Allow tool "${exec.name}" to run?`;
+      return errorDraft(ERROR_CODES.PAUSED, `tool "${exec.name}" awaits a human's approval: the run pauses`, { title });
+    }
     default:
       return unavailable('invalid-answer', `the approval service answered ${JSON.stringify(answer)}`);
   }
 }
+
+const PAUSE_NEEDS_JOURNAL =
+  'a run can pause only on a runtime with a journal (createToolRuntime({ journal: path or store }))';
 
 const ABORTED_WAIT: unique symbol = Symbol('aborted');
 

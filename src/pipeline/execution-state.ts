@@ -15,6 +15,7 @@ export interface ExecutionInit {
   readonly agent: string | undefined;
   readonly parent: symbol | undefined;
   readonly rootCallId: string;
+  readonly idempotencyKey: string;
   readonly arguments: JsonValue;
   readonly callerSignal: AbortSignal;
   /** Set only when the caller is known without a running parent (a refused hosted call). */
@@ -45,6 +46,7 @@ export class ExecutionState implements ToolExecution {
   /** 0 at top level; a nested call is one deeper than its parent. */
   readonly depth: number;
   readonly rootCallId: string;
+  readonly idempotencyKey: string;
   readonly token: symbol;
   readonly arguments: JsonValue;
   readonly callerSignal: AbortSignal;
@@ -72,6 +74,7 @@ export class ExecutionState implements ToolExecution {
     this.caller = init.caller ?? (parentState === undefined ? DIRECT_CALLER : nestedCaller(parentState));
     this.depth = init.parent === undefined ? 0 : (parentState?.depth ?? 0) + 1;
     this.rootCallId = parentState?.rootCallId ?? init.rootCallId;
+    this.idempotencyKey = init.idempotencyKey;
     this.token = Symbol(`tool-execution:${init.callId}`);
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
@@ -85,6 +88,7 @@ export class ExecutionState implements ToolExecution {
       parentCallId: this.parentCallId,
       caller: this.caller,
       rootCallId: this.rootCallId,
+      idempotencyKey: this.idempotencyKey,
       token: this.token,
       arguments: this.arguments,
       callerSignal: this.callerSignal,

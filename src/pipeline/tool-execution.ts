@@ -21,6 +21,13 @@ export interface ToolExecution {
    */
   readonly caller: ToolCaller;
   readonly rootCallId: string;
+  /**
+   * A key for making a retry of this call safe (at least once, with a stable key): the
+   * same on every attempt of the same call — a crash re-run, a resumed or recovered
+   * durable run — and different for every call. A nested call of a durable run_code run:
+   * `<runId>:<n>`; otherwise the callId.
+   */
+  readonly idempotencyKey: string;
   /** Opaque identity of this execution. */
   readonly token: symbol;
   /** Lossless, deep-frozen snapshot of the arguments. */

@@ -24,6 +24,10 @@ import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
 import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
+import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
+import { PauseDetector } from './pause-detector.ts';
+import { pausedRunText, type PausedRun } from './paused-run-text.ts';
+import { journaledAt } from '../scheduler/journal-gates.ts';
 
 export interface RunCodeDeps {
   /** The sandbox; throws PTC_NOT_CONFIGURED when there is none. */
@@ -42,6 +46,8 @@ export interface RunCodeDeps {
   readonly typeCheck?: RunTypeCheck;
   /** run_code runs this tool may have in flight (type check, queue, run) at once; one more fails at once, kind `busy`. */
   readonly maxActiveRuns: number;
+  /** With a journal: runs are durable (they can pause, be resumed and recovered). */
+  readonly durable?: DurableRunsConfig;
 }
 
 /** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
@@ -89,11 +95,18 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
           logs: { type: 'array', items: { type: 'string' }, required: true },
           result: { type: 'json' },
           typeErrors: { type: 'array', items: { type: 'string' } },
+          paused: { type: 'json' },
         },
         additionalProperties: false,
       },
       render: (_args, value) => [
-        { type: 'text', text: renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars) },
+        {
+          type: 'text',
+          text:
+            (value as ProgramValue).paused === undefined
+              ? renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars)
+              : pausedRunText(value as ProgramValue & { paused: PausedRun }, deps.maxVisibleChars),
+        },
       ],
     },
     execute: async (args, exec) => {
@@ -121,7 +134,12 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
   return tool;
 }
 
-type ProgramValue = { logs: string[]; result?: JsonValueType; typeErrors?: string[] };
+type ProgramValue = {
+  logs: string[];
+  result?: JsonValueType;
+  typeErrors?: string[];
+  paused?: PausedRun & JsonValueType;
+};
 
 // Enough for the model to fix the program; a flood of cascading errors says no more.
 const MAX_TYPE_ERRORS = 20;
@@ -172,6 +190,27 @@ async function runProgram(
     if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
   }
   const sandbox = deps.sandbox();
+  if (deps.durable === undefined) return runSandboxed(deps, sandbox, code, exec, typeErrors, undefined);
+  const durable = await DurableRun.open(deps.durable, exec, description, code);
+  let value: ProgramValue;
+  try {
+    value = await runSandboxed(deps, sandbox, code, exec, typeErrors, durable);
+  } catch (error) {
+    await durable.end('failed');
+    throw error;
+  }
+  if (value.paused === undefined) await durable.end('completed');
+  return value;
+}
+
+async function runSandboxed(
+  deps: RunCodeDeps,
+  sandbox: Sandbox,
+  code: string,
+  exec: ToolExecution,
+  typeErrors: string[] | undefined,
+  durable: DurableRun | undefined,
+): Promise<ProgramValue> {
   const signal = exec.signal;
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
   const sequencer = deps.sequencer({ agent: exec.agent, signal });
@@ -188,11 +227,17 @@ async function runProgram(
     return false;
   });
   const live = liveEvents(deps.events, { runCallId: exec.callId, rootCallId: exec.rootCallId, agent: exec.agent });
+  // A durable run pauses once nothing but calls awaiting approval is left; a re-run that
+  // asks for other calls than the journal has is stopped.
+  const stop = new AbortController();
+  let divergence: string | undefined;
+  const detector = durable === undefined ? undefined : new PauseDetector(() => stop.abort(new Error('paused')));
   let submitted = 0;
   // One async frame per call: the refusals before dispatch are synchronous.
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
     const seq = ++submitted;
     const callId = `${exec.callId}:ptc:${seq}`;
+    detector?.enter();
     live.callStart(callId, seq, request.toolName);
     const argBytes = request.argsJson.length;
     let outcome = holdArguments(request, seq, argBytes);
@@ -203,6 +248,8 @@ async function runProgram(
         budget.release(argBytes);
       }
     }
+    if (outcome.held !== undefined) return outcome.held;
+    detector?.leave();
     live.callEnd(callId, seq, request.toolName, outcome);
     return outcome.outcome;
   };
@@ -237,50 +284,82 @@ async function runProgram(
       ferry.skip(seq);
       return { outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' } };
     }
-    const nested: NestedExecuteRequest = {
-      callId,
-      name: request.toolName,
-      arguments: args,
-      ...(exec.agent === undefined ? {} : { agent: exec.agent }),
-      parent: exec.token,
-      rootCallId: exec.rootCallId,
-      signal: request.signal, // the sequencer adds the run's signal
-    };
-    // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
-    // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
-    const frozen = freezeParsedJson(args) !== undefined;
-    let result: ToolResult;
-    try {
-      result = await sequencer.submit(frozen ? snapshotRequest(nested) : nested);
-    } catch (error) {
+    // A re-run of a durable run: what completed before is answered from the journal.
+    const recorded = durable?.answer(seq, request.toolName, request.argsJson);
+    if (recorded?.kind === 'diverged') {
       ferry.skip(seq);
-      // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
-      if (error instanceof ToolRuntimeError)
-        return { outcome: { ok: false, code: error.code, message: error.message } };
-      // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
-      live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
-      throw error;
+      divergence ??= recorded.message;
+      stop.abort(new Error('diverged'));
+      return { outcome: { ok: false, code: 'RUN_DIVERGED', message: recorded.message } };
+    }
+    let result: ToolResult;
+    let at: number | undefined;
+    if (recorded !== undefined) {
+      result = recorded.result;
+      at = recorded.at;
+    } else {
+      const nested: NestedExecuteRequest = {
+        callId,
+        name: request.toolName,
+        arguments: args,
+        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+        parent: exec.token,
+        rootCallId: exec.rootCallId,
+        signal: request.signal, // the sequencer adds the run's signal
+        ...(durable === undefined ? {} : { idempotencyKey: durable.idempotencyKey(seq) }),
+      };
+      // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
+      // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
+      const frozen = freezeParsedJson(args) !== undefined;
+      try {
+        result = await sequencer.submit(frozen ? snapshotRequest(nested) : nested);
+      } catch (error) {
+        ferry.skip(seq);
+        // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
+        if (error instanceof ToolRuntimeError)
+          return { outcome: { ok: false, code: error.code, message: error.message } };
+        // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
+        live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
+        throw error;
+      }
+      at = journaledAt(result);
     }
     ferry.commit(seq, result);
+    const time = at === undefined ? {} : { at };
     if (result.isError) {
+      if (result.error?.code === ERROR_CODES.PAUSED && detector !== undefined) {
+        const title = result.error.info?.['title'];
+        return {
+          outcome: { ok: false, code: ERROR_CODES.PAUSED, message: result.error.message },
+          held: detector.hold({
+            callId,
+            name: request.toolName,
+            arguments: (args ?? null) as JsonValue,
+            title: typeof title === 'string' ? title : `Allow tool "${request.toolName}" to run?`,
+          }),
+        };
+      }
+      durable?.count(request.argsJson.length + (result.error?.message.length ?? 0));
       return {
         outcome: {
           ok: false,
           code: result.error?.code ?? ERROR_CODES.TOOL_ERROR,
           message: result.error?.message ?? 'tool call failed',
+          ...time,
         },
         result,
       };
     }
     // The program receives the canonical value, never the content.
     const valueJson = guestValueJson(result.value ?? null);
+    durable?.count(request.argsJson.length + valueJson.length);
     if (valueJson.length > budget.limit - budget.used) {
       const message =
         `tools.${request.toolName} succeeded, but its result (${valueJson.length} bytes as JSON) is more than this run may still hold ` +
         `(maxRetainedBytes: ${budget.limit} bytes, ${budget.used} in use): it was not handed to the program. Ask the tool for less.`;
-      return { outcome: { ok: false, code: RETENTION_LIMIT, message }, result };
+      return { outcome: { ok: false, code: RETENTION_LIMIT, message, ...time }, result };
     }
-    return { outcome: { ok: true, valueJson }, result };
+    return { outcome: { ok: true, valueJson, ...time }, result };
   };
   const toolNames = deps.toolNames(exec.agent);
   let outcome;
@@ -290,12 +369,46 @@ async function runProgram(
       toolNames,
       hostCall,
       limits: deps.limits,
-      signal: AbortSignal.any([signal, overBudget.signal]),
+      signal: AbortSignal.any([signal, overBudget.signal, stop.signal]),
       ...(live.onLog === undefined ? {} : { onLog: live.onLog }),
+      ...(durable === undefined ? {} : { determinism: durable.determinism }),
     });
   } finally {
+    detector?.dispose();
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
+  }
+  if (divergence !== undefined && !signal.aborted) {
+    const logs = [...outcome.logs];
+    throw new CodeRunError(truncateVisible(runFailureText('diverged', divergence, logs), deps.maxVisibleChars), {
+      kind: 'diverged',
+      logs,
+    });
+  }
+  if (
+    detector?.paused === true &&
+    durable !== undefined &&
+    !outcome.ok &&
+    !signal.aborted &&
+    overBudgetMessage === undefined
+  ) {
+    const logs = [...outcome.logs];
+    const pending = detector.pending;
+    const refusal = durable.pauseRefusal(pending);
+    if (refusal !== undefined) {
+      throw new CodeRunError(truncateVisible(runFailureText('pause-limit', refusal, logs), deps.maxVisibleChars), {
+        kind: 'pause-limit',
+        logs,
+      });
+    }
+    const expiresAt = await durable.pause(pending);
+    const paused: PausedRun = {
+      runId: durable.runId,
+      pending: pending.map((p) => ({ callId: p.callId, name: p.name, arguments: p.arguments, title: p.title })),
+      expiresAt,
+      ...(deps.durable?.journal.durable === false ? { survivesRestart: false } : {}),
+    };
+    return { logs, paused: paused as PausedRun & JsonValueType };
   }
   if (overBudgetMessage !== undefined && !signal.aborted) {
     const logs = [...outcome.logs];
@@ -329,6 +442,8 @@ async function runProgram(
 interface NestedOutcome {
   readonly outcome: HostCallOutcome;
   readonly result?: ToolResult;
+  /** A call awaiting approval: the program's answer comes only if the run does not pause. */
+  readonly held?: Promise<HostCallOutcome>;
 }
 
 function thrownOutcome(error: unknown): HostCallOutcome {

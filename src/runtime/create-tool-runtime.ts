@@ -46,6 +46,10 @@ import { createLazySandbox } from './lazy-sandbox.ts';
 import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
+import { RunPauseGates } from '../pipeline/pause-gates.ts';
+import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
+import { createDurableRunsApi, type DurableRunSummary, type RunsFilter } from './durable-runs.ts';
+import type { RunDecision } from '../scheduler/run-journal-events.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -146,6 +150,17 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * (`reason: 'timeout'`) unless `timeoutPolicy.onUnsettled` is given. Default: a process warning.
    */
   readonly onUnsettled?: UnsettledBodyReporter;
+  /**
+   * Durable runs (with a journal): how long a paused run can be resumed, in ms; after
+   * that `resume` refuses it (RUN_EXPIRED). @default 604800000 (7 days)
+   */
+  readonly pausedRunTtlMs?: number;
+  /**
+   * Durable runs: bytes of nested-call arguments and results a run may have recorded and
+   * still pause; past it the pause fails (CODE_RUN_FAILED, `info.kind: 'pause-limit'`)
+   * and the gated calls do not run. @default 16777216 (16 MiB)
+   */
+  readonly maxPausedRunBytes?: number;
 }
 
 /** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
@@ -194,8 +209,30 @@ export interface ToolRuntime {
    * so program-made calls nest under their program — and forged ones are refused.
    */
   hostedConversation(options?: { readonly agent?: AgentRef }): HostedConversation;
+  /**
+   * Durable runs (a runtime with a journal): the run_code runs that are paused (waiting
+   * for approval decisions) or interrupted (their host died mid-run), from the journal.
+   */
+  runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
+  /**
+   * Continues a paused or interrupted run — in any process with the same tools on the
+   * same journal — and resolves with its next run_code result (final, or paused again).
+   * `decisions` maps pending callIds to 'approve' or 'deny'. Calls that completed are
+   * answered from the journal, approved ones run, denied ones fail with DENIED in the
+   * program. Throws RunResumeError (unknown, expired, finished or busy run; a decision
+   * for a call that is not pending).
+   */
+  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>): Promise<ToolResult>;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
+}
+
+/** A positive integer option (ms or bytes), or its default; a TypeError names the option. */
+function positiveMs(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`createToolRuntime: ${name} must be a positive integer, got ${String(value)}`);
+  return value;
 }
 
 export function projectSchema(tool: Tool): ToolSchemaProjection {
@@ -313,6 +350,17 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const maxCallDepth = checkMaxCallDepth(options.maxCallDepth, 'createToolRuntime');
   // One store for every call of the runtime: turns, direct calls and nested calls.
   const journal = resolveJournal(options.journal, options);
+  const pauseGates = new RunPauseGates(journal !== undefined);
+  const durableRuns: DurableRunsConfig | undefined =
+    journal === undefined
+      ? undefined
+      : {
+          journal,
+          gates: pauseGates,
+          pausedRunTtlMs: positiveMs(options.pausedRunTtlMs, DEFAULT_PAUSED_RUN_TTL_MS, 'pausedRunTtlMs'),
+          maxPausedRunBytes: positiveMs(options.maxPausedRunBytes, DEFAULT_MAX_PAUSED_RUN_BYTES, 'maxPausedRunBytes'),
+          resumes: new Map(),
+        };
 
   // Nested calls (run_code's and composite tools') follow the same rules as a model
   // turn; the pool is as wide as the sandbox lets calls be in flight.
@@ -352,6 +400,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
     openNestedCalls,
     maxCallDepth,
+    pauseGates,
     ...(options.telemetry === false ? {} : { tracer: createOtelExecutionTracer() }),
   };
 
@@ -386,6 +435,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     events: runEvents,
     maxRetainedBytes,
     maxActiveRuns,
+    ...(durableRuns === undefined ? {} : { durable: durableRuns }),
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : {
@@ -405,6 +455,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     const instruction = mode === 'ptc' ? `\n\n${PTC_ONLY_INSTRUCTION}` : '';
     return Object.freeze({ ...base, description: `${RUN_CODE_DESCRIPTION}${instruction}\n\n${sdkFor(agent)}` });
   };
+
+  const execute: ToolRuntime['execute'] =
+    journal === undefined
+      ? (request) => executeTool(deps, publicRequest(request))
+      : (request) => executeJournaled(deps, publicRequest(request), journal);
+  const durableApi = createDurableRunsApi(durableRuns, execute);
 
   const runtime: ToolRuntime = {
     register: (tool, o) => registry.register(tool, o),
@@ -452,12 +508,11 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
-    execute:
-      journal === undefined
-        ? (request) => executeTool(deps, publicRequest(request))
-        : (request) => executeJournaled(deps, publicRequest(request), journal),
     hostedConversation: (o = {}) =>
       createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf }),
+    execute,
+    runs: (filter) => durableApi.runs(filter),
+    resume: (runId, decisions) => durableApi.resume(runId, decisions),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(journal === undefined ? {} : { journal }),

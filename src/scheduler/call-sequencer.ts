@@ -258,6 +258,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       ...(request.rootCallId === undefined ? {} : { rootCallId: request.rootCallId }),
       ...(request.caller === undefined ? {} : { caller: request.caller }),
       ...(request.callerRefusal === undefined ? {} : { callerRefusal: request.callerRefusal }),
+      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
     };
     const normalized = snapshot.ok ? snapshotRequest(fields) : fields;
     const slot: Slot = {

@@ -19,7 +19,8 @@ export interface PendingApproval {
   readonly title: string;
 }
 
-interface RunEventBase {
+/** Fields every run event has. */
+export interface RunEventBase {
   /** The run_code call's id. */
   readonly callId: string;
   /** Always `run_code`. */

@@ -13,6 +13,7 @@ import {
   ERROR_CODES,
   type ErrorCode,
   type ToolResult,
+  createMemoryJournal,
 } from '../../src/index.ts';
 import { call, codeOf, echoRuntime } from './helpers.ts';
 
@@ -116,6 +117,34 @@ const SCENARIOS: Record<CoreCode, () => Promise<string>> = {
       },
     });
     return viaResult(rt.execute(call()));
+  },
+  PAUSED: async () => {
+    // A run_code program's gated call whose approval answers 'pause' (a journal is needed).
+    const rt = createToolRuntime({
+      journal: createMemoryJournal(),
+      mode: 'ptc',
+      approval: { request: async () => 'pause' },
+      sandbox: { isolation: 'in-process', poolSize: 1 },
+    });
+    rt.register(
+      defineTool({
+        name: 'gated',
+        description: 'needs approval',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: () => null,
+      }),
+    );
+    rt.on('tools/pre-execute', async (exec, next) => (exec.name === 'gated' ? ask() : next()));
+    const codes: string[] = [];
+    rt.on('tools/result', (result) => void (result.isError ? codes.push(result.error!.code) : undefined));
+    await rt.execute({
+      callId: 'r',
+      name: 'run_code',
+      arguments: { description: 'gated', code: 'await tools.gated({});' },
+    });
+    await rt.close();
+    return codes[0] ?? 'no failed result';
   },
 };
 

@@ -1,0 +1,224 @@
+// One durable run_code run (a runtime with a journal): its identity and claim, the
+// journal events around it (run/start before the program, run/paused or run/end before
+// the result returns), and, for a resume, the answers the journal holds for the calls
+// that completed before. The run's seed is its runId and its clock starts at its first
+// start, so every attempt sees the same randomness and time.
+import { randomUUID } from 'node:crypto';
+import type { HostCallOutcome, RunDeterminism } from '../../sandbox/types.ts';
+import { ERROR_CODES } from '../errors/error-codes.ts';
+import type { RunPauseGates } from '../pipeline/pause-gates.ts';
+import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { RecordedCall } from '../scheduler/durable-run-state.ts';
+import type { Journal } from '../scheduler/journal.ts';
+import { newClaim } from '../scheduler/run-claims.ts';
+import type { PendingApproval, RunDecision, RunStartEvent } from '../scheduler/run-journal-events.ts';
+
+/** How long a paused run can be resumed. @default 604800000 (7 days) */
+export const DEFAULT_PAUSED_RUN_TTL_MS = 7 * 24 * 3_600_000;
+/** Bytes of nested-call arguments and results a run may have recorded and still pause. @default 16777216 (16 MiB) */
+export const DEFAULT_MAX_PAUSED_RUN_BYTES = 16 * 1_048_576;
+
+/** What a resume hands to the run_code call it starts (by the run_code callId). */
+export interface ResumeContext {
+  readonly start: RunStartEvent;
+  /** The resume's claim on the run (held; the run releases it). */
+  readonly owner: string;
+  readonly calls: ReadonlyMap<string, RecordedCall>;
+}
+
+export interface DurableRunsConfig {
+  readonly journal: Journal;
+  readonly gates: RunPauseGates;
+  readonly pausedRunTtlMs: number;
+  readonly maxPausedRunBytes: number;
+  /** Resumes waiting for their run_code call to start, by its callId. */
+  readonly resumes: Map<string, ResumeContext>;
+}
+
+/** A journal answer for one call of a re-run. */
+export type RecordedAnswer =
+  | { readonly kind: 'answered'; readonly result: ToolResult; readonly at: number | undefined }
+  | { readonly kind: 'diverged'; readonly message: string };
+
+export class DurableRun {
+  readonly runId: string;
+  readonly determinism: RunDeterminism;
+  readonly #config: DurableRunsConfig;
+  readonly #exec: ToolExecution;
+  readonly #owner: string;
+  readonly #calls: ReadonlyMap<string, RecordedCall>;
+  readonly #removeGate: () => void;
+  /** Bytes of nested-call text recorded for this run (arguments and results). */
+  recordedBytes = 0;
+  #released = false;
+
+  private constructor(
+    config: DurableRunsConfig,
+    exec: ToolExecution,
+    start: RunStartEvent,
+    owner: string,
+    calls: ReadonlyMap<string, RecordedCall>,
+  ) {
+    this.#config = config;
+    this.#exec = exec;
+    this.runId = start.runId;
+    this.determinism = { seed: start.runId, clockStartMs: start.at };
+    this.#owner = owner;
+    this.#calls = calls;
+    this.#removeGate = config.gates.addRun(exec.token);
+  }
+
+  /** Starts a fresh run (claimed, run/start journaled), or takes over the resume waiting for this call. */
+  static async open(
+    config: DurableRunsConfig,
+    exec: ToolExecution,
+    description: string,
+    code: string,
+  ): Promise<DurableRun> {
+    const resume = config.resumes.get(exec.callId);
+    if (resume !== undefined && resume.start.code === code && resume.start.description === description) {
+      config.resumes.delete(exec.callId);
+      return new DurableRun(config, exec, resume.start, resume.owner, resume.calls);
+    }
+    const runId = randomUUID();
+    const owner = randomUUID();
+    const start: RunStartEvent = {
+      type: 'run/start',
+      callId: exec.callId,
+      name: exec.name,
+      runId,
+      agent: exec.agent ?? null,
+      description,
+      code,
+      at: Date.now(),
+    };
+    await config.journal.claims?.claimRun(newClaim(runId, owner, start.at));
+    try {
+      await config.journal.append([start]);
+    } catch (error) {
+      await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
+      throw error;
+    }
+    return new DurableRun(config, exec, start, owner, new Map());
+  }
+
+  /** `exec.idempotencyKey` of the run's n-th nested call: the same on every attempt. */
+  idempotencyKey(seq: number): string {
+    return `${this.runId}:${seq}`;
+  }
+
+  /**
+   * The journal's answer for the n-th call of a re-run: its recorded result when the
+   * call completed before (a PAUSED result or a missing one is not an answer: the call
+   * runs), or a divergence when the program asks for another call than the journal has.
+   */
+  answer(seq: number, toolName: string, argsJson: string): RecordedAnswer | undefined {
+    const recorded = this.#calls.get(`${this.#exec.callId}:ptc:${seq}`);
+    if (recorded === undefined) return undefined;
+    let same = recorded.call.name === toolName;
+    if (same) {
+      try {
+        same = JSON.stringify(JSON.parse(argsJson)) === JSON.stringify(recorded.call.arguments);
+      } catch {
+        same = false;
+      }
+    }
+    if (!same) {
+      const shown = (name: string, args: string): string =>
+        `tools.${name}(${args.length > 200 ? `${args.slice(0, 200)}…` : args})`;
+      return {
+        kind: 'diverged',
+        message:
+          `The re-run of run ${this.runId} diverged from its earlier attempt at call #${seq}: the program called ` +
+          `${shown(toolName, argsJson)} where the journal has ${shown(recorded.call.name, JSON.stringify(recorded.call.arguments))}. ` +
+          'It was stopped so that no call runs twice (a program must make the same calls in the same order when re-run).',
+      };
+    }
+    const result = recorded.result;
+    if (result === undefined || result.result.error?.code === ERROR_CODES.PAUSED) return undefined;
+    return { kind: 'answered', result: result.result, at: result.at };
+  }
+
+  /** Counts recorded text toward the pause bound. */
+  count(chars: number): void {
+    this.recordedBytes += chars;
+  }
+
+  /** Why the run cannot pause (its record is over the bound), or undefined. */
+  pauseRefusal(pending: readonly PendingApproval[]): string | undefined {
+    const bytes = this.recordedBytes + pending.reduce((n, p) => n + JSON.stringify(p).length, 0);
+    if (bytes <= this.#config.maxPausedRunBytes) return undefined;
+    return (
+      `this run cannot pause: its record (${bytes} bytes of nested-call arguments and results) is larger than ` +
+      `maxPausedRunBytes (${this.#config.maxPausedRunBytes}), so it could not be resumed. The calls awaiting approval did not run; ` +
+      'make smaller calls before a gated one, or raise the bound.'
+    );
+  }
+
+  /** Journals the pause (before the paused result returns) and gives the run up. Resolves with the expiry time. */
+  async pause(pending: readonly PendingApproval[]): Promise<number> {
+    const at = Date.now();
+    const expiresAt = at + this.#config.pausedRunTtlMs;
+    try {
+      await this.#config.journal.append([
+        {
+          type: 'run/paused',
+          callId: this.#exec.callId,
+          name: this.#exec.name,
+          runId: this.runId,
+          pending,
+          at,
+          expiresAt,
+        },
+      ]);
+    } finally {
+      await this.release();
+    }
+    return expiresAt;
+  }
+
+  /** Journals the end of the run and gives it up. */
+  async end(status: 'completed' | 'failed'): Promise<void> {
+    try {
+      await this.#config.journal.append([
+        {
+          type: 'run/end',
+          callId: this.#exec.callId,
+          name: this.#exec.name,
+          runId: this.runId,
+          status,
+          at: Date.now(),
+        },
+      ]);
+    } finally {
+      await this.release();
+    }
+  }
+
+  async release(): Promise<void> {
+    if (this.#released) return;
+    this.#released = true;
+    this.#removeGate();
+    await this.#config.journal.claims?.releaseRun(this.runId, this.#owner).catch(() => {});
+  }
+}
+
+/** The outcome a program gets for a call answered from the journal. */
+export function recordedOutcome(
+  result: ToolResult,
+  valueJson: string | undefined,
+  at: number | undefined,
+): HostCallOutcome {
+  const time = at === undefined ? {} : { at };
+  if (result.isError)
+    return {
+      ok: false,
+      code: result.error?.code ?? ERROR_CODES.TOOL_ERROR,
+      message: result.error?.message ?? 'tool call failed',
+      ...time,
+    };
+  return { ok: true, valueJson: valueJson ?? 'null', ...time };
+}
+
+export type { RunDecision };

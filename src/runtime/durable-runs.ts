@@ -1,0 +1,204 @@
+// `rt.runs()` and `rt.resume()`: the operator's side of durable runs. A resume claims the
+// run (one process at a time, durably in the store), checks the decisions against the
+// run's pending calls, journals them (run/resumed) and runs the program again as the
+// same run_code call: what completed before is answered from the journal, approved calls
+// run, denied ones fail with DENIED in the program, and the in-flight call of an
+// interrupted run runs again with the same idempotency key.
+import { randomUUID } from 'node:crypto';
+import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { ExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { DurableRunsConfig } from '../ptc/durable-run.ts';
+import { foldRuns, type DurableRunState } from '../scheduler/durable-run-state.ts';
+import { isClaimLive, newClaim } from '../scheduler/run-claims.ts';
+import type { RunDecision } from '../scheduler/run-journal-events.ts';
+
+/** `paused`: waits for decisions; `interrupted`: its host died mid-run (no live claim). */
+export type DurableRunStatus = 'paused' | 'interrupted';
+
+/** One entry of `rt.runs()`. */
+export interface DurableRunSummary {
+  readonly runId: string;
+  readonly status: DurableRunStatus;
+  /** The run_code call's own callId (the model's tool call that is still open). */
+  readonly callId: string;
+  readonly agent: string | undefined;
+  /** run_code's `description`. */
+  readonly description: string;
+  /** First start and latest event, in ms since the epoch. */
+  readonly startedAt: number;
+  readonly updatedAt: number;
+  /** The calls awaiting a decision (paused), or those of the last pause not decided yet. */
+  readonly pending: readonly {
+    readonly callId: string;
+    readonly name: string;
+    readonly arguments: JsonValue;
+    readonly title: string;
+  }[];
+  /** Paused runs: when they expire. */
+  readonly expiresAt?: number;
+}
+
+export interface RunsFilter {
+  /** Only runs in this status (or these). Default: both. */
+  readonly status?: DurableRunStatus | readonly DurableRunStatus[];
+}
+
+export interface DurableRunsApi {
+  runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
+  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>): Promise<ToolResult>;
+}
+
+const STATUSES: readonly DurableRunStatus[] = ['paused', 'interrupted'];
+
+export function createDurableRunsApi(
+  config: DurableRunsConfig | undefined,
+  execute: (request: ExecuteRequest) => Promise<ToolResult>,
+): DurableRunsApi {
+  const resuming = new Set<string>();
+  const noJournal = (): RunResumeError =>
+    new RunResumeError(
+      RUN_RESUME_ERROR_CODES.NO_JOURNAL,
+      'runs are durable (listed, paused, resumed) only on a runtime with a journal: createToolRuntime({ journal: path or store })',
+    );
+
+  const statusOf = async (
+    run: DurableRunState,
+    now: number,
+  ): Promise<DurableRunStatus | 'expired' | 'ended' | 'running'> => {
+    if (run.end !== undefined) return 'ended';
+    if (run.pause !== undefined) return run.pause.expiresAt <= now ? 'expired' : 'paused';
+    const claim = await config?.journal.claims?.runClaim(run.start.runId);
+    return claim !== undefined && isClaimLive(claim) ? 'running' : 'interrupted';
+  };
+
+  const undecided = (run: DurableRunState): DurableRunSummary['pending'] =>
+    (run.lastPause?.pending ?? []).filter((p) => !run.decisions.has(p.callId));
+
+  return {
+    async runs(filter = {}) {
+      if (config === undefined) throw noJournal();
+      const wanted = filter.status === undefined ? STATUSES : ([] as DurableRunStatus[]).concat(filter.status);
+      for (const s of wanted)
+        if (!STATUSES.includes(s))
+          throw new TypeError(`runs: status must be 'paused' or 'interrupted', got ${JSON.stringify(s)}`);
+      const { events } = await config.journal.read();
+      const now = Date.now();
+      const out: DurableRunSummary[] = [];
+      for (const run of foldRuns(events).values()) {
+        const status = await statusOf(run, now);
+        if (status !== 'paused' && status !== 'interrupted') continue;
+        if (!wanted.includes(status)) continue;
+        out.push({
+          runId: run.start.runId,
+          status,
+          callId: run.start.callId,
+          agent: run.start.agent ?? undefined,
+          description: run.start.description,
+          startedAt: run.start.at,
+          updatedAt: run.updatedAt,
+          pending: status === 'paused' ? (run.pause?.pending ?? []) : undecided(run),
+          ...(status === 'paused' && run.pause !== undefined ? { expiresAt: run.pause.expiresAt } : {}),
+        });
+      }
+      return out;
+    },
+
+    async resume(runId, decisions = {}) {
+      if (config === undefined) throw noJournal();
+      if (typeof runId !== 'string' || runId.length === 0)
+        throw new TypeError('resume: runId must be a non-empty string');
+      if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions))
+        throw new RunResumeError(
+          RUN_RESUME_ERROR_CODES.INVALID_DECISION,
+          "resume: decisions must be an object mapping pending callIds to 'approve' or 'deny'",
+        );
+      for (const [callId, d] of Object.entries(decisions)) {
+        if (d !== 'approve' && d !== 'deny')
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.INVALID_DECISION,
+            `resume: the decision for ${callId} must be 'approve' or 'deny', got ${JSON.stringify(d)}`,
+          );
+      }
+      if (resuming.has(runId))
+        throw new RunResumeError(
+          RUN_RESUME_ERROR_CODES.RUN_BUSY,
+          `run ${runId} is already being resumed in this process`,
+        );
+      resuming.add(runId);
+      const owner = randomUUID();
+      let claimed = false;
+      try {
+        const before = foldRuns((await config.journal.read()).events).get(runId);
+        if (before === undefined)
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.UNKNOWN_RUN,
+            `no run ${JSON.stringify(runId)} in the journal`,
+          );
+        const holder = await config.journal.claims?.claimRun(newClaim(runId, owner));
+        if (holder !== undefined)
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.RUN_BUSY,
+            `run ${runId} is being continued by another process (pid ${holder.pid} on ${holder.host}, since ${new Date(holder.at).toISOString()}); try again when it has paused or ended`,
+            { holder },
+          );
+        claimed = true;
+        // Read again under the claim: another resume may have finished in between.
+        const run = foldRuns((await config.journal.read()).events).get(runId)!;
+        const now = Date.now();
+        if (run.end !== undefined)
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.RUN_FINISHED,
+            `run ${runId} has already ended (${run.end.status}); there is nothing to resume`,
+          );
+        if (run.pause !== undefined && run.pause.expiresAt <= now) {
+          await config.journal.append([
+            { type: 'run/end', callId: run.start.callId, name: run.start.name, runId, status: 'expired', at: now },
+          ]);
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.RUN_EXPIRED,
+            `run ${runId} paused at ${new Date(run.pause.at).toISOString()} and expired at ${new Date(run.pause.expiresAt).toISOString()} (pausedRunTtlMs); it can no longer be resumed`,
+          );
+        }
+        const pending = new Set(undecided(run).map((p) => p.callId));
+        for (const callId of Object.keys(decisions)) {
+          if (!pending.has(callId))
+            throw new RunResumeError(
+              RUN_RESUME_ERROR_CODES.NOT_PENDING,
+              `call ${JSON.stringify(callId)} is not pending in run ${runId}; pending: ${[...pending].join(', ') || 'none'}`,
+            );
+        }
+        await config.journal.append([
+          {
+            type: 'run/resumed',
+            callId: run.start.callId,
+            name: run.start.name,
+            runId,
+            decisions: { ...decisions },
+            at: now,
+          },
+        ]);
+        const all: Record<string, RunDecision> = Object.fromEntries(run.decisions);
+        Object.assign(all, decisions);
+        const removeDecisions = config.gates.addDecisions(all);
+        config.resumes.set(run.start.callId, { start: run.start, owner, calls: run.calls });
+        try {
+          return await execute({
+            callId: run.start.callId,
+            name: run.start.name,
+            arguments: { description: run.start.description, code: run.start.code },
+            ...(run.start.agent === null ? {} : { agent: run.start.agent }),
+          });
+        } finally {
+          removeDecisions();
+          config.resumes.delete(run.start.callId);
+        }
+      } finally {
+        resuming.delete(runId);
+        // The run releases its claim when it pauses or ends; this covers a resume that never reached it.
+        if (claimed) await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
+      }
+    },
+  };
+}

@@ -1,0 +1,146 @@
+// Durable runs across real processes and SIGKILL, on both stores: a run paused in one
+// process finishes in another after its host was killed; a host killed in the middle of
+// an approved body leaves the run interrupted, and a resume runs that call again with the
+// same idempotency key (at least once, with a stable key) and nothing else twice; of two
+// processes resuming one run at once, exactly one proceeds.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { DurableRunSummary, PausedRun, ToolResult } from '../../src/index.ts';
+import { STORE_KINDS, storeFile, type StoreKind } from '../durability/fixtures/stores.ts';
+import { readBodyLog } from './fixtures/gated-tools.ts';
+
+const HOST = fileURLToPath(new URL('./fixtures/durable-host.ts', import.meta.url));
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-crash-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+let counter = 0;
+
+interface Report {
+  readonly result?: ToolResult;
+  readonly runs?: DurableRunSummary[];
+  readonly error?: { code: string; message: string };
+}
+
+/** Runs the host; resolves with its first report line. `kill` SIGKILLs it once that line arrived (or `until` matched the body log). */
+function host(
+  args: readonly string[],
+  options: { killAfterReport?: boolean; killWhen?: () => boolean } = {},
+): Promise<Report | 'killed'> {
+  const child = spawn(process.execPath, ['--no-node-snapshot', HOST, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
+  return new Promise((resolve, reject) => {
+    let poll: ReturnType<typeof setInterval> | undefined;
+    if (options.killWhen !== undefined) {
+      poll = setInterval(() => {
+        if (options.killWhen!()) child.kill('SIGKILL');
+      }, 10);
+    }
+    child.stdout.on('data', (c: Buffer) => {
+      stdout += c.toString();
+      if (stdout.includes('\n') && options.killAfterReport === true) child.kill('SIGKILL');
+    });
+    child.on('exit', (_code, signal) => {
+      clearInterval(poll);
+      const line = stdout.split('\n')[0] ?? '';
+      if (line.length > 0) resolve(JSON.parse(line) as Report);
+      else if (signal === 'SIGKILL') resolve('killed');
+      else reject(new Error(`host exited without a report: ${stderr}`));
+    });
+  });
+}
+
+const pausedOf = (report: Report | 'killed'): PausedRun => {
+  if (report === 'killed' || report.result === undefined) throw new Error(`no result: ${JSON.stringify(report)}`);
+  const paused = (report.result.value as { paused?: PausedRun } | undefined)?.paused;
+  if (paused === undefined) throw new Error(`not paused: ${JSON.stringify(report.result)}`);
+  return paused;
+};
+
+const GATED_PROGRAM = `
+  const base = await tools.read({ n: 1 });
+  const all = await Promise.all([tools.write({ v: base + 1 }), tools.write({ v: base + 2 }), tools.write({ v: base + 3 })]);
+  return all.map((w) => w.wrote);`;
+
+describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: StoreKind) => {
+  const files = (): string[] => {
+    counter += 1;
+    return [kind, storeFile(dir, kind, `k${counter}`), join(dir, `bodies-${kind}-${counter}.log`)];
+  };
+
+  it('three gated writes pause once, the host is SIGKILLed, a fresh process finishes the run with one decision call', async () => {
+    const common = files();
+    const paused = pausedOf(await host([...common, 'start', 'call-1', GATED_PROGRAM], { killAfterReport: true }));
+    expect(paused.pending).toHaveLength(3);
+    const listed = await host([...common, 'runs']);
+    expect(listed !== 'killed' && listed.runs?.map((r) => [r.runId, r.status])).toStrictEqual([
+      [paused.runId, 'paused'],
+    ]);
+    const decisions = Object.fromEntries(paused.pending.map((p) => [p.callId, 'approve']));
+    const final = await host([...common, 'resume', paused.runId, JSON.stringify(decisions)]);
+    if (final === 'killed' || final.result === undefined) throw new Error(JSON.stringify(final));
+    expect((final.result.value as { result: unknown }).result).toStrictEqual([11, 12, 13]);
+    // No body ran twice: one read before the pause, three approved writes after.
+    expect(readBodyLog(common[2]!).map((b) => `${b.name}:${JSON.stringify(b.args)}`)).toStrictEqual([
+      'read:{"n":1}',
+      'write:{"v":11}',
+      'write:{"v":12}',
+      'write:{"v":13}',
+    ]);
+  }, 120_000);
+
+  it('SIGKILL in the middle of an approved body: the run is interrupted; resume runs that call again with the same key, nothing else', async () => {
+    const common = files();
+    const log = common[2]!;
+    const code =
+      'const a = await tools.read({ n: 1 }); const w = await tools.write({ v: a, hang: true }); const b = await tools.read({ n: 2 }); return [w.wrote, b];';
+    const paused = pausedOf(await host([...common, 'start', 'call-2', code]));
+    const killed = await host([...common, 'resume', paused.runId, JSON.stringify({ 'call-2:ptc:2': 'approve' })], {
+      killWhen: () => readBodyLog(log).some((b) => b.name === 'write'),
+    });
+    expect(killed).toBe('killed');
+    const listed = await host([...common, 'runs']);
+    expect(listed !== 'killed' && listed.runs?.map((r) => [r.runId, r.status, r.callId])).toStrictEqual([
+      [paused.runId, 'interrupted', 'call-2'],
+    ]);
+    const final = await host([...common, 'resume', paused.runId, '{}']);
+    if (final === 'killed' || final.result === undefined) throw new Error(JSON.stringify(final));
+    expect((final.result.value as { result: unknown }).result).toStrictEqual([10, 20]);
+    const bodies = readBodyLog(log);
+    expect(bodies.map((b) => b.name)).toStrictEqual(['read', 'write', 'write', 'read']);
+    // At least once, with a stable key: both attempts of the write carry the same key.
+    expect(bodies[1]!.key).toBe(bodies[2]!.key);
+    expect(bodies[1]!.key).toBe(`${paused.runId}:2`);
+    expect(new Set(bodies.map((b) => b.key)).size).toBe(3);
+  }, 120_000);
+
+  it('two processes resume one run at once: exactly one proceeds, the other gets RUN_BUSY', async () => {
+    const common = files();
+    const paused = pausedOf(
+      await host([...common, 'start', 'call-3', 'return (await tools.write({ v: 1, slowMs: 4000 })).wrote;']),
+    );
+    const decisions = JSON.stringify({ 'call-3:ptc:1': 'approve' });
+    const [one, two] = await Promise.all([
+      host([...common, 'resume', paused.runId, decisions]),
+      host([...common, 'resume', paused.runId, decisions]),
+    ]);
+    const reports = [one, two] as Report[];
+    const winners = reports.filter((r) => r.result !== undefined);
+    const losers = reports.filter((r) => r.error !== undefined);
+    expect(winners).toHaveLength(1);
+    expect((winners[0]!.result!.value as { result: unknown }).result).toBe(1);
+    expect(losers.map((r) => r.error!.code)).toStrictEqual(['RUN_BUSY']);
+    expect(losers[0]!.error!.message).toMatch(/being continued by another process/);
+    expect(readBodyLog(common[2]!).filter((b) => b.name === 'write')).toHaveLength(1);
+  }, 120_000);
+});
