@@ -20,7 +20,12 @@ export class McpMessageTooLargeError extends Error {
 const LF = 0x0a;
 
 /** Counts bytes per message and errors the stream past `max`. */
-function boundedBody(body: ReadableStream<Uint8Array>, max: number, eventStream: boolean): ReadableStream<Uint8Array> {
+function boundedBody(
+  body: ReadableStream<Uint8Array>,
+  max: number,
+  eventStream: boolean,
+  tooLarge: () => McpMessageTooLargeError,
+): ReadableStream<Uint8Array> {
   let run = 0;
   let lastByte = -1;
   let beforeLast = -1;
@@ -43,7 +48,7 @@ function boundedBody(body: ReadableStream<Uint8Array>, max: number, eventStream:
           }
         }
         if (over) {
-          controller.error(new McpMessageTooLargeError(max));
+          controller.error(tooLarge());
           return;
         }
         controller.enqueue(chunk);
@@ -52,17 +57,44 @@ function boundedBody(body: ReadableStream<Uint8Array>, max: number, eventStream:
   );
 }
 
-export function boundedFetch(maxMessageBytes: number, base: FetchLike = fetch): FetchLike {
+/** The shortest time between two GET (server-to-client stream) requests: a server's `retry: 0` must not make the client reconnect in a loop. */
+export const MIN_RECONNECT_MS = 1_000;
+
+export interface BoundedFetchOptions {
+  /** Told when a response was over the bound (before its reader sees the error). */
+  readonly onOversized?: (error: McpMessageTooLargeError) => void;
+  /** Floor between GET requests. @default MIN_RECONNECT_MS */
+  readonly minReconnectMs?: number;
+}
+
+export function boundedFetch(
+  maxMessageBytes: number,
+  base: FetchLike = fetch,
+  options: BoundedFetchOptions = {},
+): FetchLike {
+  const minReconnectMs = options.minReconnectMs ?? MIN_RECONNECT_MS;
+  let lastGet = Number.NEGATIVE_INFINITY;
+  const tooLarge = (): McpMessageTooLargeError => {
+    const error = new McpMessageTooLargeError(maxMessageBytes);
+    options.onOversized?.(error);
+    return error;
+  };
   return async (url, init) => {
+    if ((init?.method ?? 'GET').toUpperCase() === 'GET') {
+      const wait = lastGet + minReconnectMs - performance.now();
+      if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+      lastGet = performance.now();
+      if (init?.signal?.aborted) throw init.signal.reason;
+    }
     const response = await base(url, init);
     if (response.body === null) return response;
     const declared = Number(response.headers.get('content-length') ?? NaN);
     if (Number.isFinite(declared) && declared > maxMessageBytes) {
       await response.body.cancel().catch(() => {});
-      throw new McpMessageTooLargeError(maxMessageBytes);
+      throw tooLarge();
     }
     const eventStream = (response.headers.get('content-type') ?? '').includes('text/event-stream');
-    return new Response(boundedBody(response.body, maxMessageBytes, eventStream), {
+    return new Response(boundedBody(response.body, maxMessageBytes, eventStream, tooLarge), {
       status: response.status,
       statusText: response.statusText,
       headers: response.headers,

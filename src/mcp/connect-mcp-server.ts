@@ -15,6 +15,7 @@ import { boundedFetch, McpMessageTooLargeError } from './bounded-fetch.ts';
 import { defineMcpTool, type McpCaller } from './define-mcp-tool.ts';
 import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
+import { redactError, secretRedactor } from './redact-secrets.ts';
 
 /** How to start one MCP server (stdio), or where to reach one (Streamable HTTP). A string is a command line, split without a shell. */
 export type McpServerSpec = string | McpServerCommand | McpServerUrl;
@@ -162,6 +163,9 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const where = describeServerSpec(spec);
   const limits = resolveMcpImportLimits(options.limits, `connectMcpServer(${where})`);
   const warn = options.onWarning ?? ((message: string) => console.warn(message));
+  const redact = secretRedactor(isUrlSpec(resolved) ? Object.values(resolved.headers ?? {}) : []);
+  // A reply over maxMessageBytes fails the calls in flight at once (the SDK would wait for their timeout).
+  const oversizedListeners = new Set<(error: McpMessageTooLargeError) => void>();
   let stderrTail = '';
   let pidOf = (): number | undefined => undefined;
   // A fresh transport to the server: for the import, and again for a reconnect.
@@ -169,7 +173,11 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     if (isUrlSpec(resolved)) {
       return new StreamableHTTPClientTransport(new URL(resolved.url), {
         requestInit: { headers: { ...resolved.headers } },
-        fetch: boundedFetch(limits.maxMessageBytes),
+        fetch: boundedFetch(limits.maxMessageBytes, fetch, {
+          onOversized: (error) => {
+            for (const listener of [...oversizedListeners]) listener(error);
+          },
+        }),
       });
     } else {
       const stdio = new StdioClientTransport({
@@ -237,8 +245,10 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
     if (cause instanceof McpImportLimitError) throw cause;
     throw new Error(
-      `MCP server "${where}" could not be started or listed: ${(error as Error).message}${tail === '' ? '' : `\nserver stderr:\n${tail}`}`,
-      { cause: error },
+      redact(
+        `MCP server "${where}" could not be started or listed: ${(error as Error).message}${tail === '' ? '' : `\nserver stderr:\n${tail}`}`,
+      ),
+      { cause: redactError(error, redact) },
     );
   } finally {
     clearTimeout(timer);
@@ -275,7 +285,23 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     });
     return reopening;
   };
-  const caller: McpCaller = { callTool: async (...args) => (await live()).callTool(...args) };
+  const caller: McpCaller = {
+    callTool: async (...args) => {
+      let onOversized: ((error: McpMessageTooLargeError) => void) | undefined;
+      const oversized = new Promise<never>((_, reject) => {
+        onOversized = reject;
+        oversizedListeners.add(reject);
+      });
+      oversized.catch(() => {});
+      try {
+        return await Promise.race([(async () => (await live()).callTool(...args))(), oversized]);
+      } catch (error) {
+        throw redactError(error, redact);
+      } finally {
+        if (onOversized !== undefined) oversizedListeners.delete(onOversized);
+      }
+    },
+  };
 
   const serverName = client.getServerVersion()?.name ?? where;
   const tools: Tool[] = [];
