@@ -90,9 +90,30 @@ export interface McpUrlPrefixFlag {
 export interface McpCliOptions {
   readonly mcp?: readonly string[];
   readonly mcpPrefix?: readonly string[];
+  /** `--mcp-env KEY=VALUE` or `--mcp-env KEY` (this process's value), for every --mcp server. */
+  readonly mcpEnv?: readonly string[];
   readonly mcpUrl?: readonly string[];
   readonly mcpHeader?: readonly McpHeaderFlag[];
   readonly mcpUrlPrefix?: readonly McpUrlPrefixFlag[];
+}
+
+/**
+ * The variables `--mcp-env` adds to the stdio servers' environment (the MCP SDK's default
+ * subset of ours: HOME, PATH, USER, …). `KEY` alone passes this process's value on.
+ */
+export function mcpEnvironment(flags: readonly string[], env: NodeJS.ProcessEnv): Record<string, string> {
+  const added: Record<string, string> = {};
+  for (const flag of flags) {
+    const equals = flag.indexOf('=');
+    const key = equals < 0 ? flag : flag.slice(0, equals);
+    if (!/^[A-Za-z_][A-Za-z0-9_]*$/u.test(key)) {
+      throw new UsageError(`--mcp-env: expected KEY=VALUE or KEY (a variable name), got ${JSON.stringify(key)}`);
+    }
+    const value = equals < 0 ? env[key] : flag.slice(equals + 1);
+    if (value === undefined) throw new UsageError(`--mcp-env ${key}: ${key} is not set in this environment`);
+    added[key] = value;
+  }
+  return added;
 }
 
 /** The --mcp-url servers with their headers. Header values are never echoed (they are usually secrets). */
@@ -138,13 +159,21 @@ export async function loadMcpServers(
     );
   }
   const remote = urlServers(options);
+  const env = mcpEnvironment(options.mcpEnv ?? [], process.env);
+  if (lines.length === 0 && Object.keys(env).length > 0) {
+    throw new UsageError('--mcp-env sets variables of the --mcp servers: give it with --mcp "<command line>"');
+  }
   if (lines.length === 0 && remote.length === 0) return async () => {};
   // Loaded only when asked for: the MCP SDK stays out of every other command.
   const { importMcpTools, parseCommandLine } = await import('../mcp/index.ts');
   const servers = lines.map((line, i) => {
     try {
       const prefix = prefixes[i];
-      return { ...parseCommandLine(line), ...(prefix === undefined || prefix === '' ? {} : { prefix }) };
+      return {
+        ...parseCommandLine(line),
+        ...(Object.keys(env).length === 0 ? {} : { env }),
+        ...(prefix === undefined || prefix === '' ? {} : { prefix }),
+      };
     } catch (error) {
       throw new UsageError(`--mcp ${JSON.stringify(line)}: ${(error as Error).message}`);
     }

@@ -83,7 +83,7 @@ async function withRuntime<T>(
 
 const collect = (value: string, previous: string[] = []): string[] => [...previous, value];
 
-/** `--mcp`, `--mcp-prefix`, `--mcp-url`, `--mcp-header`, `--mcp-url-prefix` and `--demo-tools`, on every command that loads tools. */
+/** `--mcp`, `--mcp-prefix`, `--mcp-env`, `--mcp-url`, `--mcp-header`, `--mcp-url-prefix` and `--demo-tools`, on every command that loads tools. */
 function withMcpOptions(command: Command): Command {
   // Commander parses options in command-line order: a header or a prefix belongs to the --mcp-url before it.
   let urls = 0;
@@ -96,6 +96,11 @@ function withMcpOptions(command: Command): Command {
     .option(
       '--mcp-prefix <prefix>',
       'name prefix for the tools of the n-th --mcp server, against collisions (repeatable, in order)',
+      collect,
+    )
+    .option(
+      '--mcp-env <KEY=VALUE>',
+      "a variable for every --mcp server, besides the MCP SDK's default subset (HOME, PATH, USER, …); KEY alone passes ours on (repeatable)",
       collect,
     )
     .option(

@@ -215,11 +215,21 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   let listed: McpTool[];
   // One deadline for the handshake and every page of the listing.
   const deadline = new AbortController();
+  let handshakeDone = false;
   const timer = setTimeout(() => {
+    const tail = stderrTail.trim();
     deadline.abort(
       new McpImportLimitError(
         'timeoutMs',
-        `MCP server "${where}" did not finish its handshake and tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`,
+        handshakeDone
+          ? `MCP server "${where}" did not finish its tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`
+          : `MCP server "${where}" never answered the MCP handshake (initialize) within ${limits.timeoutMs} ms (limits.timeoutMs). ` +
+              (isUrlSpec(resolved)
+                ? 'Is the URL an MCP endpoint that answers Streamable HTTP?'
+                : 'Is it an MCP server speaking over stdio? It may be waiting on the network or a setting: a stdio server gets ' +
+                  "only the MCP SDK's default environment (HOME, PATH, USER, …); pass more with --mcp-env KEY=VALUE " +
+                  "(or the spec's env), e.g. a proxy or an API key.") +
+              (tail === '' ? ' It wrote nothing on stderr.' : `\nserver stderr:\n${tail}`),
       ),
     );
   }, limits.timeoutMs);
@@ -232,6 +242,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   };
   try {
     await client.connect(transport, { signal: deadline.signal, timeout: limits.timeoutMs });
+    handshakeDone = true;
     listed = await listMcpTools(client, limits, deadline.signal, where);
   } catch (error) {
     await close().catch(() => {});

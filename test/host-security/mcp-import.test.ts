@@ -41,12 +41,14 @@ describe('importing tools from a hostile MCP server', () => {
         'sent one message larger than 10485760 bytes (limits.maxMessageBytes); the import was stopped',
       );
     }
-    for (const mode of ['silent-list', 'silent-init']) {
+    for (const mode of ['silent-list', 'silent-init'])
       expect(failure(mode)).toMatchObject({ code: 'MCP_IMPORT_LIMIT', limit: 'timeoutMs' });
-      expect(failure(mode).message).toContain(
-        'did not finish its handshake and tool listing within 3000 ms (limits.timeoutMs)',
-      );
-    }
+    expect(failure('silent-list').message).toContain('did not finish its tool listing within 3000 ms (limits.timeoutMs)');
+    // A server that never answers initialize is told apart, with what to try.
+    expect(failure('silent-init').message).toContain(
+      'never answered the MCP handshake (initialize) within 3000 ms (limits.timeoutMs). Is it an MCP server speaking over stdio?',
+    );
+    expect(failure('silent-init').message).toContain('pass more with --mcp-env KEY=VALUE');
     expect(seen['fine']).toMatchObject({ tools: ['lookup', 'search'], called: { isError: false } });
     expectHeapKept(report);
     expectFollowingRunFine(report);

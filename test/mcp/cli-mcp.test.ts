@@ -4,7 +4,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { main } from '../../src/cli/main.ts';
-import { commandLine, EVERYTHING, FS, JSON_SCHEMA_SERVER, scratchDir } from './helpers.ts';
+import { commandLine, EVERYTHING, FS, JSON_SCHEMA_SERVER, REPO, scratchDir } from './helpers.ts';
 
 async function ptc(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   let out = '';
@@ -107,5 +107,52 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
     expect(quote).toEqual({ code: 2, out: '', err: expect.stringMatching(/unterminated " quote/u) });
     const prefixes = await ptc('sdk', '--mcp', fsServer, '--mcp-prefix', 'a_', '--mcp-prefix', 'b_');
     expect(prefixes).toEqual({ code: 2, out: '', err: expect.stringMatching(/2 prefixes for 1 --mcp servers/u) });
+  });
+});
+
+describe('CLI --mcp-env', () => {
+  const envServer = commandLine(join(REPO, 'test/mcp/fixtures/env-server.ts'));
+  const read = 'return [await tools.get_env({ name: "PTC_A" }), await tools.get_env({ name: "PTC_B" })];';
+
+  it("a stdio server gets the MCP SDK's default environment plus each --mcp-env KEY=VALUE, or KEY with our value", async () => {
+    const scratch = scratchDir();
+    const file = join(scratch.dir, 'env.ts');
+    writeFileSync(file, read);
+    process.env['PTC_B'] = 'from the parent';
+    try {
+      const without = await ptc('run', file, '--mcp', envServer, '--json');
+      expect(JSON.parse(without.out).value).toEqual({ logs: [], result: ['(unset)', '(unset)'] });
+      const given = await ptc(
+        'run',
+        file,
+        '--mcp',
+        envServer,
+        '--mcp-env',
+        'PTC_A=a=1',
+        '--mcp-env',
+        'PTC_B',
+        '--json',
+      );
+      expect(given.err).toBe('');
+      expect(JSON.parse(given.out).value).toEqual({ logs: [], result: ['a=1', 'from the parent'] });
+    } finally {
+      delete process.env['PTC_B'];
+      scratch.remove();
+    }
+  });
+
+  it('a bad or unset variable, or --mcp-env without --mcp, is a usage error that says so', async () => {
+    expect(await ptc('sdk', '--mcp', envServer, '--mcp-env', '1X=y')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--mcp-env: expected KEY=VALUE or KEY (a variable name), got "1X"'),
+    });
+    expect(await ptc('sdk', '--mcp', envServer, '--mcp-env', 'PTC_SURELY_UNSET')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--mcp-env PTC_SURELY_UNSET: PTC_SURELY_UNSET is not set in this environment'),
+    });
+    expect(await ptc('sdk', '--mcp-env', 'A=b')).toMatchObject({
+      code: 2,
+      err: expect.stringContaining('--mcp-env sets variables of the --mcp servers'),
+    });
   });
 });
