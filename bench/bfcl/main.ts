@@ -1,7 +1,9 @@
 // npm run bench:bfcl -- --data <dir> [--json] [--category base,miss_func] [--limit N]
 //   [--filler file.json] [--model anthropic:<id> | openai:<id>]
+//   npm run bench:bfcl -- --render report.json   (a saved --json report as Markdown)
 // Runs every BFCL multi-turn entry in <dir> natively and through run_code, grades both as
 // upstream does, and prints one JSON object (--json) or a Markdown table per category.
+import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { loadDataset } from './data.ts';
 import { useFillerFile } from './filler.ts';
@@ -17,8 +19,14 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     filler: { type: 'string' },
     model: { type: 'string' },
+    render: { type: 'string' },
   },
 });
+if (values.render !== undefined) {
+  // A saved --json report as the Markdown table of bench/README.md.
+  process.stdout.write(`${markdownReport(JSON.parse(readFileSync(values.render, 'utf8')))}\n`);
+  process.exit(0);
+}
 if (values.data === undefined) {
   process.stderr.write(
     'usage: npm run bench:bfcl -- --data <dir> [--json] [--category c1,c2] [--limit N] [--filler f.json] [--model anthropic:<id>|openai:<id>]\n',

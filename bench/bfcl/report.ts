@@ -12,6 +12,10 @@ export interface ModeTotals {
   readonly resultTokens: number;
   /** Definitions sent once per distinct tool list (deferred / cached definitions) plus results. */
   readonly contextTokensDefinitionsOnce: number;
+  /** The whole conversation resent with every request, summed over requests. */
+  readonly conversationTokens: number;
+  /** Everything a stateless API is sent: definitions and the conversation, every request. */
+  readonly requestTokens: number;
 }
 
 export interface Aggregate {
@@ -31,6 +35,8 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
     definitionTokens: t((r) => r.definitionTokens),
     resultTokens: t((r) => r.resultTokens),
     contextTokensDefinitionsOnce: t((r) => r.definitionTokensOnce + r.resultTokens),
+    conversationTokens: t((r) => r.conversationTokens),
+    requestTokens: t((r) => r.definitionTokens + r.conversationTokens),
   };
 };
 
@@ -45,12 +51,19 @@ export function markdownReport(
   report: Aggregate & { readonly categories: Readonly<Record<string, Aggregate>> },
 ): string {
   const rows: string[] = [
-    '| category | entries | passed native / ptc | model requests native → ptc | tool calls native → ptc | context tokens native → ptc | definitions once: tokens native → ptc |',
-    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    '| category | entries | passed native / ptc | model requests native → ptc | tool calls native → ptc | context tokens native → ptc |',
+    '| --- | ---: | ---: | ---: | ---: | ---: |',
   ];
+  const pair = (a: number, b: number): string => `${n(a)} → ${n(b)} (${ratio(b, a)})`;
   const row = (name: string, a: Aggregate): string =>
-    `| ${name} | ${a.entries} | ${a.native.passed} / ${a.ptc.passed} | ${n(a.native.modelRequests)} → ${n(a.ptc.modelRequests)} (${ratio(a.ptc.modelRequests, a.native.modelRequests)}) | ${n(a.native.toolCalls)} → ${n(a.ptc.toolCalls)} (${ratio(a.ptc.toolCalls, a.native.toolCalls)}) | ${n(a.native.contextTokens)} → ${n(a.ptc.contextTokens)} (${ratio(a.ptc.contextTokens, a.native.contextTokens)}) | ${n(a.native.contextTokensDefinitionsOnce)} → ${n(a.ptc.contextTokensDefinitionsOnce)} (${ratio(a.ptc.contextTokensDefinitionsOnce, a.native.contextTokensDefinitionsOnce)}) |`;
-  for (const [name, a] of Object.entries(report.categories)) rows.push(row(name, a));
+    `| ${name} | ${a.entries} | ${a.native.passed} / ${a.ptc.passed} | ${pair(a.native.modelRequests, a.ptc.modelRequests)} | ${pair(a.native.toolCalls, a.ptc.toolCalls)} | ${pair(a.native.contextTokens, a.ptc.contextTokens)} |`;
+  for (const [name, a] of Object.entries(report.categories)) rows.push(row(name.replace(/^multi_turn_/, ''), a));
   rows.push(row('**all**', report));
+  const tokensOnly = (name: string, pick: (m: ModeTotals) => number): string =>
+    `| ${name} | ${report.entries} | | | | ${pair(pick(report.native), pick(report.ptc))} |`;
+  rows.push(
+    tokensOnly('all, definitions sent once per tool list (deferred loading)', (m) => m.contextTokensDefinitionsOnce),
+  );
+  rows.push(tokensOnly('all, whole conversation resent with every request', (m) => m.requestTokens));
   return rows.join('\n');
 }

@@ -32,6 +32,12 @@ export interface EntryRun {
   readonly definitionTokensOnce: number;
   /** Tokens of every tool result the model was sent (each once). */
   readonly resultTokens: number;
+  /**
+   * Tokens of the conversation resent with every request (user messages, the model's own
+   * calls and programs, tool results), summed over requests: with the definitions, what a
+   * stateless API is sent in all.
+   */
+  readonly conversationTokens: number;
 }
 
 /** Method → class and its positional parameter order, from the func docs. */
@@ -104,7 +110,9 @@ export async function runEntry(
     definitionTokens: 0,
     definitionTokensOnce: 0,
     resultTokens: 0,
+    conversationTokens: 0,
   };
+  let history = 0;
   const seenDefinitions = new Set<string>();
   let failure: string | undefined;
   const messages: Message[] = [];
@@ -117,9 +125,10 @@ export async function runEntry(
         userText = HOLDOUT_MESSAGE;
       } else userText = turn.map((m) => m.content).join('\n');
       messages.push({ role: 'user', content: userText });
+      history += countTokens(userText);
       const calls = gt[t] ?? [];
       model.startTurn(calls);
-      const before = ctx.session.results.length;
+      const callsBefore = run.toolCalls;
       let steps = 0;
       for (;;) {
         if (++steps > maxSteps) {
@@ -135,8 +144,10 @@ export async function runEntry(
           run.definitionTokensOnce += defTokens;
         }
         run.modelRequests += 1;
+        run.conversationTokens += history;
         const reply = await model.respond(request);
         messages.push({ role: 'assistant', content: reply.content });
+        history += countTokens(JSON.stringify(reply.content));
         const uses = fromAnthropicToolUses(reply.content, ctx.rt);
         if (uses.length === 0) break;
         run.toolCalls += uses.length;
@@ -145,9 +156,11 @@ export async function runEntry(
         for (const block of user.content)
           if (block.type === 'tool_result')
             for (const c of block.content) if (c.type === 'text') run.resultTokens += countTokens(c.text);
+        history += countTokens(JSON.stringify(user.content));
         messages.push(user);
       }
-      const modelCallsThisTurn = ctx.session.results.length - before;
+      // Upstream requires a decoded call in the turn, whether or not it then succeeds.
+      const modelCallsThisTurn = run.toolCalls - callsBefore;
       // The ground truth on its own instances.
       const truthStart = truth.results.length;
       for (const call of calls) {
