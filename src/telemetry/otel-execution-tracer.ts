@@ -6,7 +6,9 @@
 // span, whatever async context the sandbox delivered them in); a top-level call is a
 // child of the caller's active span. A run_code span also carries its outcome
 // (`ptc.run_code.outcome`: `ok` or the failure kind), the limit it hit, its nested call
-// count and whether its logs were truncated.
+// count and whether its logs were truncated. A call a program made (run_code's, or a
+// hosted program's — whose span is its `execute_tool hosted_program` execution) carries
+// `ptc.program.id` and `ptc.program.provider`.
 // `@opentelemetry/api` is an optional peer dependency: it is imported dynamically, once;
 // without it (or with no tracer provider registered) executions run untraced.
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
@@ -25,6 +27,9 @@ export const PTC_ATTRIBUTES = {
   runCalls: 'ptc.run_code.calls',
   runLogLines: 'ptc.run_code.log_lines',
   runLogsTruncated: 'ptc.run_code.logs_truncated',
+  /** A call a program made: the program's id (its parent call) and where it ran (`local`, `anthropic`, `openai`). */
+  programId: 'ptc.program.id',
+  programProvider: 'ptc.program.provider',
 } as const;
 
 /** Failure kinds that mean a run hit one of its limits. */
@@ -94,6 +99,11 @@ export function createOtelExecutionTracer(): ExecutionTracer {
     const created = (exec: ToolExecution): void => {
       byToken.set(exec.token, entry);
       if (exec.agent !== undefined) span.setAttribute(PTC_ATTRIBUTES.agent, exec.agent);
+      if (exec.caller.type === 'program')
+        span.setAttributes({
+          [PTC_ATTRIBUTES.programId]: exec.caller.programId,
+          [PTC_ATTRIBUTES.programProvider]: exec.caller.provider,
+        });
     };
     // The body runs in the span's context: spans it starts itself become its children.
     return api.context

@@ -211,6 +211,10 @@ describe('hosted mode: Anthropic programmatic tool calling, real SDK client, moc
         '  execute_tool get_secret (toolu_secret)',
       ]),
     );
+    const inventory = spans.exporter
+      .getFinishedSpans()
+      .find((s) => s.attributes['gen_ai.tool.call.id'] === 'toolu_inv');
+    expect(inventory?.attributes).toMatchObject({ 'ptc.program.id': PROGRAM, 'ptc.program.provider': 'anthropic' });
     await rt.close();
   });
 });
