@@ -31,6 +31,11 @@ export interface ServeMcpHttpOptions extends Omit<McpServerOptions, 'callIdPrefi
   readonly allowedOrigins?: readonly string[];
   /** Largest request body in bytes; more is answered 413 without being read. @default 1048576 */
   readonly maxBodyBytes?: number;
+  /**
+   * How long close() lets requests in flight finish before it closes their connections
+   * (a client that never reads its answers must not keep the server from stopping). @default 30000
+   */
+  readonly drainTimeoutMs?: number;
 }
 
 export interface McpHttpServer {
@@ -45,6 +50,8 @@ export interface McpHttpServer {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** close() waits this long for requests in flight, then closes their connections. */
+export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
 
 const isWildcard = (host: string): boolean => ['0.0.0.0', '::', '[::]'].includes(host);
@@ -95,6 +102,9 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 /** Starts listening; resolves once the server accepts connections. */
 export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions): Promise<McpHttpServer> {
   const { host, port, path, allowedHosts, allowedOrigins, maxBodyBytes } = checkOptions(options);
+  const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
+  if (!Number.isSafeInteger(drainTimeoutMs) || drainTimeoutMs < 0)
+    throw new TypeError(`serveMcpHttp: drainTimeoutMs must be a non-negative integer, got ${String(drainTimeoutMs)}`);
   const bearerOk = bearerChecker(options.token);
   const authorized = (req: IncomingMessage): boolean => bearerOk(req.headers.authorization);
   const hostAllowed = (req: IncomingMessage): boolean => {
@@ -167,7 +177,14 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     closing ??= (async () => {
       draining = true;
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      if (inFlight > 0) await new Promise<void>((resolve) => (idle = resolve));
+      if (inFlight > 0) {
+        let timer: NodeJS.Timeout | undefined;
+        await new Promise<void>((resolve) => {
+          idle = resolve;
+          timer = setTimeout(resolve, drainTimeoutMs);
+        });
+        clearTimeout(timer);
+      }
       http.closeAllConnections();
       await stopped;
     })();
