@@ -5,6 +5,8 @@
 // transform has a deadline; a dead or overdue service is stopped (the next call starts a
 // fresh one), and a transform that died with the service but did not cause it is retried
 // once, alone, so that one program cannot fail another program's compile.
+// First: the service's stderr goes to a file of ours, not the host's stderr (see the file).
+import { takeEsbuildStderr } from './esbuild-stderr.ts';
 import { stop, transform, type TransformOptions, type TransformResult } from 'esbuild';
 
 export type BoundedTransformResult =
@@ -96,6 +98,7 @@ function isSyntaxFailure(error: unknown): boolean {
 }
 
 function describe(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  return text.length > 300 ? `${text.slice(0, 300)}...` : text;
+  const said = takeEsbuildStderr();
+  const text = (error instanceof Error ? error.message : String(error)) + (said === '' ? '' : ` (esbuild: ${said})`);
+  return text.length > 600 ? `${text.slice(0, 600)}...` : text;
 }

@@ -1,0 +1,50 @@
+// esbuild's service process inherits our stderr, and a program that crashes it (a Go stack
+// overflow on deeply nested code) makes it print hundreds of lines of goroutine dump
+// there: noise in the host's stderr that looks like the host crashed. Imported before
+// esbuild loads, this points esbuild (ESBUILD_BINARY_PATH, read when esbuild loads) at a
+// wrapper that starts the same binary with its stderr in a private file; the crash's
+// first lines are read from it into the compile failure, bounded, and the file is emptied.
+// Only where the user has not chosen a binary, and on POSIX (the wrapper is a sh script).
+import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const MAX_REPORTED_CHARS = 300;
+
+function install(): string | undefined {
+  if (process.platform === 'win32' || process.env['ESBUILD_BINARY_PATH'] !== undefined) return undefined;
+  try {
+    const binary = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
+    const dir = mkdtempSync(join(tmpdir(), 'ptc-esbuild-'));
+    const log = join(dir, 'stderr.log');
+    const wrapper = join(dir, 'esbuild');
+    const quote = (path: string): string => `'${path.replace(/'/g, `'\\''`)}'`;
+    writeFileSync(log, '', { mode: 0o600 });
+    writeFileSync(wrapper, `#!/bin/sh\nexec ${quote(binary)} "$@" 2>>${quote(log)}\n`, { mode: 0o700 });
+    process.env['ESBUILD_BINARY_PATH'] = wrapper;
+    process.once('exit', () => rmSync(dir, { recursive: true, force: true }));
+    return log;
+  } catch {
+    return undefined; // esbuild keeps its own binary and inherits stderr
+  }
+}
+
+const stderrLog = install();
+
+/** What the esbuild service wrote on stderr since the last call (its first lines, bounded); the log is emptied. */
+export function takeEsbuildStderr(): string {
+  if (stderrLog === undefined) return '';
+  try {
+    const text = readFileSync(stderrLog, 'utf8');
+    truncateSync(stderrLog, 0);
+    const head = text
+      .split('\n')
+      .filter((line) => line.startsWith('fatal error') || line.startsWith('panic'))
+      .slice(0, 3)
+      .join('; ');
+    return head.length > MAX_REPORTED_CHARS ? `${head.slice(0, MAX_REPORTED_CHARS)}...` : head;
+  } catch {
+    return '';
+  }
+}
