@@ -21,6 +21,7 @@ import { openJournalOption } from './journal-option.ts';
 import { readProgram } from './read-program.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
+import { addRunsCommand } from './runs-command.ts';
 
 /** From src/cli (a checkout) or dist/src/cli (the built package), package.json is two or three levels up. */
 const PACKAGE_VERSION = ((): string => {
@@ -409,6 +410,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       io.err,
     );
   };
+
+  addRunsCommand(program, io, setExit, withRuntime);
 
   // Every command that loads tools can also import MCP servers' tools.
   for (const command of program.commands) {

@@ -2,6 +2,7 @@
 // with one run_code program, side by side. No API key, no network.
 import { compareModes } from '../demo/compare-modes.ts';
 import { lateDeliveries } from '../demo/late-deliveries.ts';
+import { runApprovalDemo } from '../demo/approval-demo.ts';
 
 export async function runDemo(out: (text: string) => void): Promise<boolean> {
   const { native, ptc } = await compareModes(lateDeliveries);
@@ -24,5 +25,6 @@ export async function runDemo(out: (text: string) => void): Promise<boolean> {
     `\n${same ? 'Both answers agree.' : 'THE ANSWERS DIFFER.'} run_code kept ${(saved * 100).toFixed(1)}% of the tool output out of the model's context.\n`,
   );
   out('Wall time excludes model latency; each saved round trip also saves one model call.\n');
-  return same;
+  const durable = await runApprovalDemo(out);
+  return same && durable;
 }

@@ -315,6 +315,11 @@ const ALLOW = allow();
 
 /** Returns a draft when the call must not dispatch, undefined to dispatch. */
 async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
+  // A human denied this call when its paused run was resumed: denied whatever the hooks say now.
+  if (deps.pauseGates?.decision(exec.callId) === 'deny')
+    return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
+      reason: 'denied-on-resume',
+    });
   const handlers = deps.hooks.list('tools/pre-execute');
   // No handlers: the waterfall would only return allow(), so it is not built.
   const decision =
@@ -381,13 +386,8 @@ async function approve(
     });
   const failed = (error: unknown): Draft =>
     unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
-  // A human already decided this call (the run was paused on it and resumed).
-  const decided = deps.pauseGates?.decision(exec.callId);
-  if (decided === 'approve') return undefined;
-  if (decided === 'deny')
-    return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
-      reason: 'denied-on-resume',
-    });
+  // A human already approved this call (the run was paused on it and resumed).
+  if (deps.pauseGates?.decision(exec.callId) === 'approve') return undefined;
   const service = deps.approval;
   if (service === undefined)
     return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');

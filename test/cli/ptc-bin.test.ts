@@ -56,6 +56,10 @@ describe('bin/ptc.js', () => {
     expect(run.err).toBe('');
     expect(run.code).toBe(0);
     expect(run.out).toContain('Both answers agree.');
+    // The durable half: a pause with three pending calls, a resume in a fresh runtime.
+    expect(run.out).toMatch(/The program is paused \(run [0-9a-f-]+\): 3 tool calls await/);
+    expect(run.out).toContain('"O00046: DENIED"');
+    expect(run.out).toContain('4 reads (once each, before the pause), 2 flag_order (the approved ones)');
     const answerRow = run.out.split('\n').find((line) => line.startsWith('answer'));
     const [, native, programmatic] = answerRow!.split('|').map((cell) => cell.trim());
     expect(JSON.parse(native!)).toEqual(JSON.parse(programmatic!));

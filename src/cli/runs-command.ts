@@ -1,0 +1,165 @@
+// `ptc runs list|show|approve|deny|resume --journal <path>`: an operator's view of the
+// durable runs in a journal. list/show read it; approve/deny decide pending calls and
+// resume the run (in this process, with the same tools as the host that paused it:
+// --tools, or the built-in example tools); resume continues an interrupted run.
+import { type Command, Option } from 'commander';
+import type { ToolMode } from '../ptc/mode-declarations.ts';
+import type { ToolRuntime, ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
+import type { DurableRunSummary } from '../runtime/durable-runs.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import { openJournalOption } from './journal-option.ts';
+import { UsageError } from './usage-error.ts';
+import { RunResumeError } from '../errors/run-resume-error.ts';
+
+interface RunsIo {
+  readonly out: (text: string) => void;
+  readonly err: (text: string) => void;
+}
+
+type WithRuntime = <T>(
+  options: ToolRuntimeOptions,
+  sources: { readonly tools?: string; readonly demoTools?: boolean },
+  body: (rt: ToolRuntime) => Promise<T>,
+  warn: (text: string) => void,
+) => Promise<T>;
+
+interface RunsFlags {
+  journal?: string;
+  tools?: string;
+  demoTools?: boolean;
+  mode: ToolMode;
+  json?: boolean;
+}
+
+export function addRunsCommand(
+  program: Command,
+  io: RunsIo,
+  setExit: (code: number) => void,
+  withRuntime: WithRuntime,
+): void {
+  const runs = program
+    .command('runs')
+    .description(
+      'Durable runs in a journal: list paused and interrupted runs, show one, approve or deny its pending calls, resume it',
+    );
+
+  const common = (command: Command): Command =>
+    command
+      .requiredOption('--journal <file>', 'the journal of the host that ran the programs (JSONL; .db/.sqlite: SQLite)')
+      .option(
+        '--tools <module>',
+        'the same tools module as the host (needed to resume; default: the built-in example tools)',
+      )
+      .option('--demo-tools', 'load the built-in example shop tools')
+      .addOption(new Option('--mode <mode>', 'tool mode of the host').choices(['ptc', 'both']).default('ptc'))
+      .option('--json', 'print JSON');
+
+  const withJournal = async <T>(o: RunsFlags, body: (rt: ToolRuntime) => Promise<T>): Promise<T> => {
+    const opened = await openJournalOption(o.journal);
+    if (opened === undefined) throw new UsageError('--journal <file> is required');
+    try {
+      // An operator cannot answer a new approval here: a gated call met while resuming pauses the run again.
+      return await withRuntime(
+        { mode: o.mode, journal: opened.journal, approval: { request: async () => 'pause' } },
+        o,
+        body,
+        io.err,
+      );
+    } finally {
+      opened.close();
+    }
+  };
+
+  const findRun = async (rt: ToolRuntime, runId: string): Promise<DurableRunSummary> => {
+    const run = (await rt.runs()).find((r) => r.runId === runId);
+    if (run === undefined)
+      throw new UsageError(`no paused or interrupted run ${runId} in this journal (ptc runs list shows them)`);
+    return run;
+  };
+
+  // A refused resume (busy, expired, not pending, ...) is one line and exit status 1.
+  const resume = async (
+    rt: ToolRuntime,
+    runId: string,
+    decisions: Record<string, 'approve' | 'deny'>,
+  ): Promise<ToolResult | undefined> => {
+    try {
+      return await rt.resume(runId, decisions);
+    } catch (error) {
+      if (!(error instanceof RunResumeError)) throw error;
+      io.err(`ptc: ${error.message} (${error.code})\n`);
+      setExit(1);
+      return undefined;
+    }
+  };
+
+  const printResult = (result: ToolResult | undefined, json: boolean | undefined): void => {
+    if (result === undefined) return;
+    if (json === true) io.out(`${JSON.stringify(result, null, 2)}\n`);
+    else for (const block of result.content) if (block.type === 'text') io.out(`${block.text}\n`);
+    setExit(result.isError ? 1 : 0);
+  };
+
+  common(runs.command('list').description('List the paused and interrupted runs')).action(async (o: RunsFlags) => {
+    await withJournal(o, async (rt) => {
+      const list = await rt.runs();
+      if (o.json === true) io.out(`${JSON.stringify(list, null, 2)}\n`);
+      else if (list.length === 0) io.out('no paused or interrupted runs\n');
+      else
+        for (const r of list)
+          io.out(
+            `${r.runId}  ${r.status.padEnd(11)}  ${r.callId}  ${r.pending.length} pending  ${new Date(r.updatedAt).toISOString()}  ${r.description}\n`,
+          );
+    });
+    setExit(0);
+  });
+
+  common(runs.command('show').description('Show one run and its pending calls').argument('<runId>')).action(
+    async (runId: string, o: RunsFlags) => {
+      await withJournal(o, async (rt) => {
+        const run = await findRun(rt, runId);
+        if (o.json === true) {
+          io.out(`${JSON.stringify(run, null, 2)}\n`);
+          return;
+        }
+        io.out(
+          `run ${run.runId} (${run.status}) — ${run.description}\ncall ${run.callId}${run.agent === undefined ? '' : `, agent ${run.agent}`}, started ${new Date(run.startedAt).toISOString()}` +
+            `${run.expiresAt === undefined ? '' : `, expires ${new Date(run.expiresAt).toISOString()}`}\n`,
+        );
+        for (const p of run.pending)
+          io.out(`  pending ${p.callId}: tools.${p.name}(${JSON.stringify(p.arguments)}) — ${p.title}\n`);
+      });
+      setExit(0);
+    },
+  );
+
+  for (const decision of ['approve', 'deny'] as const) {
+    common(
+      runs
+        .command(decision)
+        .description(
+          `${decision === 'approve' ? 'Approve' : 'Deny'} pending calls (all of them unless named) and resume the run`,
+        )
+        .argument('<runId>')
+        .argument('[callIds...]', 'pending calls to decide (default: every pending call)'),
+    ).action(async (runId: string, callIds: string[], o: RunsFlags) => {
+      await withJournal(o, async (rt) => {
+        const run = await findRun(rt, runId);
+        const ids = callIds.length > 0 ? callIds : run.pending.map((p) => p.callId);
+        printResult(await resume(rt, runId, Object.fromEntries(ids.map((id) => [id, decision]))), o.json);
+      });
+    });
+  }
+
+  common(
+    runs
+      .command('resume')
+      .description('Resume a run (an interrupted one, or a paused one without new decisions)')
+      .argument('<runId>'),
+  ).action(async (runId: string, o: RunsFlags) => {
+    await withJournal(o, async (rt) => {
+      await findRun(rt, runId);
+      printResult(await resume(rt, runId, {}), o.json);
+    });
+  });
+}

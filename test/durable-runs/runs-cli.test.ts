@@ -1,0 +1,72 @@
+// `ptc runs list|show|approve|deny|resume --journal <path>`, in-process through main():
+// a run paused by one runtime is listed, shown, partly approved (it pauses again on the
+// undecided call), then denied to its end; a refused resume is one line and exit 1.
+import { afterAll, beforeAll, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { main } from '../../src/cli/main.ts';
+import type { PausedRun } from '../../src/index.ts';
+import { gatedRuntime, readBodyLog, runCall } from './fixtures/gated-tools.ts';
+
+const MODULE = fileURLToPath(new URL('./fixtures/gated-tools-module.ts', import.meta.url));
+
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-runs-cli-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
+  return { code, out: out.join(''), err: err.join('') };
+}
+
+it('lists, shows, approves part, denies the rest; refuses what cannot be resumed', async () => {
+  const journal = join(dir, 'session.jsonl');
+  const log = join(dir, 'bodies.log');
+  process.env.PTC_TEST_BODY_LOG = log;
+  const rt = gatedRuntime(journal, log, { sandbox: { isolation: 'in-process', poolSize: 1 } });
+  const first = await rt.execute(
+    runCall(
+      'call-9',
+      'const r = await Promise.allSettled([tools.write({ v: 1 }), tools.write({ v: 2 })]); return r.map((x) => x.status === "fulfilled" ? x.value.wrote : x.reason.code);',
+    ),
+  );
+  await rt.close();
+  const { runId } = (first.value as unknown as { paused: PausedRun }).paused;
+  const flags = ['--journal', journal, '--tools', MODULE];
+
+  const list = await cli('runs', 'list', ...flags);
+  expect(list).toMatchObject({ code: 0, err: '' });
+  expect(list.out).toMatch(new RegExp(`^${runId}  paused .* call-9  2 pending .* A durable program\\n$`));
+
+  const shown = await cli('runs', 'show', runId, ...flags);
+  expect(shown.code).toBe(0);
+  expect(shown.out).toContain('pending call-9:ptc:1: tools.write({"v":1}) — Write 1?');
+  expect(shown.out).toContain('pending call-9:ptc:2: tools.write({"v":2})');
+
+  // Approve one: the other is still undecided, so the run pauses again on it.
+  const part = await cli('runs', 'approve', runId, 'call-9:ptc:1', ...flags);
+  expect(part.code).toBe(0);
+  expect(part.out).toMatch(/The program is paused .*1 tool call awaits/);
+  expect(part.out).toContain('call-9:ptc:2');
+
+  const rest = await cli('runs', 'deny', runId, ...flags, '--json');
+  expect(rest.code).toBe(0);
+  expect(JSON.parse(rest.out).value.result).toStrictEqual([1, 'DENIED']);
+  expect(readBodyLog(log).map((b) => JSON.stringify(b.args))).toStrictEqual(['{"v":1}']);
+
+  expect((await cli('runs', 'list', ...flags)).out).toBe('no paused or interrupted runs\n');
+  const gone = await cli('runs', 'resume', runId, ...flags);
+  expect(gone).toMatchObject({ code: 2, out: '' });
+  expect(gone.err).toMatch(/^ptc: no paused or interrupted run .* \(ptc runs list shows them\)\n$/);
+  const missing = await cli('runs', 'list');
+  expect(missing.code).toBe(2);
+  expect(missing.err).toMatch(/--journal/);
+}, 60_000);
