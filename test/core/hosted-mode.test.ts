@@ -3,6 +3,7 @@
 // The provider loops themselves are in test/adapters/hosted-*-loop.test.ts.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
+import { hostedRuntime, recordSpans, spanTree } from '../adapters/support/hosted-tools.ts';
 import { toAiSdkTools } from '../../src/adapters/ai-sdk.ts';
 import { fromAnthropicToolUses, toAnthropicUserMessage } from '../../src/adapters/anthropic.ts';
 import {
@@ -10,12 +11,17 @@ import {
   defineTool,
   deny,
   HOSTED_PROGRAM,
+  replayJournal,
   type ToolCaller,
   type ToolRuntime,
 } from '../../src/index.ts';
 
 const sandbox = createSandbox({ isolation: 'in-process' });
-afterAll(() => sandbox.close());
+const spans = recordSpans();
+afterAll(async () => {
+  await sandbox.close();
+  spans.stop();
+});
 
 const echo = (name: string, callers?: readonly ('direct' | 'program')[]) =>
   defineTool({
@@ -194,6 +200,65 @@ describe('hosted mode', () => {
     });
     expect(result.isError).toBe(false);
     expect(callers).toEqual([{ type: 'program', programId: 'run_1', provider: 'local' }]);
+  });
+
+  it('one tools module, a local run_code program and a hosted one: the same decisions, journal tree and span tree', async () => {
+    type Outcome = { tree: unknown; spans: string[] };
+    const shape = (nodes: Awaited<ReturnType<typeof replayJournal>>['tree']): unknown =>
+      nodes.map((n) => ({ name: n.presentation.name, children: shape(n.children) }));
+    const outcome = async (rt: ToolRuntime, journal: Parameters<typeof replayJournal>[0]): Promise<Outcome> => ({
+      tree: shape((await replayJournal(journal, rt)).tree),
+      spans: spanTree(spans.exporter.getFinishedSpans()).map((line) => line.replace(/ \(.*\)$/, '')),
+    });
+
+    spans.exporter.reset();
+    const local = hostedRuntime(sandbox);
+    const run = await local.rt.execute({
+      callId: 'run_1',
+      name: 'run_code',
+      arguments: {
+        description: 'stock and secret',
+        code: 'const inv = await tools.get_inventory({ sku: "A1" }); try { await tools.get_secret({}); } catch {} return inv;',
+      },
+    });
+    expect(run.isError).toBe(false);
+    const a = await outcome(local.rt, local.journal);
+
+    spans.exporter.reset();
+    const hosted = hostedRuntime();
+    const conversation = hosted.rt.hostedConversation();
+    const by = { type: 'code_execution_20260120', tool_id: 'srv_1' };
+    const content = [
+      { type: 'server_tool_use', id: 'srv_1', name: 'code_execution', input: { code: '…' } },
+      { type: 'tool_use', id: 't1', name: 'get_inventory', input: { sku: 'A1' }, caller: by },
+      { type: 'tool_use', id: 't2', name: 'get_secret', input: {}, caller: by },
+    ];
+    const turn = await hosted.rt.executeTurn(fromAnthropicToolUses(content, hosted.rt, { conversation }), {
+      conversation,
+    });
+    const end = { type: 'code_execution_tool_result', tool_use_id: 'srv_1', content: { return_code: 0, stdout: '' } };
+    fromAnthropicToolUses([end], hosted.rt, { conversation });
+    await conversation.close();
+    const b = await outcome(hosted.rt, hosted.journal);
+
+    // The same policy decision for the program's two calls, wherever the program ran.
+    const decided = (seen: typeof local.seen) =>
+      seen.filter((s) => s.caller.type === 'program').map((s) => [s.name, s.caller.type]);
+    expect(decided(hosted.seen)).toEqual(decided(local.seen));
+    expect(turn.results.map((r) => r.error?.code ?? 'ok')).toEqual(['ok', 'DENIED']);
+    // The same trees, under the program's node: run_code locally, hosted_program at the provider.
+    const rename = (o: Outcome): string => JSON.stringify(o).replaceAll(HOSTED_PROGRAM, 'run_code');
+    expect(rename(b)).toBe(rename(a));
+    expect(a.tree).toEqual([
+      {
+        name: 'run_code',
+        children: [
+          { name: 'get_inventory', children: [] },
+          { name: 'get_secret', children: [] },
+        ],
+      },
+    ]);
+    expect(a.spans).toEqual(['execute_tool run_code', '  execute_tool get_inventory', '  execute_tool get_secret']);
   });
 
   it('the AI SDK tool set is not a hosted-mode adapter', () => {

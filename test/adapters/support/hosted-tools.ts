@@ -9,6 +9,7 @@ import {
   SimpleSpanProcessor,
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
+import type { Sandbox } from '../../../sandbox/index.ts';
 import { createMemoryJournal, type MemoryJournal } from '../../../src/scheduler/memory-journal.ts';
 import { allow, createToolRuntime, defineTool, deny, type ToolCaller, type ToolRuntime } from '../../../src/index.ts';
 
@@ -19,9 +20,12 @@ export interface Seen {
   readonly parentCallId: string | undefined;
 }
 
-export function hostedRuntime(): { rt: ToolRuntime; journal: MemoryJournal; seen: Seen[] } {
+/** The tools module with its policy, in hosted mode — or, given a sandbox, in ptc mode (local run_code programs). */
+export function hostedRuntime(sandbox?: Sandbox): { rt: ToolRuntime; journal: MemoryJournal; seen: Seen[] } {
   const journal = createMemoryJournal();
-  const rt = createToolRuntime({ mode: 'hosted', sandbox: false, journal });
+  const rt = createToolRuntime(
+    sandbox === undefined ? { mode: 'hosted', sandbox: false, journal } : { mode: 'ptc', sandbox, journal },
+  );
   rt.register(
     defineTool({
       name: 'get_inventory',
