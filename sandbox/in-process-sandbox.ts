@@ -87,4 +87,9 @@ export class InProcessSandbox implements Sandbox {
     this.#closed = true;
     this.#pool.close();
   }
+
+  /** Resident memory of this whole process (its isolates live here). */
+  memoryInUse(): number {
+    return process.memoryUsage.rss();
+  }
 }

@@ -27,7 +27,9 @@ export type HostToChild =
   | { readonly type: 'cancel'; readonly runId: number; readonly kind: FailureKind; readonly message: string }
   | { readonly type: 'close' }
   /** Liveness check; the child answers `pong`. */
-  | { readonly type: 'ping' };
+  | { readonly type: 'ping' }
+  /** The host gives this process no new runs: lower its isolate threads' priority (cpu-lanes.ts). */
+  | { readonly type: 'demote' };
 
 export interface CallResultItem {
   readonly runId: number;
@@ -43,8 +45,9 @@ export interface CallItem {
 }
 
 export type ChildToHost =
-  | { readonly type: 'ready'; readonly pid: number }
-  | { readonly type: 'pong' }
+  | { readonly type: 'ready'; readonly pid: number; readonly rss?: number }
+  /** `rss`: the process's resident memory in bytes (for admission by memory). */
+  | { readonly type: 'pong'; readonly rss?: number }
   | {
       readonly type: 'call';
       readonly runId: number;
@@ -58,7 +61,9 @@ export type ChildToHost =
   | { readonly type: 'calls-closed'; readonly runId: number }
   | { readonly type: 'log'; readonly runId: number; readonly text: string }
   | { readonly type: 'logs-truncated'; readonly runId: number; readonly by: 'bytes' | 'lines' }
-  | { readonly type: 'done'; readonly runId: number; readonly outcome: RawRunOutcome }
+  | { readonly type: 'done'; readonly runId: number; readonly outcome: RawRunOutcome; readonly rss?: number }
+  /** The run has used more than HEAVY_CPU_MS of CPU (cpu-lanes.ts). */
+  | { readonly type: 'heavy'; readonly runId: number }
   /** isolated-vm parked a thread for good: replace this process once its runs end. */
   | { readonly type: 'retire'; readonly reason: string };
 
@@ -82,6 +87,7 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
         ? (value as ChildToHost)
         : undefined;
     case 'calls-closed':
+    case 'heavy':
       return runIdOk ? (value as ChildToHost) : undefined;
     case 'logs-truncated':
       return runIdOk && (m['by'] === 'bytes' || m['by'] === 'lines') ? (value as ChildToHost) : undefined;

@@ -31,6 +31,9 @@ export interface IsolateRunOptions {
   readonly determinism: RunDeterminism;
   /** How often the isolate's CPU time is read. @default 10 */
   readonly cpuPollMs?: number;
+  /** Called once when the run has used more than `heavyCpuMs` of CPU (it is CPU-bound; see cpu-lanes.ts). */
+  readonly onCpuHeavy?: () => void;
+  readonly heavyCpuMs?: number;
   /** After the program settles, how long to wait for a last unhandled rejection report. @default 50 */
   readonly settleReportMs?: number;
 }
@@ -69,6 +72,12 @@ class Run {
   #programSettled = false;
   #lastSeq = 0;
   #cpuStart = 0n;
+  #heavy = false;
+  /** Calls into the isolate started so far, CPU used at the last poll, and CPU used since a call into the isolate last started. */
+  #opsStarted = 0;
+  #opsAtPoll = 0;
+  #cpuAtPoll = 0n;
+  #stretchCpu = 0n;
   #wallTimer: ReturnType<typeof setTimeout> | undefined;
   #cpuTimer: ReturnType<typeof setInterval> | undefined;
   /** The guest's one timer wake-up (guest/timers.ts), cleared when the run ends. */
@@ -158,6 +167,7 @@ class Run {
       },
     );
     this.#ops.add(tracked);
+    this.#opsStarted += 1;
     try {
       return await tracked;
     } finally {
@@ -188,6 +198,19 @@ class Run {
     }
     if (used > BigInt(limits.cpuTimeMs) * 1_000_000n) {
       this.end(failure('cpu', `The program used more than its CPU budget of ${limits.cpuTimeMs} ms.`));
+      return;
+    }
+    const { onCpuHeavy, heavyCpuMs } = this.#options;
+    if (this.#heavy || onCpuHeavy === undefined) return;
+    // CPU-bound: one stretch of guest code (no new call into the isolate since the last
+    // poll) kept using CPU. A program making many quick calls starts new stretches all the time.
+    const delta = used - this.#cpuAtPoll;
+    this.#cpuAtPoll = used;
+    this.#stretchCpu = this.#ops.size > 0 && this.#opsStarted === this.#opsAtPoll ? this.#stretchCpu + delta : 0n;
+    this.#opsAtPoll = this.#opsStarted;
+    if (this.#stretchCpu > BigInt(heavyCpuMs ?? 50) * 1_000_000n) {
+      this.#heavy = true;
+      onCpuHeavy();
     }
   }
 

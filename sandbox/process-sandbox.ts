@@ -108,6 +108,10 @@ interface Child {
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
   callsOut: number;
+  /** It held a CPU-bound run and was demoted (cpu-lanes.ts): it takes no new runs. */
+  demoted: boolean;
+  /** Its resident memory in bytes, as it last reported (ready, pong, done). */
+  rss: number;
   /** Outcomes waiting to cross in one message (see #sendResult). */
   results: CallResultItem[];
   resultsScheduled: boolean;
@@ -130,6 +134,8 @@ const MAX_EARLY_DEATHS = 3;
  * their turn for one instead of starting as many Node processes (tens of MB each) at once.
  */
 export const MAX_RERUN_PROCESSES = 4;
+/** Demoted processes (holding CPU-bound runs, see cpu-lanes.ts) alive at once. */
+export const MAX_DEMOTED_PROCESSES = 4;
 
 // A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
 // never sees its host go away; the host takes its live sandbox processes with it.
@@ -376,6 +382,8 @@ export class ProcessSandbox implements Sandbox {
       runsTaken: 0,
       lastHeard: Date.now(),
       callsOut: 0,
+      demoted: false,
+      rss: 0,
       results: [],
       resultsScheduled: false,
       onReady: [],
@@ -454,10 +462,19 @@ export class ProcessSandbox implements Sandbox {
     this.#slots[slot] = this.#closed ? undefined : this.#spawn();
   }
 
+  /** Resident memory of the live sandbox processes, as they last reported it. */
+  memoryInUse(): number {
+    let bytes = 0;
+    for (const child of this.#children) if (!child.dead) bytes += child.rss;
+    return bytes;
+  }
+
   #onChildMessage(child: Child, value: unknown): void {
     child.lastHeard = Date.now();
     const message = parseChildMessage(value);
-    if (message === undefined || message.type === 'pong') return;
+    if (message === undefined) return;
+    if ('rss' in message && typeof message.rss === 'number' && message.rss >= 0) child.rss = message.rss;
+    if (message.type === 'pong') return;
     if (message.type === 'calls') {
       for (const call of message.calls) {
         const run = child.runs.get(call.runId);
@@ -471,6 +488,10 @@ export class ProcessSandbox implements Sandbox {
       for (const arm of child.onReady.splice(0)) arm();
       return;
     }
+    if (message.type === 'heavy') {
+      this.#onHeavy(child);
+      return;
+    }
     if (message.type === 'retire') {
       child.draining = true;
       this.#replace(child);
@@ -482,7 +503,32 @@ export class ProcessSandbox implements Sandbox {
     this.#onRunMessage(child, run, message);
   }
 
-  #onRunMessage(child: Child, run: HostRun, message: Exclude<ChildToHost, { type: 'ready' | 'retire' }>): void {
+  /**
+   * One of the child's runs is CPU-bound: new runs go to a fresh process from now on, and
+   * this one demotes its isolate threads (cpu-lanes.ts). At most MAX_DEMOTED_PROCESSES
+   * demoted processes live at once; past that a CPU-bound run's process keeps its slot and
+   * its priority (a flood of CPU-bound programs does not start a process each).
+   */
+  #onHeavy(child: Child): void {
+    if (child.dead) return;
+    if (!child.demoted) {
+      let demoted = 0;
+      for (const each of this.#children) if (each.demoted && !each.dead) demoted += 1;
+      if (demoted >= MAX_DEMOTED_PROCESSES) return;
+      child.demoted = true;
+      if (!child.draining) {
+        child.draining = true;
+        this.#replace(child);
+      }
+    }
+    this.#sendNow(child, { type: 'demote' });
+  }
+
+  #onRunMessage(
+    child: Child,
+    run: HostRun,
+    message: Exclude<ChildToHost, { type: 'ready' | 'retire' | 'heavy' }>,
+  ): void {
     switch (message.type) {
       case 'call':
         this.#onCall(child, run, message);

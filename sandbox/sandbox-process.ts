@@ -3,6 +3,7 @@
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
+import { demoteWorkerThreads, HEAVY_CPU_MS } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
@@ -128,11 +129,13 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
       determinism,
       dispatcher: run.dispatcher,
       logs: new IpcLogSink(runId, { maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }),
+      onCpuHeavy: () => send({ type: 'heavy', runId }),
+      heavyCpuMs: HEAVY_CPU_MS,
     });
     run.handle = handle;
     if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);
     const outcome = await handle.outcome;
-    send({ type: 'done', runId, outcome });
+    send({ type: 'done', runId, outcome, rss: process.memoryUsage.rss() });
     pool.replenish();
   } catch (error) {
     send({
@@ -165,8 +168,12 @@ function onMessage(value: unknown): void {
       run.handle?.terminate(message.kind, message.message);
       return;
     }
+    case 'demote':
+      // Threads started since an earlier demotion (a later run's) are demoted too.
+      demoteWorkerThreads();
+      return;
     case 'ping':
-      send({ type: 'pong' });
+      send({ type: 'pong', rss: process.memoryUsage.rss() });
       return;
     case 'close':
       pool.close();
@@ -186,5 +193,5 @@ process.on('message', (value) => {
 // The host is gone. Not process.exit(): its teardown waits for the isolates, and one
 // still busy in native code (a huge BigInt product, say) would leave this process behind.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
-send({ type: 'ready', pid: process.pid });
+send({ type: 'ready', pid: process.pid, rss: process.memoryUsage.rss() });
 void pool.warm();

@@ -107,6 +107,8 @@ export interface Sandbox {
   run(request: RunRequest): Promise<RunOutcome>;
   /** Stops pooled isolates and the sandbox process. */
   close(): Promise<void>;
+  /** Bytes the sandbox holds now as last measured (resident memory of its processes), if it can tell. */
+  memoryInUse?(): number | undefined;
 }
 
 export interface SandboxOptions {

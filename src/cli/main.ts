@@ -338,7 +338,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .option('--agent <id>', "serve as this agent: its mode, visible tools and policy apply to every client's call")
     .option(
       '--max-active-runs <n>',
-      'run_code runs in flight at once; one more is refused at once as busy (default 16)',
+      'cap on run_code runs in flight at once; one more is refused at once as busy (default: no cap, runs are admitted by CPU slots and memory)',
       positiveInt('--max-active-runs'),
     )
     .action(

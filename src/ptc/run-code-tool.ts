@@ -19,6 +19,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
 import { failureHint } from './failure-hints.ts';
+import { AdmissionRefusal, type AdmissionTicket, type RunAdmission } from './run-admission.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
@@ -44,8 +45,10 @@ export interface RunCodeDeps {
   readonly maxRetainedBytes: number;
   /** Type feedback before the program runs; absent when `typecheck` is 'off'. */
   readonly typeCheck?: RunTypeCheck;
-  /** run_code runs this tool may have in flight (type check, queue, run) at once; one more fails at once, kind `busy`. */
-  readonly maxActiveRuns: number;
+  /** Admission by CPU slots and memory (run-admission.ts); a run it refuses fails with kind `busy`. */
+  readonly admission: RunAdmission;
+  /** An optional hard cap on runs in flight (type check, queue, run); one more fails at once, kind `busy`. */
+  readonly maxActiveRuns?: number;
   /** With a journal: runs are durable (they can pause, be resumed and recovered). */
   readonly durable?: DurableRunsConfig;
 }
@@ -56,9 +59,6 @@ export interface RunTypeCheck {
   readonly mode: 'warn' | 'error';
   check(agent: string | undefined, code: string, options?: TypeCheckOptions): Promise<TypeCheckOutcome>;
 }
-
-/** run_code runs one runtime may have in flight at once (`maxActiveRuns`). @default 16 */
-export const DEFAULT_MAX_ACTIVE_RUNS = 16;
 
 export const RUN_CODE_DESCRIPTION =
   'Run a TypeScript program against the tools SDK. `code` is the body of an async function: await tool calls via `tools`, ' +
@@ -112,7 +112,7 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
     execute: async (args, exec) => {
       // Runs wait for a free isolate without limit otherwise: a flood of CPU-bound programs
       // would leave every later request queued behind them.
-      if (active >= deps.maxActiveRuns) {
+      if (deps.maxActiveRuns !== undefined && active >= deps.maxActiveRuns) {
         const message =
           `${active} runs are already in flight on this runtime (maxActiveRuns: ${deps.maxActiveRuns}); ` +
           'this program did not run. Retry it once one of them has finished.';
@@ -124,7 +124,12 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
       }
       active += 1;
       try {
-        return await runProgram(deps, args.description, args.code, exec);
+        const ticket = await admit(deps, exec.signal);
+        try {
+          return await runProgram(deps, args.description, args.code, exec, ticket);
+        } finally {
+          ticket.release();
+        }
       } finally {
         active -= 1;
       }
@@ -132,6 +137,23 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
   });
   markSelfBounded(tool);
   return tool;
+}
+
+/** Waits for admission; a refusal becomes the run's failure (kind `busy`, with the reason and when to retry). */
+async function admit(deps: RunCodeDeps, signal: AbortSignal): Promise<AdmissionTicket> {
+  const heapBytes = (deps.limits.memoryMb ?? DEFAULT_LIMITS.memoryMb) * 1_048_576;
+  try {
+    return await deps.admission.admit(heapBytes, signal);
+  } catch (error) {
+    if (!(error instanceof AdmissionRefusal)) throw error;
+    const message = `the runtime did not admit this run (${error.reason === 'memory' ? 'memory budget' : 'queue time'}): ${error.message}`;
+    throw new CodeRunError(truncateVisible(runFailureText('busy', message, []), deps.maxVisibleChars), {
+      kind: 'busy',
+      reason: error.reason,
+      retryAfterMs: error.retryAfterMs,
+      logs: [],
+    });
+  }
 }
 
 type ProgramValue = {
@@ -162,6 +184,7 @@ async function runProgram(
   description: string,
   code: string,
   exec: ToolExecution,
+  ticket: AdmissionTicket,
 ): Promise<ProgramValue> {
   if (description.trim() === '') {
     throw new ToolArgsError(RUN_CODE, [
@@ -190,11 +213,11 @@ async function runProgram(
     if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
   }
   const sandbox = deps.sandbox();
-  if (deps.durable === undefined) return runSandboxed(deps, sandbox, code, exec, typeErrors, undefined);
+  if (deps.durable === undefined) return runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket);
   const durable = await DurableRun.open(deps.durable, exec, description, code);
   let value: ProgramValue;
   try {
-    value = await runSandboxed(deps, sandbox, code, exec, typeErrors, durable);
+    value = await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket);
   } catch (error) {
     await durable.end('failed');
     throw error;
@@ -210,6 +233,7 @@ async function runSandboxed(
   exec: ToolExecution,
   typeErrors: string[] | undefined,
   durable: DurableRun | undefined,
+  ticket: AdmissionTicket,
 ): Promise<ProgramValue> {
   const signal = exec.signal;
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
@@ -233,9 +257,12 @@ async function runSandboxed(
   let divergence: string | undefined;
   const detector = durable === undefined ? undefined : new PauseDetector(() => stop.abort(new Error('paused')));
   let submitted = 0;
+  // While a nested call is out the run awaits tools and needs no CPU slot (admission).
+  let callsOut = 0;
   // One async frame per call: the refusals before dispatch are synchronous.
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
     const seq = ++submitted;
+    if (callsOut++ === 0) ticket.waiting();
     const callId = `${exec.callId}:ptc:${seq}`;
     detector?.enter();
     live.callStart(callId, seq, request.toolName);
@@ -246,7 +273,10 @@ async function runSandboxed(
         outcome = await dispatchNested(request, seq, callId);
       } finally {
         budget.release(argBytes);
+        if (--callsOut === 0) ticket.active();
       }
+    } else if (--callsOut === 0) {
+      ticket.active();
     }
     if (outcome.held !== undefined) return outcome.held;
     detector?.leave();

@@ -18,7 +18,8 @@ import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
 import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
-import { createRunCodeTool, DEFAULT_MAX_ACTIVE_RUNS, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
+import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
+import { RunAdmission, type AdmissionOptions } from '../ptc/run-admission.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
 import {
@@ -131,12 +132,20 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    */
   readonly maxRetainedBytes?: number;
   /**
-   * run_code runs in flight at once on this runtime (type check, waiting for an isolate,
-   * running). One more fails at once — CODE_RUN_FAILED, `info.kind` `'busy'`, "retry
-   * later" — instead of queueing behind CPU-bound programs without limit.
-   * @default 16
+   * An optional hard cap on run_code runs in flight at once on this runtime (type check,
+   * waiting, running). One more fails at once — CODE_RUN_FAILED, `info.kind` `'busy'`,
+   * "retry later". Without it runs are admitted by resources (`admission`).
+   * @default no cap
    */
   readonly maxActiveRuns?: number;
+  /**
+   * How run_code runs are admitted: CPU slots for runs that execute (runs awaiting tools
+   * hold none), a memory budget, a queue with a time limit. A run refused fails with
+   * CODE_RUN_FAILED, `info.kind` `'busy'`, `info.reason` `'memory'` or `'queue-time'` and
+   * `info.retryAfterMs`. See docs/deployment.md.
+   * @default 4 CPU slots per core, half of the machine's memory, 10 s in the queue
+   */
+  readonly admission?: AdmissionOptions;
   /**
    * Once a call's caller aborted (a cancelled turn, a run_code run that ended by its
    * wall limit or its caller), how long its body may take to settle before the call is
@@ -307,8 +316,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   }
 
   const maxRetainedBytes = checkMaxRetainedBytes(options.maxRetainedBytes, 'createToolRuntime');
-  const maxActiveRuns = options.maxActiveRuns ?? DEFAULT_MAX_ACTIVE_RUNS;
-  if (!Number.isSafeInteger(maxActiveRuns) || maxActiveRuns < 1) {
+  const maxActiveRuns = options.maxActiveRuns;
+  if (maxActiveRuns !== undefined && (!Number.isSafeInteger(maxActiveRuns) || maxActiveRuns < 1)) {
     throw new TypeError(
       `createToolRuntime: maxActiveRuns must be a positive integer (run_code runs in flight), got ${String(options.maxActiveRuns)}`,
     );
@@ -434,7 +443,11 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxVisibleChars,
     events: runEvents,
     maxRetainedBytes,
-    maxActiveRuns,
+    ...(maxActiveRuns === undefined ? {} : { maxActiveRuns }),
+    admission: new RunAdmission({
+      measureMemory: () => sandbox?.memoryInUse?.(),
+      ...options.admission,
+    }),
     ...(durableRuns === undefined ? {} : { durable: durableRuns }),
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}

@@ -1,0 +1,141 @@
+// Section 8: capacity of one host with the default admission (src/ptc/run-admission.ts).
+//  - N runs started at once, each awaiting one 1-second tool call: the wall time until the
+//    last finishes (ideal 1 s: a run awaiting tools holds no CPU slot), how many were
+//    refused, and the sandbox's resident memory per waiting run (runs per GiB).
+//  - An ordinary 3-call run (the 1 KB program) while 50 CPU-bound runaways are in flight,
+//    against the same run on an idle runtime: its fair share of 2 cores shared by 51
+//    CPU-bound runs would stretch it (51 / cores)×; less is better than fair.
+import { availableParallelism } from 'node:os';
+import { KB_PROGRAM } from './bench-programs.ts';
+import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
+import { summarize, type Summary } from './stats.ts';
+
+export interface WaitingRunsResult {
+  readonly isolation: Isolation;
+  readonly runs: number;
+  readonly toolMs: number;
+  readonly wallMs: number;
+  readonly refused: number;
+  readonly failed: number;
+  /** Sandbox resident memory (as the sandbox measures it) while all runs were waiting, less before. */
+  readonly rssPerRunMb: number | undefined;
+}
+
+export interface RunawayResult {
+  readonly isolation: Isolation;
+  readonly runaways: number;
+  readonly idleMs: Summary;
+  readonly loadedMs: Summary;
+  readonly cores: number;
+}
+
+export interface CapacityResult {
+  readonly waiting: WaitingRunsResult[];
+  readonly runaway: RunawayResult[];
+}
+
+export interface CapacityOptions {
+  readonly isolations?: readonly Isolation[];
+  readonly runCounts?: readonly number[];
+  readonly runaways?: number;
+  readonly samples?: number;
+}
+
+const TOOL_MS = 1_000;
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+export async function runCapacityBench(options: CapacityOptions = {}): Promise<CapacityResult> {
+  const waiting: WaitingRunsResult[] = [];
+  const runaway: RunawayResult[] = [];
+  for (const isolation of options.isolations ?? ['process', 'in-process']) {
+    for (const runs of options.runCounts ?? [100, 1_000]) waiting.push(await waitingRuns(isolation, runs));
+    runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
+  }
+  return { waiting, runaway };
+}
+
+async function waitingRuns(isolation: Isolation, runs: number): Promise<WaitingRunsResult> {
+  const bench = createBenchRuntime({ isolation });
+  try {
+    await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
+    await sleep(1_500); // a heartbeat reports the sandbox's memory at rest
+    const before = bench.sandbox.memoryInUse?.();
+    let peak = before;
+    const sampler = setInterval(() => {
+      const now = bench.sandbox.memoryInUse?.();
+      if (now !== undefined && (peak === undefined || now > peak)) peak = now;
+    }, 50);
+    const started = performance.now();
+    let id = 0;
+    const results = await Promise.all(
+      Array.from({ length: runs }, () =>
+        bench.rt.execute({
+          callId: `waiting-${(id += 1)}`,
+          name: 'run_code',
+          arguments: { description: 'bench', code: `return await tools.wait({ ms: ${TOOL_MS}, safe: true })` },
+        }),
+      ),
+    );
+    const wallMs = performance.now() - started;
+    clearInterval(sampler);
+    const refused = results.filter((r) => r.isError && r.error?.info?.['kind'] === 'busy').length;
+    const failed = results.filter((r) => r.isError).length - refused;
+    return {
+      isolation,
+      runs,
+      toolMs: TOOL_MS,
+      wallMs,
+      refused,
+      failed,
+      rssPerRunMb:
+        before === undefined || peak === undefined ? undefined : (peak - before) / 1_048_576 / Math.max(1, runs),
+    };
+  } finally {
+    await bench.close();
+  }
+}
+
+async function underRunaways(isolation: Isolation, runaways: number, samples: number): Promise<RunawayResult> {
+  const bench = createBenchRuntime({ isolation });
+  const stop = new AbortController();
+  try {
+    const ordinary = async (): Promise<number> => {
+      const start = performance.now();
+      await bench.runCode(KB_PROGRAM);
+      return performance.now() - start;
+    };
+    for (let i = 0; i < 3; i += 1) await ordinary();
+    const idle: number[] = [];
+    for (let i = 0; i < samples; i += 1) {
+      idle.push(await ordinary());
+      await sleep(5);
+    }
+    let id = 0;
+    const loops = Array.from({ length: runaways }, () =>
+      bench.rt.execute({
+        callId: `runaway-${(id += 1)}`,
+        name: 'run_code',
+        arguments: { description: 'bench runaway', code: 'while (true) {}' },
+        signal: stop.signal,
+      }),
+    );
+    await sleep(3_000); // every runaway admitted, spinning, and its process demoted (cpu-lanes.ts)
+    const loaded: number[] = [];
+    for (let i = 0; i < samples; i += 1) {
+      loaded.push(await ordinary());
+      await sleep(5);
+    }
+    stop.abort();
+    await Promise.all(loops);
+    return {
+      isolation,
+      runaways,
+      idleMs: summarize(idle),
+      loadedMs: summarize(loaded),
+      cores: availableParallelism(),
+    };
+  } finally {
+    stop.abort();
+    await bench.close();
+  }
+}

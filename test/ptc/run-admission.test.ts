@@ -1,0 +1,182 @@
+// Admission by resources (run-admission.ts): runs awaiting tools hold no CPU slot, a run
+// CPU-active past its slice gives its slot up, memory is a budget, the queue has a time
+// limit, and a refusal says why and when to retry. The clock is injected where a test
+// needs time to pass; real timers only bound the queue.
+import { describe, expect, it } from '@jest/globals';
+import { AdmissionRefusal, RunAdmission, type AdmissionTicket } from '../../src/ptc/run-admission.ts';
+
+const MiB = 1_048_576;
+
+/** A clock the test moves by hand. */
+function manualClock(): { now: () => number; advance: (ms: number) => void } {
+  let t = 0;
+  return { now: () => t, advance: (ms) => void (t += ms) };
+}
+
+/** Whether `promise` has settled after the microtasks queued so far (no timer involved). */
+async function settledYet(promise: Promise<unknown>): Promise<boolean> {
+  let settled = false;
+  void promise.then(
+    () => (settled = true),
+    () => (settled = true),
+  );
+  for (let i = 0; i < 5; i += 1) await Promise.resolve();
+  return settled;
+}
+
+describe('RunAdmission', () => {
+  it('runs awaiting tools hold no CPU slot: 100 runs with 2 slots are all admitted once each awaits a call', async () => {
+    const admission = new RunAdmission({ cpuSlots: 2, memoryBudgetBytes: 1024 * MiB, runFootprintBytes: MiB });
+    const tickets: AdmissionTicket[] = [];
+    for (let i = 0; i < 100; i += 1) {
+      const ticket = await admission.admit(8 * MiB);
+      ticket.waiting(); // its first nested call went out
+      tickets.push(ticket);
+    }
+    expect(admission.inFlight).toBe(100);
+    expect(admission.cpuActive).toBe(0);
+    for (const ticket of tickets) ticket.release();
+    expect(admission.inFlight).toBe(0);
+  });
+
+  it('a third CPU-active run waits for a slot; it gets one when a run awaits a tool, or ends', async () => {
+    const admission = new RunAdmission({ cpuSlots: 2, memoryBudgetBytes: 1024 * MiB, sliceMs: 60_000 });
+    const a = await admission.admit(MiB);
+    const b = await admission.admit(MiB);
+    const third = admission.admit(MiB);
+    expect(await settledYet(third)).toBe(false);
+    expect(admission.queued).toBe(1);
+    a.waiting();
+    const c = await third;
+    expect(admission.cpuActive).toBe(2);
+    // Back from its call, `a` executes again at once (it was admitted): 3 active over 2 slots.
+    a.active();
+    expect(admission.cpuActive).toBe(3);
+    const fourth = admission.admit(MiB);
+    expect(await settledYet(fourth)).toBe(false);
+    b.release();
+    expect(await settledYet(fourth)).toBe(false); // still 2 active (a, c)
+    c.release();
+    (await fourth).release();
+    a.release();
+  });
+
+  it('a run CPU-active past its slice gives its slot up: CPU-bound runs never hold the queue behind them', async () => {
+    const clock = manualClock();
+    const admission = new RunAdmission({ cpuSlots: 1, sliceMs: 100, memoryBudgetBytes: 1024 * MiB }, clock.now);
+    const runaway = await admission.admit(MiB);
+    const next = admission.admit(MiB);
+    expect(await settledYet(next)).toBe(false);
+    clock.advance(100);
+    expect(admission.cpuActive).toBe(0);
+    // The queue is re-checked when a slice ends (a real timer) and whenever anything changes.
+    const other = admission.admit(MiB);
+    expect(await settledYet(next)).toBe(true); // first in the queue, first in
+    expect(await settledYet(other)).toBe(false); // `next` holds the one slot now
+    clock.advance(100);
+    runaway.release();
+    expect(await settledYet(other)).toBe(true);
+    (await next).release();
+    (await other).release();
+  });
+
+  it('memory: the runs in flight reserve their footprint (or what is measured, if more); a heap limit that does not fit waits', async () => {
+    let measured: number | undefined;
+    const admission = new RunAdmission({
+      cpuSlots: 100,
+      memoryBudgetBytes: 100 * MiB,
+      runFootprintBytes: 10 * MiB,
+      queueTimeoutMs: 60_000,
+      measureMemory: () => measured,
+    });
+    const first = await admission.admit(64 * MiB); // 0 + 64 <= 100
+    expect(admission.reservedBytes).toBe(10 * MiB);
+    const second = await admission.admit(64 * MiB); // 10 + 64 <= 100
+    expect(admission.reservedBytes).toBe(20 * MiB);
+    measured = 50 * MiB; // the sandbox measured more than the estimate
+    expect(admission.reservedBytes).toBe(50 * MiB);
+    const third = admission.admit(64 * MiB); // 50 + 64 > 100
+    expect(await settledYet(third)).toBe(false);
+    measured = undefined;
+    first.release(); // 10 + 64 <= 100
+    expect(await settledYet(third)).toBe(true);
+    second.release();
+    (await third).release();
+  });
+
+  it('a heap limit larger than the whole budget is refused at once, reason memory, with no retry hint', async () => {
+    const admission = new RunAdmission({ memoryBudgetBytes: 64 * MiB });
+    const refused = await admission.admit(128 * MiB).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AdmissionRefusal);
+    expect(refused).toMatchObject({ reason: 'memory', retryAfterMs: 0 });
+    expect((refused as Error).message).toBe(
+      'its heap limit (128 MiB) is larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
+    );
+  });
+
+  it('the queue has a time limit: a run that waited too long for a CPU slot is refused, reason queue-time, with when to retry', async () => {
+    const admission = new RunAdmission({
+      cpuSlots: 1,
+      sliceMs: 60_000,
+      queueTimeoutMs: 50,
+      memoryBudgetBytes: 1024 * MiB,
+    });
+    const holder = await admission.admit(MiB);
+    const refused = await admission.admit(MiB).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AdmissionRefusal);
+    expect(refused).toMatchObject({ reason: 'queue-time', retryAfterMs: 60_000 });
+    expect((refused as Error).message).toBe(
+      'it waited 50 ms for a CPU slot (1 runs may execute at once; 0 more are queued) and did not run. Retry in about 60 s.',
+    );
+    expect(admission.queued).toBe(0);
+    holder.release();
+  });
+
+  it('a run that waited too long for memory is refused, reason memory', async () => {
+    const admission = new RunAdmission({
+      cpuSlots: 10,
+      queueTimeoutMs: 50,
+      memoryBudgetBytes: 100 * MiB,
+      runFootprintBytes: 60 * MiB,
+    });
+    const holder = await admission.admit(MiB);
+    const refused = await admission.admit(64 * MiB).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AdmissionRefusal);
+    expect((refused as AdmissionRefusal).reason).toBe('memory');
+    expect((refused as Error).message).toMatch(
+      /^the 1 runs in flight reserve 60 MiB of the 100 MiB memory budget, and this run's heap limit \(64 MiB\) did not fit within 50 ms; it did not run\. Retry in about \d+ s, once runs have finished\.$/,
+    );
+    holder.release();
+  });
+
+  it('a queued run whose caller aborts leaves the queue with the abort reason', async () => {
+    const admission = new RunAdmission({ cpuSlots: 1, sliceMs: 60_000, memoryBudgetBytes: 1024 * MiB });
+    const holder = await admission.admit(MiB);
+    const controller = new AbortController();
+    const queued = admission.admit(MiB, controller.signal).catch((error: unknown) => error);
+    controller.abort(new Error('caller gave up'));
+    expect(((await queued) as Error).message).toBe('caller gave up');
+    expect(admission.queued).toBe(0);
+    holder.release();
+  });
+
+  it('release, waiting and active are idempotent, and checks its options', async () => {
+    const admission = new RunAdmission({ cpuSlots: 1, memoryBudgetBytes: 1024 * MiB });
+    const ticket = await admission.admit(MiB);
+    ticket.waiting();
+    ticket.waiting();
+    ticket.active();
+    ticket.active();
+    expect(admission.cpuActive).toBe(1);
+    ticket.release();
+    ticket.release();
+    ticket.active();
+    expect(admission.inFlight).toBe(0);
+    expect(admission.cpuActive).toBe(0);
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new RunAdmission({ cpuSlots: bad })).toThrow(
+        `admission: cpuSlots must be a positive integer, got ${String(bad)}`,
+      );
+    }
+  });
+});

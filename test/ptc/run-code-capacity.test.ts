@@ -1,0 +1,74 @@
+// run_code admission with the runtime's defaults: 100 concurrent runs that each await a
+// tool are all in flight at once and all succeed (a run awaiting tools holds no CPU
+// slot); a run the admission refuses fails with kind busy, the reason and when to retry.
+import { describe, expect, it } from '@jest/globals';
+import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
+
+const runtime = ptcRuntimes();
+
+describe('run_code admission by resources', () => {
+  it('100 concurrent runs each awaiting a tool are all in flight together with the default settings, and all finish', async () => {
+    const RUNS = 100;
+    let entered = 0;
+    let allIn!: () => void;
+    const everyoneWaiting = new Promise<void>((resolve) => (allIn = resolve));
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    const rt = runtime();
+    rt.register(
+      probeTool({
+        name: 'slow',
+        safe: true,
+        body: async () => {
+          entered += 1;
+          if (entered === RUNS) allIn();
+          await released;
+          return 'done';
+        },
+      }),
+    );
+    const runs = Array.from({ length: RUNS }, (_, i) =>
+      runCode(rt, 'return await tools.slow({})', { callId: `run-${i}` }),
+    );
+    // Every run reached its tool call while none had finished: none was queued behind another.
+    await everyoneWaiting;
+    expect(entered).toBe(RUNS);
+    release();
+    const results = await Promise.all(runs);
+    expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
+      Array.from({ length: RUNS }, () => 'done'),
+    );
+  }, 120_000);
+
+  it('a run whose heap limit can never fit the memory budget is refused at once: kind busy, reason memory', async () => {
+    const rt = runtime({ admission: { memoryBudgetBytes: 64 * 1_048_576 } });
+    const refused = await runCode(rt, 'return 1');
+    expect(refused.isError).toBe(true);
+    expect(refused.error?.code).toBe('CODE_RUN_FAILED');
+    expect(refused.error?.info).toMatchObject({ kind: 'busy', reason: 'memory', retryAfterMs: 0 });
+    expect(textOf(refused)).toBe(
+      'Error: run_code failed (busy): the runtime did not admit this run (memory budget): its heap limit (128 MiB) is larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
+    );
+  });
+
+  it('a run that waits past the queue time limit is refused: kind busy, reason queue-time, with when to retry; the run holding the slot goes on', async () => {
+    let inside!: () => void;
+    const looping = new Promise<void>((resolve) => (inside = resolve));
+    const rt = runtime({
+      admission: { cpuSlots: 1, sliceMs: 60_000, queueTimeoutMs: 200 },
+      limits: { wallTimeMs: 5_000 },
+    });
+    rt.register(probeTool({ name: 'enter', safe: true, body: () => 'in' }));
+    // Its call comes back and it executes for good: it holds the only slot (its slice is a minute).
+    const loop = runCode(rt, 'await tools.enter({}); console.log("looping"); while (true) {}', { callId: 'loop' });
+    rt.on('run/log', () => inside());
+    await looping;
+    const refused = await runCode(rt, 'return "never runs"', { callId: 'late' });
+    expect(refused.error?.info).toMatchObject({ kind: 'busy', reason: 'queue-time', retryAfterMs: expect.any(Number) });
+    expect(textOf(refused)).toMatch(
+      /^Error: run_code failed \(busy\): the runtime did not admit this run \(queue time\): it waited 200 ms for a CPU slot \(1 runs may execute at once; 0 more are queued\) and did not run\. Retry in about \d+ s\.$/,
+    );
+    expect((await loop).error?.info?.kind).toBe('timeout');
+    expect(runValue(await runCode(rt, 'return 2', { callId: 'after' })).result).toBe(2);
+  }, 30_000);
+});
