@@ -1,6 +1,7 @@
 // Turns section results into the rows of the table `npm run bench` prints: each row a
 // measured figure, the baseline measured in the same run, their ratio, and the issue's
 // target where it sets one.
+import type { CapacityResult } from './capacity-bench.ts';
 import type { ConcurrencyResult } from './concurrency-bench.ts';
 import type { ContextSavingsResult, DefinitionCost } from './context-savings-bench.ts';
 import type { LatencyResult } from './latency-bench.ts';
@@ -41,6 +42,7 @@ export interface BenchSections {
   definitions?: DefinitionCost;
   sdkSize?: SdkSizeReport;
   typecheck?: TypecheckBenchResult;
+  capacity?: CapacityResult;
 }
 
 export interface BenchMachine {
@@ -81,6 +83,7 @@ export function allRows(s: BenchSections): Row[] {
     ...(s.peers === undefined ? [] : peerRows(s.peers, s.utcp ?? '')),
     ...(s.context === undefined ? [] : contextRows(s.context, s.definitions, s.sdkSize)),
     ...(s.typecheck === undefined ? [] : typecheckRows(s.typecheck)),
+    ...(s.capacity === undefined ? [] : capacityRows(s.capacity)),
   ];
 }
 
@@ -96,6 +99,40 @@ export function typecheckRows(r: TypecheckBenchResult): Row[] {
       met: r.addedP50Ms < 50,
     },
   ];
+}
+
+/** Issue 24: N runs each awaiting a 1 s tool finish within this many ms with the default admission. */
+export const WAITING_RUNS_TARGET_MS: Readonly<Record<number, number>> = { 100: 1_500, 1000: 3_000 };
+
+export function capacityRows(r: CapacityResult): Row[] {
+  const rows: Row[] = [];
+  for (const w of r.waiting) {
+    const target = WAITING_RUNS_TARGET_MS[w.runs];
+    const perGiB = w.rssPerRunMb === undefined || w.rssPerRunMb <= 0 ? undefined : 1024 / w.rssPerRunMb;
+    rows.push({
+      section: '8 capacity',
+      name: `${w.runs.toLocaleString('en-US')} runs at once, each awaiting one ${w.toolMs} ms tool, default admission (${w.isolation})`,
+      value: `${ms(w.wallMs)} until the last finished; ${w.refused} refused, ${w.failed} failed; sandbox RSS ${w.rssPerRunMb === undefined ? 'n/a' : `${w.rssPerRunMb.toFixed(2)} MiB`} per waiting run${perGiB === undefined ? '' : ` (~${perGiB.toFixed(0)} per GiB)`}`,
+      baseline: `ideal ${ms(w.toolMs)} (every run in flight at once)`,
+      ratio: x(w.wallMs / w.toolMs),
+      target: target === undefined ? '' : `≤ ${ms(target)}, none refused`,
+      met: target === undefined ? null : w.wallMs <= target && w.refused === 0 && w.failed === 0,
+    });
+  }
+  for (const a of r.runaway) {
+    const fair = (a.runaways + 1) / a.cores;
+    const ratio = a.loadedMs.p50 / a.idleMs.p50;
+    rows.push({
+      section: '8 capacity',
+      name: `run_code 3-call program while ${a.runaways} CPU-bound runaways are in flight (${a.isolation})`,
+      value: `p50 ${ms(a.loadedMs.p50)} / p90 ${ms(a.loadedMs.p90)}`,
+      baseline: `idle runtime p50 ${ms(a.idleMs.p50)} / p90 ${ms(a.idleMs.p90)}`,
+      ratio: x(ratio),
+      target: `≤ its fair share: (${a.runaways} + 1) / ${a.cores} cores = ${x(fair)}`,
+      met: ratio <= fair,
+    });
+  }
+  return rows;
 }
 
 const ms = (n: number): string => `${n.toFixed(2)} ms`;

@@ -3,7 +3,7 @@
 //   --json          one JSON object on stdout (progress goes to stderr either way)
 //   --markdown      the table as Markdown (as in the README's Performance section)
 //   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
-//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck
+//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck, capacity
 // Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -17,6 +17,7 @@ import {
   type BenchReport,
   type BenchSections,
 } from './bench-rows.ts';
+import { runCapacityBench } from './capacity-bench.ts';
 import { runConcurrencyBench } from './concurrency-bench.ts';
 import { measureDefinitionCost, runContextSavingsBench } from './context-savings-bench.ts';
 import { runLatencyBench } from './latency-bench.ts';
@@ -37,6 +38,7 @@ const SECTIONS = [
   'peers',
   'context',
   'typecheck',
+  'capacity',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -150,6 +152,11 @@ async function main(): Promise<void> {
   if (want('typecheck')) {
     progress('typecheck: run_code with typecheck warn against off');
     sections.typecheck = await runTypecheckBench(q ? { warmup: 3, iterations: 15 } : {});
+  }
+
+  if (want('capacity')) {
+    progress('capacity: 100 and 1,000 runs awaiting a 1 s tool; an ordinary run under 50 CPU-bound runaways');
+    sections.capacity = await runCapacityBench(q ? { runCounts: [100], samples: 7 } : {});
   }
 
   const rows = allRows(sections);

@@ -1,12 +1,14 @@
-// CPU lanes for the process sandbox. A run that has used more than HEAVY_CPU_MS of CPU is
-// CPU-bound (an ordinary program awaiting tools uses a few milliseconds). Its sandbox
-// process is then demoted: the host stops giving it new runs (a fresh process takes its
-// slot) and the process lowers the OS priority of its isolate threads to DEMOTED_NICE, so
-// that on a busy machine CPU-bound programs get the cores only when ordinary runs leave
-// them idle. On an idle machine a demoted run goes as fast as before. The process exits
-// once its runs end, so no thread stays demoted for a later run. The main thread (IPC,
-// timers, watchdog answers) keeps its priority.
-import { readdirSync } from 'node:fs';
+// CPU lanes for the process sandbox. A run whose guest code has run for more than
+// HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
+// milliseconds between its tool calls). The host then gives its sandbox process no new
+// runs (a fresh process takes its slot) and, once other runs need the cores, has it lower
+// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
+// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
+// a demoted run goes as fast as before; on a machine saturated by other work it may run
+// into its wall-clock limit. The process exits once its runs end, so no thread stays
+// demoted for a later run. The main thread (IPC, timers, watchdog answers) and the threads
+// of ordinary runs sharing the process keep their priority.
+import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -14,27 +16,60 @@ export const HEAVY_CPU_MS = 50;
 /** The OS priority (nice value) of a demoted process's isolate threads. */
 export const DEMOTED_NICE = 19;
 
-/**
- * Lowers the priority of every thread of this process but the main one (Linux: nice is
- * per thread, listed in /proc/self/task). Elsewhere nothing happens (the process still
- * gets no new runs). Returns how many threads were demoted.
- */
-export function demoteWorkerThreads(): number {
-  let tids: string[];
+/** How long the threads are watched to tell the CPU-bound ones. */
+export const WATCH_MS = 100;
+
+interface ThreadSample {
+  /** Nanoseconds on a CPU (schedstat). */
+  readonly cpuNs: number;
+  /** Times it gave the CPU up by itself (waited for work, a lock, I/O). */
+  readonly voluntary: number;
+}
+
+/** Every thread of this process but the main one (Linux: /proc/self/task); empty elsewhere. */
+function sampleThreads(): Map<number, ThreadSample> {
+  const samples = new Map<number, ThreadSample>();
+  let entries: string[];
   try {
-    tids = readdirSync('/proc/self/task');
+    entries = readdirSync('/proc/self/task');
   } catch {
-    return 0;
+    return samples;
   }
-  let demoted = 0;
-  for (const entry of tids) {
+  for (const entry of entries) {
     const tid = Number(entry);
     if (!Number.isSafeInteger(tid) || tid === process.pid) continue;
+    try {
+      const cpuNs = Number(readFileSync(`/proc/self/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
+      const status = readFileSync(`/proc/self/task/${entry}/status`, 'utf8');
+      const voluntary = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
+      if (Number.isFinite(cpuNs) && Number.isFinite(voluntary)) samples.set(tid, { cpuNs, voluntary });
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return samples;
+}
+
+/**
+ * Lowers the priority of the threads of this process that are running guest code without
+ * ever yielding: over WATCH_MS they used CPU and never gave it up by themselves (a thread
+ * running an ordinary run's short tasks waits for the next one in between). The main
+ * thread is never touched. Linux only (nice is per thread there); elsewhere nothing
+ * happens (the process still gets no new runs). Resolves with how many were demoted.
+ */
+export async function demoteBusyThreads(): Promise<number> {
+  const before = sampleThreads();
+  if (before.size === 0) return 0;
+  await new Promise<void>((resolve) => setTimeout(resolve, WATCH_MS));
+  let demoted = 0;
+  for (const [tid, after] of sampleThreads()) {
+    const start = before.get(tid);
+    if (start === undefined || after.cpuNs <= start.cpuNs || after.voluntary !== start.voluntary) continue;
     try {
       setPriority(tid, DEMOTED_NICE);
       demoted += 1;
     } catch {
-      // the thread is gone, or the priority cannot be changed here
+      // the thread is gone, or its priority cannot be changed here
     }
   }
   return demoted;

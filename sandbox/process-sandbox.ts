@@ -108,7 +108,9 @@ interface Child {
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
   callsOut: number;
-  /** It held a CPU-bound run and was demoted (cpu-lanes.ts): it takes no new runs. */
+  /** It holds a CPU-bound run (cpu-lanes.ts): it takes no new runs. */
+  heavy: boolean;
+  /** Its isolate threads run at a lower OS priority (sent `demote`). */
   demoted: boolean;
   /** Its resident memory in bytes, as it last reported (ready, pong, done). */
   rss: number;
@@ -265,6 +267,7 @@ export class ProcessSandbox implements Sandbox {
       };
       this.#assign(child, run);
       this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits, determinism });
+      if (!child.heavy) this.#demoteIfContended();
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) === run) this.#startClock(run, limits.wallTimeMs);
@@ -382,6 +385,7 @@ export class ProcessSandbox implements Sandbox {
       runsTaken: 0,
       lastHeard: Date.now(),
       callsOut: 0,
+      heavy: false,
       demoted: false,
       rss: 0,
       results: [],
@@ -504,24 +508,45 @@ export class ProcessSandbox implements Sandbox {
   }
 
   /**
-   * One of the child's runs is CPU-bound: new runs go to a fresh process from now on, and
-   * this one demotes its isolate threads (cpu-lanes.ts). At most MAX_DEMOTED_PROCESSES
-   * demoted processes live at once; past that a CPU-bound run's process keeps its slot and
-   * its priority (a flood of CPU-bound programs does not start a process each).
+   * One of the child's runs is CPU-bound: new runs go to a fresh process from now on. Its
+   * isolate threads are demoted (cpu-lanes.ts) as soon as other runs need the cores — at
+   * once if another process has runs in flight, else when one is assigned — so a lone
+   * CPU-bound program keeps its priority. At most MAX_DEMOTED_PROCESSES such processes
+   * live at once; past that a CPU-bound run's process keeps its slot and its priority (a
+   * flood of CPU-bound programs does not start a process each).
    */
   #onHeavy(child: Child): void {
     if (child.dead) return;
-    if (!child.demoted) {
-      let demoted = 0;
-      for (const each of this.#children) if (each.demoted && !each.dead) demoted += 1;
-      if (demoted >= MAX_DEMOTED_PROCESSES) return;
-      child.demoted = true;
+    if (!child.heavy) {
+      let heavy = 0;
+      for (const each of this.#children) if (each.heavy && !each.dead) heavy += 1;
+      if (heavy >= MAX_DEMOTED_PROCESSES) return;
+      child.heavy = true;
       if (!child.draining) {
         child.draining = true;
         this.#replace(child);
       }
     }
-    this.#sendNow(child, { type: 'demote' });
+    // A later CPU-bound run of a demoted process: its thread is demoted too.
+    if (child.demoted) this.#sendNow(child, { type: 'demote' });
+    else this.#demoteIfContended();
+  }
+
+  /** Demotes the processes holding CPU-bound runs once any other process has runs in flight. */
+  #demoteIfContended(): void {
+    let heavyWaiting = false;
+    let contended = false;
+    for (const child of this.#children) {
+      if (child.dead) continue;
+      if (child.heavy) heavyWaiting ||= !child.demoted;
+      else contended ||= child.runs.size > 0;
+    }
+    if (!heavyWaiting || !contended) return;
+    for (const child of this.#children) {
+      if (!child.heavy || child.demoted || child.dead) continue;
+      child.demoted = true;
+      this.#sendNow(child, { type: 'demote' });
+    }
   }
 
   #onRunMessage(

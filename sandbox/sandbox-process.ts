@@ -3,7 +3,7 @@
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
-import { demoteWorkerThreads, HEAVY_CPU_MS } from './cpu-lanes.ts';
+import { demoteBusyThreads, HEAVY_CPU_MS } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
@@ -169,8 +169,8 @@ function onMessage(value: unknown): void {
       return;
     }
     case 'demote':
-      // Threads started since an earlier demotion (a later run's) are demoted too.
-      demoteWorkerThreads();
+      // Again for each later CPU-bound run: its thread may have started since.
+      void demoteBusyThreads();
       return;
     case 'ping':
       send({ type: 'pong', rss: process.memoryUsage.rss() });
