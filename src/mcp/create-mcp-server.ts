@@ -6,6 +6,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
+  CancelledNotificationSchema,
   ListToolsRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
@@ -13,6 +14,7 @@ import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
@@ -26,6 +28,8 @@ export interface McpServerOptions {
   readonly version?: string;
   /** A call's callId is this prefix plus the JSON-RPC request id; make it unique per connection when many share a runtime. @default 'mcp-' */
   readonly callIdPrefix?: string;
+  /** Over HTTP: the calls in flight of every connection, and this connection's cancel scope (see http-cancels.ts). */
+  readonly cancels?: { readonly registry: HttpCancels; readonly session: string };
 }
 
 /** Calls still running per server, so a closing transport can let them answer first. */
@@ -82,11 +86,12 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     if (token !== undefined) checkProgressToken(token);
     const progress =
       token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
+    const tracked = options.cancels?.registry.track(options.cancels.session, extra.requestId);
     const call = rt.execute({
       callId,
       name: request.params.name,
       arguments: request.params.arguments ?? {},
-      signal: extra.signal,
+      signal: tracked === undefined ? extra.signal : AbortSignal.any([extra.signal, tracked.signal]),
       ...scope,
     });
     calls.add(call);
@@ -96,7 +101,17 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       // The answer follows the progress it sent, in a read of its own (see PROGRESS_SETTLE_MS).
       await progress?.stop();
       calls.delete(call);
+      tracked?.done();
     }
   });
+  const cancels = options.cancels;
+  if (cancels !== undefined) {
+    // The request may have been made through another POST (another server): look it up by scope and id.
+    server.server.setNotificationHandler(CancelledNotificationSchema, (notification) => {
+      const { requestId, reason } = notification.params;
+      if (requestId !== undefined)
+        cancels.registry.cancel(cancels.session, requestId, new Error(reason ?? 'cancelled by the client'));
+    });
+  }
   return server;
 }

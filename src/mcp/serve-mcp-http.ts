@@ -10,9 +10,10 @@ import { isIP, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
+import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
 import { bearerChecker, MIN_TOKEN_LENGTH } from './http-access.ts';
 
-export interface ServeMcpHttpOptions extends Omit<McpServerOptions, 'callIdPrefix'> {
+export interface ServeMcpHttpOptions extends Omit<McpServerOptions, 'callIdPrefix' | 'cancels'> {
   /** Every request must carry `Authorization: Bearer <token>`. At least 16 characters. */
   readonly token: string;
   /** Address to bind. @default '127.0.0.1' */
@@ -122,6 +123,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     ...(options.version === undefined ? {} : { version: options.version }),
   };
 
+  const cancels = createHttpCancels();
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -139,8 +141,15 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     // Stateless: no session, so no standalone SSE stream (GET) and nothing to delete.
     if (req.method !== 'POST')
       return refuse(res, 405, 'Method Not Allowed: this server is stateless; POST MCP messages', { allow: 'POST' });
+    // A cancel scope per client (see http-cancels.ts): its cancels reach its calls, never another's.
+    const session = sessionIdFrom(req.headers['mcp-session-id']) ?? randomUUID();
+    res.setHeader('mcp-session-id', session);
     // Request ids repeat across clients: a unique prefix keeps callIds (journal, events) apart.
-    const server = createMcpServer(rt, { ...serverOptions, callIdPrefix: `mcp-${randomUUID()}:` });
+    const server = createMcpServer(rt, {
+      ...serverOptions,
+      callIdPrefix: `mcp-${randomUUID()}:`,
+      cancels: { registry: cancels, session },
+    });
     // No sessionIdGenerator (undefined): the SDK's stateless mode.
     const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: maxBodyBytes });
     // A client that goes away cancels its calls (the SDK aborts their signals on close).
