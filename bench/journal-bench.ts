@@ -1,8 +1,11 @@
 // What a journal costs per call: sequential direct calls (rt.execute) and one turn of
 // concurrency-safe calls (rt.executeTurn), without a journal, with the JSONL file
-// store and with the SQLite store, interleaved, median of several rounds. A journaled
-// call makes two durable appends (its write-ahead record and its result), so the
-// figures are mostly the file system's fsync. Figures only; no test depends on them.
+// store, with the SQLite store and with the PostgreSQL store (a throwaway local cluster
+// with fsync on, or the database of PTC_BENCH_PG_URL; a new database per round),
+// interleaved, median of several rounds. A journaled call makes two durable appends
+// (its write-ahead record and its result), so the figures are mostly fsync (and, for
+// PostgreSQL, a round trip per batch: the calls of one tick are one INSERT). Figures
+// only; no test depends on them.
 // Run: node --no-node-snapshot bench/journal-bench.ts [calls per round, default 200]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -11,6 +14,7 @@ import { createToolRuntime, openSqliteJournal, type Journal } from '../src/index
 import type { ToolRuntime } from '../src/runtime/create-tool-runtime.ts';
 import { benchTools } from './bench-runtime.ts';
 import { summarize } from './stats.ts';
+import { startPostgres } from '../test/support/postgres-cluster.ts';
 
 const calls = Number(process.argv[2] ?? 200);
 const rounds = 5;
@@ -23,10 +27,20 @@ function runtime(journal: Journal | string | undefined): ToolRuntime {
   return rt;
 }
 
+// A server of our own with fsync on (the default), unless one is given.
+const given = process.env.PTC_BENCH_PG_URL;
+const cluster = given === undefined ? await startPostgres({ fast: false }) : undefined;
+const pgDatabases: string[] = [];
+for (let round = 0; round < rounds; round += 1) {
+  if (cluster !== undefined) pgDatabases.push(await cluster.createDatabase(`bench_r${round}`));
+  else pgDatabases.push(given!);
+}
+
 const stores: Record<string, (round: number) => Journal | string | undefined> = {
   'no journal': () => undefined,
   'JSONL file': (round) => join(dir, `r${round}.jsonl`),
   SQLite: (round) => openSqliteJournal(join(dir, `r${round}.sqlite`)),
+  PostgreSQL: (round) => pgDatabases[round]!,
 };
 
 const median = (values: readonly number[]): number => summarize(values).p50;
@@ -44,9 +58,11 @@ for (let round = 0; round < rounds; round += 1) {
     const turn = ((performance.now() - t) * 1000) / calls;
     (samples[name] ??= { direct: [], turn: [] }).direct.push(direct);
     samples[name].turn.push(turn);
+    await rt.close();
   }
 }
 rmSync(dir, { recursive: true, force: true });
+await cluster?.stop();
 console.log(
   `per call, median of ${rounds} rounds of ${calls} calls (node ${process.version}, load ${(await import('node:os'))
     .loadavg()

@@ -124,6 +124,13 @@ export { openFileJournal } from './scheduler/file-journal.ts';
 export type { FileJournal, FileJournalOptions } from './scheduler/file-journal.ts';
 export { openSqliteJournal } from './scheduler/sqlite-journal.ts';
 export type { SqliteJournal, SqliteJournalOptions, JournalQuery, JournalEntry } from './scheduler/sqlite-journal.ts';
+export { openPostgresJournal, POSTGRES_SCHEMA_VERSION } from './scheduler/postgres-journal.ts';
+export type {
+  PostgresJournal,
+  PostgresJournalOptions,
+  PostgresPool,
+  PostgresPoolClient,
+} from './scheduler/postgres-journal.ts';
 export { createMemoryJournal } from './scheduler/memory-journal.ts';
 export type { MemoryJournal } from './scheduler/memory-journal.ts';
 export { presentExecution } from './scheduler/present-execution.ts';

@@ -334,7 +334,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       collect,
     )
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
-    .option('--journal <file>', 'durable journal of every call (JSONL; .db/.sqlite: SQLite), one file per process')
+    .option(
+      '--journal <file|url>',
+      'durable journal of every call (JSONL; .db/.sqlite: SQLite, one file per process; postgres://…: PostgreSQL, shared by servers)',
+    )
     .option('--agent <id>', "serve as this agent: its mode, visible tools and policy apply to every client's call")
     .option(
       '--max-active-runs <n>',
@@ -382,7 +385,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
             await serveStdio(options, o, o.agent);
           }
         } finally {
-          opened?.close();
+          await opened?.close();
         }
         setExit(0);
       },

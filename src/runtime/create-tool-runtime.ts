@@ -42,7 +42,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '../scheduler/execute-turn.ts';
-import { resolveJournal } from '../scheduler/resolve-journal.ts';
+import { resolveOwnedJournal } from '../scheduler/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
@@ -64,7 +64,7 @@ export interface ToolSchemaProjection {
   readonly outputSchema?: JsonSchema;
 }
 
-/** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal or JSONL file path) come from the scheduler. */
+/** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal, a file path or a postgres:// URL) come from the scheduler. */
 export interface ToolRuntimeOptions extends TurnExecutorOptions {
   /** The approval seam for `ask()` decisions. Without it, `ask` is refused (never auto-approved). */
   readonly approval?: ApprovalService;
@@ -358,7 +358,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
 
   const maxCallDepth = checkMaxCallDepth(options.maxCallDepth, 'createToolRuntime');
   // One store for every call of the runtime: turns, direct calls and nested calls.
-  const journal = resolveJournal(options.journal, options);
+  // A store opened from a string (a path or a postgres:// URL) is the runtime's: close() releases it.
+  const ownedJournal = resolveOwnedJournal(options.journal, options);
+  const journal = ownedJournal?.journal;
   const pauseGates = new RunPauseGates(journal !== undefined);
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
@@ -534,6 +536,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       await typeChecker?.close();
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
       sandbox = ownsSandbox ? undefined : sandbox;
+      await ownedJournal?.close();
     },
   };
   if (timeoutPolicy !== false) {

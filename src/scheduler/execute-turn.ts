@@ -55,7 +55,8 @@ export interface TurnExecutorOptions extends JournalBounds {
   readonly concurrency?: number;
   /**
    * Durable, write-ahead record of every call and result (turns, `rt.execute`, nested
-   * calls): a Journal store, or the path of a JSONL file (the embedded default store).
+   * calls): a Journal store, or a string that picks one: a `postgres://` URL (PostgreSQL,
+   * shared by hosts), a path ending in .db/.sqlite/.sqlite3 (SQLite), any other path (JSONL).
    */
   readonly journal?: Journal | string;
 }

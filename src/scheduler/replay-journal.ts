@@ -22,8 +22,8 @@ export interface JournalReplay {
 }
 
 /**
- * `journal`: a store, or a path — opened by the same rule as the `journal` option and
- * `--journal` (.db/.sqlite/.sqlite3: SQLite; anything else: JSONL). The tree keeps an
+ * `journal`: a store, or a path or URL — opened by the same rule as the `journal` option
+ * and `--journal` (postgres://: PostgreSQL; .db/.sqlite/.sqlite3: SQLite; anything else: JSONL). The tree keeps an
  * interrupted call (its result missing) in its place, with the calls it made that did
  * finish under it. An event that cannot be presented is skipped with a warning.
  */
@@ -34,7 +34,7 @@ export async function replayJournal(journal: Journal | string, rt: PresenterSour
   try {
     contents = await store.read();
   } finally {
-    opened?.close();
+    await opened?.close();
   }
   const { events, warnings } = contents;
   const executions: ExecutionPresentation[] = [];

@@ -1,26 +1,48 @@
-// The `journal` option: a store object, or a path. One rule picks the store a path names,
-// for every entry point (createToolRuntime, executeTurn, replayJournal, `ptc serve
-// --journal`): a path ending in .db, .sqlite or .sqlite3 is a SQLite store, anything
-// else the embedded JSONL store. A path whose folder does not exist is refused at once,
-// not at the first call.
+// The `journal` option: a store object, or a string. One rule picks the store a string
+// names, for every entry point (createToolRuntime, executeTurn, replayJournal, `ptc serve
+// --journal`): a postgres:// or postgresql:// URL is the PostgreSQL store (shared by
+// hosts; node-postgres loads on first use), a path ending in .db, .sqlite or .sqlite3 a
+// SQLite store, anything else the embedded JSONL store. A path whose folder does not
+// exist is refused at once, not at the first call; a database is checked by `ready()`
+// (`ptc serve` awaits it at start).
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { openFileJournal } from './file-journal.ts';
 import type { Journal } from './journal.ts';
 import { checkJournalBounds, type JournalBounds } from './journal-bounds.ts';
+import { isPostgresUrl, openPostgresJournal } from './postgres-journal.ts';
 import { openSqliteJournal } from './sqlite-journal.ts';
 
-export type JournalStoreKind = 'sqlite' | 'jsonl';
+export type JournalStoreKind = 'postgres' | 'sqlite' | 'jsonl';
 
-/** The store kind a journal path names (the one rule). */
+/** The store kind a journal string names (the one rule). */
 export function journalStoreKind(path: string): JournalStoreKind {
+  if (isPostgresUrl(path)) return 'postgres';
   return /\.(db|sqlite3?)$/iu.test(path) ? 'sqlite' : 'jsonl';
 }
 
-/** A journal path opened as the store it names; `close()` releases a SQLite store. Throws (one line) for a path that cannot hold a journal. */
-export function openJournalPath(path: string, where = 'journal'): Journal & { close(): void } {
+/** A store opened from a string: `ready()` connects and checks it (files: at once), `close()` releases it. */
+export type OpenedJournalStore = Journal & {
+  ready(): Promise<void>;
+  close(): void | Promise<void>;
+};
+
+/**
+ * A journal string opened as the store it names; throws (one line) for a path that
+ * cannot hold a journal. Nothing connects yet: a database is reached at `ready()` or
+ * its first use.
+ */
+export function openJournalPath(path: string, where = 'journal'): OpenedJournalStore {
   if (typeof path !== 'string' || path.trim() === '')
-    throw new TypeError(`${where}: give a file path (.jsonl, or .db/.sqlite for SQLite)`);
+    throw new TypeError(`${where}: give a file path (.jsonl, or .db/.sqlite for SQLite) or a postgres:// URL`);
+  const kind = journalStoreKind(path);
+  if (kind === 'postgres') {
+    try {
+      return openPostgresJournal(path);
+    } catch (error) {
+      throw new TypeError(`${where}: ${(error as Error).message.split('\n')[0]}`);
+    }
+  }
   const dir = dirname(resolve(path));
   let isDir = false;
   try {
@@ -29,27 +51,39 @@ export function openJournalPath(path: string, where = 'journal'): Journal & { cl
     isDir = false;
   }
   if (!isDir) throw new TypeError(`${where} ${path}: the folder ${dir} does not exist`);
-  if (journalStoreKind(path) === 'sqlite') {
+  if (kind === 'sqlite') {
     try {
-      return openSqliteJournal(path);
+      return Object.assign(openSqliteJournal(path), { ready: async () => {} });
     } catch (error) {
       throw new TypeError(`${where} ${path}: ${(error as Error).message.split('\n')[0]}`);
     }
   }
-  return Object.assign(openFileJournal(path), { close: () => {} });
+  return Object.assign(openFileJournal(path), { ready: async () => {}, close: () => {} });
 }
 
 export function resolveJournal(option: Journal | string | undefined, bounds: JournalBounds = {}): Journal | undefined {
+  return resolveOwnedJournal(option, bounds)?.journal;
+}
+
+/** Like resolveJournal, and says how to release a store it opened from a string (a given store is the caller's). */
+export function resolveOwnedJournal(
+  option: Journal | string | undefined,
+  bounds: JournalBounds = {},
+): { readonly journal: Journal; close(): Promise<void> } | undefined {
+  // The bounds are checked (a TypeError naming the bad one) before anything opens.
   const bound = checkJournalBounds(bounds);
-  const journal = typeof option === 'string' ? openJournalPath(option, 'createToolRuntime: journal') : option;
+  if (option === undefined) return undefined;
+  if (typeof option === 'string') {
+    const opened = openJournalPath(option, 'createToolRuntime: journal');
+    return { journal: bound(opened), close: async () => opened.close() };
+  }
   if (
-    journal !== undefined &&
-    (typeof journal !== 'object' ||
-      journal === null ||
-      typeof journal.append !== 'function' ||
-      typeof journal.read !== 'function')
+    typeof option !== 'object' ||
+    option === null ||
+    typeof option.append !== 'function' ||
+    typeof option.read !== 'function'
   ) {
     throw new TypeError('createToolRuntime: journal must be a file path or an object with append(events) and read()');
   }
-  return journal === undefined ? undefined : bound(journal);
+  return { journal: bound(option), close: async () => {} };
 }

@@ -1,4 +1,5 @@
-// The durability suite, run against every journal store (the JSONL file and SQLite):
+// The durability suite, run against every journal store (the JSONL file, SQLite and
+// PostgreSQL on a throwaway cluster):
 // order and persistence, write-ahead across SIGKILL during a tool body (a turn, a
 // direct call, a run_code nested call, a composite tool's inner call), SIGKILL while
 // appending, and step recovery when the store fails on its n-th append.
@@ -13,7 +14,14 @@ import { createToolRuntime } from '../../src/index.ts';
 import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
-import { openStore, STORE_KINDS, storeFile, type StoreKind } from './fixtures/stores.ts';
+import {
+  freshStore,
+  openStore,
+  STORE_KINDS,
+  startStoreServers,
+  stopStoreServers,
+  type StoreKind,
+} from './fixtures/stores.ts';
 
 const HOST = fileURLToPath(new URL('./fixtures/write-ahead-host.ts', import.meta.url));
 const APPENDER = fileURLToPath(new URL('../scheduler/fixtures/journal-appender.ts', import.meta.url));
@@ -21,12 +29,14 @@ const APPENDER = fileURLToPath(new URL('../scheduler/fixtures/journal-appender.t
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-durability-'));
-});
+  await startStoreServers();
+}, 120_000);
 afterAll(async () => {
+  await stopStoreServers();
   await rm(dir, { recursive: true, force: true });
 });
 let counter = 0;
-const fresh = (kind: StoreKind): string => storeFile(dir, kind, `j${(counter += 1)}`);
+const fresh = (kind: StoreKind): Promise<string> => freshStore(dir, kind, `j${(counter += 1)}`);
 
 const pair = (callId: string, value: number): JournalEvent[] => [
   { type: 'tool/call', callId, name: 'w', agent: null, arguments: { n: value } },
@@ -60,31 +70,31 @@ async function killWhen(args: readonly string[], ready: (stdout: string) => bool
 
 describe.each(STORE_KINDS)('journal store: %s', (kind) => {
   it('appends in call order and reads back, also after reopening', async () => {
-    const path = fresh(kind);
+    const path = await fresh(kind);
     const first = openStore(kind, path);
     expect(await first.journal.read()).toEqual({ events: [], warnings: [] });
     await Promise.all(Array.from({ length: 10 }, (_, i) => first.journal.append(pair(`c${i}`, i))));
     const expected = Array.from({ length: 10 }, (_, i) => pair(`c${i}`, i)).flat();
     expect((await first.journal.read()).events).toEqual(expected);
-    first.close();
+    await first.close();
     const again = openStore(kind, path);
     expect(await again.journal.read()).toEqual({ events: expected, warnings: [] });
-    again.close();
+    await again.close();
   });
 
   it('refuses events that are not journal events, writing nothing', async () => {
-    const store = openStore(kind, fresh(kind));
+    const store = openStore(kind, await fresh(kind));
     await expect(
       store.journal.append([...pair('a', 1), { type: 'tool/nope' } as unknown as JournalEvent]),
     ).rejects.toThrow(/events\[2\] is not a tool\/call or tool\/result event/);
     expect((await store.journal.read()).events).toEqual([]);
-    store.close();
+    await store.close();
   });
 
   it.each(['turn', 'execute', 'nested', 'composite'] as const)(
     'write-ahead: SIGKILL inside a tool body (%s) leaves the call, with its arguments, interrupted',
     async (mode) => {
-      const path = fresh(kind);
+      const path = await fresh(kind);
       const marker = join(dir, `marker-${counter}`);
       await killWhen([HOST, kind, path, marker, mode], () => existsSync(marker));
       const store = openStore(kind, path);
@@ -129,12 +139,12 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
           break;
       }
       expect(replay.warnings).toEqual([]);
-      store.close();
+      await store.close();
     },
   );
 
   it('SIGKILL while appending: every acknowledged append is there, whole and in order', async () => {
-    const path = fresh(kind);
+    const path = await fresh(kind);
     const stdout = await killWhen(
       [APPENDER, path, String(64 * 1024), 'loop', kind],
       (out) => out.split('\n').length > 5,
@@ -153,8 +163,8 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
       expect(e.callId).toBe(`c${Math.floor(k / 2)}`);
       expect(e.type).toBe(k % 2 === 0 ? 'tool/call' : 'tool/result');
     });
-    // The file may lose the one torn line; SQLite's transactions lose nothing partial.
-    if (kind === 'sqlite') {
+    // The file may lose the one torn line; the databases' transactions lose nothing partial.
+    if (kind !== 'file') {
       expect(events.length % 2).toBe(0);
       expect(warnings).toEqual([]);
     } else {
@@ -164,12 +174,12 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
     // The store keeps working after the crash.
     await store.journal.append(pair('after', 1));
     expect((await store.journal.read()).events.slice(-2)).toEqual(pair('after', 1));
-    store.close();
+    await store.close();
   });
 
   it('a store that fails on its n-th append: every call of the turn gets a result; the store agrees with them', async () => {
     for (let n = 1; n <= 6; n += 1) {
-      const store = openStore(kind, fresh(kind));
+      const store = openStore(kind, await fresh(kind));
       let count = 0;
       const failing: Journal = {
         append: (events) =>
@@ -190,7 +200,7 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
       expect(replay.executions.map((e) => e.callId)).toEqual(committed);
       const written = (await store.journal.read()).events.filter((e) => e.type === 'tool/call').map((e) => e.callId);
       expect(replay.interrupted.map((c) => c.callId)).toEqual(written.filter((id) => !committed.includes(id)));
-      store.close();
+      await store.close();
     }
   });
 });

@@ -3,7 +3,7 @@
 // denials, composite tools making their own nested calls, programs that throw) and
 // direct calls, the tree built from `tools/result` observers while the turn runs equals
 // the tree `replayJournal` builds from each store in a fresh runtime.
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -24,11 +24,13 @@ import {
 import type { ToolRuntime } from '../../src/runtime/create-tool-runtime.ts';
 import type { TurnCall } from '../../src/scheduler/execute-turn.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
-import { openStore, STORE_KINDS, storeFile } from './fixtures/stores.ts';
+import { freshStore, openStore, STORE_KINDS, startStoreServers, stopStoreServers } from './fixtures/stores.ts';
 
 let sandbox: Sandbox | undefined;
 let dir: string | undefined;
+beforeAll(() => startStoreServers(), 120_000);
 afterAll(async () => {
+  await stopStoreServers();
   await sandbox?.close();
   if (dir !== undefined) await rm(dir, { recursive: true, force: true });
 });
@@ -195,8 +197,8 @@ describe('nested replay equals the live presentation (property)', () => {
           run += 1;
           const store =
             kind === 'memory'
-              ? { journal: createMemoryJournal(), close: () => {} }
-              : openStore(kind, storeFile(dir!, kind, `${kind}-${run}`));
+              ? { journal: createMemoryJournal(), close: async () => {} }
+              : openStore(kind, await freshStore(dir!, kind, `${kind}-${run}`));
           const calls = turnOf(entries);
           const { live, results } = await runLive(store.journal, calls);
           expect(results.map((r) => r.callId)).toEqual(calls.map((c) => c.callId));
@@ -216,7 +218,7 @@ describe('nested replay equals the live presentation (property)', () => {
             if (e.parentCallId !== undefined) expect(e.callId.startsWith(`${e.parentCallId}:`)).toBe(true);
             depths.add(e.callId.split(':').length);
           }
-          store.close();
+          await store.close();
         }),
         { numRuns: kind === 'memory' ? 30 : 12 },
       );

@@ -1,0 +1,499 @@
+// A journal store on PostgreSQL, shared by every host that names the same database:
+// `journal: 'postgres://…'`. node-postgres (`pg`) is imported on first use only. The
+// table is created on first use under a transaction-scoped advisory lock, so several
+// hosts starting at once migrate it once, and it carries a schema version. Appends
+// are write-ahead like the other stores (an append resolves once its transaction has
+// committed), and appends made in the same tick by concurrent calls are grouped into
+// one INSERT: one round trip for all of them (group commit), one batch in flight at a
+// time, so a host's events keep their order. Beside the events it keeps each call's
+// root, parent and agent and the append time, indexed, for `query`. It also serves the
+// cross-host resource locks (`lockResource`): a session-level advisory lock on a
+// dedicated connection, held only while the body runs and released with the session
+// when its host dies.
+import { createHash } from 'node:crypto';
+import type { Pool, PoolConfig } from 'pg';
+import { deepFreeze } from '../json/json-value.ts';
+import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
+import { isJournalEvent } from './parse-journal.ts';
+import type { JournalEntry, JournalQuery } from './sqlite-journal.ts';
+
+/** The part of a `pg.Pool` the store uses, for code that brings its own pool. */
+export interface PostgresPool {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  connect(): Promise<PostgresPoolClient>;
+  end(): Promise<void>;
+}
+
+/** A connection checked out of a `PostgresPool`. */
+export interface PostgresPoolClient {
+  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
+  /** `true` (or an error) destroys the connection instead of returning it to the pool. */
+  release(destroy?: boolean | Error): void;
+}
+
+/** Options of `openPostgresJournal`. */
+export interface PostgresJournalOptions {
+  /** Rows that do not hold a journal event, found by `read()`. Default: `process.emitWarning`. */
+  readonly onWarning?: (warning: JournalWarning) => void;
+  /** The clock for `at`. @default Date.now */
+  readonly now?: () => number;
+  /** Connections for appends and reads (a URL only; a given pool keeps its own size). @default 10 */
+  readonly poolSize?: number;
+  /** Connections for held resource locks, one per key held or awaited across hosts. @default 10 */
+  readonly lockPoolSize?: number;
+  /** How long to wait for a connection to the server. @default 10000 */
+  readonly connectTimeoutMs?: number;
+}
+
+/** A journal store on PostgreSQL, shared by every host of the same database. */
+export interface PostgresJournal extends Journal {
+  /** The URL without its password (or "(pool)" for a given pool). */
+  readonly url: string;
+  /** Connects and creates or checks the tables; rejects with one clear message when it cannot. */
+  ready(): Promise<void>;
+  /** Matching events in append order (seq). */
+  query(query?: JournalQuery): Promise<readonly JournalEntry[]>;
+  /**
+   * Waits until no other holder (on any host of this database) holds `key`, then holds it
+   * until the returned function is called. Rejects with the signal's reason if it aborts first.
+   */
+  lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  /** Ends the pools (only the ones the store created); later appends reject. */
+  close(): Promise<void>;
+}
+
+/** The version of the tables this ptc-runtime creates and reads (kept in `ptc_meta`). */
+export const POSTGRES_SCHEMA_VERSION = 1;
+// pg_advisory_xact_lock key for the migration ("ptc-jour" in ASCII).
+const MIGRATION_LOCK = '8103961637335922034';
+
+const SCHEMA_V1 = `
+CREATE TABLE IF NOT EXISTS ptc_journal (
+  seq bigserial PRIMARY KEY,
+  at bigint NOT NULL,
+  type text NOT NULL,
+  call_id text NOT NULL,
+  root_call_id text NOT NULL,
+  parent_call_id text,
+  agent text,
+  event text NOT NULL
+);
+CREATE INDEX IF NOT EXISTS ptc_journal_root ON ptc_journal (root_call_id, seq);
+CREATE INDEX IF NOT EXISTS ptc_journal_agent ON ptc_journal (agent, seq);
+CREATE INDEX IF NOT EXISTS ptc_journal_at ON ptc_journal (at);
+CREATE INDEX IF NOT EXISTS ptc_journal_call ON ptc_journal (call_id, type);
+`;
+
+// One INSERT for a batch; a result whose call is not known here takes its chain from the call's row.
+const INSERT = `
+INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event)
+SELECT $1::bigint, t.type, t.call_id,
+  CASE WHEN t.known THEN t.root_call_id ELSE COALESCE(c.root_call_id, t.call_id) END,
+  CASE WHEN t.known THEN t.parent_call_id ELSE c.parent_call_id END,
+  CASE WHEN t.known THEN t.agent ELSE c.agent END,
+  t.event
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY
+  AS t(type, call_id, root_call_id, parent_call_id, agent, event, known, ord)
+LEFT JOIN LATERAL (
+  SELECT j.root_call_id, j.parent_call_id, j.agent FROM ptc_journal j
+  WHERE NOT t.known AND j.call_id = t.call_id AND j.type = 'tool/call'
+  ORDER BY j.seq DESC LIMIT 1
+) c ON true
+ORDER BY t.ord`;
+
+interface Chain {
+  readonly root: string;
+  readonly parent: string | null;
+  readonly agent: string | null;
+}
+
+interface Row {
+  readonly type: JournalEvent['type'];
+  readonly callId: string;
+  /** Undefined: look it up from the call's row. */
+  readonly chain: Chain | undefined;
+  readonly text: string;
+}
+
+interface Pending {
+  readonly rows: readonly Row[];
+  resolve(): void;
+  reject(error: unknown): void;
+}
+
+interface StoredRow {
+  readonly seq: string | number;
+  readonly at: string | number;
+  readonly event: string;
+}
+
+/** Whether a journal option names a PostgreSQL database. */
+export function isPostgresUrl(spec: string): boolean {
+  return /^postgres(ql)?:\/\//iu.test(spec);
+}
+
+/** `url` without its password, for messages. */
+export function redactPostgresUrl(url: string): string {
+  try {
+    const parsed = new URL(url);
+    if (parsed.password !== '') parsed.password = '***';
+    return parsed.toString();
+  } catch {
+    return 'postgres://(unparsable URL)';
+  }
+}
+
+/**
+ * Opens (lazily: nothing connects before the first use or `ready()`) a journal on the
+ * PostgreSQL database at `target`, a `postgres://` URL, or on a pool the caller owns.
+ */
+export function openPostgresJournal(
+  target: string | { readonly pool: PostgresPool },
+  options: PostgresJournalOptions = {},
+): PostgresJournal {
+  const ownsPools = typeof target === 'string';
+  if (ownsPools && !isPostgresUrl(target))
+    throw new TypeError('openPostgresJournal: give a postgres:// or postgresql:// URL, or { pool }');
+  if (!ownsPools && (typeof target !== 'object' || target === null || typeof target.pool?.query !== 'function'))
+    throw new TypeError('openPostgresJournal: give a postgres:// or postgresql:// URL, or { pool }');
+  const url = ownsPools ? redactPostgresUrl(target) : '(pool)';
+  const label = `journal ${url}`;
+  const onWarning = options.onWarning ?? ((w: JournalWarning) => process.emitWarning(w.message, 'JournalWarning'));
+  const now = options.now ?? Date.now;
+  const poolSize = positive(options.poolSize, 10, 'poolSize');
+  const lockPoolSize = positive(options.lockPoolSize, 10, 'lockPoolSize');
+  const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
+
+  let pool: PostgresPool | undefined = ownsPools ? undefined : target.pool;
+  let lockPool: PostgresPool | undefined = pool;
+  let readyPromise: Promise<void> | undefined;
+  let closed = false;
+  // Chains of calls this store wrote, until their result is written.
+  const chains = new Map<string, Chain>();
+  let queue: Pending[] = [];
+  let scheduled = false;
+  let flushing: Promise<void> | undefined;
+
+  const createPools = async (): Promise<void> => {
+    if (pool !== undefined) return;
+    const pg = await import('pg');
+    const config = (max: number): PoolConfig => ({
+      connectionString: target as string,
+      max,
+      connectionTimeoutMillis: connectTimeoutMs,
+      allowExitOnIdle: true,
+      application_name: 'ptc-runtime',
+    });
+    const warn = (error: Error): void =>
+      process.emitWarning(`${label}: an idle connection failed (${error.message})`, 'JournalWarning');
+    const main: Pool = new pg.Pool(config(poolSize));
+    const locks: Pool = new pg.Pool(config(lockPoolSize));
+    main.on('error', warn);
+    locks.on('error', warn);
+    pool = main as unknown as PostgresPool;
+    lockPool = locks as unknown as PostgresPool;
+  };
+
+  const migrate = async (): Promise<void> => {
+    await createPools();
+    const client = await pool!.connect();
+    let broken = false;
+    try {
+      await client.query('BEGIN');
+      await client.query('SELECT pg_advisory_xact_lock($1::bigint)', [MIGRATION_LOCK]);
+      await client.query('CREATE TABLE IF NOT EXISTS ptc_meta (key text PRIMARY KEY, value text NOT NULL)');
+      const { rows } = await client.query("SELECT value FROM ptc_meta WHERE key = 'schema_version'");
+      const found = rows.length === 0 ? 0 : Number((rows[0] as { value: string }).value);
+      if (found > POSTGRES_SCHEMA_VERSION)
+        throw new Error(
+          `the database holds journal schema version ${found}, newer than this ptc-runtime supports (${POSTGRES_SCHEMA_VERSION}); upgrade ptc-runtime`,
+        );
+      if (found < 1) {
+        await client.query(SCHEMA_V1);
+        await client.query(
+          "INSERT INTO ptc_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
+          [String(POSTGRES_SCHEMA_VERSION)],
+        );
+      }
+      await client.query('COMMIT');
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => void (broken = true));
+      throw error;
+    } finally {
+      client.release(broken);
+    }
+  };
+
+  const ready = (): Promise<void> => {
+    if (closed) return Promise.reject(new Error(`${label}: closed`));
+    readyPromise ??= migrate().catch((error: unknown) => {
+      readyPromise = undefined;
+      throw new Error(`${label}: ${describePostgresError(error, connectTimeoutMs)}`, { cause: error });
+    });
+    return readyPromise;
+  };
+
+  const insert = async (rows: readonly Row[]): Promise<void> => {
+    const column = <T>(pick: (row: Row) => T): T[] => rows.map(pick);
+    await pool!.query(INSERT, [
+      now(),
+      column((r) => r.type),
+      column((r) => r.callId),
+      column((r) => r.chain?.root ?? null),
+      column((r) => r.chain?.parent ?? null),
+      column((r) => r.chain?.agent ?? null),
+      column((r) => r.text),
+      column((r) => r.chain !== undefined),
+    ]);
+  };
+
+  const flush = async (): Promise<void> => {
+    scheduled = false;
+    const batch = queue;
+    queue = [];
+    if (batch.length === 0) return;
+    let done!: () => void;
+    flushing = new Promise((resolve) => (done = resolve));
+    try {
+      await ready();
+      await insert(batch.flatMap((p) => p.rows));
+      for (const p of batch) p.resolve();
+    } catch (error) {
+      for (const p of batch) p.reject(error);
+    } finally {
+      flushing = undefined;
+      done();
+    }
+    // What arrived during the round trip has waited one already: it goes at once.
+    if (queue.length > 0 && !scheduled) void flush();
+  };
+
+  const schedule = (): void => {
+    if (scheduled || flushing !== undefined) return;
+    scheduled = true;
+    // The calls of this tick join the batch.
+    setImmediate(() => void flush());
+  };
+
+  const drained = async (): Promise<void> => {
+    while (flushing !== undefined || queue.length > 0) {
+      if (flushing !== undefined) await flushing;
+      else await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  const toRow = (event: JournalEvent): Row => {
+    const text = JSON.stringify(event);
+    if (event.type === 'tool/call') {
+      const chain: Chain = {
+        root: event.rootCallId ?? event.callId,
+        parent: event.parentCallId ?? null,
+        agent: event.agent,
+      };
+      chains.set(event.callId, chain);
+      return { type: event.type, callId: event.callId, chain, text };
+    }
+    const chain = chains.get(event.callId);
+    chains.delete(event.callId);
+    return { type: event.type, callId: event.callId, chain, text };
+  };
+
+  const select = async (sql: string, params: unknown[]): Promise<StoredRow[]> => {
+    await drained();
+    await ready();
+    return (await pool!.query(sql, params)).rows as StoredRow[];
+  };
+
+  return {
+    url,
+    ready,
+    append(events: readonly JournalEvent[]): Promise<void> {
+      if (closed) return Promise.reject(new Error(`${label}: closed`));
+      let rows: Row[];
+      try {
+        events.forEach((event, i) => {
+          if (!isJournalEvent(event))
+            throw new TypeError(`${label}: events[${i}] is not a tool/call or tool/result event`);
+        });
+        rows = events.map(toRow);
+      } catch (error) {
+        return Promise.reject(error);
+      }
+      return new Promise<void>((resolve, reject) => {
+        queue.push({ rows, resolve, reject });
+        schedule();
+      });
+    },
+    async read(): Promise<JournalContents> {
+      const events: JournalEvent[] = [];
+      const warnings: JournalWarning[] = [];
+      for (const row of await select('SELECT seq, at, event FROM ptc_journal ORDER BY seq', [])) {
+        const event = parseStored(row);
+        if (event !== undefined) events.push(event);
+        else
+          warnings.push({
+            kind: 'unreadable-line',
+            line: Number(row.seq),
+            message: `${label}: row ${row.seq} is not a journal event; skipped`,
+          });
+      }
+      warnings.forEach(onWarning);
+      return { events, warnings };
+    },
+    async query(query: JournalQuery = {}): Promise<readonly JournalEntry[]> {
+      const where: string[] = [];
+      const params: unknown[] = [];
+      const param = (value: unknown): string => {
+        params.push(value);
+        return `$${params.length}`;
+      };
+      if (query.rootCallId !== undefined) where.push(`root_call_id = ${param(String(query.rootCallId))}`);
+      if (query.agent !== undefined)
+        where.push(query.agent === null ? 'agent IS NULL' : `agent = ${param(String(query.agent))}`);
+      if (query.since !== undefined) where.push(`at >= ${param(millis(query.since, 'since'))}`);
+      if (query.until !== undefined) where.push(`at < ${param(millis(query.until, 'until'))}`);
+      if (query.type !== undefined) {
+        if (query.type !== 'tool/call' && query.type !== 'tool/result')
+          throw new TypeError(
+            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)}`,
+          );
+        where.push(`type = ${param(query.type)}`);
+      }
+      if (query.afterSeq !== undefined) where.push(`seq > ${param(count(query.afterSeq, 'afterSeq', 0))}`);
+      const limit = query.limit === undefined ? '' : ` LIMIT ${count(query.limit, 'limit', 1)}`;
+      const sql = `SELECT seq, at, event FROM ptc_journal${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
+      const entries: JournalEntry[] = [];
+      for (const row of await select(sql, params)) {
+        const event = parseStored(row);
+        if (event !== undefined) entries.push(deepFreeze({ seq: Number(row.seq), at: Number(row.at), event }));
+      }
+      return entries;
+    },
+    async lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>> {
+      if (signal.aborted) throw signal.reason;
+      await ready();
+      const client = await untilAborted(lockPool!.connect(), signal, (c) => c.release());
+      const id = advisoryKey(key);
+      const pid = (client as { processID?: unknown }).processID;
+      // A wait cannot be interrupted from its own connection: cancel it from another one.
+      const onAbort = (): void => {
+        if (typeof pid === 'number')
+          void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => client.release(true));
+        else client.release(true);
+      };
+      signal.addEventListener('abort', onAbort, { once: true });
+      try {
+        await client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
+      } catch (error) {
+        client.release(true);
+        throw signal.aborted
+          ? signal.reason
+          : new Error(`${label}: resource lock failed (${describePostgresError(error, connectTimeoutMs)})`, {
+              cause: error,
+            });
+      } finally {
+        signal.removeEventListener('abort', onAbort);
+      }
+      let released = false;
+      const release = async (): Promise<void> => {
+        if (released) return;
+        released = true;
+        try {
+          await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
+          client.release();
+        } catch {
+          // The session ends with the connection, and its locks with it.
+          client.release(true);
+        }
+      };
+      if (signal.aborted) {
+        await release();
+        throw signal.reason;
+      }
+      return release;
+    },
+    async close(): Promise<void> {
+      if (closed) return;
+      closed = true;
+      await drained().catch(() => {});
+      if (ownsPools) {
+        const ends = [pool?.end(), lockPool === pool ? undefined : lockPool?.end()];
+        await Promise.all(ends.map((p) => p?.catch(() => {})));
+      }
+    },
+  };
+}
+
+/** The bigint advisory-lock id of a resource key (the first 8 bytes of its SHA-256). */
+function advisoryKey(key: string): string {
+  return createHash('sha256').update(`ptc-resource:${key}`).digest().readBigInt64BE(0).toString();
+}
+
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (value: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) dispose(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/** One line for a connection or server error. */
+export function describePostgresError(error: unknown, connectTimeoutMs: number): string {
+  const e = error as { code?: unknown; message?: unknown; address?: unknown; port?: unknown; hostname?: unknown };
+  const message = typeof e?.message === 'string' ? e.message : String(error);
+  switch (e?.code) {
+    case 'ECONNREFUSED':
+      return `cannot connect to PostgreSQL (connection refused${typeof e.port === 'number' ? ` at ${String(e.address)}:${e.port}` : ''}); is the server running?`;
+    case 'ENOTFOUND':
+    case 'EAI_AGAIN':
+      return `cannot connect to PostgreSQL: host ${String(e.hostname ?? '')} not found`;
+    case '28P01':
+    case '28000':
+      return `PostgreSQL refused the credentials: ${message}`;
+    case '3D000':
+      return `PostgreSQL: ${message}`;
+    default:
+      if (/timeout/iu.test(message))
+        return `cannot connect to PostgreSQL: no answer within ${connectTimeoutMs} ms (${message})`;
+      return message;
+  }
+}
+
+function parseStored(row: StoredRow): JournalEvent | undefined {
+  try {
+    const parsed: unknown = JSON.parse(row.event);
+    return isJournalEvent(parsed) ? deepFreeze(parsed) : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function positive(value: number | undefined, fallback: number, field: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`openPostgresJournal: ${field} must be an integer >= 1, got ${String(value)}`);
+  return value;
+}
+
+function count(value: number, field: string, min: number): number {
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
+    throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
+  return value;
+}
+
+function millis(value: Date | number, field: string): number {
+  const ms = value instanceof Date ? value.getTime() : value;
+  if (typeof ms !== 'number' || !Number.isFinite(ms))
+    throw new TypeError(`journal query: ${field} must be a Date or milliseconds since the epoch`);
+  return ms;
+}
