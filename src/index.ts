@@ -64,6 +64,7 @@ export type {
   RunLogEvent,
   RunCallStartEvent,
   RunCallEndEvent,
+  RunLockWaitEvent,
 } from './ptc/run-events.ts';
 export { DEFAULT_MAX_CALL_DEPTH } from './pipeline/call-depth.ts';
 export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts';

@@ -45,6 +45,13 @@ export interface ToolSpecBase<A, V, R = V> {
   readonly timeoutMs?: number;
   /** Return exactly `true` to let this call overlap others. Invalid args or a throw mean exclusive. */
   readonly isConcurrencySafe?: (args: A) => boolean;
+  /**
+   * The resource this call changes (an account id, a file path): calls whose keys are
+   * equal never overlap — within the process for every journal store, across all hosts
+   * of the database for the PostgreSQL store. The lock is held only while the body runs;
+   * waiting for it respects the call's abort signal and timeout.
+   */
+  readonly resourceKey?: (args: A) => string;
   /** Tells the model the schema is loaded on demand. */
   readonly deferLoading?: boolean;
   /**
@@ -93,6 +100,8 @@ export interface Tool {
   render(args: JsonValue, value: JsonValue): ContentBlock[];
   /** Soft: invalid args or a throwing callback give `false` (exclusive). */
   isConcurrencySafe(args: JsonValue): boolean;
+  /** The definition's `resourceKey`, when it has one (called with validated arguments). */
+  readonly resourceKey?: (args: JsonValue) => string;
   readonly projectContent:
     | ((args: JsonValue, value: JsonValue, content: readonly ContentBlock[]) => ContentBlock[])
     | undefined;
@@ -129,6 +138,7 @@ function checkSpec(spec: Record<string, unknown>): void {
   }
   for (const f of [
     'isConcurrencySafe',
+    'resourceKey',
     'projectContent',
     'finalizeContent',
     'presentationMeta',
@@ -270,7 +280,15 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
   deepFreeze(parameters);
   deepFreeze(outputSchema);
   const fits = (args: JsonValue): boolean => issuesOf(validateArgs, args).length === 0;
-  const { isConcurrencySafe, presentCall, presentResult, projectContent, finalizeContent, presentationMeta } = spec;
+  const {
+    isConcurrencySafe,
+    presentCall,
+    presentResult,
+    projectContent,
+    finalizeContent,
+    presentationMeta,
+    resourceKey,
+  } = spec;
   const userExecute = spec.execute;
   const render = spec.output.render;
   const tool: Tool = {
@@ -298,6 +316,7 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
         return false;
       }
     },
+    ...(resourceKey === undefined ? {} : { resourceKey }),
     projectContent,
     finalizeContent,
     presentationMeta,

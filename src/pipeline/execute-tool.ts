@@ -30,6 +30,7 @@ import {
 } from './result-drafts.ts';
 import { NEVER_ABORTED } from './never-aborted.ts';
 import { fuseSignals } from './signal-fusion.ts';
+import type { ReleaseLock, ResourceLocks } from './resource-locks.ts';
 import type { OpenNestedCalls } from './nested-call-submitter.ts';
 import { hasSnapshotArguments } from './snapshot-request.ts';
 import { describeThrown } from './thrown.ts';
@@ -112,6 +113,20 @@ export interface PipelineDeps {
   readonly onUnsettled?: UnsettledBodyReporter;
   /** Durable runs: which calls may pause, and the decisions a resume brought (pause-gates.ts). */
   readonly pauseGates?: PauseGates;
+  /** Locks for tools that declare `resourceKey`; absent: none are taken. */
+  readonly resourceLocks?: ResourceLocks;
+  /** Told when a call starts and ends waiting for its resource lock (run events, spans). */
+  readonly onResourceWait?: (exec: ToolExecution, wait: ResourceWait) => void;
+}
+
+/** A call's wait for its resource lock: `waiting` when it starts, then how it ended. */
+export interface ResourceWait {
+  readonly key: string;
+  readonly state: 'waiting' | 'acquired' | 'aborted' | 'failed';
+  /** Milliseconds waited (0 for `waiting`). */
+  readonly waitedMs: number;
+  /** Whether the lock holds across hosts (PostgreSQL store) or only in this process. */
+  readonly shared: boolean;
 }
 
 /**
@@ -124,6 +139,8 @@ export interface ExecutionTracer {
     request: NestedExecuteRequest,
     execute: (created?: (exec: ToolExecution) => void) => Promise<ToolResult>,
   ): Promise<ToolResult>;
+  /** Marks a moment of an execution (by its token) on its span, e.g. a resource-lock wait. */
+  event?(token: symbol, name: string, attributes: { readonly [key: string]: string | number | boolean }): void;
 }
 
 /** Points where a scheduler orders executions. All optional. */
@@ -529,6 +546,16 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<D
     fused.dispose();
     return errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message);
   }
+  // A declared resource is locked before the body starts and released when it settles.
+  let releaseLock: ReleaseLock | undefined;
+  if (tool.resourceKey !== undefined && deps.resourceLocks !== undefined) {
+    const locked = await lockResource(deps, deps.resourceLocks, exec, tool.resourceKey, fused.signal);
+    if ('draft' in locked) {
+      fused.dispose();
+      return locked.draft;
+    }
+    releaseLock = locked.release;
+  }
   exec.setBodySignal(fused.signal);
   exec.enterPhase('body');
   exec.useDefinition(tool);
@@ -542,6 +569,12 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<D
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
     const body = tool.invoke(exec.arguments, exec.view);
+    if (releaseLock !== undefined) {
+      // Held until the body itself settles, even when the call is given up on first.
+      const release = releaseLock;
+      releaseLock = undefined;
+      void body.then(release, release).catch(() => {});
+    }
     const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
     if (raw === GIVEN_UP) {
       reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
@@ -567,6 +600,8 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<D
         ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
         : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
   } finally {
+    // invoke threw before it returned a promise: nothing runs under the lock.
+    if (releaseLock !== undefined) void releaseLock().catch(() => {});
     // Nested calls the body left running are aborted and drained before its outcome moves on.
     if (composite !== undefined) await composite.close();
     exec.setCallTool(undefined);
@@ -575,6 +610,63 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<D
     exec.enterPhase('around');
   }
   return draft;
+}
+
+/** Waits for the call's resource lock; a draft instead when the call must not run. */
+async function lockResource(
+  deps: PipelineDeps,
+  locks: ResourceLocks,
+  exec: ExecutionState,
+  resourceKey: (args: JsonValue) => string,
+  signal: AbortSignal,
+): Promise<{ release: ReleaseLock } | { draft: Draft }> {
+  let key: unknown;
+  try {
+    key = resourceKey(exec.arguments);
+  } catch (error) {
+    return { draft: pipelineErrorDraft('resourceKey', error) };
+  }
+  if (typeof key !== 'string' || key.length === 0)
+    return {
+      draft: pipelineErrorDraft(
+        'resourceKey',
+        new TypeError(`resourceKey returned ${JSON.stringify(key)}, not a non-empty string`),
+      ),
+    };
+  const report = (state: ResourceWait['state'], waitedMs: number): void => {
+    try {
+      deps.onResourceWait?.(exec.view, { key, state, waitedMs, shared: locks.shared });
+      deps.tracer?.event?.(exec.token, 'ptc.resource_lock', {
+        'ptc.resource_lock.key': key,
+        'ptc.resource_lock.state': state,
+        'ptc.resource_lock.wait_ms': waitedMs,
+        'ptc.resource_lock.shared': locks.shared,
+      });
+    } catch {
+      // Observers only.
+    }
+  };
+  const started = performance.now();
+  report('waiting', 0);
+  try {
+    const release = await locks.acquire(key, signal);
+    report('acquired', performance.now() - started);
+    return { release };
+  } catch (error) {
+    const waited = performance.now() - started;
+    if (signal.aborted) {
+      report('aborted', waited);
+      return { draft: errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH) };
+    }
+    report('failed', waited);
+    return {
+      draft: errorDraft(
+        ERROR_CODES.SCHEDULER_FAILURE,
+        `the lock on resource ${JSON.stringify(key)} could not be taken: ${describeThrown(error).message}`,
+        { dispatched: false, resourceKey: key },
+      ),
+    };
+  }
 }
 
 const GIVEN_UP: unique symbol = Symbol('given up');

@@ -39,15 +39,34 @@ export interface RunCallEndEvent extends RunCallStartEvent {
   readonly result?: ToolResult;
 }
 
+/**
+ * A call of a tool with `resourceKey` waits for its resource lock (`waiting`), then got
+ * it or gave up (`acquired`, `aborted`: its signal or timeout, `failed`: the store could
+ * not lock). For any such call, nested or not: `runCallId` is the execution that made
+ * it (run_code, a composite tool), or its own callId for a top-level call.
+ */
+export interface RunLockWaitEvent extends RunEventSource {
+  readonly callId: string;
+  readonly name: string;
+  /** The resource key the tool's `resourceKey(args)` gave. */
+  readonly key: string;
+  readonly state: 'waiting' | 'acquired' | 'aborted' | 'failed';
+  /** Milliseconds waited so far (0 for `waiting`). */
+  readonly waitedMs: number;
+  /** Whether the lock holds across hosts (PostgreSQL store) or only in this process. */
+  readonly shared: boolean;
+}
+
 export interface RunEventMap {
   'run/log': (event: RunLogEvent) => void;
   'run/call-start': (event: RunCallStartEvent) => void;
   'run/call-end': (event: RunCallEndEvent) => void;
+  'run/lock-wait': (event: RunLockWaitEvent) => void;
 }
 export type RunEventName = keyof RunEventMap;
 type RunEventOf<K extends RunEventName> = Parameters<RunEventMap[K]>[0];
 
-export const RUN_EVENT_NAMES: readonly RunEventName[] = ['run/log', 'run/call-start', 'run/call-end'];
+export const RUN_EVENT_NAMES: readonly RunEventName[] = ['run/log', 'run/call-start', 'run/call-end', 'run/lock-wait'];
 
 export function isRunEventName(name: unknown): name is RunEventName {
   return (RUN_EVENT_NAMES as readonly unknown[]).includes(name);
@@ -58,6 +77,7 @@ export class RunEvents {
     'run/log': [],
     'run/call-start': [],
     'run/call-end': [],
+    'run/lock-wait': [],
   };
 
   on<K extends RunEventName>(name: K, listener: RunEventMap[K]): () => void {

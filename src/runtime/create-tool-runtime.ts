@@ -35,6 +35,7 @@ import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { createTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
+import { createResourceLocks, sharedLocksOf } from '../pipeline/resource-locks.ts';
 import {
   createTurnExecutor,
   type TurnCall,
@@ -413,6 +414,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     maxCallDepth,
     pauseGates,
     ...(options.telemetry === false ? {} : { tracer: createOtelExecutionTracer() }),
+    resourceLocks: createResourceLocks(sharedLocksOf(journal)),
+    onResourceWait: (exec, wait) => {
+      if (!runEvents.has('run/lock-wait')) return;
+      const { callId, name, agent, rootCallId, parentCallId } = exec;
+      runEvents.emit('run/lock-wait', { runCallId: parentCallId ?? callId, rootCallId, agent, callId, name, ...wait });
+    },
   };
 
   // SDK text per agent, rebuilt only when the registry changes.

@@ -375,17 +375,28 @@ export function openPostgresJournal(
       const client = await untilAborted(lockPool!.connect(), signal, (c) => c.release());
       const id = advisoryKey(key);
       const pid = (client as { processID?: unknown }).processID;
+      // A held connection that drops (server restart, terminated session) must not crash
+      // the host: its lock is gone with the session, and release() finds out.
+      const onError = (): void => {};
+      const events = client as { on?: (e: 'error', f: () => void) => void; off?: (e: 'error', f: () => void) => void };
+      events.on?.('error', onError);
+      let returned = false;
+      const done = (destroy: boolean): void => {
+        if (returned) return;
+        returned = true;
+        events.off?.('error', onError);
+        client.release(destroy);
+      };
       // A wait cannot be interrupted from its own connection: cancel it from another one.
       const onAbort = (): void => {
-        if (typeof pid === 'number')
-          void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => client.release(true));
-        else client.release(true);
+        if (typeof pid === 'number') void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => done(true));
+        else done(true);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       try {
         await client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
       } catch (error) {
-        client.release(true);
+        done(true);
         throw signal.aborted
           ? signal.reason
           : new Error(`${label}: resource lock failed (${describePostgresError(error, connectTimeoutMs)})`, {
@@ -400,10 +411,10 @@ export function openPostgresJournal(
         released = true;
         try {
           await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
-          client.release();
+          done(false);
         } catch {
           // The session ends with the connection, and its locks with it.
-          client.release(true);
+          done(true);
         }
       };
       if (signal.aborted) {

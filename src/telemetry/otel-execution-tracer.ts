@@ -125,7 +125,10 @@ export function createOtelExecutionTracer(): ExecutionTracer {
         },
       );
   };
-  return { trace };
+  // A moment of an execution (a resource-lock wait) as an event on its span.
+  const event: NonNullable<ExecutionTracer['event']> = (token, name, attributes) =>
+    byToken.get(token)?.span.addEvent(name, attributes);
+  return { trace, event };
 }
 
 function endWithResult(api: OtelApi, { span, children }: Traced, result: ToolResult): void {

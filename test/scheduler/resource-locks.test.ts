@@ -1,0 +1,187 @@
+// Resource locks within one process, for every store (here: none, and the JSONL
+// file): calls whose `resourceKey` is equal never overlap (10 concurrent
+// read-modify-write deposits give the exact balance), other keys still overlap, the
+// wait ends with the call's abort signal (ABORTED_BEFORE_DISPATCH, body not run) or its
+// timeout (TOOL_TIMEOUT), and the wait is visible as `run/lock-wait` events and as an
+// event on the call's span. The cross-host half is test/durability/postgres-resource-locks.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { context, trace } from '@opentelemetry/api';
+import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { createToolRuntime, defineTool, type RunLockWaitEvent, type ToolRuntime } from '../../src/index.ts';
+
+const exporter = new InMemorySpanExporter();
+const contextManager = new AsyncLocalStorageContextManager();
+let dir = '';
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'ptc-locks-'));
+  context.setGlobalContextManager(contextManager.enable());
+  trace.setGlobalTracerProvider(new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(exporter)] }));
+});
+afterAll(async () => {
+  trace.disable();
+  context.disable();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A bank whose deposit is a read, a wait and a write: overlapping deposits lose updates. */
+function bank(journal: string | undefined, keyed: boolean, holdMs = 10) {
+  const balances = new Map<string, number>();
+  let running = 0;
+  let maxRunning = 0;
+  let bodies = 0;
+  const rt: ToolRuntime = createToolRuntime({ sandbox: false, ...(journal === undefined ? {} : { journal }) });
+  rt.register(
+    defineTool({
+      name: 'deposit',
+      description: 'Adds amount to an account.',
+      parameters: { account: { type: 'string', required: true }, amount: { type: 'integer', required: true } },
+      output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+      isConcurrencySafe: () => true,
+      ...(keyed ? { resourceKey: (a: { account: string }) => `account:${a.account}` } : {}),
+      execute: async ({ account, amount }) => {
+        bodies += 1;
+        running += 1;
+        maxRunning = Math.max(maxRunning, running);
+        const before = balances.get(account) ?? 0;
+        await sleep(holdMs);
+        balances.set(account, before + amount);
+        running -= 1;
+        return before + amount;
+      },
+    }),
+  );
+  rt.register(
+    defineTool({
+      name: 'slow_deposit',
+      description: 'A deposit with a 50 ms timeout.',
+      parameters: { account: { type: 'string', required: true } },
+      output: { schema: { type: 'integer' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
+      timeoutMs: 50,
+      resourceKey: (a) => `account:${a.account}`,
+      execute: async () => 0,
+    }),
+  );
+  rt.register(
+    defineTool({
+      name: 'bad_key',
+      description: 'Its resourceKey throws.',
+      parameters: {},
+      output: { schema: { type: 'integer' }, render: () => [] },
+      resourceKey: () => {
+        throw new Error('no key');
+      },
+      execute: async () => 0,
+    }),
+  );
+  const deposits = (n: number, account: (i: number) => string) =>
+    rt.executeTurn(
+      Array.from({ length: n }, (_, i) => ({
+        callId: `d${i}`,
+        name: 'deposit',
+        arguments: { account: account(i), amount: 1 },
+      })),
+    );
+  return { rt, balances, deposits, stats: () => ({ maxRunning, bodies }) };
+}
+
+let journals = 0;
+const STORES: readonly (readonly [string, () => string | undefined])[] = [
+  ['no journal', () => undefined],
+  ['JSONL journal', () => join(dir, `j${(journals += 1)}.jsonl`)],
+];
+
+describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => {
+  it('10 concurrent deposits on one key give the exact balance; without the key they lose updates', async () => {
+    const keyed = bank(journal(), true);
+    const turn = await keyed.deposits(10, () => 'acme');
+    expect(turn.results.every((r) => !r.isError)).toBe(true);
+    expect(keyed.balances.get('acme')).toBe(10);
+    expect(keyed.stats().maxRunning).toBe(1);
+    await keyed.rt.close();
+
+    const unkeyed = bank(journal(), false);
+    await unkeyed.deposits(10, () => 'acme');
+    expect(unkeyed.balances.get('acme')).toBeLessThan(10);
+    await unkeyed.rt.close();
+  });
+
+  it('calls on different keys still overlap', async () => {
+    const b = bank(journal(), true, 30);
+    await b.deposits(4, (i) => `acct${i}`);
+    expect(b.stats().maxRunning).toBeGreaterThan(1);
+    expect([...b.balances.values()]).toEqual([1, 1, 1, 1]);
+    await b.rt.close();
+  });
+
+  it('a wait ends with the abort signal (body not run) or the timeout, and is seen as run/lock-wait events', async () => {
+    const b = bank(journal(), true, 200);
+    const events: RunLockWaitEvent[] = [];
+    b.rt.on('run/lock-wait', (e) => void events.push(e));
+    const holder = b.rt.execute({ callId: 'h', name: 'deposit', arguments: { account: 'acme', amount: 1 } });
+    await sleep(20);
+    const stop = new AbortController();
+    const waiter = b.rt.execute({
+      callId: 'w',
+      name: 'deposit',
+      arguments: { account: 'acme', amount: 1 },
+      signal: stop.signal,
+    });
+    setTimeout(() => stop.abort(), 30);
+    const timed = b.rt.execute({ callId: 't', name: 'slow_deposit', arguments: { account: 'acme' } });
+    const [held, aborted, timedOut] = await Promise.all([holder, waiter, timed]);
+    expect(held.isError).toBe(false);
+    expect(aborted.error?.code).toBe('ABORTED_BEFORE_DISPATCH');
+    expect(timedOut.error?.code).toBe('TOOL_TIMEOUT');
+    expect(b.stats().bodies).toBe(1);
+    expect(b.balances.get('acme')).toBe(1);
+    const seen = events.map((e) => `${e.callId}:${e.state}`);
+    expect(seen.slice(0, 4)).toEqual(['h:waiting', 'h:acquired', 'w:waiting', 't:waiting']);
+    expect(seen.slice(4).sort()).toEqual(['t:aborted', 'w:aborted']);
+    expect(events[0]).toMatchObject({
+      runCallId: 'h',
+      rootCallId: 'h',
+      name: 'deposit',
+      key: 'account:acme',
+      shared: false,
+    });
+    expect(events.find((e) => e.callId === 'w' && e.state === 'aborted')!.waitedMs).toBeGreaterThanOrEqual(20);
+    // The key is free again once the holder's body settled.
+    const after = await b.rt.execute({ callId: 'a', name: 'deposit', arguments: { account: 'acme', amount: 1 } });
+    expect(after.value).toBe(2);
+    await b.rt.close();
+  });
+
+  it('a resourceKey that throws fails the call (PIPELINE_ERROR) without running the body', async () => {
+    const b = bank(journal(), true);
+    const result = await b.rt.execute({ callId: 'x', name: 'bad_key', arguments: {} });
+    expect(result.error?.code).toBe('PIPELINE_ERROR');
+    expect(result.error?.message).toContain('no key');
+    await b.rt.close();
+  });
+});
+
+describe('the wait on the span', () => {
+  it('a waiting call carries ptc.resource_lock events on its execute_tool span', async () => {
+    exporter.reset();
+    const b = bank(undefined, true, 30);
+    await b.deposits(2, () => 'acme');
+    await b.rt.close();
+    const spans = exporter.getFinishedSpans().filter((s) => s.name === 'execute_tool deposit');
+    expect(spans).toHaveLength(2);
+    const states = spans.map((s) =>
+      s.events.filter((e) => e.name === 'ptc.resource_lock').map((e) => e.attributes?.['ptc.resource_lock.state']),
+    );
+    expect(states).toEqual([
+      ['waiting', 'acquired'],
+      ['waiting', 'acquired'],
+    ]);
+    const waited = spans.map((s) => Number(s.events[1]!.attributes?.['ptc.resource_lock.wait_ms']));
+    expect(Math.max(...waited)).toBeGreaterThanOrEqual(20);
+    expect(spans[0]!.events[0]!.attributes?.['ptc.resource_lock.key']).toBe('account:acme');
+  });
+});
