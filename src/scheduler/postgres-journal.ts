@@ -15,6 +15,9 @@ import type { Pool, PoolConfig } from 'pg';
 import { deepFreeze } from '../json/json-value.ts';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
 import { isJournalEvent } from './parse-journal.ts';
+import { createPostgresRunClaims } from './postgres-run-claims.ts';
+import type { RunClaims } from './run-claims.ts';
+import { RUN_EVENT_TYPES } from './run-journal-events.ts';
 import type { JournalEntry, JournalQuery } from './sqlite-journal.ts';
 
 /** The part of a `pg.Pool` the store uses, for code that brings its own pool. */
@@ -39,8 +42,11 @@ export interface PostgresJournalOptions {
   readonly now?: () => number;
   /** Connections for appends and reads (a URL only; a given pool keeps its own size). @default 10 */
   readonly poolSize?: number;
-  /** Connections for held resource locks, one per key held or awaited across hosts. @default 10 */
-  readonly lockPoolSize?: number;
+  /**
+   * Connections that hold a session: one per resource key held or awaited, and one per
+   * durable run this host is running (its claim). @default 20
+   */
+  readonly sessionPoolSize?: number;
   /** How long to wait for a connection to the server. @default 10000 */
   readonly connectTimeoutMs?: number;
 }
@@ -58,7 +64,9 @@ export interface PostgresJournal extends Journal {
    * until the returned function is called. Rejects with the signal's reason if it aborts first.
    */
   lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
-  /** Ends the pools (only the ones the store created); later appends reject. */
+  /** Who continues a durable run: a session advisory lock per run, released when its host dies. */
+  readonly claims: RunClaims;
+  /** Ends the pools (only the ones the store created) and the sessions of held claims; later appends reject. */
   close(): Promise<void>;
 }
 
@@ -82,14 +90,20 @@ CREATE INDEX IF NOT EXISTS ptc_journal_root ON ptc_journal (root_call_id, seq);
 CREATE INDEX IF NOT EXISTS ptc_journal_agent ON ptc_journal (agent, seq);
 CREATE INDEX IF NOT EXISTS ptc_journal_at ON ptc_journal (at);
 CREATE INDEX IF NOT EXISTS ptc_journal_call ON ptc_journal (call_id, type);
+CREATE TABLE IF NOT EXISTS ptc_run_claims (
+  run_id text PRIMARY KEY,
+  owner text NOT NULL,
+  claim text NOT NULL
+);
 `;
 
-// One INSERT for a batch; a result whose call is not known here takes its chain from the call's row.
+// One INSERT for a batch; a result (or a run's own event) whose call is not known here
+// takes its root and agent from the call's row.
 const INSERT = `
 INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event)
 SELECT $1::bigint, t.type, t.call_id,
   CASE WHEN t.known THEN t.root_call_id ELSE COALESCE(c.root_call_id, t.call_id) END,
-  CASE WHEN t.known THEN t.parent_call_id ELSE c.parent_call_id END,
+  CASE WHEN t.known THEN t.parent_call_id WHEN t.type = 'tool/result' THEN c.parent_call_id ELSE NULL END,
   CASE WHEN t.known THEN t.agent ELSE c.agent END,
   t.event
 FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY
@@ -161,7 +175,7 @@ export function openPostgresJournal(
   const onWarning = options.onWarning ?? ((w: JournalWarning) => process.emitWarning(w.message, 'JournalWarning'));
   const now = options.now ?? Date.now;
   const poolSize = positive(options.poolSize, 10, 'poolSize');
-  const lockPoolSize = positive(options.lockPoolSize, 10, 'lockPoolSize');
+  const sessionPoolSize = positive(options.sessionPoolSize, 20, 'sessionPoolSize');
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
 
   let pool: PostgresPool | undefined = ownsPools ? undefined : target.pool;
@@ -187,7 +201,7 @@ export function openPostgresJournal(
     const warn = (error: Error): void =>
       process.emitWarning(`${label}: an idle connection failed (${error.message})`, 'JournalWarning');
     const main: Pool = new pg.Pool(config(poolSize));
-    const locks: Pool = new pg.Pool(config(lockPoolSize));
+    const locks: Pool = new pg.Pool(config(sessionPoolSize));
     main.on('error', warn);
     locks.on('error', warn);
     pool = main as unknown as PostgresPool;
@@ -293,10 +307,17 @@ export function openPostgresJournal(
       chains.set(event.callId, chain);
       return { type: event.type, callId: event.callId, chain, text };
     }
-    const chain = chains.get(event.callId);
-    chains.delete(event.callId);
+    const call = chains.get(event.callId);
+    if (event.type === 'tool/result') {
+      chains.delete(event.callId);
+      return { type: event.type, callId: event.callId, chain: call, text };
+    }
+    // A run's own event is filed under its run_code call: that call's root and agent, no parent.
+    const chain = call === undefined ? undefined : { ...call, parent: null };
     return { type: event.type, callId: event.callId, chain, text };
   };
+
+  const claims = createPostgresRunClaims(ready, () => ({ main: pool!, sessions: lockPool! }));
 
   const select = async (sql: string, params: unknown[]): Promise<StoredRow[]> => {
     await drained();
@@ -307,13 +328,14 @@ export function openPostgresJournal(
   return {
     url,
     ready,
+    claims,
     append(events: readonly JournalEvent[]): Promise<void> {
       if (closed) return Promise.reject(new Error(`${label}: closed`));
       let rows: Row[];
       try {
         events.forEach((event, i) => {
           if (!isJournalEvent(event))
-            throw new TypeError(`${label}: events[${i}] is not a tool/call or tool/result event`);
+            throw new TypeError(`${label}: events[${i}] is not a tool/call or tool/result event (nor a run/* event)`);
         });
         rows = events.map(toRow);
       } catch (error) {
@@ -353,9 +375,9 @@ export function openPostgresJournal(
       if (query.since !== undefined) where.push(`at >= ${param(millis(query.since, 'since'))}`);
       if (query.until !== undefined) where.push(`at < ${param(millis(query.until, 'until'))}`);
       if (query.type !== undefined) {
-        if (query.type !== 'tool/call' && query.type !== 'tool/result')
+        if (query.type !== 'tool/call' && query.type !== 'tool/result' && !RUN_EVENT_TYPES.includes(query.type))
           throw new TypeError(
-            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)}`,
+            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types are accepted too)`,
           );
         where.push(`type = ${param(query.type)}`);
       }
@@ -427,6 +449,7 @@ export function openPostgresJournal(
       if (closed) return;
       closed = true;
       await drained().catch(() => {});
+      claims.dispose();
       if (ownsPools) {
         const ends = [pool?.end(), lockPool === pool ? undefined : lockPool?.end()];
         await Promise.all(ends.map((p) => p?.catch(() => {})));

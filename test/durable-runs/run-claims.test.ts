@@ -1,5 +1,6 @@
-// Run claims of every shipped store: one holder at a time, across real processes; a
-// claim whose process died is taken over; only the owner releases.
+// Run claims of every shipped store (PostgreSQL on a throwaway cluster): one holder at
+// a time, across real processes; a claim whose process died is taken over; only the
+// owner releases.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -8,19 +9,28 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { isClaimLive, newClaim } from '../../src/scheduler/run-claims.ts';
-import { openStore, STORE_KINDS, storeFile, type StoreKind } from '../durability/fixtures/stores.ts';
+import {
+  freshStore,
+  openStore,
+  STORE_KINDS,
+  startStoreServers,
+  stopStoreServers,
+  type StoreKind,
+} from '../durability/fixtures/stores.ts';
 
 const CLAIMER = fileURLToPath(new URL('./fixtures/claim-run.ts', import.meta.url));
 
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-claims-'));
-});
+  await startStoreServers();
+}, 120_000);
 afterAll(async () => {
+  await stopStoreServers();
   await rm(dir, { recursive: true, force: true });
 });
 let counter = 0;
-const fresh = (kind: StoreKind): string => storeFile(dir, kind, `c${(counter += 1)}`);
+const fresh = (kind: StoreKind): Promise<string> => freshStore(dir, kind, `c${(counter += 1)}`);
 
 /** Runs the claimer child; resolves with its report and its exit. */
 function claimInChild(
@@ -58,7 +68,7 @@ function claimInChild(
 
 describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
   it('one holder at a time; only the owner releases; then another may claim', async () => {
-    const store = openStore(kind, fresh(kind));
+    const store = openStore(kind, await fresh(kind));
     const claims = store.journal.claims!;
     expect(await claims.claimRun(newClaim('run-1', 'a'))).toBeUndefined();
     expect((await claims.claimRun(newClaim('run-1', 'b')))?.owner).toBe('a');
@@ -68,12 +78,12 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     await claims.releaseRun('run-1', 'a');
     expect(await claims.runClaim('run-1')).toBeUndefined();
     expect(await claims.claimRun(newClaim('run-1', 'b'))).toBeUndefined();
-    store.close();
+    await store.close();
   });
 
   it('of two processes claiming one run at once, exactly one wins; a dead holder is taken over', async () => {
-    const path = fresh(kind);
-    openStore(kind, path).close(); // create the store first, as a runtime would
+    const path = await fresh(kind);
+    await openStore(kind, path).close(); // create the store first, as a runtime would
     const children = [1, 2, 3].map((n) => claimInChild(kind, path, 'shared-run', `owner-${n}`, 'hold'));
     const reports = await Promise.all(children.map((c) => c.report));
     const winners = reports.filter((r) => r.won);
@@ -90,7 +100,7 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     const stale = await store.journal.claims!.runClaim('shared-run');
     expect(stale === undefined ? false : isClaimLive(stale)).toBe(false);
     expect(await store.journal.claims!.claimRun(newClaim('shared-run', 'parent'))).toBeUndefined();
-    store.close();
+    await store.close();
   }, 60_000);
 });
 
@@ -102,6 +112,6 @@ it('the memory journal keeps claims in memory and says it is not durable', async
 });
 
 it('a run id that is not a safe file name is refused by the file store', async () => {
-  const store = openStore('file', fresh('file'));
+  const store = openStore('file', await fresh('file'));
   await expect(store.journal.claims!.claimRun(newClaim('../escape', 'a'))).rejects.toThrow(/not a valid run id/);
 });

@@ -119,7 +119,8 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
   });
 
   it('a wait ends with the abort signal (body not run) or the timeout, and is seen as run/lock-wait events', async () => {
-    const b = bank(journal(), true, 200);
+    // The holder keeps the key long enough for a loaded machine's timers (the waits end at ~30 and ~50 ms).
+    const b = bank(journal(), true, 1_000);
     const events: RunLockWaitEvent[] = [];
     b.rt.on('run/lock-wait', (e) => void events.push(e));
     const holder = b.rt.execute({ callId: 'h', name: 'deposit', arguments: { account: 'acme', amount: 1 } });
