@@ -409,14 +409,22 @@ export function openPostgresJournal(
         events.off?.('error', onError);
         client.release(destroy);
       };
-      // A wait cannot be interrupted from its own connection: cancel it from another one.
+      // A wait cannot be interrupted from its own connection: cancel it from another one,
+      // again until the wait ends (a cancel that arrives before the wait began does nothing).
+      let waiting = true;
+      let retry: ReturnType<typeof setTimeout> | undefined;
       const onAbort = (): void => {
-        if (typeof pid === 'number') void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => done(true));
-        else done(true);
+        if (!waiting) return;
+        if (typeof pid !== 'number') return done(true);
+        void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => done(true));
+        retry = setTimeout(onAbort, 100);
       };
       signal.addEventListener('abort', onAbort, { once: true });
       try {
-        await client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
+        const wait = client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
+        // Aborted while connecting: the listener above will never fire.
+        if (signal.aborted) onAbort();
+        await wait;
       } catch (error) {
         done(true);
         throw signal.aborted
@@ -425,6 +433,8 @@ export function openPostgresJournal(
               cause: error,
             });
       } finally {
+        waiting = false;
+        clearTimeout(retry);
         signal.removeEventListener('abort', onAbort);
       }
       let released = false;
@@ -466,6 +476,7 @@ function advisoryKey(key: string): string {
 function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (value: T) => void): Promise<T> {
   return new Promise((resolve, reject) => {
     const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
     signal.addEventListener('abort', onAbort, { once: true });
     promise.then(
       (value) => {
