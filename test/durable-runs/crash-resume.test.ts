@@ -1,4 +1,5 @@
-// Durable runs across real processes and SIGKILL, on both stores: a run paused in one
+// Durable runs across real processes and SIGKILL, on every store (PostgreSQL: a
+// throwaway cluster; its processes are the "hosts" of one database): a run paused in one
 // process finishes in another after its host was killed; a host killed in the middle of
 // an approved body leaves the run interrupted, and a resume runs that call again with the
 // same idempotency key (at least once, with a stable key) and nothing else twice; of two
@@ -10,7 +11,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { DurableRunSummary, PausedRun, ToolResult } from '../../src/index.ts';
-import { STORE_KINDS, storeFile, type StoreKind } from '../durability/fixtures/stores.ts';
+import {
+  freshStore,
+  STORE_KINDS,
+  startStoreServers,
+  stopStoreServers,
+  type StoreKind,
+} from '../durability/fixtures/stores.ts';
 import { readBodyLog } from './fixtures/gated-tools.ts';
 
 const HOST = fileURLToPath(new URL('./fixtures/durable-host.ts', import.meta.url));
@@ -18,8 +25,10 @@ const HOST = fileURLToPath(new URL('./fixtures/durable-host.ts', import.meta.url
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-crash-'));
-});
+  await startStoreServers();
+}, 120_000);
 afterAll(async () => {
+  await stopStoreServers();
   await rm(dir, { recursive: true, force: true });
 });
 let counter = 0;
@@ -73,13 +82,13 @@ const GATED_PROGRAM = `
   return all.map((w) => w.wrote);`;
 
 describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: StoreKind) => {
-  const files = (): string[] => {
+  const files = async (): Promise<string[]> => {
     counter += 1;
-    return [kind, storeFile(dir, kind, `k${counter}`), join(dir, `bodies-${kind}-${counter}.log`)];
+    return [kind, await freshStore(dir, kind, `k${counter}`), join(dir, `bodies-${kind}-${counter}.log`)];
   };
 
   it('three gated writes pause once, the host is SIGKILLed, a fresh process finishes the run with one decision call', async () => {
-    const common = files();
+    const common = await files();
     const paused = pausedOf(await host([...common, 'start', 'call-1', GATED_PROGRAM], { killAfterReport: true }));
     expect(paused.pending).toHaveLength(3);
     const listed = await host([...common, 'runs']);
@@ -100,7 +109,7 @@ describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: St
   }, 120_000);
 
   it('SIGKILL in the middle of an approved body: the run is interrupted; resume runs that call again with the same key, nothing else', async () => {
-    const common = files();
+    const common = await files();
     const log = common[2]!;
     const code =
       'const a = await tools.read({ n: 1 }); const w = await tools.write({ v: a, hang: true }); const b = await tools.read({ n: 2 }); return [w.wrote, b];';
@@ -125,7 +134,7 @@ describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: St
   }, 120_000);
 
   it('two processes resume one run at once: exactly one proceeds, the other gets RUN_BUSY', async () => {
-    const common = files();
+    const common = await files();
     const paused = pausedOf(
       await host([...common, 'start', 'call-3', 'return (await tools.write({ v: 1, slowMs: 4000 })).wrote;']),
     );

@@ -6,14 +6,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RunResumeError, type PausedRun, type ToolResult, type ToolRuntime } from '../../src/index.ts';
-import { openStore, STORE_KINDS, storeFile, type StoreKind } from '../durability/fixtures/stores.ts';
+import {
+  freshStore,
+  openStore,
+  STORE_KINDS,
+  startStoreServers,
+  stopStoreServers,
+  type StoreKind,
+} from '../durability/fixtures/stores.ts';
 import { gatedRuntime, readBodyLog, runCall } from './fixtures/gated-tools.ts';
 
 let dir = '';
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'ptc-pause-'));
-});
+  await startStoreServers();
+}, 120_000);
 afterAll(async () => {
+  await stopStoreServers();
   await rm(dir, { recursive: true, force: true });
 });
 let counter = 0;
@@ -26,9 +35,9 @@ const pausedOf = (result: ToolResult): PausedRun => {
 };
 
 describe.each(STORE_KINDS)('pause and resume (%s store)', (kind: StoreKind) => {
-  const open = (): { rt: ToolRuntime; log: string; close: () => Promise<void> } => {
+  const open = async (): Promise<{ rt: ToolRuntime; log: string; close: () => Promise<void> }> => {
     counter += 1;
-    const store = openStore(kind, storeFile(dir, kind, `p${counter}`));
+    const store = openStore(kind, await freshStore(dir, kind, `p${counter}`));
     const log = join(dir, `bodies-${counter}.log`);
     const rt = gatedRuntime(store.journal, log);
     return {
@@ -36,13 +45,13 @@ describe.each(STORE_KINDS)('pause and resume (%s store)', (kind: StoreKind) => {
       log,
       close: async () => {
         await rt.close();
-        store.close();
+        await store.close();
       },
     };
   };
 
   it('three gated writes in a Promise.all pause once with three pending; approve two, deny one', async () => {
-    const { rt, log, close } = open();
+    const { rt, log, close } = await open();
     const code = `
       const base = await tools.read({ n: 1 });
       const r = Math.random(); const t = Date.now();
@@ -94,7 +103,7 @@ describe.each(STORE_KINDS)('pause and resume (%s store)', (kind: StoreKind) => {
   }, 60_000);
 
   it('randomness and time seen before the pause are the same after it; a run paused twice resumes twice', async () => {
-    const { rt, log, close } = open();
+    const { rt, log, close } = await open();
     const code = `
       const r = Math.random(); const t = Date.now();
       const a = await tools.write({ v: r });
@@ -115,7 +124,7 @@ describe.each(STORE_KINDS)('pause and resume (%s store)', (kind: StoreKind) => {
   }, 60_000);
 
   it('clear errors: unknown run, a decision for a call that is not pending, a finished run, a bad decision', async () => {
-    const { rt, close } = open();
+    const { rt, close } = await open();
     await expect(rt.resume('no-such-run', {})).rejects.toMatchObject({ code: 'UNKNOWN_RUN' });
     const paused = pausedOf(await rt.execute(runCall('call-3', 'return (await tools.write({ v: 1 })).wrote;')));
     await expect(rt.resume(paused.runId, { 'call-3:ptc:9': 'approve' })).rejects.toThrow(
