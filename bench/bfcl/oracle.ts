@@ -60,3 +60,38 @@ export class PtcOracle implements TurnModel {
     };
   }
 }
+
+/**
+ * run_code over deferred tools: the SDK lists names and summaries only, so before a turn
+ * that needs tools it has not read yet, the model prints their signatures with
+ * `$describe` (one request), then writes the turn's program from them (another).
+ */
+export class DeferredPtcOracle implements TurnModel {
+  private calls: readonly BoundCall[] = [];
+  private step = 0;
+  private ids = 0;
+  private readonly described = new Set<string>();
+
+  startTurn(calls: readonly BoundCall[]): void {
+    this.calls = calls;
+    this.step = 0;
+  }
+
+  async respond(_request: ModelRequest): Promise<ModelReply> {
+    const fresh = [...new Set(this.calls.map((c) => c.name))].filter((n) => !this.described.has(n));
+    const runCode = (description: string, code: string): ModelReply => ({
+      content: [{ type: 'tool_use', id: `toolu_${++this.ids}`, name: 'run_code', input: { description, code } }],
+    });
+    if (this.calls.length === 0 || this.step >= 2) return { content: [{ type: 'text', text: ANSWER }] };
+    if (this.step === 0 && fresh.length > 0) {
+      this.step = 1;
+      for (const n of fresh) this.described.add(n);
+      return runCode(
+        'Read the signatures of the tools this needs',
+        fresh.map((n) => `console.log(await tools.$describe({ name: ${JSON.stringify(n)} }));`).join('\n'),
+      );
+    }
+    this.step = 2;
+    return runCode('Carry out the request', turnProgram(this.calls));
+  }
+}

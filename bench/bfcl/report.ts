@@ -22,6 +22,8 @@ export interface Aggregate {
   readonly entries: number;
   readonly native: ModeTotals;
   readonly ptc: ModeTotals;
+  /** run_code over tools defined with `deferLoading: true` (signatures read with `$describe`). */
+  readonly ptcDeferred?: ModeTotals;
 }
 
 const sum = (runs: readonly EntryRun[]): ModeTotals => {
@@ -40,8 +42,14 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
   };
 };
 
-export function aggregate(runs: readonly { native: EntryRun; ptc: EntryRun }[]): Aggregate {
-  return { entries: runs.length, native: sum(runs.map((r) => r.native)), ptc: sum(runs.map((r) => r.ptc)) };
+export function aggregate(runs: readonly { native: EntryRun; ptc: EntryRun; ptcDeferred?: EntryRun }[]): Aggregate {
+  const deferred = runs.flatMap((r) => (r.ptcDeferred === undefined ? [] : [r.ptcDeferred]));
+  return {
+    entries: runs.length,
+    native: sum(runs.map((r) => r.native)),
+    ptc: sum(runs.map((r) => r.ptc)),
+    ...(deferred.length === runs.length && runs.length > 0 ? { ptcDeferred: sum(deferred) } : {}),
+  };
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');
@@ -65,5 +73,10 @@ export function markdownReport(
     tokensOnly('all, definitions sent once per tool list (deferred loading)', (m) => m.contextTokensDefinitionsOnce),
   );
   rows.push(tokensOnly('all, whole conversation resent with every request', (m) => m.requestTokens));
+  const d = report.ptcDeferred;
+  if (d !== undefined)
+    rows.push(
+      `| all, run_code over \`deferLoading\` tools (\`$describe\` before first use) | ${report.entries} | ${report.native.passed} / ${d.passed} | ${pair(report.native.modelRequests, d.modelRequests)} | ${pair(report.native.toolCalls, d.toolCalls)} | ${pair(report.native.contextTokens, d.contextTokens)} |`,
+    );
   return rows.join('\n');
 }

@@ -3,7 +3,7 @@
 import { createToolRuntime } from '../../src/index.ts';
 import type { Dataset, Entry } from './data.ts';
 import type { TurnModel } from './model.ts';
-import { NativeOracle, PtcOracle } from './oracle.ts';
+import { DeferredPtcOracle, NativeOracle, PtcOracle } from './oracle.ts';
 import { type Aggregate, aggregate } from './report.ts';
 import { type EntryRun, MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.ts';
 import { buildTools, type Session } from './tools.ts';
@@ -12,11 +12,17 @@ export interface BenchOptions {
   /** A live model for both modes (default: the scripted oracles). */
   readonly model?: () => TurnModel;
   readonly onProgress?: (done: number, total: number) => void;
+  /** Also run run_code over `deferLoading` tools (scripted oracle only). @default true */
+  readonly deferred?: boolean;
 }
 
 export interface BenchReport extends Aggregate {
   readonly categories: Readonly<Record<string, Aggregate>>;
-  readonly failures: readonly { readonly id: string; readonly mode: 'native' | 'ptc'; readonly failure: string }[];
+  readonly failures: readonly {
+    readonly id: string;
+    readonly mode: 'native' | 'ptc' | 'ptcDeferred';
+    readonly failure: string;
+  }[];
 }
 
 export async function runBenchmark(
@@ -25,11 +31,11 @@ export async function runBenchmark(
   options: BenchOptions = {},
 ): Promise<BenchReport> {
   const index = methodIndex(dataset.docs);
-  const context = (mode: 'native' | 'ptc'): RunContext => {
+  const context = (mode: 'native' | 'ptc', deferLoading = false): RunContext => {
     const session: Session = { envs: new Map(), results: [] };
     return {
       rt: createToolRuntime(mode === 'native' ? { mode, sandbox: false } : { mode }),
-      tools: buildTools(dataset.docs, session),
+      tools: buildTools(dataset.docs, session, { deferLoading }),
       session,
       dataset,
       index,
@@ -40,25 +46,31 @@ export async function runBenchmark(
   const steps = { maxSteps: options.model === undefined ? Number.POSITIVE_INFINITY : MAX_STEPS };
   const native = context('native');
   const ptc = context('ptc');
-  const runs: { category: string; native: EntryRun; ptc: EntryRun }[] = [];
+  // run_code over deferred tools is measured with the scripted oracle only.
+  const deferred = options.model === undefined && options.deferred !== false ? context('ptc', true) : undefined;
+  const runs: { category: string; native: EntryRun; ptc: EntryRun; ptcDeferred?: EntryRun }[] = [];
   try {
     for (const [i, entry] of entries.entries()) {
       runs.push({
         category: entry.category,
         native: await runEntry(native, entry, options.model?.() ?? new NativeOracle(), steps),
         ptc: await runEntry(ptc, entry, options.model?.() ?? new PtcOracle(), steps),
+        ...(deferred === undefined
+          ? {}
+          : { ptcDeferred: await runEntry(deferred, entry, new DeferredPtcOracle(), steps) }),
       });
       options.onProgress?.(i + 1, entries.length);
     }
   } finally {
-    await Promise.all([native.rt.close(), ptc.rt.close()]);
+    await Promise.all([native.rt.close(), ptc.rt.close(), deferred?.rt.close()]);
   }
   const categories: Record<string, Aggregate> = {};
   for (const c of new Set(runs.map((r) => r.category))) categories[c] = aggregate(runs.filter((r) => r.category === c));
   const failures = runs.flatMap((r) =>
-    (['native', 'ptc'] as const).flatMap((mode) =>
-      r[mode].passed ? [] : [{ id: r[mode].id, mode, failure: r[mode].failure ?? '' }],
-    ),
+    (['native', 'ptc', 'ptcDeferred'] as const).flatMap((mode) => {
+      const run = r[mode];
+      return run === undefined || run.passed ? [] : [{ id: run.id, mode, failure: run.failure ?? '' }];
+    }),
   );
   return { ...aggregate(runs), categories, failures };
 }

@@ -66,14 +66,19 @@ export function runMethod(session: Session, cls: string, name: string, args: Rec
   return value;
 }
 
-/** One tool per func doc of each class, all acting on `session`. */
-export function buildTools(docs: ReadonlyMap<string, readonly FuncDoc[]>, session: Session): Map<string, Tool> {
+/** One tool per func doc of each class, all acting on `session` (`deferLoading`: listed by name in the SDK, loaded with `$describe`). */
+export function buildTools(
+  docs: ReadonlyMap<string, readonly FuncDoc[]>,
+  session: Session,
+  options: { readonly deferLoading?: boolean } = {},
+): Map<string, Tool> {
   const tools = new Map<string, Tool>();
   for (const [cls, list] of docs) {
     for (const doc of list) {
       const tool = defineJsonSchemaTool({
         name: doc.name,
         description: toolDescription(doc),
+        ...(options.deferLoading === true ? { deferLoading: true } : {}),
         parameters: { ...toJsonSchema(doc.parameters as BfclSchema), type: 'object' },
         output: { render: (_args: unknown, value: unknown) => [{ type: 'text', text: renderResult(value) }] },
         // The runtime hands over frozen arguments; a Python method owns (and may keep and

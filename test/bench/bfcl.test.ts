@@ -92,7 +92,7 @@ describe('our environments against upstream', () => {
 describe('entries in both modes', () => {
   const dataset = loadDataset(here('./fixtures/bfcl'));
 
-  it('the scripted oracles pass every entry natively and through run_code', async () => {
+  it('the scripted oracles pass every entry natively, through run_code, and over deferred tools', async () => {
     const report = await runBenchmark(dataset, dataset.entries);
     expect(report.failures).toEqual([]);
     expect(report.entries).toBe(3);
@@ -100,6 +100,8 @@ describe('entries in both modes', () => {
     // turn with calls, one answer for the empty turn.
     expect(report.native).toMatchObject({ passed: 3, modelRequests: 17, toolCalls: 10, methodCalls: 10 });
     expect(report.ptc).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 6, methodCalls: 10 });
+    // Deferred tools: one more request per turn that needs tools not read yet ($describe).
+    expect(report.ptcDeferred).toMatchObject({ passed: 3, modelRequests: 19, toolCalls: 12, methodCalls: 10 });
     expect(report.native.contextTokens).toBe(report.native.definitionTokens + report.native.resultTokens);
     expect(report.ptc.contextTokensDefinitionsOnce).toBeLessThan(report.ptc.contextTokens);
   }, 60_000);
