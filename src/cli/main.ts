@@ -41,6 +41,15 @@ const positiveInt =
     return n;
   };
 
+const nonNegativeInt =
+  (flag: string) =>
+  (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${flag} must be a whole number of 0 or more, got "${value}"`);
+    return n;
+  };
+
 interface Io {
   readonly out: (text: string) => void;
   readonly err: (text: string) => void;
@@ -157,8 +166,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   program
     .command('demo')
     .description('Answer one multi-step question over the built-in shop tools twice (native vs run_code) and compare')
-    .action(async () => {
-      const ok = await runDemo(io.out);
+    .option(
+      '--model-latency-ms <n>',
+      'assumed latency of one model round trip, added per round trip to the wall time (default 1000; 0 for tool time only)',
+      nonNegativeInt('--model-latency-ms'),
+    )
+    .action(async (o: { modelLatencyMs?: number }) => {
+      const ok = await runDemo(io.out, o.modelLatencyMs === undefined ? {} : { modelLatencyMs: o.modelLatencyMs });
       setExit(ok ? 0 : 1);
     });
 

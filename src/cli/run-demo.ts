@@ -1,22 +1,44 @@
-// `ptc demo`: the built-in shop tools answer one multi-step question natively and
-// with one run_code program, side by side. No API key, no network.
+// `ptc demo`: the built-in shop tools answer one multi-step question natively and with
+// one run_code program, side by side. No API key, no network, so no real model: the
+// model's share of the wall time is a stated latency per round trip (a flag), added to
+// the measured tool time, so the comparison does not leave out what dominates it.
 import { compareModes } from '../demo/compare-modes.ts';
 import { lateDeliveries } from '../demo/late-deliveries.ts';
 import { runApprovalDemo } from '../demo/approval-demo.ts';
 
-export async function runDemo(out: (text: string) => void): Promise<boolean> {
+/** What one model round trip is assumed to take when none is measured. */
+export const DEFAULT_MODEL_LATENCY_MS = 1000;
+/** Characters per token, a common estimate for English text and JSON. */
+const CHARS_PER_TOKEN = 4;
+
+export interface DemoOptions {
+  /** Assumed latency of one model round trip, in ms. @default 1000 */
+  readonly modelLatencyMs?: number;
+}
+
+export async function runDemo(out: (text: string) => void, options: DemoOptions = {}): Promise<boolean> {
+  const latency = options.modelLatencyMs ?? DEFAULT_MODEL_LATENCY_MS;
   const { native, ptc } = await compareModes(lateDeliveries);
   const same = JSON.stringify(native.answer) === JSON.stringify(ptc.answer);
+  const tokens = (chars: number): string => `~${Math.round(chars / CHARS_PER_TOKEN)}`;
+  const withModel = (run: { wallMs: number; roundTrips: number }): string =>
+    (run.wallMs + run.roundTrips * latency).toFixed(0);
   const rows: [string, string, string][] = [
     ['', 'native tool calls', 'run_code (ptc)'],
     ['model round trips', String(native.roundTrips), String(ptc.roundTrips)],
     ['tool calls executed', String(native.toolCalls), String(ptc.toolCalls)],
-    ['tool output chars in context', String(native.contextChars), String(ptc.contextChars)],
-    ['wall time (ms)', native.wallMs.toFixed(0), ptc.wallMs.toFixed(0)],
+    ['tool output in context (chars)', String(native.contextChars), String(ptc.contextChars)],
+    ['tool output in context (tokens)', tokens(native.contextChars), tokens(ptc.contextChars)],
+    ['tool time alone (ms)', native.wallMs.toFixed(0), ptc.wallMs.toFixed(0)],
+    [`wall time at ${latency} ms per round trip (ms)`, withModel(native), withModel(ptc)],
     ['answer', JSON.stringify(native.answer), JSON.stringify(ptc.answer)],
   ];
   const widths = [0, 1, 2].map((i) => Math.max(...rows.map((r) => r[i]!.length)));
-  const line = (r: readonly string[]): string => r.map((cell, i) => cell.padEnd(widths[i]!)).join(' | ');
+  const line = (r: readonly string[]): string =>
+    r
+      .map((cell, i) => cell.padEnd(widths[i]!))
+      .join(' | ')
+      .trimEnd();
   out(`Question: ${lateDeliveries.question}\n\n`);
   out(`${line(rows[0]!)}\n${widths.map((w) => '-'.repeat(w)).join('-|-')}\n`);
   for (const r of rows.slice(1)) out(`${line(r)}\n`);
@@ -24,7 +46,10 @@ export async function runDemo(out: (text: string) => void): Promise<boolean> {
   out(
     `\n${same ? 'Both answers agree.' : 'THE ANSWERS DIFFER.'} run_code kept ${(saved * 100).toFixed(1)}% of the tool output out of the model's context.\n`,
   );
-  out('Wall time excludes model latency; each saved round trip also saves one model call.\n');
+  out(
+    `Tokens are estimated at ${CHARS_PER_TOKEN} characters each. The model's latency is not measured here (no model runs): ` +
+      `each round trip is counted at ${latency} ms (--model-latency-ms to change it); the sandbox's own cost is in the tool time.\n`,
+  );
   const durable = await runApprovalDemo(out);
   return same && durable;
 }
