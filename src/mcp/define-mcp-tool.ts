@@ -29,6 +29,9 @@ export class McpToolError extends Error {
   }
 }
 
+/** The `_meta` key under which an imported MCP tool's call carries `exec.idempotencyKey`. */
+export const MCP_IDEMPOTENCY_KEY = 'ptc-runtime/idempotency-key';
+
 const renderValue = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
 /**
@@ -63,7 +66,12 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
     ...(listed.annotations?.readOnlyHint === true ? { isConcurrencySafe: () => true } : {}),
     async execute(args, exec) {
       const result = await client.callTool(
-        { name: mcpName, arguments: args as { [key: string]: JsonValue } },
+        {
+          name: mcpName,
+          arguments: args as { [key: string]: JsonValue },
+          // The call's stable key (the same when a durable run re-runs it): the server can make a retry safe.
+          _meta: { [MCP_IDEMPOTENCY_KEY]: exec.idempotencyKey },
+        },
         undefined,
         { signal: exec.signal, ...(timeout === undefined ? {} : { timeout }) },
       );
