@@ -34,7 +34,7 @@ class AnthropicModel implements TurnModel {
 type ChatMessage = Record<string, unknown>;
 
 /** The Anthropic-shaped conversation as Chat Completions messages. */
-function toChat(request: ModelRequest): ChatMessage[] {
+export function toChat(request: ModelRequest): ChatMessage[] {
   const out: ChatMessage[] = [{ role: 'system', content: [SYSTEM, request.system].filter(Boolean).join('\n\n') }];
   for (const m of request.messages) {
     if (m.role === 'assistant') {

@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../../bench/bfcl/data.ts';
+import { liveModel, toChat } from '../../bench/bfcl/live-model.ts';
 import { checkAgainstUpstream, loadSample } from '../../bench/bfcl/fidelity.ts';
 import type { ModelReply, TurnModel } from '../../bench/bfcl/model.ts';
 import { turnProgram } from '../../bench/bfcl/oracle.ts';
@@ -143,5 +144,39 @@ describe('entries in both modes', () => {
     ).toBe(
       'const r0 = await tools.cd({"folder":"document"});\nconst r1 = await tools.mean({"numbers":[3,4]});\nreturn [r0, r1];',
     );
+  });
+});
+
+describe('a live model in the loop', () => {
+  it('takes provider:model and converts the conversation for Chat Completions', () => {
+    expect(() => liveModel('anthropic:')).toThrow('anthropic:<id>');
+    expect(() => liveModel('gemini:x')).toThrow('unknown provider');
+    expect(liveModel('openai:some-model')).toBeDefined();
+    const chat = toChat({
+      tools: [],
+      messages: [
+        { role: 'user', content: 'Go to document.' },
+        { role: 'assistant', content: [{ type: 'tool_use', id: 'c1', name: 'cd', input: { folder: 'document' } }] },
+        {
+          role: 'user',
+          content: [
+            {
+              type: 'tool_result',
+              tool_use_id: 'c1',
+              content: [{ type: 'text', text: '{"current_working_directory": "document"}' }],
+            },
+          ],
+        },
+      ],
+    });
+    expect(chat.slice(1)).toEqual([
+      { role: 'user', content: 'Go to document.' },
+      {
+        role: 'assistant',
+        content: null,
+        tool_calls: [{ id: 'c1', type: 'function', function: { name: 'cd', arguments: '{"folder":"document"}' } }],
+      },
+      { role: 'tool', tool_call_id: 'c1', content: '{"current_working_directory": "document"}' },
+    ]);
   });
 });
