@@ -2,6 +2,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import type TypeScript from 'typescript';
+import { GUEST_GLOBALS_DECLARATIONS } from './guest-globals-types.ts';
 
 /** One TypeScript diagnostic, positioned in the model's program text. */
 export interface ProgramDiagnostic {
@@ -20,15 +21,8 @@ const GLOBALS_FILE = '/ptc/globals.d.ts';
 const PROGRAM_FILE = '/ptc/program.ts';
 const WRAPPER_HEAD = 'async function __ptc_main__() {\n';
 const WRAPPER_TAIL = '\n}\n';
-// The sandbox's console, and nothing else beyond lib ES2023 and the SDK.
-const GLOBALS_TEXT = `declare var console: {
-  log(...args: unknown[]): void;
-  info(...args: unknown[]): void;
-  warn(...args: unknown[]): void;
-  error(...args: unknown[]): void;
-  debug(...args: unknown[]): void;
-};
-`;
+// The sandbox's console and web-standard globals, and nothing else beyond lib ES2023 and the SDK.
+const GLOBALS_TEXT = GUEST_GLOBALS_DECLARATIONS;
 // Line breaks as TypeScript's scanner counts them.
 const LINE_BREAK = /\r\n|[\r\n\u2028\u2029]/;
 

@@ -7,6 +7,7 @@ export const SDK_PREAMBLE = `// Your code is the body of an async function: awai
 // Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
 // A failed call rejects with a ToolCallError (fields toolName, code, message).
 // Run independent read-only calls together: \`await Promise.all([...])\`.
+// Web globals exist: setTimeout/setInterval, structuredClone, URL, TextEncoder/TextDecoder, atob/btoa, crypto (randomUUID, getRandomValues, subtle.digest), AbortController/AbortSignal, performance.now. No fetch, process, require or Buffer.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }`;
 

@@ -1,7 +1,3 @@
-// The guest's source of random bits for crypto.getRandomValues/randomUUID.
-const mathRandom = Math.random;
-
-/** The next 32 random bits, as an unsigned integer. */
-export function randomUint32(): number {
-  return (mathRandom() * 4294967296) >>> 0;
-}
+// The guest's random bits for crypto.getRandomValues/randomUUID: the run's deterministic
+// generator (deterministic-sources.ts), so a re-run draws the same values.
+export { randomUint32 } from './deterministic-sources.ts';

@@ -4,14 +4,13 @@
 // handleEvent objects, stopImmediatePropagation. A listener that throws is an uncaught
 // exception (in Node it ends the process; here it ends the run).
 import { apply, create, defineProperty } from './intrinsics.ts';
-import { clockNow } from './clock.ts';
 import { missingArgs, nodeTypeError } from './node-errors.ts';
+import { performanceNow } from './performance.ts';
 import { reportUncaught } from './uncaught.ts';
 
 const NONE = 0;
 const AT_TARGET = 2;
 let trustedDispatch = false;
-const timeOrigin = clockNow();
 
 export class Event {
   #type: string;
@@ -35,7 +34,7 @@ export class Event {
     this.#bubbles = !!init.bubbles;
     this.#cancelable = !!init.cancelable;
     this.#composed = !!init.composed;
-    this.#timeStamp = clockNow() - timeOrigin;
+    this.#timeStamp = performanceNow();
     this.#trusted = trustedDispatch;
   }
   get type(): string {

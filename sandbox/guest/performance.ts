@@ -1,16 +1,25 @@
-// `performance`: now() (ms since the run started, on the guest's clock; never the same
-// value twice, so a measured span is never zero), timeOrigin and toJSON.
+// `performance`: now() (ms since the run started, on the guest's deterministic clock,
+// which stands still while the program computes; each reading is 0.001 ms past the last
+// at least, so a measured span is never zero), timeOrigin and toJSON.
 import { defineProperty } from './intrinsics.ts';
-import { clockNow } from './clock.ts';
+import { clockElapsed, clockNow } from './clock.ts';
 
 const STEP = 0.001;
-let origin = clockNow();
+let origin = 0;
 let last = -1;
 
-/** The run starts: performance.now() counts from here. */
+/** The run starts (its clock is seeded): performance.now() counts from here. */
 export function startPerformanceClock(): void {
-  origin = clockNow();
+  origin = clockNow() - clockElapsed();
   last = -1;
+}
+
+/** performance.now() (also Event#timeStamp). */
+export function performanceNow(): number {
+  let value = clockElapsed();
+  if (value <= last) value = last + STEP;
+  last = value;
+  return value;
 }
 
 let constructing = false;
@@ -20,10 +29,7 @@ export class Performance {
     if (!constructing) throw new TypeError('Illegal constructor');
   }
   now(): number {
-    let value = clockNow() - origin;
-    if (value <= last) value = last + STEP;
-    last = value;
-    return value;
+    return performanceNow();
   }
   get timeOrigin(): number {
     return origin;

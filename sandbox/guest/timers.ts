@@ -108,7 +108,12 @@ function requestWake(): void {
   requestedDue = due;
   let ms = WAKE_NONE;
   if (due !== WAKE_NONE) {
-    const wait = due - realNow();
+    // Real time left, but never more than the run's clock has left: a clock behind real
+    // time (a resumed run) fires what is overdue at once, a clock ahead of it (recorded
+    // elsewhere) still waits no longer than the timer's delay.
+    const onClock = due - clockNow();
+    const real = due - realNow();
+    const wait = real < onClock ? real : onClock;
     ms = wait > 0 ? wait : 0;
   }
   post({ __proto__: null, t: 'wake', ms });

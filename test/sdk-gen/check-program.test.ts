@@ -158,7 +158,7 @@ describe('checkProgram', () => {
   it.each([
     ['process', 'process.exit(1);'],
     ['require', 'const fs = require("fs");'],
-    ['setTimeout', 'setTimeout(() => 1, 10);'],
+    ['setImmediate', 'setImmediate(() => 1);'],
     ['fetch', 'await fetch("https://example.com");'],
     ['document', 'document.title = "x";'],
     ['Buffer', 'Buffer.from("x");'],
@@ -171,11 +171,11 @@ describe('checkProgram', () => {
   it('offers ES2023 built-ins and nothing newer', () => {
     const diagnostics = checkProgram(
       sdk,
-      'const xs = [3, 1, 2].toSorted();\nreturn [xs.at(-1), Object.groupBy, structuredClone];',
+      'const xs = [3, 1, 2].toSorted();\nreturn [xs.at(-1), Object.groupBy, Promise.withResolvers];',
     );
     expect(diagnostics.map(({ line, column }) => [line, column])).toEqual([
       [2, 27],
-      [2, 36],
+      [2, 44],
     ]);
     expect(
       checkProgram(
@@ -183,6 +183,24 @@ describe('checkProgram', () => {
         'return [[3, 1].toSorted().findLast((x) => x > 1), new Map([[1, 2]]).size, 10n, JSON.stringify({})];',
       ),
     ).toEqual([]);
+  });
+
+  it('knows the web-standard globals of the sandbox (docs/guest-globals.md)', () => {
+    const program = [
+      'const sleep = (ms: number) => new Promise<void>((r) => setTimeout(r, ms));',
+      'await sleep(10); const t = setInterval(() => {}, 5); clearInterval(t); queueMicrotask(() => {});',
+      'const u = new URL("/x?a=1", "https://h"); u.searchParams.append("b", "2"); const ok: boolean = URL.canParse(u.href);',
+      'const bytes: Uint8Array = new TextEncoder().encode(JSON.stringify({ a: 1 }));',
+      'const text: string = new TextDecoder().decode(bytes); const b64: string = btoa(text); atob(b64);',
+      'const digest: ArrayBuffer = await crypto.subtle.digest("SHA-256", bytes); const id: string = crypto.randomUUID();',
+      'crypto.getRandomValues(new Uint32Array(4));',
+      'const controller = new AbortController(); const s: AbortSignal = AbortSignal.any([controller.signal, AbortSignal.timeout(50)]);',
+      's.addEventListener("abort", (e: Event) => console.log(e.type)); s.throwIfAborted();',
+      'const copy: { a: number } = structuredClone({ a: 1 }); const t0: number = performance.now();',
+      'try { atob("!"); } catch (e) { if (e instanceof DOMException) console.log(e.name, e.code); }',
+      'return [ok, digest.byteLength, id, copy.a, t0, new EventTarget().dispatchEvent(new Event("x"))];',
+    ].join('\n');
+    expect(checkProgram(sdk, program)).toEqual([]);
   });
 
   it('reports syntax errors first, at their line and column', () => {
