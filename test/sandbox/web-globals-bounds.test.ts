@@ -18,7 +18,7 @@ describe.each(['in-process', 'process'] as const)('web globals bounds (%s)', (is
       code: 'await new Promise((resolve) => setTimeout(resolve, 60_000)); return "woke";',
       toolNames: [],
       hostCall: fakeHost().hostCall,
-      limits: { wallTimeMs: 400 },
+      limits: { wallTimeMs: 1500 },
     });
     expectKind(outcome, 'timeout');
     expect(Date.now() - started).toBeLessThan(10_000);
