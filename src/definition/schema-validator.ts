@@ -4,6 +4,7 @@ import { DefinitionError } from '../errors/definition-error.ts';
 import type { ArgIssue } from '../errors/tool-args-error.ts';
 import type { JsonSchema } from './compile-schema.ts';
 import { createAjv, type AjvKind, type AnyAjv } from './create-ajv.ts';
+import { issueMessage } from './format-issue.ts';
 
 const instances = new Map<AjvKind, AnyAjv>();
 const ajvFor = (kind: AjvKind): AnyAjv => {
@@ -61,5 +62,5 @@ export function validationIssues(validate: ValidateFunction, value: unknown): Ar
   }
   return (validate.errors ?? [])
     .slice(0, MAX_ISSUES)
-    .map((e) => ({ path: e.instancePath, message: e.message ?? 'is invalid' }));
+    .map((e) => ({ path: e.instancePath, message: issueMessage(e, validate.schema) }));
 }

@@ -437,7 +437,9 @@ describe('defineJsonSchemaTool (full JSON Schema from outside)', () => {
       },
     });
     expect(tool.argIssues({ a: 'anything', e: 'a@b.co' })).toEqual([]);
-    expect(tool.argIssues({ e: 'not an email' })).toEqual([{ path: '/e', message: 'must match format "email"' }]);
+    expect(tool.argIssues({ e: 'not an email' })).toEqual([
+      { path: '/e', message: 'must be an email address (format "email")' },
+    ]);
     expect(tool.schemaWarnings).toEqual([]);
   });
 

@@ -36,7 +36,7 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
     });
     expect(result.error).toMatchObject({
       code: 'INVALID_ARGS',
-      message: expect.stringContaining('must match format "uri"'),
+      message: expect.stringContaining('must be a URI (e.g. https://example.com/x) (format "uri")'),
     });
   });
 

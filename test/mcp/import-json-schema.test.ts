@@ -49,7 +49,12 @@ describe('importMcpTools with our JSON Schema fixture server', () => {
   });
 
   it.each([
-    ['a wrong format', 'create_contact', { name: 'Ada', email: 'not-an-email' }, '/email must match format "email"'],
+    [
+      'a wrong format',
+      'create_contact',
+      { name: 'Ada', email: 'not-an-email' },
+      '/email must be an email address (format "email")',
+    ],
     [
       'maxLength',
       'create_contact',
@@ -69,7 +74,7 @@ describe('importMcpTools with our JSON Schema fixture server', () => {
       'a date format',
       'create_contact',
       { name: 'Ada', email: 'a@b.co', start: '2026-13-01', end: '2026-01-02' },
-      '/start must match format "date"',
+      '/start must be a date (YYYY-MM-DD) (format "date")',
     ],
     [
       'a closed object',
