@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
-# The test command: brings Node >= 24 (and PostgreSQL's server binaries) if needed, installs once, then type check + jest.
+# The test command: brings Node >= 24 (and the PostgreSQL and nginx packages some tests start) if needed, installs once, then type check + jest.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-node.sh
-# The PostgreSQL journal's tests start a throwaway cluster from Debian's server binaries.
-bash scripts/ensure-postgres.sh
+# PostgreSQL and nginx for the tests that start them (Debian packages, apt-get when missing).
+bash scripts/ensure-test-servers.sh
 [ -d node_modules/isolated-vm ] || npm ci --loglevel=warn
 npm test
