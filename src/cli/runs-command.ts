@@ -45,7 +45,10 @@ export function addRunsCommand(
 
   const common = (command: Command): Command =>
     command
-      .requiredOption('--journal <file>', 'the journal of the host that ran the programs (JSONL; .db/.sqlite: SQLite)')
+      .requiredOption(
+        '--journal <file|url>',
+        'the journal of the host that ran the programs (JSONL; .db/.sqlite: SQLite; postgres://…: PostgreSQL, any host of it)',
+      )
       .option(
         '--tools <module>',
         'the same tools module as the host (needed to resume; default: the built-in example tools)',
@@ -66,7 +69,7 @@ export function addRunsCommand(
         io.err,
       );
     } finally {
-      opened.close();
+      await opened.close();
     }
   };
 

@@ -14,6 +14,9 @@ import type { JournalEvent } from '../../src/scheduler/journal.ts';
 import { journalStoreKind } from '../../src/scheduler/resolve-journal.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
+import { gatedRuntime, readBodyLog, runCall } from '../durable-runs/fixtures/gated-tools.ts';
+import type { PausedRun } from '../../src/index.ts';
+import { fileURLToPath } from 'node:url';
 
 let cluster: PostgresCluster;
 let dir = '';
@@ -192,6 +195,31 @@ describe('openPostgresJournal', () => {
     await expect(journal.ready()).rejects.toThrow(/schema version 9, newer than this ptc-runtime supports \(1\)/);
     await journal.close();
   });
+});
+
+describe('durable runs on PostgreSQL through the CLI', () => {
+  it('a run paused by one runtime is listed and approved by `ptc runs … --journal postgres://…`', async () => {
+    const url = await freshDb();
+    const log = join(dir, 'bodies.log');
+    process.env.PTC_TEST_BODY_LOG = log;
+    const rt = gatedRuntime(url, log, { sandbox: { isolation: 'in-process', poolSize: 1 } });
+    const first = await rt.execute(runCall('call-pg', 'const r = await tools.write({ v: 7 }); return r.wrote;'));
+    await rt.close();
+    const { runId } = (first.value as unknown as { paused: PausedRun }).paused;
+    const flags = [
+      '--journal',
+      url,
+      '--tools',
+      fileURLToPath(new URL('../durable-runs/fixtures/gated-tools-module.ts', import.meta.url)),
+    ];
+    const list = await cli('runs', 'list', ...flags);
+    expect(list.out).toMatch(new RegExp(`^${runId}  paused .* call-pg  1 pending `));
+    const approved = await cli('runs', 'approve', runId, ...flags, '--json');
+    expect(approved.code).toBe(0);
+    expect(JSON.parse(approved.out).value.result).toBe(7);
+    expect(readBodyLog(log).map((b) => b.name)).toEqual(['write']);
+    expect((await cli('runs', 'list', ...flags)).out).toBe('no paused or interrupted runs\n');
+  }, 60_000);
 });
 
 describe('bad configuration fails at start: ptc serve exits 2 with one line', () => {
