@@ -186,6 +186,7 @@ describe('identity and the opaque token', () => {
         'callerSignal',
         'concludeTurn',
         'deferContext',
+        'idempotencyKey',
         'name',
         'parent',
         'parentCallId',
