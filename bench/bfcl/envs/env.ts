@@ -1,6 +1,6 @@
 // What every BFCL environment offers the harness: load a cfg, call a method by name with
 // bound keyword arguments, and expose its public attributes (the ones upstream compares).
-import { keyError, PyError, type PyValue } from '../py-value.ts';
+import { keyError, PyError, type PyValue, pyRepr } from '../py-value.ts';
 
 export type Args = Readonly<Record<string, PyValue>>;
 
@@ -38,7 +38,8 @@ export function typeName(v: PyValue): string {
   return 'dict';
 }
 
-export const str = (v: PyValue): string => (typeof v === 'string' ? v : String(v));
+/** Python's `str(v)` (what an f-string prints). */
+export const str = (v: PyValue): string => (typeof v === 'string' ? v : pyRepr(v));
 export const num = (v: PyValue): number => {
   if (typeof v === 'number') return v;
   if (typeof v === 'boolean') return Number(v);

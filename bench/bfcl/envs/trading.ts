@@ -156,7 +156,7 @@ export class TradingBot implements BfclEnv {
           const key = this.orderKey(id);
           if (key === undefined)
             return {
-              error: `Order with ID ${pyRepr(id)} not found.Here is the list of orders_id: ${pyRepr([...this.orders.keys()])}`,
+              error: `Order with ID ${str(id)} not found.Here is the list of orders_id: ${pyRepr([...this.orders.keys()])}`,
             };
           const order = this.orders.get(key) as Dict;
           if (!this.long_context) return order;
@@ -169,10 +169,10 @@ export class TradingBot implements BfclEnv {
         cancel_order: () => {
           const id = r('order_id');
           const key = this.orderKey(id);
-          if (key === undefined) return { error: `Order with ID ${pyRepr(id)} not found.` };
+          if (key === undefined) return { error: `Order with ID ${str(id)} not found.` };
           const order = this.orders.get(key) as Dict;
           if (order.status === 'Completed')
-            return { error: `Can't cancel order ${pyRepr(id)}. Order is already completed.` };
+            return { error: `Can't cancel order ${str(id)}. Order is already completed.` };
           order.status = 'Cancelled';
           return { order_id: id, status: 'Cancelled' };
         },
