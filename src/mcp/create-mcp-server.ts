@@ -18,6 +18,7 @@ import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
+import { MCP_META_WRAPPED, wrappedSchema } from './wrapped-value.ts';
 
 export interface McpServerOptions {
   /** The agent whose view (mode, visible tools, policy) the server exposes. @default the global scope */
@@ -69,8 +70,15 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
             ? `${projection.description}\n\n${sdk}`
             : projection.description,
         inputSchema: projection.parameters as McpTool['inputSchema'],
-        // MCP output schemas describe structuredContent, which must be an object.
-        ...(outputSchema?.type === 'object' ? { outputSchema: outputSchema as McpTool['outputSchema'] & object } : {}),
+        // MCP output schemas describe structuredContent, which must be an object: another value travels wrapped.
+        ...(outputSchema === undefined
+          ? {}
+          : outputSchema.type === 'object'
+            ? { outputSchema: outputSchema as McpTool['outputSchema'] & object }
+            : {
+                outputSchema: wrappedSchema(outputSchema) as McpTool['outputSchema'] & object,
+                _meta: { [MCP_META_WRAPPED]: true },
+              }),
       };
     });
     return { tools };

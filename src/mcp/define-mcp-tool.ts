@@ -4,10 +4,12 @@
 // the canonical value, else the text content.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ContentBlock as McpContentBlock, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
-import { defineJsonSchemaTool, type Tool } from '../definition/define-tool.ts';
+import { defineJsonSchemaTool, type OutsideSchema, type Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { mcpContentText, mcpImages } from './mcp-content.ts';
+import { MCP_META_ERROR } from './to-mcp-call-tool-result.ts';
+import { isWrapped, unwrapSchema, unwrapValue } from './wrapped-value.ts';
 
 export interface McpToolOptions {
   /** Registered name = prefix + the MCP name (the server is still called with its own name). @default '' */
@@ -18,19 +20,32 @@ export interface McpToolOptions {
   readonly timeoutMs?: number;
 }
 
-/** A failed MCP call (`isError: true` from the server): code TOOL_ERROR, `info` names the server and tool. */
+/**
+ * A failed MCP call (`isError: true` from the server): code TOOL_ERROR, or the code a
+ * ptc-runtime server sent under `_meta` (so `DENIED` upstream is `DENIED` here); `info`
+ * names the server and tool.
+ */
 export class McpToolError extends Error {
-  readonly code = 'TOOL_ERROR';
+  readonly code: string;
   readonly info: { readonly server: string; readonly tool: string };
-  constructor(server: string, tool: string, message: string) {
+  constructor(server: string, tool: string, message: string, code = 'TOOL_ERROR') {
     super(message);
     this.name = 'McpToolError';
+    this.code = code;
     this.info = { server, tool };
   }
 }
 
 /** The `_meta` key under which an imported MCP tool's call carries `exec.idempotencyKey`. */
 export const MCP_IDEMPOTENCY_KEY = 'ptc-runtime/idempotency-key';
+
+/** The error code under our `_meta` key, when it looks like one (upper-case words, at most 64 characters). */
+function metaErrorCode(meta: unknown): string | undefined {
+  if (typeof meta !== 'object' || meta === null) return undefined;
+  const error = (meta as Record<string, unknown>)[MCP_META_ERROR];
+  const code = typeof error === 'object' && error !== null ? (error as { code?: unknown }).code : undefined;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/u.test(code) ? code : undefined;
+}
 
 const renderValue = (value: JsonValue): string => (typeof value === 'string' ? value : JSON.stringify(value, null, 2));
 
@@ -52,13 +67,17 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
     );
   }
   const timeout = options.timeoutMs;
+  // Our own server wraps non-object values (see wrapped-value.ts): the tool's schema is the value's.
+  const wrapped = isWrapped(listed._meta) && listed.outputSchema !== undefined;
+  const outputSchema = wrapped ? unwrapSchema(listed.outputSchema) : listed.outputSchema;
   return defineJsonSchemaTool({
     name: `${options.prefix ?? ''}${mcpName}`,
     description: listed.description ?? listed.title ?? listed.annotations?.title ?? '',
     parameters: listed.inputSchema,
     schemaDialect: 'draft-2020-12',
     output: {
-      ...(listed.outputSchema === undefined ? {} : { schema: listed.outputSchema }),
+      // Without an outputSchema, the value is the text content: a string.
+      schema: (outputSchema ?? { type: 'string' }) as OutsideSchema,
       render: (_args, value) => [{ type: 'text', text: renderValue(value) }],
     },
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
@@ -81,12 +100,19 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
           options.serverName,
           mcpName,
           mcpContentText(content) || `MCP tool "${mcpName}" failed without a message`,
+          metaErrorCode(result._meta),
         );
       }
       // Images reach the model as a context message; the value stays JSON.
       const images = mcpImages(content);
       if (images.length > 0) exec.deferContext({ role: 'user', content: images });
       const structured = result.structuredContent;
+      if (wrapped || isWrapped(result._meta)) {
+        const inner = unwrapValue(structured);
+        if (inner !== undefined) return inner.value;
+      }
+      // Without an outputSchema the tool is typed as text: its text it is, even if structuredContent came too.
+      if (outputSchema === undefined) return mcpContentText(content);
       return structured !== undefined && structured !== null ? (structured as JsonValue) : mcpContentText(content);
     },
   });

@@ -1,6 +1,7 @@
 // A ToolResult as an MCP tools/call result: `content` from the rendered content,
-// `structuredContent` from the canonical value (MCP allows only an object there; left
-// out when post-execute replaced the content, so that a redaction holds),
+// `structuredContent` from the canonical value (MCP allows only an object there: any other
+// value is wrapped as `{ value }`, see wrapped-value.ts; left out when post-execute replaced
+// the content, so that a redaction holds),
 // `isError` for failures, and our error code and contexts under `_meta`.
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { JsonValue } from '../json/json-value.ts';
@@ -8,6 +9,7 @@ import { isContentReplaced } from '../pipeline/content-replaced.ts';
 import { EMPTY_RESULT_TEXT, isBlank } from '../adapters/non-empty-text.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import { toMcpContent } from './mcp-content.ts';
+import { MCP_META_WRAPPED, needsWrapping } from './wrapped-value.ts';
 
 /** `_meta` keys this server sets. */
 export const MCP_META_ERROR = 'ptc-runtime/error';
@@ -27,12 +29,17 @@ export function toMcpCallToolResult(result: ToolResult): CallToolResult {
   if (result.error !== undefined) meta[MCP_META_ERROR] = { code: result.error.code, message: result.error.message };
   if (result.additionalContexts !== undefined && result.additionalContexts.length > 0)
     meta[MCP_META_CONTEXTS] = result.additionalContexts;
+  if (!result.isError && !isContentReplaced(result) && needsWrapping(result.value)) meta[MCP_META_WRAPPED] = true;
   return {
     // MCP clients forward content to model providers, which refuse empty text blocks.
     content: toMcpContent(withVisibleText(result.content)),
     // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
-    ...(!result.isError && isObject(result.value) && !isContentReplaced(result)
-      ? { structuredContent: result.value as Record<string, unknown> }
+    ...(!result.isError && !isContentReplaced(result) && result.value !== undefined
+      ? {
+          structuredContent: isObject(result.value)
+            ? (result.value as Record<string, unknown>)
+            : { value: result.value },
+        }
       : {}),
     isError: result.isError,
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),

@@ -14,7 +14,13 @@ import {
   type ToolRuntimeOptions,
 } from '../../src/index.ts';
 import { PassThrough } from 'node:stream';
-import { createMcpServer, MCP_META_CONTEXTS, MCP_META_ERROR, serveMcpStdio } from '../../src/mcp/index.ts';
+import {
+  createMcpServer,
+  MCP_META_CONTEXTS,
+  MCP_META_ERROR,
+  MCP_META_WRAPPED,
+  serveMcpStdio,
+} from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
 
 let sandbox: Sandbox | undefined;
@@ -60,14 +66,20 @@ describe('createMcpServer: tools/list per mode', () => {
       required: ['a', 'b'],
       additionalProperties: true,
     });
-    // An object output schema describes structuredContent; a string output has none.
+    // An object output schema describes structuredContent; a string output travels wrapped as { value } (issue 21).
     expect(add.outputSchema).toEqual({
       type: 'object',
       properties: { sum: { type: 'number' } },
       required: ['sum'],
       additionalProperties: false,
     });
-    expect(listed[2]!.outputSchema).toBeUndefined();
+    expect(listed[2]!.outputSchema).toEqual({
+      type: 'object',
+      properties: { value: { type: 'string' } },
+      required: ['value'],
+      additionalProperties: false,
+    });
+    expect(listed[2]!._meta).toEqual({ [MCP_META_WRAPPED]: true });
   });
 
   it('ptc lists run_code only, with the SDK in its description, and the instruction in the handshake', async () => {
@@ -110,10 +122,15 @@ describe('createMcpServer: tools/call', () => {
     });
   });
 
-  it('a non-object value has no structuredContent (MCP allows only objects there)', async () => {
+  it('a non-object value travels wrapped as { value }, marked in _meta (MCP allows only objects there)', async () => {
     const { client } = await connect();
     const result = await client.callTool({ name: 'greet', arguments: { who: 'Ada' } });
-    expect(result).toEqual({ content: [{ type: 'text', text: 'hello Ada' }], isError: false });
+    expect(result).toEqual({
+      content: [{ type: 'text', text: 'hello Ada' }],
+      structuredContent: { value: 'hello Ada' },
+      isError: false,
+      _meta: { [MCP_META_WRAPPED]: true },
+    });
   });
 
   it('a failure: isError with the error text, and our code under _meta', async () => {
@@ -199,6 +216,8 @@ describe('createMcpServer: tools/call', () => {
     });
     expect(await client.callTool({ name: 'quiet', arguments: {} })).toEqual({
       content: [{ type: 'text', text: '(no output)' }],
+      structuredContent: { value: '' },
+      _meta: { [MCP_META_WRAPPED]: true },
       isError: false,
     });
   });

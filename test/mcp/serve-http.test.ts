@@ -275,7 +275,7 @@ describe('serveMcpHttp: graceful close', () => {
     expect(closedYet).toBe(false);
     gated.release();
     const result = await running;
-    expect(result.structuredContent).toBeUndefined();
+    expect(result.structuredContent).toEqual({ value: 10 }); // a number travels wrapped (issue 21)
     expect(result.content).toEqual([{ type: 'text', text: '10' }]);
     await closed;
     expect(gated.state.runs).toBe(1);
