@@ -16,6 +16,8 @@ export interface CallDispatcher {
   call(request: DispatchRequest): Promise<HostCallOutcome>;
   /** The run is over: abort in-flight calls, abandon queued ones, refuse new ones. */
   close(): void;
+  /** The program aborted call `seq` (`tools.x(args, { signal })`): abort it on the host if it is still running. */
+  cancel(seq: number): void;
 }
 
 export type BridgeViolation = 'call-limit' | 'exception';
@@ -90,6 +92,21 @@ export class CallBridge implements CallDispatcher {
     this.#closed = true;
     for (const controller of this.#active.values()) controller.abort(new Error('the run ended'));
     for (const { request, resolve } of this.#queue.splice(0)) resolve(notDispatched(request.toolName));
+  }
+
+  cancel(seq: number): void {
+    const active = this.#active.get(seq);
+    if (active !== undefined) {
+      active.abort(new Error('the program aborted this call'));
+      return;
+    }
+    const index = this.#queue.findIndex((item) => item.request.seq === seq);
+    const [queued] = index < 0 ? [] : this.#queue.splice(index, 1);
+    queued?.resolve({
+      ok: false,
+      code: 'ABORTED',
+      message: `tools.${queued.request.toolName} was aborted by the program`,
+    });
   }
 
   /**

@@ -57,6 +57,8 @@ export type GuestMessage =
       }[];
     }
   | { readonly t: 'log'; readonly text: string }
+  /** The program aborted call `seq` through its AbortSignal: abort it on the host. */
+  | { readonly t: 'cancel-call'; readonly seq: number }
   /** Wake the guest (deliver WAKE_DELIVERY) in `ms` milliseconds; WAKE_NONE: no wake needed. */
   | { readonly t: 'wake'; readonly ms: number }
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }

@@ -59,6 +59,8 @@ export type ChildToHost =
   | { readonly type: 'calls'; readonly calls: readonly CallItem[] }
   /** The run is over in the child: abort its in-flight calls, refuse new ones. */
   | { readonly type: 'calls-closed'; readonly runId: number }
+  /** The program aborted its call `seq` (`tools.x(args, { signal })`): abort it on the host. */
+  | { readonly type: 'cancel-call'; readonly runId: number; readonly seq: number }
   | { readonly type: 'log'; readonly runId: number; readonly text: string }
   | { readonly type: 'logs-truncated'; readonly runId: number; readonly by: 'bytes' | 'lines' }
   | { readonly type: 'done'; readonly runId: number; readonly outcome: RawRunOutcome; readonly rss?: number }
@@ -89,6 +91,8 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
     case 'calls-closed':
     case 'heavy':
       return runIdOk ? (value as ChildToHost) : undefined;
+    case 'cancel-call':
+      return runIdOk && typeof m['seq'] === 'number' ? (value as ChildToHost) : undefined;
     case 'logs-truncated':
       return runIdOk && (m['by'] === 'bytes' || m['by'] === 'lines') ? (value as ChildToHost) : undefined;
     case 'log':

@@ -235,6 +235,11 @@ class Run {
       case 'wake':
         this.#scheduleWake(m['ms']);
         return;
+      case 'cancel-call':
+        if (typeof m['seq'] === 'number' && m['seq'] >= 1 && m['seq'] <= this.#lastSeq) {
+          this.#options.dispatcher.cancel(m['seq']);
+        }
+        return;
       case 'logs-truncated':
         this.#options.logs.markTruncated(m['by'] === 'lines' ? 'lines' : 'bytes');
         return;

@@ -561,6 +561,9 @@ export class ProcessSandbox implements Sandbox {
       case 'calls-closed':
         run.bridge.close();
         return;
+      case 'cancel-call':
+        run.bridge.cancel(message.seq);
+        return;
       case 'log':
         run.logLines += 1;
         // A re-run's first lines are the ones its first attempt already logged (and streamed).

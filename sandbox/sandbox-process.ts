@@ -57,6 +57,10 @@ class IpcDispatcher implements CallDispatcher {
     return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
   }
 
+  cancel(seq: number): void {
+    if (!this.#closed && this.#pending.has(seq)) send({ type: 'cancel-call', runId: this.#runId, seq });
+  }
+
   settle(seq: number, outcome: HostCallOutcome): void {
     const entry = this.#pending.get(seq);
     this.#pending.delete(seq);

@@ -6,6 +6,7 @@
 export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
   'JsonValue',
   'ToolCallError',
+  'CallOptions',
   'ClassAccessorDecoratorResult',
   'IteratorResult',
   'IteratorReturnResult',

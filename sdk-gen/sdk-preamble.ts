@@ -5,11 +5,12 @@
  */
 export const SDK_PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
 // Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
-// A failed call rejects with a ToolCallError (fields toolName, code, message).
+// A failed call rejects with a ToolCallError (fields toolName, code, message). Cancel one with \`tools.name(args, { signal })\`.
 // Run independent read-only calls together: \`await Promise.all([...])\`.
 // Web globals exist: setTimeout/setInterval, structuredClone, URL, TextEncoder/TextDecoder, atob/btoa, crypto (randomUUID, getRandomValues, subtle.digest), AbortController/AbortSignal, performance.now. No fetch, process, require or Buffer.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }`;
+declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }
+type CallOptions = { signal?: AbortSignal };`;
 
 /**
  * Heads the deferred tools inside `tools`: they are listed by name and summary only

@@ -87,6 +87,6 @@ export function toolDeclarations(
   });
   return {
     types: [...noteLines, ...types],
-    method: `  ${docComment(tool.description)}${propertyKey(tool.name)}(args: ${base}Args): Promise<${result}>;`,
+    method: `  ${docComment(tool.description)}${propertyKey(tool.name)}(args: ${base}Args, opts?: CallOptions): Promise<${result}>;`,
   };
 }

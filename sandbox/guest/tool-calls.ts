@@ -8,6 +8,8 @@ import { describeThrown } from './format-value.ts';
 import { advanceClock } from './deterministic-sources.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
+import type { AbortSignal } from './abort.ts';
+import { afterDispatch, callSignal, followSignal } from './call-signal.ts';
 
 export class ToolCallError extends ErrorCtor {
   declare readonly toolName: string;
@@ -39,6 +41,7 @@ function dispatch(item: QueuedCall): boolean {
     return false;
   }
   run.inFlight++;
+  afterDispatch(item.seq);
   return true;
 }
 
@@ -74,7 +77,7 @@ function pump(): void {
 const afterEnd = (name: string): ToolCallError =>
   new ToolCallError(name, 'NOT_DISPATCHED', 'tools.' + name + ' was called after the program finished: not dispatched');
 
-function submit(name: string, args: unknown): Promise<unknown> {
+function submit(name: string, args: unknown, signal: AbortSignal | undefined): Promise<unknown> {
   if (run.settled) return rejected(afterEnd(name));
   let json: string | undefined;
   try {
@@ -125,6 +128,7 @@ function submit(name: string, args: unknown): Promise<unknown> {
   });
   const item = { __proto__: null, seq, name, args: json } as QueuedCall;
   pending[seq] = entry;
+  if (signal !== undefined) followSignal(signal, seq);
   if (run.inFlight >= run.maxConcurrent) {
     queue[run.queueTail++] = item;
   } else if (!dispatch(item)) {
@@ -139,10 +143,12 @@ function submit(name: string, args: unknown): Promise<unknown> {
  * `tools[name]`: a plain function returning a promise (it behaves as an async function;
  * its prototype chain is the ordinary Function.prototype).
  */
-export function makeTool(name: string): (args?: unknown) => Promise<unknown> {
-  const tool = function (args?: unknown): Promise<unknown> {
+export function makeTool(name: string): (args?: unknown, options?: unknown) => Promise<unknown> {
+  const tool = function (args?: unknown, options?: unknown): Promise<unknown> {
     try {
-      return submit(name, args);
+      const signal = callSignal(name, options);
+      if (signal?.aborted) return rejected(signal.reason);
+      return submit(name, args, signal);
     } catch (error) {
       return rejected(error);
     }

@@ -49,7 +49,7 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
   it('gives the SDK a typed return from outputSchema', () => {
     const sdk = rt.sdk();
     expect(sdk).toContain('type ReadTextFileResult = { content: string };');
-    expect(sdk).toContain('read_text_file(args: ReadTextFileArgs): Promise<ReadTextFileResult>;');
+    expect(sdk).toContain('read_text_file(args: ReadTextFileArgs, opts?: CallOptions): Promise<ReadTextFileResult>;');
   });
 
   it('annotations.readOnlyHint === true makes a tool concurrency-safe, anything else exclusive', () => {

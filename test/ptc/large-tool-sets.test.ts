@@ -96,7 +96,7 @@ describe('1,000 deferred tools', () => {
 };
 type AcmeShippingMergeRecords0773Result = { tool: string; query: string };
 declare const tools: {
-  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773(args: AcmeShippingMergeRecords0773Args): Promise<AcmeShippingMergeRecords0773Result>;
+  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773(args: AcmeShippingMergeRecords0773Args, opts?: CallOptions): Promise<AcmeShippingMergeRecords0773Result>;
 };
 `);
     const program = `

@@ -198,7 +198,8 @@ describe('checkProgram', () => {
       's.addEventListener("abort", (e: Event) => console.log(e.type)); s.throwIfAborted();',
       'const copy: { a: number } = structuredClone({ a: 1 }); const t0: number = performance.now();',
       'try { atob("!"); } catch (e) { if (e instanceof DOMException) console.log(e.name, e.code); }',
-      'return [ok, digest.byteLength, id, copy.a, t0, new EventTarget().dispatchEvent(new Event("x"))];',
+      'const order = await tools.get_order({ orderId: "o" }, { signal: AbortSignal.timeout(1000) });',
+      'return [ok, digest.byteLength, id, copy.a, t0, new EventTarget().dispatchEvent(new Event("x")), order];',
     ].join('\n');
     expect(checkProgram(sdk, program)).toEqual([]);
   });

@@ -47,7 +47,7 @@ describe('constraints in doc comments', () => {
   /** @format date-time @deprecated true */ at?: string;
 };
 declare const tools: {
-  /** T. */ t(args: TArgs): Promise<JsonValue>;
+  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
 };
 `);
   });
@@ -104,7 +104,7 @@ declare const tools: {
   /** @pattern "line\\nbreak\\u2028sep" */ n?: string;
 };
 declare const tools: {
-  /** T. */ t(args: TArgs): Promise<JsonValue>;
+  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
 };
 `);
     // The tag is a JSON string: it decodes to the schema's pattern exactly.
@@ -175,7 +175,7 @@ describe('recursive $ref as named recursive types', () => {
 type TreeResult = string | TreeJson[] | { [key: string]: TreeJson };
 type TreeJson = string | TreeJson[] | { [key: string]: TreeJson };
 declare const tools: {
-  /** d */ tree(args: TreeArgs): Promise<TreeResult>;
+  /** d */ tree(args: TreeArgs, opts?: CallOptions): Promise<TreeResult>;
 };
 `);
   });
@@ -231,7 +231,7 @@ declare const tools: {
 type LoopArgs = { x?: LoopA; r?: JsonValue; y?: JsonValue };
 type LoopA = unknown;
 declare const tools: {
-  /** d */ loop(args: LoopArgs): Promise<JsonValue>;
+  /** d */ loop(args: LoopArgs, opts?: CallOptions): Promise<JsonValue>;
 };
 `);
   });
@@ -247,7 +247,7 @@ declare const tools: {
     ).toBe(`// t: output.schema is not validated here (ajv could not compile it: */ x)
 type TArgs = Record<string, JsonValue>;
 declare const tools: {
-  /** T. */ t(args: TArgs): Promise<JsonValue>;
+  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
 };
 `);
   });
@@ -289,7 +289,7 @@ type TResult = {
   } | { kind: "square"; side: number };
 } & { unit: "cm" | "m" } & { precision?: number } & Record<string, JsonValue>;
 declare const tools: {
-  /** T. */ t(args: TArgs): Promise<TResult>;
+  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<TResult>;
 };
 `);
     expect(
@@ -331,7 +331,7 @@ declare const tools: {
   /** @propertyNames {"enum":["a","b"]} */ flags?: { [key in "a" | "b"]?: boolean };
 };
 declare const tools: {
-  /** T. */ t(args: TArgs): Promise<JsonValue>;
+  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
 };
 `);
   });

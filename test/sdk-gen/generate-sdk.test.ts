@@ -5,11 +5,12 @@ import { fiftyTools } from './fixtures/fifty-tools.ts';
 
 const PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
 // Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
-// A failed call rejects with a ToolCallError (fields toolName, code, message).
+// A failed call rejects with a ToolCallError (fields toolName, code, message). Cancel one with \`tools.name(args, { signal })\`.
 // Run independent read-only calls together: \`await Promise.all([...])\`.
 // Web globals exist: setTimeout/setInterval, structuredClone, URL, TextEncoder/TextDecoder, atob/btoa, crypto (randomUUID, getRandomValues, subtle.digest), AbortController/AbortSignal, performance.now. No fetch, process, require or Buffer.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }
+type CallOptions = { signal?: AbortSignal };
 `;
 
 const searchOrders: ToolSchema = {
@@ -56,10 +57,10 @@ type SearchOrdersArgs = {
   /** @minimum 1 */ limit?: number;
 };
 type SearchOrdersResult = { id: string; total: number }[];
-type Deferred = (args: { [key: string]: JsonValue }) => Promise<any>;
+type Deferred = (args: { [key: string]: JsonValue }, opts?: CallOptions) => Promise<any>;
 declare const tools: {
-  /** Current weather. */ "get-weather"(args: GetWeatherArgs): Promise<JsonValue>;
-  /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs): Promise<SearchOrdersResult>;
+  /** Current weather. */ "get-weather"(args: GetWeatherArgs, opts?: CallOptions): Promise<JsonValue>;
+  /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs, opts?: CallOptions): Promise<SearchOrdersResult>;
   // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).
   /** Translate text between languages. Supports 40 languages. */ translate: Deferred;
   /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;
@@ -79,7 +80,7 @@ declare const tools: {
   it('omits the doc comment of a tool without description', () => {
     const sdk = generateSdk([{ name: 'ping', description: '  ', parameters: { type: 'object' } }]);
     expect(sdk).toContain(
-      'type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs): Promise<JsonValue>;\n};\n',
+      'type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs, opts?: CallOptions): Promise<JsonValue>;\n};\n',
     );
   });
 

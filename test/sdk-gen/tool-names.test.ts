@@ -193,7 +193,7 @@ describe('tool names', () => {
     expect(resultTypes.size).toBe(NAMES.length);
     const declared = declaredTypeNames(sdk);
     expect(new Set(declared).size).toBe(declared.length);
-    expect(declared).toHaveLength(2 * NAMES.length + 1);
+    expect(declared).toHaveLength(2 * NAMES.length + 2);
   });
 
   it('names types apart when wire names differ only in non-identifier characters', () => {
@@ -300,8 +300,8 @@ describe('adversarial descriptions and literals', () => {
       if (ts.isClassDeclaration(statement)) return 'class';
       return ts.isVariableStatement(statement) ? 'const' : 'other';
     });
-    // JsonValue, ToolCallError, then Args + Result per tool, the Deferred type, then tools.
-    expect(kinds).toEqual(['type', 'class', ...nasty.flatMap(() => ['type', 'type']), 'type', 'const']);
+    // JsonValue, ToolCallError, CallOptions, then Args + Result per tool, the Deferred type, then tools.
+    expect(kinds).toEqual(['type', 'class', 'type', ...nasty.flatMap(() => ['type', 'type']), 'type', 'const']);
     expect(sdk).not.toMatch(/^\s*declare const evil/m);
   });
 
