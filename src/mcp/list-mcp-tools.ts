@@ -101,7 +101,8 @@ export async function listMcpTools(
         `MCP server "${where}" lists more than ${limits.maxTools} tools (limits.maxTools); the listing was stopped`,
       );
     }
-    for (const tool of entries) bytes += JSON.stringify(tool)?.length ?? 0;
+    // Measured without recursion: one tool nested 5,000 levels deep must not overflow the stack (it is skipped later).
+    for (const tool of entries) bytes += jsonLength(tool);
     if (bytes > limits.maxListBytes) {
       throw new McpImportLimitError(
         'maxListBytes',
@@ -118,4 +119,28 @@ export async function listMcpTools(
     }
     seenCursors.add(cursor);
   }
+}
+
+/** About the length of `value` as JSON text, with an explicit stack (any depth). */
+function jsonLength(value: unknown): number {
+  let length = 0;
+  const stack: unknown[] = [value];
+  while (stack.length > 0) {
+    const v = stack.pop();
+    if (typeof v === 'string') length += v.length + 2;
+    else if (typeof v === 'number' || typeof v === 'boolean') length += String(v).length;
+    else if (v === null) length += 4;
+    else if (Array.isArray(v)) {
+      length += 2 + v.length;
+      for (const item of v) stack.push(item);
+    } else if (typeof v === 'object') {
+      const entries = Object.entries(v as Record<string, unknown>);
+      length += 2 + entries.length;
+      for (const [key, item] of entries) {
+        length += key.length + 3;
+        stack.push(item);
+      }
+    }
+  }
+  return length;
 }

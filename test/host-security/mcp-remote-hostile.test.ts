@@ -27,10 +27,12 @@ async function callThrough(tool: Tool): Promise<string> {
   return result.isError ? `${result.error?.code}: ${result.error?.message}` : 'ok';
 }
 
+const BIG = { name: 'big', description: 'Big.', inputSchema: { type: 'object' } };
+
 type Handler = (message: { id?: number; method: string }, req: IncomingMessage, res: ServerResponse) => void;
 
 /** A hand-written MCP server: initialize and tools/list answered as JSON, tools/call by `onCall`. */
-async function fakeServer(onCall: Handler, onError = false): Promise<string> {
+async function fakeServer(onCall: Handler, onError = false, listed: string = JSON.stringify([BIG])): Promise<string> {
   const server = createServer((req, res) => {
     let body = '';
     req.on('data', (c: Buffer) => (body += c.toString()));
@@ -56,8 +58,11 @@ async function fakeServer(onCall: Handler, onError = false): Promise<string> {
           serverInfo: { name: 'fake', version: '1' },
         });
       if (message.id === undefined) return void res.writeHead(202).end();
-      if (message.method === 'tools/list')
-        return json({ tools: [{ name: 'big', description: 'Big.', inputSchema: { type: 'object' } }] });
+      if (message.method === 'tools/list') {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(`{"jsonrpc":"2.0","id":${message.id},"result":{"tools":${listed}}}`);
+        return;
+      }
       onCall(message, req, res);
     });
   });
@@ -131,5 +136,28 @@ describe('a hostile remote MCP server', () => {
     const t = performance.now();
     await fetchGet('http://x', { method: 'POST' });
     expect(performance.now() - t).toBeLessThan(500);
+  });
+
+  it('skips one tool whose schema nests 5,000 levels, with a warning, and imports the rest', async () => {
+    // Written as text: JSON.stringify itself cannot nest 5,000 levels.
+    const deep = `${'{"type":"object","properties":{"x":'.repeat(5_000)}{"type":"string"}${'}}'.repeat(5_000)}`;
+    const url = await fakeServer(
+      (m, _req, res) => {
+        res.writeHead(200, { 'content-type': 'application/json' });
+        res.end(JSON.stringify({ jsonrpc: '2.0', id: m.id, result: { content: [{ type: 'text', text: 'ok' }] } }));
+      },
+      false,
+      `[{"name":"deep","inputSchema":{"type":"object","properties":{"d":${deep}}}},${JSON.stringify(BIG)}]`,
+    );
+    const warnings: string[] = [];
+    const connection = await connectMcpServer({ url }, { onWarning: (w) => warnings.push(w) });
+    try {
+      expect(connection.tools.map((t) => t.name)).toEqual(['big']);
+      expect(connection.skipped.map((s) => s.tool)).toEqual(['deep']);
+      expect(warnings.join('\n')).toContain('skipped tool "deep"');
+      expect(await callThrough(connection.tools[0]!)).toBe('ok');
+    } finally {
+      await connection.close();
+    }
   });
 });
