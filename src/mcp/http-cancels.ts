@@ -16,15 +16,24 @@ export function sessionIdFrom(header: string | string[] | undefined): string | u
   return /^[\x21-\x7e]+$/u.test(header) ? header : undefined;
 }
 
+/** The calls in flight of a stateless HTTP server, by cancel scope (Mcp-Session-Id) and request id. */
 export interface HttpCancels {
   /** Registers a call; the returned signal aborts when the client cancels it. `done()` unregisters. */
-  track(session: string, requestId: string | number): { readonly signal: AbortSignal; done(): void };
+  track(
+    session: string,
+    requestId: string | number,
+  ): {
+    readonly signal: AbortSignal;
+    /** Unregisters the call (it answered). */
+    done(): void;
+  };
   /** Aborts the call `requestId` of `session`, if it is in flight. */
   cancel(session: string, requestId: string | number, reason: unknown): void;
   /** Calls in flight (bounded by the requests in flight). */
   readonly size: number;
 }
 
+/** A fresh registry of calls in flight, for one HTTP server (see the file comment). */
 export function createHttpCancels(): HttpCancels {
   const calls = new Map<string, AbortController>();
   const key = (session: string, requestId: string | number): string =>
