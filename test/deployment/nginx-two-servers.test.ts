@@ -24,6 +24,7 @@ let dir = '';
 const children: ChildProcess[] = [];
 let servers: { port: number; child: ChildProcess }[] = [];
 let nginxPort = 0;
+let nginx: ChildProcess | undefined;
 
 async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -117,12 +118,17 @@ beforeAll(async () => {
     ].join('\n'),
   );
   execFileSync('nginx', ['-t', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'pipe' });
-  const nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
-  children.push(nginx);
+  nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
   await Promise.all([listening(nginxPort, 'nginx'), ...servers.map((s) => listening(s.port, 'ptc serve'))]);
 }, 180_000);
 
 afterAll(async () => {
+  // nginx's master ends its workers on SIGTERM (a SIGKILLed master would leave them running).
+  if (nginx !== undefined && nginx.exitCode === null && nginx.signalCode === null) {
+    const exited = new Promise((resolve) => nginx!.once('exit', resolve));
+    nginx.kill('SIGTERM');
+    await exited;
+  }
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
   await cluster?.stop();
   if (dir !== '') rmSync(dir, { recursive: true, force: true });
