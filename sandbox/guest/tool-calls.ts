@@ -8,7 +8,6 @@ import { describeThrown } from './format-value.ts';
 import { advanceClock } from './deterministic-sources.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
-import type { AbortSignal } from './abort.ts';
 import { afterDispatch, callSignal, followSignal } from './call-signal.ts';
 
 export class ToolCallError extends ErrorCtor {
@@ -77,7 +76,18 @@ function pump(): void {
 const afterEnd = (name: string): ToolCallError =>
   new ToolCallError(name, 'NOT_DISPATCHED', 'tools.' + name + ' was called after the program finished: not dispatched');
 
-function submit(name: string, args: unknown, signal: AbortSignal | undefined): Promise<unknown> {
+function submitWithSignal(name: string, args: unknown, options: unknown): Promise<unknown> {
+  const signal = callSignal(name, options);
+  if (signal === undefined) return submit(name, args);
+  if (signal.aborted) return rejected(signal.reason);
+  const before = run.calls;
+  const promise = submit(name, args);
+  // Accepted (numbered and queued or sent): it follows the signal from now on.
+  if (run.calls === before + 1 && pending[run.calls] !== undefined) followSignal(signal, run.calls);
+  return promise;
+}
+
+function submit(name: string, args: unknown): Promise<unknown> {
   if (run.settled) return rejected(afterEnd(name));
   let json: string | undefined;
   try {
@@ -128,7 +138,6 @@ function submit(name: string, args: unknown, signal: AbortSignal | undefined): P
   });
   const item = { __proto__: null, seq, name, args: json } as QueuedCall;
   pending[seq] = entry;
-  if (signal !== undefined) followSignal(signal, seq);
   if (run.inFlight >= run.maxConcurrent) {
     queue[run.queueTail++] = item;
   } else if (!dispatch(item)) {
@@ -143,12 +152,15 @@ function submit(name: string, args: unknown, signal: AbortSignal | undefined): P
  * `tools[name]`: a plain function returning a promise (it behaves as an async function;
  * its prototype chain is the ordinary Function.prototype).
  */
-export function makeTool(name: string): (args?: unknown, options?: unknown) => Promise<unknown> {
-  const tool = function (args?: unknown, options?: unknown): Promise<unknown> {
+export function makeTool(name: string): (args?: unknown) => Promise<unknown> {
+  const tool = function (args?: unknown): Promise<unknown> {
     try {
-      const signal = callSignal(name, options);
-      if (signal?.aborted) return rejected(signal.reason);
-      return submit(name, args, signal);
+      // The options argument is read only when given: a call without it uses exactly the
+      // stack it did before, so calls made near the stack limit are sent or refused as before.
+      // biome-ignore lint/complexity/noArguments: the optional second argument, { signal }
+      if (arguments.length < 2) return submit(name, args);
+      // biome-ignore lint/complexity/noArguments: the optional second argument, { signal }
+      return submitWithSignal(name, args, arguments[1]);
     } catch (error) {
       return rejected(error);
     }
