@@ -166,7 +166,8 @@ export class ToolRegistry {
       tool = this.#agents.get(id)!.tools.get(name);
       if (tool !== undefined) break;
     }
-    tool ??= this.#global.get(name);
+    if (tool !== undefined) return tool; // a scoped override stays in view: restrictions mask global tools
+    tool = this.#global.get(name);
     return tool === undefined || this.#masked(agentId, name) ? undefined : tool;
   }
 
@@ -178,7 +179,7 @@ export class ToolRegistry {
   /** Visible tools, sorted by name. */
   visible(agentId: string | undefined): Tool[] {
     return [...this.#candidates(agentId).values()]
-      .filter((t) => !this.#masked(agentId, t.name))
+      .filter((t) => this.#global.get(t.name) !== t || !this.#masked(agentId, t.name))
       .sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
   }
 
@@ -193,6 +194,8 @@ export class ToolRegistry {
     const { allow, deny } = restriction;
     if (allow === undefined && deny === undefined)
       throw invalid('restrict: an empty restriction {} does nothing; give allow or deny');
+    if (allow === undefined && Array.isArray(deny) && deny.length === 0)
+      throw invalid('restrict: an empty restriction { deny: [] } does nothing; name the tools to deny');
     const known = this.#candidates(agentId);
     for (const [field, names] of [
       ['allow', allow],

@@ -185,14 +185,23 @@ describe('restrict', () => {
     expect(names(rt, 'a')).toEqual(['alpha', 'beta', 'gamma']);
   });
 
-  it('masks an agent-scoped override too, and disposing twice is harmless', () => {
+  it('keeps an agent-scoped override in view (a restriction masks global tools, chapter 8.3), and disposing twice is harmless', () => {
     const rt = setup();
     rt.register(labelled('alpha', 'scoped'), { agent: 'a' });
-    const dispose = rt.restrict('a', { deny: ['alpha'] });
-    expect(names(rt, 'a')).toEqual(['beta', 'gamma']);
-    dispose();
-    dispose();
+    const dispose = rt.restrict('a', { deny: ['alpha', 'beta'] });
+    expect(names(rt, 'a')).toEqual(['alpha', 'gamma']);
     expect(rt.schemas({ agent: 'a' }).find((s) => s.name === 'alpha')?.description).toBe('scoped alpha');
+    const allowOnly = rt.restrict('a', { allow: ['gamma'] });
+    expect(names(rt, 'a')).toEqual(['alpha', 'gamma']);
+    allowOnly();
+    dispose();
+    dispose();
+    expect(names(rt, 'a')).toEqual(['alpha', 'beta', 'gamma']);
+  });
+
+  it('refuses { deny: [] }, which masks nothing, like {}', () => {
+    const rt = setup();
+    expect(() => rt.restrict('a', { deny: [] })).toThrow('restrict: an empty restriction { deny: [] } does nothing');
   });
 });
 
