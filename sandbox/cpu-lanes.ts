@@ -1,18 +1,18 @@
 // CPU lanes for the process sandbox. A run whose guest code has run for more than
 // HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
-// milliseconds between its tool calls). The host then gives its sandbox process no new
-// runs (a fresh process takes its slot) and, once other runs need the cores, has it lower
-// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
-// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
-// a demoted run goes as fast as before; on a machine saturated by other work it may run
-// into its wall-clock limit. The process exits once its runs end, so no thread stays
-// demoted for a later run. The main thread (IPC, timers, watchdog answers) and the threads
-// of ordinary runs sharing the process keep their priority.
+// milliseconds between its tool calls). Once other runs are in flight, the host has the
+// process lower the OS priority of its threads that run guest code without yielding to
+// DEMOTED_NICE: CPU-bound programs then get the cores that ordinary runs leave idle. On
+// an idle machine a demoted run goes as fast as before; on a machine saturated by other
+// work it may run into its wall-clock limit. When the process has no CPU-bound run left,
+// the threads get their priority back (if that is refused, the process is retired). The
+// main thread (IPC, timers, watchdog answers) and the threads of ordinary runs sharing
+// the process keep their priority. Linux only (nice is per thread there).
 import { readdirSync, readFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 
 /** CPU time after which a run counts as CPU-bound. */
-export const HEAVY_CPU_MS = 50;
+export const HEAVY_CPU_MS = 1_000;
 /** The OS priority (nice value) of a demoted process's isolate threads. */
 export const DEMOTED_NICE = 19;
 
@@ -57,20 +57,45 @@ function sampleThreads(): Map<number, ThreadSample> {
  * thread is never touched. Linux only (nice is per thread there); elsewhere nothing
  * happens (the process still gets no new runs). Resolves with how many were demoted.
  */
+/** Threads this process demoted, with the priority each had before. */
+const demoted = new Map<number, number>();
+
 export async function demoteBusyThreads(): Promise<number> {
   const before = sampleThreads();
   if (before.size === 0) return 0;
   await new Promise<void>((resolve) => setTimeout(resolve, WATCH_MS));
-  let demoted = 0;
+  let count = 0;
   for (const [tid, after] of sampleThreads()) {
     const start = before.get(tid);
     if (start === undefined || after.cpuNs <= start.cpuNs || after.voluntary !== start.voluntary) continue;
+    if (demoted.has(tid)) continue;
     try {
+      const before = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
-      demoted += 1;
+      demoted.set(tid, before);
+      count += 1;
     } catch {
       // the thread is gone, or its priority cannot be changed here
     }
   }
-  return demoted;
+  return count;
+}
+
+/**
+ * Gives the demoted threads their priority back (the CPU-bound runs have ended; the
+ * threads serve other runs now). False if one could not be restored (raising a priority
+ * may need privileges): the process should then be retired.
+ */
+export function restoreThreads(): boolean {
+  let restored = true;
+  for (const [tid, before] of demoted) {
+    try {
+      setPriority(tid, before);
+    } catch (error) {
+      // A thread that ended needs nothing; any other failure leaves it demoted.
+      if ((error as { code?: unknown }).code !== 'ESRCH') restored = false;
+    }
+  }
+  demoted.clear();
+  return restored;
 }

@@ -108,9 +108,9 @@ interface Child {
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
   callsOut: number;
-  /** It holds a CPU-bound run (cpu-lanes.ts): it takes no new runs. */
-  heavy: boolean;
-  /** Its isolate threads run at a lower OS priority (sent `demote`). */
+  /** Its runs that reported themselves CPU-bound (cpu-lanes.ts). */
+  readonly heavyRuns: Set<number>;
+  /** It was told to demote its CPU-bound threads (until its CPU-bound runs end). */
   demoted: boolean;
   /** Its resident memory in bytes, as it last reported (ready, pong, done). */
   rss: number;
@@ -136,8 +136,6 @@ const MAX_EARLY_DEATHS = 3;
  * their turn for one instead of starting as many Node processes (tens of MB each) at once.
  */
 export const MAX_RERUN_PROCESSES = 4;
-/** Demoted processes (holding CPU-bound runs, see cpu-lanes.ts) alive at once. */
-export const MAX_DEMOTED_PROCESSES = 4;
 
 // A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
 // never sees its host go away; the host takes its live sandbox processes with it.
@@ -267,7 +265,7 @@ export class ProcessSandbox implements Sandbox {
       };
       this.#assign(child, run);
       this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits, determinism });
-      if (!child.heavy) this.#demoteIfContended();
+      this.#demoteIfContended();
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
         if (child.runs.get(runId) === run) this.#startClock(run, limits.wallTimeMs);
@@ -385,7 +383,7 @@ export class ProcessSandbox implements Sandbox {
       runsTaken: 0,
       lastHeard: Date.now(),
       callsOut: 0,
-      heavy: false,
+      heavyRuns: new Set(),
       demoted: false,
       rss: 0,
       results: [],
@@ -493,7 +491,7 @@ export class ProcessSandbox implements Sandbox {
       return;
     }
     if (message.type === 'heavy') {
-      this.#onHeavy(child);
+      this.#onHeavy(child, message.runId);
       return;
     }
     if (message.type === 'retire') {
@@ -508,42 +506,31 @@ export class ProcessSandbox implements Sandbox {
   }
 
   /**
-   * One of the child's runs is CPU-bound: new runs go to a fresh process from now on. Its
-   * isolate threads are demoted (cpu-lanes.ts) as soon as other runs need the cores — at
-   * once if another process has runs in flight, else when one is assigned — so a lone
-   * CPU-bound program keeps its priority. At most MAX_DEMOTED_PROCESSES such processes
-   * live at once; past that a CPU-bound run's process keeps its slot and its priority (a
-   * flood of CPU-bound programs does not start a process each).
+   * One of the child's runs is CPU-bound: as soon as other runs are in flight (now, or
+   * when one is assigned) the child demotes the threads running such code (cpu-lanes.ts),
+   * so a lone CPU-bound program keeps its priority; the child restores them when its last
+   * CPU-bound run ends.
    */
-  #onHeavy(child: Child): void {
-    if (child.dead) return;
-    if (!child.heavy) {
-      let heavy = 0;
-      for (const each of this.#children) if (each.heavy && !each.dead) heavy += 1;
-      if (heavy >= MAX_DEMOTED_PROCESSES) return;
-      child.heavy = true;
-      if (!child.draining) {
-        child.draining = true;
-        this.#replace(child);
-      }
-    }
+  #onHeavy(child: Child, runId: number): void {
+    if (child.dead || !child.runs.has(runId)) return;
+    child.heavyRuns.add(runId);
     // A later CPU-bound run of a demoted process: its thread is demoted too.
     if (child.demoted) this.#sendNow(child, { type: 'demote' });
     else this.#demoteIfContended();
   }
 
-  /** Demotes the processes holding CPU-bound runs once any other process has runs in flight. */
+  /** Demotes the CPU-bound threads of every process once any run that is not CPU-bound is in flight. */
   #demoteIfContended(): void {
-    let heavyWaiting = false;
-    let contended = false;
+    let heavy = 0;
+    let inFlight = 0;
     for (const child of this.#children) {
       if (child.dead) continue;
-      if (child.heavy) heavyWaiting ||= !child.demoted;
-      else contended ||= child.runs.size > 0;
+      heavy += child.heavyRuns.size;
+      inFlight += child.runs.size;
     }
-    if (!heavyWaiting || !contended) return;
+    if (heavy === 0 || inFlight <= heavy) return;
     for (const child of this.#children) {
-      if (!child.heavy || child.demoted || child.dead) continue;
+      if (child.heavyRuns.size === 0 || child.demoted || child.dead) continue;
       child.demoted = true;
       this.#sendNow(child, { type: 'demote' });
     }
@@ -638,6 +625,8 @@ export class ProcessSandbox implements Sandbox {
   #finishRun(child: Child, run: HostRun, outcome: RawRunOutcome): void {
     if (child.runs.get(run.runId) !== run) return;
     child.runs.delete(run.runId);
+    // The child restores its demoted threads when its last CPU-bound run ends.
+    if (child.heavyRuns.delete(run.runId) && child.heavyRuns.size === 0) child.demoted = false;
     clearTimeout(run.wallTimer);
     clearTimeout(run.killTimer);
     run.resolve(outcome);

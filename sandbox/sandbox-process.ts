@@ -3,7 +3,7 @@
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
-import { demoteBusyThreads, HEAVY_CPU_MS } from './cpu-lanes.ts';
+import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
@@ -118,6 +118,8 @@ const pool = new IsolatePool({
   },
 });
 const runs = new Map<number, ChildRun>();
+/** Runs reported CPU-bound (cpu-lanes.ts). */
+const heavyRuns = new Set<number>();
 
 async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
   const { runId, program, toolNames, limits, determinism } = message;
@@ -133,7 +135,10 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
       determinism,
       dispatcher: run.dispatcher,
       logs: new IpcLogSink(runId, { maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }),
-      onCpuHeavy: () => send({ type: 'heavy', runId }),
+      onCpuHeavy: () => {
+        heavyRuns.add(runId);
+        send({ type: 'heavy', runId });
+      },
       heavyCpuMs: HEAVY_CPU_MS,
     });
     run.handle = handle;
@@ -150,6 +155,11 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
   } finally {
     run.dispatcher.close();
     runs.delete(runId);
+    // No CPU-bound run left: demoted threads serve ordinary runs again.
+    if (heavyRuns.delete(runId) && heavyRuns.size === 0 && !restoreThreads() && !retiring) {
+      retiring = true;
+      send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });
+    }
   }
 }
 

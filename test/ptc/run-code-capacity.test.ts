@@ -30,8 +30,11 @@ describe('run_code admission by resources', () => {
     const runs = Array.from({ length: RUNS }, (_, i) =>
       runCode(rt, 'return await tools.slow({})', { callId: `run-${i}` }),
     );
-    // Every run reached its tool call while none had finished: none was queued behind another.
-    await everyoneWaiting;
+    // Every run reached its tool call while none had finished: none was queued behind
+    // another. (A run that ends before, refused or failed, ends the wait and shows below.)
+    const early = Promise.race(runs.map((run) => run.then((result) => result)));
+    const first = await Promise.race([everyoneWaiting.then(() => undefined), early]);
+    expect(first === undefined ? undefined : first.error?.message).toBeUndefined();
     expect(entered).toBe(RUNS);
     release();
     const results = await Promise.all(runs);
