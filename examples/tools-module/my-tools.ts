@@ -4,11 +4,29 @@ import { lookupOrder } from './orders.ts'; // the .ts extension is required
 
 const getOrder = defineTool({
   name: 'get_order',
-  description: 'One order by id, or null when there is none.',
+  description: 'One order by id.',
   parameters: { id: { type: 'string', required: true } },
-  output: { schema: { type: 'json' }, render: (_args, order) => [{ type: 'text', text: JSON.stringify(order) }] },
+  output: {
+    schema: {
+      type: 'object',
+      additionalProperties: false,
+      properties: {
+        id: { type: 'string', required: true },
+        customer: { type: 'string', required: true },
+        total: { type: 'number', required: true },
+        status: { type: 'string', enum: ['open', 'shipped'], required: true },
+      },
+    },
+    render: (_args, order) => [
+      { type: 'text', text: `${order.id}: ${order.customer}, ${order.total} (${order.status})` },
+    ],
+  },
   isConcurrencySafe: () => true,
-  execute: ({ id }) => lookupOrder(id),
+  execute: ({ id }) => {
+    const order = lookupOrder(id);
+    if (order === null) throw new Error(`no order ${id}`); // a TOOL_ERROR result the model reads
+    return order;
+  },
 });
 
 export default function register(rt: ToolRuntime): void {
