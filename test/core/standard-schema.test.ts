@@ -57,9 +57,9 @@ describe('a zod 4 schema directly in a definition', () => {
     const ok = await rt.execute({ callId: 'a', name: 'signup', arguments: valid });
     expect(ok.value).toEqual({ ok: true, limit: 20 });
     for (const [args, message] of [
-      [{ ...valid, email: 'nope' }, '/email must match'],
-      [{ ...valid, at: 'yesterday' }, '/at must match'],
-      [{ ...valid, id: 'x' }, '/id must match'],
+      [{ ...valid, email: 'nope' }, '/email must be an email address (format "email")'],
+      [{ ...valid, at: 'yesterday' }, '/at must be a date-time (RFC 3339'],
+      [{ ...valid, id: 'x' }, '/id must be a UUID'],
       [{ ...valid, scores: { a: 'one' } }, '/scores/a must be number'],
       [{ ...valid, limit: 51 }, '/limit must be <= 50'],
       [{ ...valid, email: 'ada@blocked.example' }, '/email blocked domain'],
@@ -105,7 +105,10 @@ describe('zod 4 through fromAiSdkTools', () => {
     for (const t of tools) rt.register(t);
     expect((await rt.execute({ callId: 'a', name: 'signup', arguments: valid })).value).toEqual({ limit: 20 });
     const bad = await rt.execute({ callId: 'b', name: 'signup', arguments: { ...valid, email: 'nope' } });
-    expect(bad.error).toMatchObject({ code: 'INVALID_ARGS', message: expect.stringContaining('/email must match') });
+    expect(bad.error).toMatchObject({
+      code: 'INVALID_ARGS',
+      message: expect.stringContaining('/email must be an email address (format "email")'),
+    });
     expect((await rt.execute({ callId: 'c', name: 'tags', arguments: { tags: { a: ['x'], b: [] } } })).value).toBe(2);
     const long = await rt.execute({ callId: 'd', name: 'tags', arguments: { tags: { a: ['x'.repeat(11)] } } });
     expect(long.error?.code).toBe('INVALID_ARGS');

@@ -14,10 +14,12 @@ afterAll(() => sandbox.close());
 describe('step recovery in a program', () => {
   it('a failed nested commit is a SCHEDULER_FAILURE the program can read; later calls do not run', async () => {
     const store = createMemoryJournal();
-    let appends = 0;
-    // Appends: run_code's call (1), lookup's call (2), lookup's result (3) ← fails.
+    // The append that carries the first nested call's result fails (the run's own events,
+    // e.g. run/start, and the call's write-ahead record go through).
+    const failsFirstNestedResult = (events: Parameters<Journal['append']>[0]): boolean =>
+      events.some((event) => event.type === 'tool/result' && event.callId === 'run-1:ptc:1');
     const journal: Journal = {
-      append: (events) => ((appends += 1) === 3 ? Promise.reject(new Error('EIO')) : store.append(events)),
+      append: (events) => (failsFirstNestedResult(events) ? Promise.reject(new Error('EIO')) : store.append(events)),
       read: () => store.read(),
     };
     const rt = createToolRuntime({ mode: 'ptc', sandbox, journal });
