@@ -9,6 +9,7 @@ import type { CallDispatcher } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import { WAKE_DELIVERY } from './guest-protocol.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
+import { budgetCpuNs, processCpuMicros } from './cpu-budget.ts';
 import { MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
@@ -72,6 +73,8 @@ class Run {
   #programSettled = false;
   #lastSeq = 0;
   #cpuStart = 0n;
+  /** This process's CPU time (µs) when the run started: an upper bound of the isolate's (cpu-budget.ts). */
+  #processCpuStart = 0;
   #heavy = false;
   /** Calls into the isolate started so far, CPU used at the last poll, and CPU used since a call into the isolate last started. */
   #opsStarted = 0;
@@ -117,6 +120,7 @@ class Run {
     } catch {
       this.#cpuStart = 0n;
     }
+    this.#processCpuStart = processCpuMicros();
     this.#cpuTimer = setInterval(() => this.#checkCpu(), this.#options.cpuPollMs ?? 10);
     void this.#load();
   }
@@ -196,7 +200,7 @@ class Run {
     } catch {
       return;
     }
-    if (used > BigInt(limits.cpuTimeMs) * 1_000_000n) {
+    if (budgetCpuNs(used, processCpuMicros() - this.#processCpuStart) > BigInt(limits.cpuTimeMs) * 1_000_000n) {
       this.end(failure('cpu', `The program used more than its CPU budget of ${limits.cpuTimeMs} ms.`));
       return;
     }
