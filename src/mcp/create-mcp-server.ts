@@ -18,7 +18,7 @@ import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
-import { MCP_META_WRAPPED, wrappedSchema } from './wrapped-value.ts';
+import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
 export interface McpServerOptions {
   /** The agent whose view (mode, visible tools, policy) the server exposes. @default the global scope */
@@ -73,7 +73,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
         // MCP output schemas describe structuredContent, which must be an object: another value travels wrapped.
         ...(outputSchema === undefined
           ? {}
-          : outputSchema.type === 'object'
+          : !listedAsWrapped(outputSchema)
             ? { outputSchema: outputSchema as McpTool['outputSchema'] & object }
             : {
                 outputSchema: wrappedSchema(outputSchema) as McpTool['outputSchema'] & object,
@@ -104,7 +104,10 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     });
     calls.add(call);
     try {
-      return toMcpCallToolResult(await call);
+      const result = await call;
+      // Wrapped as the listing promised (an object under an any-JSON schema too).
+      const listed = rt.tool(request.params.name, scope)?.outputSchema;
+      return toMcpCallToolResult(result, listedAsWrapped(listed) || needsWrapping(result.value));
     } finally {
       // The answer follows the progress it sent, in a read of its own (see PROGRESS_SETTLE_MS).
       await progress?.stop();

@@ -24,21 +24,24 @@ function withVisibleText(content: readonly ContentBlock[]): readonly ContentBloc
   return visible.length > 0 ? visible : [{ type: 'text', text: EMPTY_RESULT_TEXT }];
 }
 
-export function toMcpCallToolResult(result: ToolResult): CallToolResult {
+/**
+ * `wrapValue`: whether the value travels as `{ value }`; the server passes what the tool's
+ * listing promised (see `listedAsWrapped`). Default: only values that are not objects.
+ */
+export function toMcpCallToolResult(result: ToolResult, wrapValue = needsWrapping(result.value)): CallToolResult {
+  const wrap = wrapValue && result.value !== undefined;
   const meta: Record<string, unknown> = {};
   if (result.error !== undefined) meta[MCP_META_ERROR] = { code: result.error.code, message: result.error.message };
   if (result.additionalContexts !== undefined && result.additionalContexts.length > 0)
     meta[MCP_META_CONTEXTS] = result.additionalContexts;
-  if (!result.isError && !isContentReplaced(result) && needsWrapping(result.value)) meta[MCP_META_WRAPPED] = true;
+  if (!result.isError && !isContentReplaced(result) && wrap) meta[MCP_META_WRAPPED] = true;
   return {
     // MCP clients forward content to model providers, which refuse empty text blocks.
     content: toMcpContent(withVisibleText(result.content)),
     // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
     ...(!result.isError && !isContentReplaced(result) && result.value !== undefined
       ? {
-          structuredContent: isObject(result.value)
-            ? (result.value as Record<string, unknown>)
-            : { value: result.value },
+          structuredContent: wrap ? { value: result.value } : (result.value as Record<string, unknown>),
         }
       : {}),
     isError: result.isError,

@@ -14,6 +14,14 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 /** Whether a value must be wrapped to travel as structuredContent. */
 export const needsWrapping = (value: JsonValue | undefined): boolean => value !== undefined && !isObject(value);
 
+/**
+ * Whether a tool whose output schema is `schema` is listed with the wrapper: every schema but
+ * an object's. Its results must then always be wrapped, objects included (an any-JSON schema
+ * may return an object), or a client validating structuredContent refuses them.
+ */
+export const listedAsWrapped = (schema: { readonly type?: unknown } | undefined): boolean =>
+  schema !== undefined && schema.type !== 'object';
+
 /** The outputSchema of a wrapped value: an object with one required `value`. */
 export function wrappedSchema(valueSchema: object): Record<string, unknown> {
   return {

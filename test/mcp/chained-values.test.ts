@@ -1,7 +1,10 @@
 // Values and error codes survive an MCP hop: a program that calls tools directly, through
 // a `ptc serve` child over stdio, and through an HTTP server, gets the same JSON (an array
-// stays an array, a number a number, null null) and the same `e.code`.
+// stays an array, a number a number, null null, an object under an any-JSON schema an
+// object) and the same `e.code`.
 import { afterAll, describe, expect, it } from '@jest/globals';
+import { Client } from '@modelcontextprotocol/sdk/client/index.js';
+import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { fileURLToPath } from 'node:url';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/index.ts';
@@ -22,9 +25,10 @@ const PROGRAM = `
   const ids = await tools.list_ids({});
   const n = await tools.count({});
   const none = await tools.nothing({});
+  const profile = await tools.profile({});
   let code;
   try { await tools.refuse({}); } catch (e) { code = e.code; }
-  return { ids, isArray: Array.isArray(ids), length: ids.length, n: n + 1, none, code };
+  return { ids, isArray: Array.isArray(ids), length: ids.length, n: n + 1, none, profile, code };
 `;
 
 async function run(rt: ToolRuntime): Promise<unknown> {
@@ -34,7 +38,15 @@ async function run(rt: ToolRuntime): Promise<unknown> {
 
 const EXPECTED = {
   logs: [],
-  result: { ids: ['a1', 'a2', 'a3'], isArray: true, length: 3, n: 43, none: null, code: 'DENIED' },
+  result: {
+    ids: ['a1', 'a2', 'a3'],
+    isArray: true,
+    length: 3,
+    n: 43,
+    none: null,
+    profile: { name: 'ada', tags: ['x'] },
+    code: 'DENIED',
+  },
 };
 
 describe('values and codes through an MCP hop', () => {
@@ -76,5 +88,27 @@ describe('values and codes through an MCP hop', () => {
       await upstream.close();
     });
     expect(await run(rt)).toEqual(EXPECTED);
+  }, 60_000);
+
+  it('the official client accepts every result against its listed outputSchema (an object under an any-JSON schema is wrapped too)', async () => {
+    const upstream = createToolRuntime({ mode: 'native', sandbox: false });
+    for (const t of hopTools) upstream.register(t);
+    const server = await serveMcpHttp(upstream, { token: TOKEN });
+    const client = new Client({ name: 'official-client', version: '1.0.0' });
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(server.url), {
+        requestInit: { headers: { Authorization: `Bearer ${TOKEN}` } },
+      }),
+    );
+    closers.push(async () => {
+      await client.close();
+      await server.close();
+      await upstream.close();
+    });
+    await client.listTools(); // the client validates structuredContent against what it listed
+    const profile = await client.callTool({ name: 'profile', arguments: {} });
+    expect(profile.structuredContent).toEqual({ value: { name: 'ada', tags: ['x'] } });
+    const ids = await client.callTool({ name: 'list_ids', arguments: {} });
+    expect(ids.structuredContent).toEqual({ value: ['a1', 'a2', 'a3'] });
   }, 60_000);
 });

@@ -248,7 +248,8 @@ describe('createMcpServer: tools/call', () => {
     });
     expect(JSON.stringify(contentOnly)).not.toContain('DE89');
     const value = await client.callTool({ name: 'account', arguments: { how: 'value' } });
-    expect(value.structuredContent).toEqual({ owner: 'Ada', iban: '[redacted]' });
+    // An any-JSON output schema is listed as the { value } wrapper, so an object travels wrapped too.
+    expect(value.structuredContent).toEqual({ value: { owner: 'Ada', iban: '[redacted]' } });
     expect(JSON.stringify(value)).not.toContain('DE89');
   });
 
