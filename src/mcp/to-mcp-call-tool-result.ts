@@ -15,9 +15,6 @@ import { MCP_META_WRAPPED, needsWrapping } from './wrapped-value.ts';
 export const MCP_META_ERROR = 'ptc-runtime/error';
 export const MCP_META_CONTEXTS = 'ptc-runtime/additionalContexts';
 
-const isObject = (v: JsonValue | undefined): v is { readonly [key: string]: JsonValue } =>
-  typeof v === 'object' && v !== null && !Array.isArray(v);
-
 /** The content without blank text blocks; `(no output)` when nothing is left. */
 function withVisibleText(content: readonly ContentBlock[]): readonly ContentBlock[] {
   const visible = content.filter((b) => b.type !== 'text' || !isBlank(b.text));
