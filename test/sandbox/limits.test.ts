@@ -1,6 +1,6 @@
 // Every limit is hit once, in both isolation modes; each failure has its own kind and
 // the next run on the same sandbox works.
-import { afterAll, describe, expect, it } from '@jest/globals';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
 import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
@@ -20,6 +20,12 @@ async function expectHealthy(sandbox: Sandbox): Promise<void> {
 describe.each(MODES)('sandbox limits (%s)', (isolation) => {
   const sandbox = createSandbox({ isolation, poolSize: 1, limits: { wallTimeMs: 20_000, cpuTimeMs: 5_000 } });
   afterAll(() => sandbox.close());
+  // The compile step counts against a run's wall clock: start the compiler (and the
+  // sandbox process) first, so a cold start on a loaded machine does not end the 300 ms
+  // run below as `compile` before it runs.
+  beforeAll(async () => {
+    expectOk(await sandbox.run({ code: 'return 1;', toolNames: [], hostCall: fakeHost().hostCall }), 1);
+  }, 60_000);
 
   it('wall clock: a run that awaits a tool that never answers ends with timeout', async () => {
     const host = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
