@@ -353,6 +353,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'durable journal of every call (JSONL; .db/.sqlite: SQLite, one file per process; postgres://…: PostgreSQL, shared by servers)',
     )
     .option('--agent <id>', "serve as this agent: its mode, visible tools and policy apply to every client's call")
+    .addOption(
+      new Option(
+        '--approval <mode>',
+        "pause: gated calls (a --tools hook's ask()) pause the run for a human; adds the operator tools ptc_runs and ptc_resume (needs --journal; with postgres://… any server of the journal resumes)",
+      ).choices(['pause']),
+    )
     .option(
       '--max-active-runs <n>',
       'cap on run_code runs in flight at once; one more is refused at once as busy (default: no cap, runs are admitted by CPU slots and memory)',
@@ -370,6 +376,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           journal?: string;
           maxActiveRuns?: number;
           agent?: string;
+          approval?: 'pause';
         } & ToolSources,
       ) => {
         if (
@@ -379,13 +386,19 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
         }
         // Address and token are checked before any tool or server starts.
-        const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
+        if (o.approval !== undefined && o.journal === undefined) {
+          throw new UsageError('--approval pause needs --journal <file|url>: a paused run lives in the journal');
+        }
+        const pausing = o.approval === 'pause';
+        const flags: HttpServeFlags | undefined =
+          o.http === undefined ? undefined : { ...o, http: o.http, runOperatorTools: pausing };
         const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
         const opened = await openJournalOption(o.journal);
         const options: ToolRuntimeOptions = {
           mode: o.mode,
           ...(opened === undefined ? {} : { journal: opened.journal }),
           ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
+          ...(pausing ? { approval: { request: async () => 'pause' as const } } : {}),
         };
         try {
           if (flags !== undefined && plan !== undefined) {
@@ -396,7 +409,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
               io.err,
             );
           } else {
-            await serveStdio(options, o, o.agent);
+            await serveStdio(options, o, o.agent, pausing);
           }
         } finally {
           await opened?.close();
@@ -406,7 +419,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     );
 
   // stdio: until the client closes stdin, or SIGINT/SIGTERM.
-  const serveStdio = async (options: ToolRuntimeOptions, o: ToolSources, agent: string | undefined): Promise<void> => {
+  const serveStdio = async (
+    options: ToolRuntimeOptions,
+    o: ToolSources,
+    agent: string | undefined,
+    runOperatorTools: boolean,
+  ): Promise<void> => {
     await withRuntime(
       options,
       o,
@@ -418,7 +436,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          await serveMcpStdio(rt, { signal: stop.signal, ...scope });
+          await serveMcpStdio(rt, { signal: stop.signal, ...scope, ...(runOperatorTools ? { runOperatorTools } : {}) });
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);

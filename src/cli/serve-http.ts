@@ -15,6 +15,8 @@ export interface HttpServeFlags {
   readonly maxBodyBytes?: number;
   /** Every call runs as this agent (already checked to exist). */
   readonly agent?: string;
+  /** `--approval pause`: list and answer the operator tools ptc_runs / ptc_resume. */
+  readonly runOperatorTools?: boolean;
 }
 
 export interface HttpServePlan {
@@ -77,6 +79,7 @@ export async function serveHttpUntilSignal(
       ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
       ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
       ...(flags.agent === undefined ? {} : { agent: flags.agent }),
+      ...(flags.runOperatorTools === true ? { runOperatorTools: true } : {}),
     });
   } catch (error) {
     const message = (error as Error).message.replace(/^serveMcpHttp: /u, '');

@@ -17,6 +17,7 @@ import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
+import { callRunOperatorTool, RUN_OPERATOR_TOOLS } from './run-operator-tools.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
@@ -31,6 +32,8 @@ export interface McpServerOptions {
   readonly callIdPrefix?: string;
   /** Over HTTP: the calls in flight of every connection, and this connection's cancel scope (see http-cancels.ts). */
   readonly cancels?: { readonly registry: HttpCancels; readonly session: string };
+  /** Lists and answers the operator tools ptc_runs and ptc_resume (run-operator-tools.ts), in every mode. @default false */
+  readonly runOperatorTools?: boolean;
 }
 
 /** Calls still running per server, so a closing transport can let them answer first. */
@@ -81,13 +84,23 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
               }),
       };
     });
-    return { tools };
+    return { tools: options.runOperatorTools === true ? [...tools, ...RUN_OPERATOR_TOOLS] : tools };
   });
 
   const calls = new Set<Promise<unknown>>();
   inFlight.set(server, calls);
   const callIdPrefix = options.callIdPrefix ?? 'mcp-';
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
+    if (options.runOperatorTools === true) {
+      const answer = callRunOperatorTool(rt, request.params.name, request.params.arguments ?? {});
+      calls.add(answer);
+      try {
+        const operated = await answer;
+        if (operated !== undefined) return operated;
+      } finally {
+        calls.delete(answer);
+      }
+    }
     const callId = requestCallId(callIdPrefix, extra.requestId);
     // Live progress (log lines, call counts) for a client that asked for it.
     const token = request.params._meta?.progressToken;

@@ -121,6 +121,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.version === undefined ? {} : { version: options.version }),
+    ...(options.runOperatorTools === undefined ? {} : { runOperatorTools: options.runOperatorTools }),
   };
 
   const cancels = createHttpCancels();
