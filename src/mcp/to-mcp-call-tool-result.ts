@@ -15,6 +15,8 @@ import { MCP_META_WRAPPED, needsWrapping } from './wrapped-value.ts';
 export const MCP_META_ERROR = 'ptc-runtime/error';
 export const MCP_META_CONTEXTS = 'ptc-runtime/additionalContexts';
 
+const isObject = (v: JsonValue): boolean => typeof v === 'object' && v !== null && !Array.isArray(v);
+
 /** The content without blank text blocks; `(no output)` when nothing is left. */
 function withVisibleText(content: readonly ContentBlock[]): readonly ContentBlock[] {
   const visible = content.filter((b) => b.type !== 'text' || !isBlank(b.text));
@@ -36,10 +38,8 @@ export function toMcpCallToolResult(result: ToolResult, wrapValue = needsWrappin
     // MCP clients forward content to model providers, which refuse empty text blocks.
     content: toMcpContent(withVisibleText(result.content)),
     // A value whose content post-execute replaced (a redaction) is not sent: the client would read the original.
-    ...(!result.isError && !isContentReplaced(result) && result.value !== undefined
-      ? {
-          structuredContent: wrap ? { value: result.value } : (result.value as Record<string, unknown>),
-        }
+    ...(!result.isError && !isContentReplaced(result) && result.value !== undefined && (wrap || isObject(result.value))
+      ? { structuredContent: wrap ? { value: result.value } : (result.value as Record<string, unknown>) }
       : {}),
     isError: result.isError,
     ...(Object.keys(meta).length > 0 ? { _meta: meta } : {}),

@@ -34,12 +34,11 @@ describe('ptc serve and oversized requests', () => {
     const child = (transport as unknown as { _process: import('node:child_process').ChildProcess })._process;
     const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
     try {
-      // Just under the limit: read and answered.
-      const near = await client.callTool({ name: 'greet', arguments: { who: 'n'.repeat(10 * MiB - 200) } });
-      expect(near).toMatchObject({
-        isError: false,
-        content: [{ type: 'text', text: `hello ${'n'.repeat(10 * MiB - 200)}` }],
-      });
+      // Just under the limit: read and answered (by a tool whose answer is small: greet's would
+      // echo 10 MiB twice, as text and as its wrapped structuredContent, past the client's buffer).
+      const near = await client.callTool({ name: 'explode', arguments: { blob: 'n'.repeat(10 * MiB - 200) } });
+      expect(near).toMatchObject({ isError: true, _meta: { 'ptc-runtime/error': { code: 'EXPLODED' } } });
+      expect(JSON.stringify(near).length).toBeLessThan(10_000);
       for (const size of [10 * MiB + 1, 25 * MiB, 60 * MiB]) {
         await expect(
           client.callTool({ name: 'greet', arguments: { who: 'x'.repeat(size) } }, undefined, { timeout: 60_000 }),
