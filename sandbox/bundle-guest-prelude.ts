@@ -3,6 +3,7 @@
 // bundled at run time. Run after changing sandbox/guest/: `npm run bundle`
 // (a test fails while the committed bundle is stale).
 import { readFile, writeFile } from 'node:fs/promises';
+import { dirname, relative, resolve as resolvePath, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build, type Plugin } from 'esbuild';
 
@@ -24,6 +25,7 @@ const NO_SHARED_ARRAY_BUFFER = `const SharedArrayBuffer = class SharedArrayBuffe
   get byteLength() { throw new TypeError('not a SharedArrayBuffer'); }
   get growable() { throw new TypeError('not a SharedArrayBuffer'); }
 };`;
+const PROJECT_ROOT = fileURLToPath(new URL('..', import.meta.url));
 const urlDependencies: Plugin = {
   name: 'url-dependencies',
   setup(pluginBuild) {
@@ -34,12 +36,14 @@ const urlDependencies: Plugin = {
         kind: args.kind,
         resolveDir: args.resolveDir,
       });
-      return { path: resolved.path.replace(/utf8\.js$/, 'whatwg-utf8-only.js'), namespace: 'percent-utf8' };
+      // A path relative to the project: the bundle must not name the folder it was built in.
+      const target = resolved.path.replace(/utf8\.js$/, 'whatwg-utf8-only.js');
+      return { path: relative(PROJECT_ROOT, target).split(sep).join('/'), namespace: 'percent-utf8' };
     });
     pluginBuild.onLoad({ filter: /.*/, namespace: 'percent-utf8' }, (args) => ({
       contents: PERCENT_ENCODE_UTF8,
       loader: 'js',
-      resolveDir: args.path.replace(/[\\/][^\\/]*$/, ''),
+      resolveDir: dirname(resolvePath(PROJECT_ROOT, args.path)),
     }));
     // webidl-conversions and whatwg-url read SharedArrayBuffer.prototype when they load; the guest has no
     // SharedArrayBuffer (off-heap-guards.ts), so it sees one that no value is an instance of.

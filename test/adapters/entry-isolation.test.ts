@@ -47,26 +47,31 @@ describe('entry isolation', () => {
     const pkg = JSON.parse(readFileSync(resolve(ROOT, 'package.json'), 'utf8')) as { exports: Record<string, unknown> };
     expect(pkg.exports).toEqual(
       expect.objectContaining({
-        '.': { 'ptc-source': './src/index.ts', types: './dist/src/index.d.ts', import: './dist/src/index.js' },
+        '.': {
+          'ptc-source': './src/index.ts',
+          types: './dist/src/index.d.ts',
+          require: './dist/src/require-entry.cjs',
+          default: './dist/src/index.js',
+        },
         './mcp': {
           'ptc-source': './src/mcp/index.ts',
           types: './dist/src/mcp/index.d.ts',
-          import: './dist/src/mcp/index.js',
+          default: './dist/src/mcp/index.js',
         },
         './adapters/anthropic': {
           'ptc-source': './src/adapters/anthropic.ts',
           types: './dist/src/adapters/anthropic.d.ts',
-          import: './dist/src/adapters/anthropic.js',
+          default: './dist/src/adapters/anthropic.js',
         },
         './adapters/openai': {
           'ptc-source': './src/adapters/openai.ts',
           types: './dist/src/adapters/openai.d.ts',
-          import: './dist/src/adapters/openai.js',
+          default: './dist/src/adapters/openai.js',
         },
         './adapters/ai-sdk': {
           'ptc-source': './src/adapters/ai-sdk.ts',
           types: './dist/src/adapters/ai-sdk.d.ts',
-          import: './dist/src/adapters/ai-sdk.js',
+          default: './dist/src/adapters/ai-sdk.js',
         },
       }),
     );

@@ -96,7 +96,8 @@ it('a run paused through server A is approved and finished through server B afte
   const decisions = Object.fromEntries(paused.pending.map((p) => [p.callId, 'approve']));
   const final = await call(b.url, 'approve_run', { runId: paused.runId, decisions });
   expect(final.isError).not.toBe(true);
-  expect(final.structuredContent).toMatchObject({ result: [11, 12] });
+  // approve_run's any-JSON output schema is listed as the { value } wrapper, so its object travels wrapped.
+  expect(final.structuredContent).toMatchObject({ value: { result: [11, 12] } });
   // The read ran once (on A, before the pause); each approved write once (on B).
   expect(readBodyLog(log).map((r) => `${r.name}:${JSON.stringify(r.args)}`)).toStrictEqual([
     'read:{"n":1}',
