@@ -19,6 +19,7 @@ import { createPostgresRunClaims } from './postgres-run-claims.ts';
 import type { RunClaims } from './run-claims.ts';
 import { RUN_EVENT_TYPES } from './run-journal-events.ts';
 import type { JournalEntry, JournalQuery } from './sqlite-journal.ts';
+import { count, millis } from './journal-query-args.ts';
 
 /** The part of a `pg.Pool` the store uses, for code that brings its own pool. */
 export interface PostgresPool {
@@ -528,17 +529,4 @@ function positive(value: number | undefined, fallback: number, field: string): n
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
     throw new TypeError(`openPostgresJournal: ${field} must be an integer >= 1, got ${String(value)}`);
   return value;
-}
-
-function count(value: number, field: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
-    throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
-  return value;
-}
-
-function millis(value: Date | number, field: string): number {
-  const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms))
-    throw new TypeError(`journal query: ${field} must be a Date or milliseconds since the epoch`);
-  return ms;
 }

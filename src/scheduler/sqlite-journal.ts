@@ -12,6 +12,7 @@ import { isJournalEvent } from './parse-journal.ts';
 import { RUN_EVENT_TYPES } from './run-journal-events.ts';
 import { loadNodeSqlite } from './load-node-sqlite.ts';
 import { createSqliteRunClaims } from './sqlite-run-claims.ts';
+import { count, millis } from './journal-query-args.ts';
 
 /** What to select; every given field must match. */
 export interface JournalQuery {
@@ -227,17 +228,4 @@ function toContents(all: readonly Row[], path: string): JournalContents {
       });
   }
   return { events, warnings };
-}
-
-function count(value: number, field: string, min: number): number {
-  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < min)
-    throw new TypeError(`journal query: ${field} must be an integer >= ${min}, got ${String(value)}`);
-  return value;
-}
-
-function millis(value: Date | number, field: string): number {
-  const ms = value instanceof Date ? value.getTime() : value;
-  if (typeof ms !== 'number' || !Number.isFinite(ms))
-    throw new TypeError(`journal query: ${field} must be a Date or milliseconds since the epoch`);
-  return ms;
 }
