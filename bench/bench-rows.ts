@@ -6,7 +6,7 @@ import type { ConcurrencyResult } from './concurrency-bench.ts';
 import type { ContextSavingsResult, DefinitionCost } from './context-savings-bench.ts';
 import type { LatencyResult } from './latency-bench.ts';
 import type { NestedCallResult } from './nested-call-bench.ts';
-import type { PeerResult } from './peer-bench.ts';
+import type { PeerResult, UtcpPeerStatus } from './peer-bench.ts';
 import type { BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
 import type { SchedulerBenchReport } from './scheduler-bench.ts';
 import type { TypecheckBenchResult } from './typecheck-bench.ts';
@@ -37,7 +37,8 @@ export interface BenchSections {
   throughput?: ThroughputResult[];
   memory?: MemoryResult[];
   peers?: PeerResult[];
-  utcp?: string;
+  /** Whether the UTCP peer ran and with what (a plain string in reports from before it could). */
+  utcp?: UtcpPeerStatus | string;
   context?: ContextSavingsResult[];
   definitions?: DefinitionCost;
   sdkSize?: SdkSizeReport;
@@ -80,7 +81,7 @@ export function allRows(s: BenchSections): Row[] {
     ...(s.concurrency === undefined ? [] : concurrencyRows(s.concurrency)),
     ...(s.throughput === undefined ? [] : throughputRows(s.throughput)),
     ...(s.memory === undefined ? [] : memoryRows(s.memory)),
-    ...(s.peers === undefined ? [] : peerRows(s.peers, s.utcp ?? '')),
+    ...(s.peers === undefined ? [] : peerRows(s.peers, s.utcp)),
     ...(s.context === undefined ? [] : contextRows(s.context, s.definitions, s.sdkSize)),
     ...(s.typecheck === undefined ? [] : typecheckRows(s.typecheck)),
     ...(s.capacity === undefined ? [] : capacityRows(s.capacity)),
@@ -409,11 +410,19 @@ export function memoryRows(results: readonly MemoryResult[]): Row[] {
   return rows;
 }
 
-export function peerRows(results: readonly PeerResult[], utcp: string): Row[] {
+/** Issue 24: ptc-runtime's sequential nested call at most this many times UTCP code-mode's, per isolation mode. */
+export const UTCP_NESTED_CALL_TARGET: Readonly<Record<'process' | 'in-process', number>> = {
+  'in-process': 1.5,
+  process: 2.5,
+};
+
+export function peerRows(results: readonly PeerResult[], utcp: UtcpPeerStatus | string | undefined): Row[] {
   const rows: Row[] = [];
   const ours = results.find((r) => r.peer === 'ptc-runtime (pool)');
+  const oursInProcess = results.find((r) => r.peer === 'ptc-runtime (pool, in-process)');
+  const theirs = results.find((r) => r.peer === 'UTCP code-mode');
   for (const r of results) {
-    if (r === ours || ours === undefined) continue;
+    if (r === ours || r === oursInProcess || r === theirs || ours === undefined) continue;
     rows.push(
       {
         section: '5 peers',
@@ -444,15 +453,78 @@ export function peerRows(results: readonly PeerResult[], utcp: string): Row[] {
       },
     );
   }
+  const status = typeof utcp === 'string' ? { ran: false, note: utcp } : utcp;
+  if (theirs === undefined) {
+    rows.push({
+      section: '5 peers',
+      name: 'UTCP @utcp/code-mode',
+      value: 'not run',
+      baseline: status?.note ?? '',
+      ratio: '',
+      target: '',
+      met: null,
+    });
+    return rows;
+  }
   rows.push({
     section: '5 peers',
-    name: 'UTCP @utcp/code-mode',
-    value: 'not run',
-    baseline: utcp,
+    name: 'UTCP code-mode peer: what ran',
+    value: status?.note ?? '',
+    baseline:
+      'same programs, interleaved; UTCP runs JavaScript, so its copies of the typed programs had their types erased once, outside the timing',
     ratio: '',
     target: '',
     met: null,
   });
+  const modes = [
+    { label: 'process', result: ours },
+    { label: 'in-process', result: oursInProcess },
+  ] as const;
+  for (const { label, result } of modes) {
+    if (result === undefined) continue;
+    const nestedRatio = result.nestedUs.p50 / theirs.nestedUs.p50;
+    const target = UTCP_NESTED_CALL_TARGET[label];
+    rows.push(
+      {
+        section: '5 peers',
+        name: `UTCP: sequential nested call (1,000 calls), ptc-runtime ${label}`,
+        value: `ptc-runtime p50 ${us(result.nestedUs.p50)} / p90 ${us(result.nestedUs.p90)}`,
+        baseline: `UTCP p50 ${us(theirs.nestedUs.p50)} / p90 ${us(theirs.nestedUs.p90)}`,
+        ratio: x(nestedRatio),
+        target: `≤ ${target}× UTCP`,
+        met: nestedRatio <= target,
+      },
+      {
+        section: '5 peers',
+        name: `UTCP: \`return 1\`, ptc-runtime ${label}`,
+        value: `ptc-runtime p50 ${ms(result.trivialMs.p50)} / p90 ${ms(result.trivialMs.p90)}`,
+        baseline: `UTCP p50 ${ms(theirs.trivialMs.p50)} / p90 ${ms(theirs.trivialMs.p90)}`,
+        ratio: x(result.trivialMs.p50 / theirs.trivialMs.p50),
+        target: '',
+        met: null,
+      },
+      {
+        section: '5 peers',
+        name: `UTCP: 1 KB program, 3 calls, ptc-runtime ${label} (ours compiles TypeScript in the run)`,
+        value: `ptc-runtime p50 ${ms(result.kbMs.p50)} / p90 ${ms(result.kbMs.p90)}`,
+        baseline: `UTCP p50 ${ms(theirs.kbMs.p50)} / p90 ${ms(theirs.kbMs.p90)}`,
+        ratio: x(result.kbMs.p50 / theirs.kbMs.p50),
+        target: '',
+        met: null,
+      },
+    );
+    if (result.waitAllMs !== undefined && theirs.waitAllMs !== undefined) {
+      rows.push({
+        section: '5 peers',
+        name: `UTCP: Promise.all of 100 × wait(10 ms), ptc-runtime ${label}`,
+        value: `ptc-runtime p50 ${ms(result.waitAllMs.p50)} / p90 ${ms(result.waitAllMs.p90)}`,
+        baseline: `UTCP p50 ${ms(theirs.waitAllMs.p50)} / p90 ${ms(theirs.waitAllMs.p90)} (its calls block the isolate: serial)`,
+        ratio: x(result.waitAllMs.p50 / theirs.waitAllMs.p50),
+        target: '',
+        met: null,
+      });
+    }
+  }
   return rows;
 }
 

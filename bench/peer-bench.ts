@@ -1,14 +1,29 @@
-// Section 5: the same programs on in-repo peers, interleaved with ptc-runtime in the
-// same run: a fresh worker_threads Worker per run (worker-per-run-peer.ts), and a fresh
-// isolate per run without a pool (the real runtime with poolSize 0). UTCP's
-// @utcp/code-mode is reported as not installed (see the README's Performance section).
+// Section 5: the same programs on peers, interleaved with ptc-runtime in the same run: a
+// fresh worker_threads Worker per run (worker-per-run-peer.ts), a fresh isolate per run
+// without a pool (the real runtime with poolSize 0), and UTCP's code-mode runtime
+// (@utcp/code-mode on isolated-vm 6 under Node 22, in its own process: bench/peers/).
+// ptc-runtime runs in both isolation modes, since the issue's crossing targets are
+// per mode against UTCP's per-call cost.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KB_PROGRAM, NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
+import { KB_PROGRAM, NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM, waitAllProgram } from './bench-programs.ts';
 import { createBenchRuntime, type BenchRuntime } from './bench-runtime.ts';
+import {
+  installUtcpPeer,
+  type PeerProgram,
+  UTCP_INSTALL_HINT,
+  UtcpPeer,
+  utcpInstalled,
+  type UtcpVersions,
+} from './peers/utcp-peer-client.ts';
 import { summarize, timeMs, type Summary } from './stats.ts';
 import { runInFreshWorker } from './worker-per-run-peer.ts';
 
-export type PeerName = 'ptc-runtime (pool)' | 'worker per run' | 'isolate per run, no pool';
+export type PeerName =
+  | 'ptc-runtime (pool)'
+  | 'ptc-runtime (pool, in-process)'
+  | 'worker per run'
+  | 'isolate per run, no pool'
+  | 'UTCP code-mode';
 
 export interface PeerResult {
   readonly peer: PeerName;
@@ -17,46 +32,109 @@ export interface PeerResult {
   readonly kbMs: Summary;
   /** Microseconds per nested call in the 1,000-call program (less a trivial run). */
   readonly nestedUs: Summary;
-  /** ptc-runtime's p50 / this peer's p50 (below 1: ptc-runtime is faster). */
+  /** Milliseconds per run of 100 × wait(10 ms) in Promise.all (ptc-runtime and UTCP only). */
+  readonly waitAllMs?: Summary;
+  /** ptc-runtime's (process) p50 / this peer's p50 (below 1: ptc-runtime is faster). */
   readonly trivialRatio: number;
   readonly kbRatio: number;
   readonly nestedRatio: number;
 }
 
+/** Whether UTCP ran, with its versions, or exactly why not and how to make it run. */
+export interface UtcpPeerStatus {
+  readonly ran: boolean;
+  readonly versions?: UtcpVersions;
+  readonly note: string;
+}
+
+export interface PeerBenchResult {
+  readonly peers: PeerResult[];
+  readonly utcp: UtcpPeerStatus;
+}
+
 export interface PeerOptions {
   readonly iterations?: number;
   readonly nestedIterations?: number;
+  readonly waitAllIterations?: number;
   readonly gapMs?: number;
+  /** Install the UTCP peer when it is absent (default true; bench/peers/install-utcp.sh). */
+  readonly installUtcp?: boolean;
+  readonly onProgress?: (text: string) => void;
 }
 
-export async function runPeerBench(options: PeerOptions = {}): Promise<PeerResult[]> {
+interface Peer {
+  readonly name: PeerName;
+  /** Milliseconds one run of the program took. */
+  time(program: PeerProgram): Promise<number>;
+}
+
+const WAIT_ALL_CALLS = 100;
+const WAIT_ALL_MS = 10;
+const CODE: Readonly<Record<PeerProgram, string>> = {
+  trivial: TRIVIAL_PROGRAM,
+  kb: KB_PROGRAM,
+  nested: NESTED_CALLS_PROGRAM,
+  waitAll: waitAllProgram(WAIT_ALL_CALLS, WAIT_ALL_MS, true),
+};
+
+/** Starts the UTCP peer, installing it first when allowed; a status saying why not otherwise. */
+async function startUtcp(options: PeerOptions): Promise<UtcpPeer | UtcpPeerStatus> {
+  const log = options.onProgress ?? (() => {});
+  if (!utcpInstalled()) {
+    if (options.installUtcp === false)
+      return { ran: false, note: `not installed (--no-peer-install): ${UTCP_INSTALL_HINT}` };
+    const failure = installUtcpPeer(log);
+    if (failure !== undefined) return { ran: false, note: `${failure}; ${UTCP_INSTALL_HINT}` };
+  }
+  try {
+    return await UtcpPeer.start();
+  } catch (error) {
+    return { ran: false, note: `${error instanceof Error ? error.message : String(error)}; ${UTCP_INSTALL_HINT}` };
+  }
+}
+
+export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBenchResult> {
   const iterations = options.iterations ?? 25;
-  const nestedIterations = options.nestedIterations ?? 3;
+  const nestedIterations = options.nestedIterations ?? 5;
+  const waitAllIterations = options.waitAllIterations ?? 5;
   const gapMs = options.gapMs ?? 5;
+  const utcp = await startUtcp(options);
   const pooled = createBenchRuntime({ isolation: 'process' });
+  const inProcess = createBenchRuntime({ isolation: 'in-process' });
   const unpooled = createBenchRuntime({ isolation: 'process', poolSize: 0 });
   try {
-    const viaRuntime = (bench: BenchRuntime) => (code: string) => bench.runCode(code);
-    const peers: readonly { readonly name: PeerName; readonly run: (code: string) => Promise<unknown> }[] = [
-      { name: 'ptc-runtime (pool)', run: viaRuntime(pooled) },
-      { name: 'worker per run', run: (code) => runInFreshWorker(pooled.rt, code) },
-      { name: 'isolate per run, no pool', run: viaRuntime(unpooled) },
+    const viaRuntime = (bench: BenchRuntime) => (program: PeerProgram) => timeMs(() => bench.runCode(CODE[program]));
+    const peers: Peer[] = [
+      { name: 'ptc-runtime (pool)', time: viaRuntime(pooled) },
+      { name: 'ptc-runtime (pool, in-process)', time: viaRuntime(inProcess) },
+      { name: 'worker per run', time: (program) => timeMs(() => runInFreshWorker(pooled.rt, CODE[program])) },
+      { name: 'isolate per run, no pool', time: viaRuntime(unpooled) },
     ];
+    if (utcp instanceof UtcpPeer) peers.push({ name: 'UTCP code-mode', time: (program) => utcp.time(program) });
+    const waitAllPeers = new Set<PeerName>(['ptc-runtime (pool)', 'ptc-runtime (pool, in-process)', 'UTCP code-mode']);
     const samples = new Map(
-      peers.map((p) => [p.name, { trivial: [] as number[], kb: [] as number[], nested: [] as number[] }]),
+      peers.map((p) => [
+        p.name,
+        { trivial: [] as number[], kb: [] as number[], nested: [] as number[], waitAll: [] as number[] },
+      ]),
     );
-    for (const peer of peers) for (const code of [TRIVIAL_PROGRAM, KB_PROGRAM, TRIVIAL_PROGRAM]) await peer.run(code); // warm-up
+    for (const peer of peers)
+      for (const program of ['trivial', 'kb', 'trivial', 'nested'] as const) await peer.time(program); // warm-up
     for (let i = 0; i < iterations; i += 1) {
       for (const peer of peers) {
         const own = samples.get(peer.name)!;
         await sleep(gapMs);
-        own.trivial.push(await timeMs(() => peer.run(TRIVIAL_PROGRAM)));
+        own.trivial.push(await peer.time('trivial'));
         await sleep(gapMs);
-        own.kb.push(await timeMs(() => peer.run(KB_PROGRAM)));
+        own.kb.push(await peer.time('kb'));
       }
     }
     for (let i = 0; i < nestedIterations; i += 1) {
-      for (const peer of peers) samples.get(peer.name)!.nested.push(await timeMs(() => peer.run(NESTED_CALLS_PROGRAM)));
+      for (const peer of peers) samples.get(peer.name)!.nested.push(await peer.time('nested'));
+    }
+    for (let i = 0; i < waitAllIterations; i += 1) {
+      for (const peer of peers)
+        if (waitAllPeers.has(peer.name)) samples.get(peer.name)!.waitAll.push(await peer.time('waitAll'));
     }
     const summaries = peers.map((peer) => {
       const own = samples.get(peer.name)!;
@@ -66,16 +144,32 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerResul
         trivialMs,
         kbMs: summarize(own.kb),
         nestedUs: summarize(own.nested.map((ms) => ((ms - trivialMs.p50) * 1000) / NESTED_CALLS)),
+        ...(own.waitAll.length === 0 ? {} : { waitAllMs: summarize(own.waitAll) }),
       };
     });
     const ours = summaries[0]!;
-    return summaries.map((s) => ({
-      ...s,
-      trivialRatio: ours.trivialMs.p50 / s.trivialMs.p50,
-      kbRatio: ours.kbMs.p50 / s.kbMs.p50,
-      nestedRatio: ours.nestedUs.p50 / s.nestedUs.p50,
-    }));
+    return {
+      peers: summaries.map((s) => ({
+        ...s,
+        trivialRatio: ours.trivialMs.p50 / s.trivialMs.p50,
+        kbRatio: ours.kbMs.p50 / s.kbMs.p50,
+        nestedRatio: ours.nestedUs.p50 / s.nestedUs.p50,
+      })),
+      utcp:
+        utcp instanceof UtcpPeer
+          ? {
+              ran: true,
+              versions: utcp.versions,
+              note: `@utcp/code-mode ${utcp.versions.codeMode}, @utcp/sdk ${utcp.versions.sdk}, @utcp/direct-call ${utcp.versions.directCall}, isolated-vm ${utcp.versions.isolatedVm} on Node ${utcp.versions.node} (own process; bench/peers/)`,
+            }
+          : utcp,
+    };
   } finally {
-    await Promise.all([pooled.close(), unpooled.close()]);
+    await Promise.all([
+      pooled.close(),
+      inProcess.close(),
+      unpooled.close(),
+      utcp instanceof UtcpPeer ? utcp.close() : undefined,
+    ]);
   }
 }

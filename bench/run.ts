@@ -4,6 +4,8 @@
 //   --markdown      the table as Markdown (as in the README's Performance section)
 //   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
 //   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck, capacity
+//   --no-peer-install  peers: do not install the UTCP peer when absent (bench/peers/install-utcp.sh;
+//                   Node 22 + @utcp/code-mode into .tools/peers/utcp/ from the npm registry, ~30 s once)
 // Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
 import { execFileSync } from 'node:child_process';
 import { cpus, loadavg } from 'node:os';
@@ -42,15 +44,11 @@ const SECTIONS = [
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
-/** Why UTCP's code-mode is not among the peers (checked with `npm view`, not installed). */
-export const UTCP_STATUS =
-  '@utcp/code-mode@1.2.12 declares peer isolated-vm ^6.0.0 (this project pins ^7.0.1) and needs @utcp/sdk plus a ' +
-  'protocol plugin (@utcp/direct-call) to call in-process tools: not a dev-dependency yet';
-
 function parseOptions(argv: readonly string[]): {
   json: boolean;
   markdown: boolean;
   quick: boolean;
+  peerInstall: boolean;
   only: readonly Section[];
 } {
   const { values } = parseArgs({
@@ -59,6 +57,7 @@ function parseOptions(argv: readonly string[]): {
       json: { type: 'boolean', default: false },
       markdown: { type: 'boolean', default: false },
       quick: { type: 'boolean', default: false },
+      'no-peer-install': { type: 'boolean', default: false },
       only: { type: 'string' },
     },
     strict: true,
@@ -73,6 +72,7 @@ function parseOptions(argv: readonly string[]): {
     json: values.json === true,
     markdown: values.markdown === true,
     quick: values.quick === true,
+    peerInstall: values['no-peer-install'] !== true,
     only: only as Section[],
   };
 }
@@ -135,10 +135,14 @@ async function main(): Promise<void> {
     sections.memory = memory;
   }
   if (want('peers')) {
-    progress('5/6 peers: worker per run, isolate per run without a pool');
-    const peers = await runPeerBench(q ? { iterations: 6, nestedIterations: 1 } : {});
+    progress('5/6 peers: worker per run, isolate per run without a pool, UTCP code-mode');
+    const { peers, utcp } = await runPeerBench({
+      ...(q ? { iterations: 6, nestedIterations: 2, waitAllIterations: 2 } : {}),
+      installUtcp: options.peerInstall,
+      onProgress: progress,
+    });
     sections.peers = peers;
-    sections.utcp = UTCP_STATUS;
+    sections.utcp = utcp;
   }
   if (want('context')) {
     progress('6/6 context savings: three scenarios, native against run_code');
