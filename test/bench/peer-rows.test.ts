@@ -1,0 +1,62 @@
+// The peers section's rows (bench/bench-rows.ts): the issue's per-call targets against the
+// UTCP code-mode peer, judged per isolation mode, and a row that says how to install UTCP
+// when it did not run. Runs on given summaries: no UTCP install, no network.
+import { describe, expect, it } from '@jest/globals';
+import { peerRows, UTCP_NESTED_CALL_TARGET } from '../../bench/bench-rows.ts';
+import type { PeerName, PeerResult } from '../../bench/peer-bench.ts';
+import type { Summary } from '../../bench/stats.ts';
+
+const at = (p50: number): Summary => ({ n: 5, p50, p90: p50 * 1.2, min: p50 * 0.9, max: p50 * 1.5 });
+
+function peer(name: PeerName, nestedUs: number, extra: Partial<PeerResult> = {}): PeerResult {
+  return {
+    peer: name,
+    trivialMs: at(4),
+    kbMs: at(7),
+    nestedUs: at(nestedUs),
+    trivialRatio: 1,
+    kbRatio: 1,
+    nestedRatio: 1,
+    ...extra,
+  };
+}
+
+const ran = { ran: true, note: '@utcp/code-mode 1.2.12 on Node v22' };
+
+describe('peer rows against UTCP code-mode', () => {
+  it('judges the sequential nested call per mode against its own bound', () => {
+    const rows = peerRows(
+      [
+        peer('ptc-runtime (pool)', 240, { waitAllMs: at(125) }),
+        peer('ptc-runtime (pool, in-process)', 70, { waitAllMs: at(115) }),
+        peer('UTCP code-mode', 50, { waitAllMs: at(1070) }),
+      ],
+      ran,
+    );
+    const nested = rows.filter((r) => r.name.startsWith('UTCP: sequential nested call'));
+    expect(nested.map((r) => [r.name.endsWith('in-process'), r.ratio, r.met])).toEqual([
+      [false, '4.80×', false],
+      [true, '1.40×', true],
+    ]);
+    expect(nested[0]!.target).toBe(`≤ ${UTCP_NESTED_CALL_TARGET.process}× UTCP`);
+    const waitAll = rows.find((r) => r.name === 'UTCP: Promise.all of 100 × wait(10 ms), ptc-runtime process');
+    expect(waitAll?.ratio).toBe('0.12×');
+    expect(rows.some((r) => r.value === 'not run')).toBe(false);
+  });
+
+  it('a bound is met at exactly the ratio the issue allows', () => {
+    const rows = peerRows(
+      [peer('ptc-runtime (pool)', 125), peer('ptc-runtime (pool, in-process)', 75), peer('UTCP code-mode', 50)],
+      ran,
+    );
+    expect(rows.filter((r) => r.name.startsWith('UTCP: sequential')).map((r) => r.met)).toEqual([true, true]);
+  });
+
+  it('says why UTCP did not run and how to install it, instead of leaving it out', () => {
+    const note = 'not installed (--no-peer-install): install it with `bash bench/peers/install-utcp.sh`';
+    const rows = peerRows([peer('ptc-runtime (pool)', 240), peer('worker per run', 130)], { ran: false, note });
+    const utcp = rows.find((r) => r.name === 'UTCP @utcp/code-mode');
+    expect(utcp).toMatchObject({ value: 'not run', baseline: note, met: null });
+    expect(rows.filter((r) => r.name.startsWith('worker per run')).length).toBe(3);
+  });
+});
