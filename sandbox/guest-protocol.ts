@@ -38,6 +38,8 @@ export interface GuestConfig {
   readonly seed: string;
   /** The guest clock's start (ms since the epoch): the run's first start, the same on every re-run. */
   readonly clockStartMs: number;
+  /** Major version of the Node the sandbox runs under: the web globals follow that line where Node lines differ. */
+  readonly nodeMajor: number;
 }
 
 /** Kinds a guest `done` failure may carry. */

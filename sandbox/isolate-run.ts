@@ -50,6 +50,8 @@ const MAX_REPORT_CHARS = 2_000;
 /** Outcome text gathered for one crossing into the isolate before it crosses anyway. */
 const MAX_BATCH_CHARS = 1_048_576;
 const DONE_KINDS: ReadonlySet<string> = new Set(['exception', 'memory', 'output-limit', 'invalid-output']);
+/** The isolate runs in this process, so its Node line is this one's. */
+const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
 export function startIsolateRun(options: IsolateRunOptions): IsolateRun {
   const run = new Run(options);
@@ -139,6 +141,7 @@ class Run {
       offHeapBytes: limits.memoryMb * 1_048_576,
       seed: determinism.seed,
       clockStartMs: determinism.clockStartMs,
+      nodeMajor: NODE_MAJOR,
     };
     if (
       !(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))

@@ -103,6 +103,7 @@ function configure(text: string): void {
   run.maxArgsBytes = config.maxArgsBytes;
   run.offHeapLeft = config.offHeapBytes;
   run.offHeapTotal = config.offHeapBytes;
+  run.nodeMajor = config.nodeMajor;
   seedSources(String(config.seed), Number(config.clockStartMs));
   installDeterministicSources(scope);
   startPerformanceClock();

@@ -30,6 +30,8 @@ export const run = {
   maxArgsBytes: 0,
   offHeapLeft: 0,
   offHeapTotal: 0,
+  /** The Node line the guest follows where lines differ (GuestConfig.nodeMajor). */
+  nodeMajor: 24,
   calls: 0,
   inFlight: 0,
   logBytes: 0,

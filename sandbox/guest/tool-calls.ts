@@ -3,7 +3,16 @@
 // FIFO order); `deliver` settles it with the host's answer.
 import type { GuestDelivery } from '../guest-protocol.ts';
 import { postCall } from './host-link.ts';
-import { defineProperty, ErrorCtor, isArray, parse, PromiseCtor } from './intrinsics.ts';
+import {
+  defineProperty,
+  ErrorCtor,
+  getOwnPropertyDescriptor,
+  getPrototypeOf,
+  isArray,
+  parse,
+  PromiseCtor,
+  RangeErrorCtor,
+} from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { advanceClock } from './deterministic-sources.ts';
 import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
@@ -26,6 +35,8 @@ defineProperty(ToolCallError.prototype, 'name', {
   configurable: true,
 });
 
+const RangeErrorProto = RangeErrorCtor.prototype;
+
 function rejected(error: unknown): Promise<never> {
   return new PromiseCtor<never>((_resolve, reject) => {
     reject(error);
@@ -44,20 +55,29 @@ function dispatch(item: QueuedCall): boolean {
   return true;
 }
 
+const outOfStack = (name: string): ToolCallError =>
+  new ToolCallError(
+    name,
+    'NOT_DISPATCHED',
+    'tools.' +
+      name +
+      ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched',
+  );
+
+/**
+ * The engine's own stack overflow (its RangeError, with the engine's message): converting
+ * the arguments ran out of stack, which says nothing about the arguments. Where it strikes
+ * depends on the engine's frame sizes, so it must not decide how a call is refused.
+ */
+function isStackOverflow(error: unknown): boolean {
+  if (error === null || typeof error !== 'object' || getPrototypeOf(error) !== RangeErrorProto) return false;
+  return getOwnPropertyDescriptor(error, 'message')?.value === 'Maximum call stack size exceeded';
+}
+
 function notSent(item: QueuedCall): void {
   const entry = pending[item.seq];
   delete pending[item.seq];
-  if (entry !== undefined) {
-    entry.reject(
-      new ToolCallError(
-        item.name,
-        'NOT_DISPATCHED',
-        'tools.' +
-          item.name +
-          ' could not be sent (was it called with the stack nearly exhausted, e.g. deep in a recursion?): not dispatched',
-      ),
-    );
-  }
+  if (entry !== undefined) entry.reject(outOfStack(item.name));
 }
 
 function pump(): void {
@@ -111,6 +131,7 @@ function submit(name: string, args: unknown): Promise<unknown> {
         ),
       );
     }
+    if (isStackOverflow(error)) return rejected(outOfStack(name));
     return rejected(
       new ToolCallError(
         name,

@@ -4,6 +4,7 @@
 // Other SubtleCrypto methods do not exist here (keys would need real key storage).
 import {
   apply,
+  ArrayBufferCtor,
   create,
   defineProperty,
   getOwnPropertyDescriptor,
@@ -13,6 +14,8 @@ import {
 } from './intrinsics.ts';
 import { DOMException } from './dom-exception.ts';
 import { randomUint32 } from './entropy.ts';
+import { nodeTypeError } from './node-errors.ts';
+import { run } from './run-state.ts';
 import { bytesOf } from './text-codec.ts';
 
 declare const require: (id: string) => unknown;
@@ -48,6 +51,7 @@ const typedArrayBuffer = getOwnPropertyDescriptor(TypedArrayProto, 'buffer')?.ge
 const typedArrayOffset = getOwnPropertyDescriptor(TypedArrayProto, 'byteOffset')?.get as () => number;
 const typedArrayByteLength = getOwnPropertyDescriptor(TypedArrayProto, 'byteLength')?.get as () => number;
 const typedArraySlice = (TypedArrayProto as { slice: () => Uint8Array }).slice;
+const isView = ArrayBufferCtor.isView;
 const INTEGER_ARRAYS = create(null) as Record<string, true>;
 for (const name of [
   'Int8Array',
@@ -155,6 +159,14 @@ export class Crypto {
   getRandomValues<T extends ArrayBufferView | null>(array: T): T {
     const tag = tagOf(array);
     if (tag === undefined || INTEGER_ARRAYS[tag] !== true) {
+      // From Node 26 on, an argument that is no view at all (an array, null, a Proxy) fails
+      // WebIDL's ArrayBufferView check first; Node 24 reports every wrong argument alike.
+      if (run.nodeMajor >= 26 && !isView(array)) {
+        throw nodeTypeError(
+          'ERR_INVALID_ARG_TYPE',
+          "Failed to execute 'getRandomValues' on 'Crypto': 1st argument is not an ArrayBufferView.",
+        );
+      }
       throw new DOMException('The data argument must be an integer-type TypedArray', 'TypeMismatchError');
     }
     const length = apply(typedArrayByteLength, array, []) as number;
