@@ -13,6 +13,7 @@ import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import { boundedFetch, McpMessageTooLargeError } from './bounded-fetch.ts';
 import { defineMcpTool, type McpCaller } from './define-mcp-tool.ts';
+import { createMcpHttpPool, type McpHttpPool } from './mcp-http-pool.ts';
 import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
 import { redactError, secretRedactor } from './redact-secrets.ts';
@@ -145,6 +146,25 @@ function resolveSpec(spec: McpServerSpec): McpServerCommand | McpServerUrl {
   return spec;
 }
 
+/** Tells `seen` the id of every response the transport delivers (read after the SDK's handler has it). */
+function noticeResponses(transport: Transport, seen: (id: string | number) => void): Transport {
+  let deliver: Transport['onmessage'];
+  Object.defineProperty(transport, 'onmessage', {
+    configurable: true,
+    get: () => deliver,
+    set: (next: Transport['onmessage']) => {
+      deliver =
+        next === undefined
+          ? undefined
+          : (message, extra) => {
+              next(message, extra);
+              if ('id' in message && !('method' in message) && message.id !== undefined) seen(message.id);
+            };
+    },
+  });
+  return transport;
+}
+
 /** Whether `error` or one of its causes is an instance of `type`. */
 function causedBy(error: unknown, type: new (...args: never[]) => Error): boolean {
   for (
@@ -168,17 +188,21 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const oversizedListeners = new Set<(error: McpMessageTooLargeError) => void>();
   let stderrTail = '';
   let pidOf = (): number | undefined => undefined;
+  // A remote server's sockets: its own pool, each call's stream ended with the call, all closed with the connection.
+  let pool: McpHttpPool | undefined;
   // A fresh transport to the server: for the import, and again for a reconnect.
   const openTransport = (): Transport => {
     if (isUrlSpec(resolved)) {
-      return new StreamableHTTPClientTransport(new URL(resolved.url), {
+      const sockets = (pool ??= createMcpHttpPool());
+      const http = new StreamableHTTPClientTransport(new URL(resolved.url), {
         requestInit: { headers: { ...resolved.headers } },
-        fetch: boundedFetch(limits.maxMessageBytes, fetch, {
+        fetch: boundedFetch(limits.maxMessageBytes, sockets.fetch, {
           onOversized: (error) => {
             for (const listener of [...oversizedListeners]) listener(error);
           },
         }),
       });
+      return noticeResponses(http, (id) => sockets.responded(id));
     } else {
       const stdio = new StdioClientTransport({
         command: resolved.command,
@@ -209,7 +233,11 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const close = async (): Promise<void> => {
     if (closed) return;
     closed = true;
-    await current.close();
+    try {
+      await current.close();
+    } finally {
+      await pool?.close();
+    }
   };
 
   let listed: McpTool[];
