@@ -111,6 +111,11 @@ export interface PipelineDeps {
   readonly abortGraceMs?: number;
   /** Where a given-up body is reported. Default: a process warning. */
   readonly onUnsettled?: UnsettledBodyReporter;
+  /**
+   * How long the later calls of a turn or run wait for the body of a call given up on
+   * (it keeps its slot), before the sequence stops with SCHEDULER_FAILURE. @default 30000
+   */
+  readonly holdAfterGiveUpMs?: number;
   /** Durable runs: which calls may pause, and the decisions a resume brought (pause-gates.ts). */
   readonly pauseGates?: PauseGates;
   /** Locks for tools that declare `resourceKey`; absent: none are taken. */
@@ -158,6 +163,12 @@ export interface ExecutionGates {
   readonly recordCall?: (call: CallRecord) => Promise<void>;
   /** Makes the final result durable before `tools/result` observers see it; a throw propagates the same way. */
   readonly recordResult?: (result: ToolResult) => Promise<void>;
+  /**
+   * The call was given up on (its deadline or its caller's abort) while its body still
+   * runs: called inside `dispatch`, before it resolves, with a promise that settles when
+   * the body does (a scheduler keeps later calls from overlapping it).
+   */
+  readonly onBodyOutlived?: (settled: Promise<void>) => void;
 }
 
 export function executeTool(
@@ -280,13 +291,15 @@ async function runExecution(
   // ---- around dispatch + body ----
   if (draft === undefined) {
     let dispatched: { draft: Draft } | { pipelineError: unknown } | undefined;
+    const bodies = gates.onBodyOutlived === undefined ? undefined : new BodyTracker();
     const dispatch = async (): Promise<void> => {
       if (dispatched !== undefined) throw new Error('runDispatch called dispatch twice');
       try {
-        dispatched = { draft: await aroundDispatch(deps, exec) };
+        dispatched = { draft: await aroundDispatch(deps, exec, bodies) };
       } catch (error) {
         dispatched = { pipelineError: error };
       }
+      if (bodies?.running === true) gates.onBodyOutlived!(bodies.settled());
     };
     // A throw out of runDispatch is the scheduler's own failure: it propagates.
     await (gates.runDispatch ?? ((d) => d()))(dispatch);
@@ -480,12 +493,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
-async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
+async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, bodies?: BodyTracker): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
     // No wrapper: the body's draft is the outcome, with no result object built for one to see.
-    const draft = await dispatchBody(deps, exec);
+    const draft = await dispatchBody(deps, exec, bodies);
     exec.enterPhase('post');
     return draft;
   }
@@ -494,7 +507,12 @@ async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState): Promise
   const result = await waterfall(
     handlers,
     (h, next: () => Promise<ToolResult>) => h(exec.view, next),
-    async () => (canonical = canonicalResult(exec, await dispatchBody(deps, exec))),
+    async () => {
+      // A wrapper may return before the body settles (a deadline): the dispatch is tracked too.
+      const run = dispatchBody(deps, exec, bodies);
+      bodies?.track(run);
+      return (canonical = canonicalResult(exec, await run));
+    },
   );
   exec.enterPhase('post');
   if (canonical !== undefined && result === canonical) return draftOf(result);
@@ -530,7 +548,7 @@ function draftOf(result: ToolResult): Draft {
 }
 
 /** The default end of the tools/execute waterfall: resolve again, fuse signals, run the body. */
-async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<Draft> {
+async function dispatchBody(deps: PipelineDeps, exec: ExecutionState, bodies?: BodyTracker): Promise<Draft> {
   // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
   const tool = deps.resolveTool(exec.name, exec.agent);
   if (tool === undefined) return errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`);
@@ -569,6 +587,7 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState): Promise<D
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
     const body = tool.invoke(exec.arguments, exec.view);
+    bodies?.track(body);
     if (releaseLock !== undefined) {
       // Held until the body itself settles, even when the call is given up on first.
       const release = releaseLock;
@@ -666,6 +685,27 @@ async function lockResource(
         { dispatched: false, resourceKey: key },
       ),
     };
+  }
+}
+
+/** The body of one call (and the dispatch around it): whether any still runs once its call was given up on. */
+class BodyTracker {
+  #running = 0;
+  readonly #all: Promise<unknown>[] = [];
+  track<T>(promise: Promise<T>): Promise<T> {
+    this.#running += 1;
+    const done = (): void => {
+      this.#running -= 1;
+    };
+    promise.then(done, done);
+    this.#all.push(promise);
+    return promise;
+  }
+  get running(): boolean {
+    return this.#running > 0;
+  }
+  settled(): Promise<void> {
+    return Promise.allSettled(this.#all).then(noop);
   }
 }
 

@@ -34,6 +34,7 @@ import {
 import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { createTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
+import { checkHoldAfterGiveUpMs } from '../scheduler/given-up-hold.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import { createResourceLocks, sharedLocksOf } from '../pipeline/resource-locks.ts';
 import {
@@ -160,6 +161,14 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * (`reason: 'timeout'`) unless `timeoutPolicy.onUnsettled` is given. Default: a process warning.
    */
   readonly onUnsettled?: UnsettledBodyReporter;
+  /**
+   * A call given up on (TOOL_TIMEOUT or ABORTED with `info.bodySettled: false`) keeps its
+   * slot in its turn or run until its body settles: no later exclusive call (and no call
+   * after an exclusive one) starts beside it. Past this many ms the sequence stops
+   * instead: the calls not started get SCHEDULER_FAILURE (not run).
+   * @default 30000
+   */
+  readonly holdAfterGiveUpMs?: number;
   /**
    * Durable runs (with a journal): how long a paused run can be resumed, in ms; after
    * that `resume` refuses it (RUN_EXPIRED). @default 604800000 (7 days)
@@ -341,6 +350,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       `createToolRuntime: abortGraceMs must be a finite number of milliseconds >= 0, got ${String(abortGraceMs)}`,
     );
   }
+  const holdAfterGiveUpMs = checkHoldAfterGiveUpMs(options.holdAfterGiveUpMs, 'createToolRuntime');
   if (options.onUnsettled !== undefined && typeof options.onUnsettled !== 'function') {
     throw new TypeError('createToolRuntime: onUnsettled must be a function (report) => void');
   }
@@ -409,6 +419,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
         : undefined;
     },
     abortGraceMs,
+    holdAfterGiveUpMs,
     ...(options.onUnsettled === undefined ? {} : { onUnsettled: options.onUnsettled }),
     openNestedCalls,
     maxCallDepth,

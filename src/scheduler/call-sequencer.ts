@@ -19,6 +19,10 @@
 // whether its body may have run). Nothing is retried and nothing else is invented.
 // executeTurn uses it for one model message; run_code and composite tools reuse it
 // for nested calls.
+// A call given up on while its body still runs (its deadline or its caller's abort)
+// commits its result, but keeps its slot until the body settles: a later exclusive
+// call, and any call after an exclusive one, starts only then — bounded by
+// `holdAfterGiveUpMs`, after which the sequence stops (given-up-hold.ts).
 // Nothing of a call is kept once it has committed: a run of many calls with large
 // arguments or results holds only the calls still in flight.
 import PQueue from 'p-queue';
@@ -35,6 +39,7 @@ import { hasSnapshotArguments, snapshotRequest } from '../pipeline/snapshot-requ
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { classifyCall, type CallMode } from './classify-call.ts';
+import { checkHoldAfterGiveUpMs, holdExpiredError, holdGivenUpBody, type GivenUpHold } from './given-up-hold.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import { deferred, type Deferred } from './deferred.ts';
 import type { Journal } from './journal.ts';
@@ -53,6 +58,12 @@ export interface CallSequencerOptions {
   readonly concurrency?: number;
   /** Each call is appended (durably) before its policy runs, and its result before observers see it. */
   readonly journal?: Journal;
+  /**
+   * How long later calls wait for the body of a call that was given up on; then the
+   * sequence stops (SCHEDULER_FAILURE for the calls not started). Default: the deps' own,
+   * else 30 s.
+   */
+  readonly holdAfterGiveUpMs?: number;
 }
 
 export interface CallSequencer {
@@ -81,6 +92,10 @@ interface Slot {
   readonly policyDone: Deferred<void>;
   /** Resolves once the call committed; rejects with the SchedulerError otherwise. */
   readonly committed: Deferred<void>;
+  /** Resolves once it committed (or failed), its body settled, and every earlier call was released. */
+  readonly released: Deferred<void>;
+  /** Set when its call was given up on while the body still ran. */
+  hold: GivenUpHold | undefined;
   readonly result: Deferred<ToolResult>;
   /** Stops relaying the call's own signal (after its commit or failure). */
   readonly unlink: () => void;
@@ -90,6 +105,7 @@ const noop = (): void => {};
 
 export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOptions = {}): CallSequencer {
   const concurrency = checkConcurrency(options.concurrency, 'createCallSequencer');
+  const holdMs = checkHoldAfterGiveUpMs(options.holdAfterGiveUpMs ?? deps.holdAfterGiveUpMs, 'createCallSequencer');
   const defaultAgent = deps.registry.agentId(options.agent);
   const signal = options.signal ?? NEVER_ABORTED;
   if (!(signal instanceof AbortSignal)) throw new TypeError('createCallSequencer: signal must be an AbortSignal');
@@ -104,6 +120,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Start order: each link waits for the gate the previous call sets for the next.
   let startChain: Promise<void> = Promise.resolve();
   let lastCommitted: Promise<void> = Promise.resolve();
+  // Released: committed and the body settled (a barrier waits for this, not only the commit).
+  let lastReleased: Promise<void> = Promise.resolve();
+  const holds = new Set<GivenUpHold>();
   // Write-ahead records follow submission order even when starts do not wait for the
   // previous call's policy (after an abort) and the pipeline yields before recording.
   let lastRecorded: Promise<void> = Promise.resolve();
@@ -135,6 +154,19 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     open.delete(slot);
     slot.result.resolve(result);
     slot.committed.resolve();
+    releaseAfterBody(slot);
+  };
+
+  const releaseAfterBody = (slot: Slot): void => {
+    const { hold } = slot;
+    if (hold === undefined) {
+      slot.released.resolve();
+      return;
+    }
+    void hold.released.then(() => {
+      holds.delete(hold);
+      slot.released.resolve();
+    });
   };
 
   // Not committed: the caller still gets a result for the call, saying so.
@@ -143,6 +175,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     open.delete(slot);
     slot.result.resolve(schedulerFailureResult(slot.request.callId, slot.request.name, f, slot.dispatched));
     slot.committed.reject(f);
+    releaseAfterBody(slot);
   };
 
   // The call's signal: the sequence's and its own, whichever aborts first (like
@@ -165,7 +198,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     };
   };
 
-  const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
+  const start = async (
+    slot: Slot,
+    previousCommitted: Promise<void>,
+    previousReleased: Promise<void>,
+  ): Promise<void> => {
     if (failure !== undefined) {
       // Never started: its result says so (SCHEDULER_FAILURE, not dispatched).
       reject(slot, failure);
@@ -188,11 +225,19 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
           });
           return;
         }
-        // A barrier: every earlier call has committed before this body starts.
+        // A barrier: every earlier call has committed, and every earlier body settled
+        // (or the sequence stopped), before this body starts.
         await previousCommitted;
+        await Promise.race([previousReleased, stopped.promise]);
         if (failure !== undefined) throw failure;
         slot.dispatched = true;
         await dispatch();
+      },
+      onBodyOutlived: (settled) => {
+        const { callId, name } = request;
+        const hold = holdGivenUpBody({ callId, name, settled }, holdMs, () => fail(holdExpiredError(request, holdMs)));
+        holds.add(hold);
+        slot.hold = hold;
       },
       // Post-policy, finish and commit in submission order.
       beforeCommit: () => previousCommitted,
@@ -216,8 +261,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     );
     if (journaled !== undefined) void settled.finally(() => journaled.done.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
-    // exclusive call holds every later call until it has committed.
-    const gate = slot.mode === 'exclusive' ? slot.committed.promise : slot.policyDone.promise;
+    // exclusive call holds every later call until it has committed and its body settled.
+    const gate = slot.mode === 'exclusive' ? slot.released.promise : slot.policyDone.promise;
     await Promise.race([gate.then(noop, noop), stopped.promise]);
   };
 
@@ -269,6 +314,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       dispatched: false,
       policyDone: deferred<void>(),
       committed: deferred<void>(),
+      released: deferred<void>(),
+      hold: undefined,
       result: deferred<ToolResult>(),
       unlink: linked === undefined ? noop : linked.unlink,
     };
@@ -310,8 +357,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       open.add(slot);
       const previousCommitted = lastCommitted;
       lastCommitted = slot.committed.promise;
+      const previousReleased = lastReleased;
+      // Released in order: a call's release also waits for every earlier one.
+      lastReleased = Promise.all([previousReleased, slot.released.promise]).then(noop);
       startChain = startChain
-        .then(() => start(slot, previousCommitted))
+        .then(() => start(slot, previousCommitted, previousReleased))
         .catch((error: unknown) => {
           // `start` itself broke: an internal failure.
           reject(slot, fail(error));
@@ -326,6 +376,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       } finally {
         signal.removeEventListener('abort', onAbort);
         composites.clear();
+        // No call is left to wait for a given-up body: stop its bound's timer.
+        for (const hold of holds) hold.end();
+        holds.clear();
       }
     },
     get closed() {
