@@ -70,7 +70,12 @@ export async function bundleGuestPrelude(): Promise<string> {
     format: 'iife',
     platform: 'neutral',
     target: 'es2023',
-    charset: 'utf8',
+    // Every isolate holds its own copy of this text (V8 needs the source to compile a
+    // function on first call): ASCII keeps it a one-byte string, half the bytes of the
+    // two-byte string one non-Latin-1 character makes of all of it, and without
+    // indentation it is a fifth smaller again. Both halve the cost of loading it per run.
+    charset: 'ascii',
+    minifyWhitespace: true,
     legalComments: 'none',
     logLevel: 'silent',
     mainFields: ['main', 'module'],

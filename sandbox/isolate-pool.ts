@@ -172,16 +172,40 @@ export interface IsolatePoolOptions {
   /** Heap limit of pooled isolates; runs asking for another limit get a fresh isolate. */
   readonly memoryMb: number;
   readonly onCatastrophic?: (message: string) => void;
+  /** Isolates being prepared at once; more wait their turn, first come first served. @default MAX_PREPARING */
+  readonly maxPreparing?: number;
 }
+
+/**
+ * Isolates prepared at once (see IsolatePool.take). Preparing one is ~10-20 ms of CPU,
+ * part of it on this thread; a burst of runs preparing theirs all at once advances in
+ * lockstep (the first is ready only when nearly all are), and this thread answers
+ * nothing in between. A few at a time keeps the cores busy and lets each run start as
+ * soon as its own isolate is ready.
+ */
+export const MAX_PREPARING = 3;
 
 export class IsolatePool {
   readonly #options: IsolatePoolOptions;
   readonly #ready: PreparedIsolate[] = [];
   #warming: Promise<void> | undefined;
   #closed = false;
+  readonly #maxPreparing: number;
+  #preparing = 0;
+  /** Preparations waiting for their turn, in arrival order. */
+  readonly #turns: Array<() => void> = [];
 
   constructor(options: IsolatePoolOptions) {
     this.#options = options;
+    this.#maxPreparing = options.maxPreparing ?? MAX_PREPARING;
+    if (!Number.isSafeInteger(this.#maxPreparing) || this.#maxPreparing < 1) {
+      throw new TypeError(`maxPreparing must be a positive integer, got ${String(options.maxPreparing)}`);
+    }
+  }
+
+  /** Isolates being prepared now (at most `maxPreparing`), and preparations waiting for a turn. */
+  get preparing(): { readonly now: number; readonly waiting: number } {
+    return { now: this.#preparing, waiting: this.#turns.length };
   }
 
   /**
@@ -195,7 +219,25 @@ export class IsolatePool {
       const ready = this.#ready.shift();
       if (ready !== undefined) return ready;
     }
-    return PreparedIsolate.create(memoryMb, this.#options.onCatastrophic);
+    return this.#prepare(memoryMb);
+  }
+
+  /** Prepares an isolate once fewer than `maxPreparing` are being prepared. */
+  async #prepare(memoryMb: number): Promise<PreparedIsolate> {
+    if (this.#preparing >= this.#maxPreparing) {
+      await new Promise<void>((resolve) => this.#turns.push(resolve));
+    } else {
+      this.#preparing += 1;
+    }
+    try {
+      if (this.#closed) throw new Error('the sandbox is closed');
+      return await PreparedIsolate.create(memoryMb, this.#options.onCatastrophic);
+    } finally {
+      // The turn passes straight to the next waiter (the count stays), else it is freed.
+      const next = this.#turns.shift();
+      if (next !== undefined) next();
+      else this.#preparing -= 1;
+    }
   }
 
   /** Refills the pool in the background. */
@@ -228,7 +270,7 @@ export class IsolatePool {
   #refill(): void {
     if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#options.size) return;
     this.#warming = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => PreparedIsolate.create(this.#options.memoryMb, this.#options.onCatastrophic))
+      .then(() => this.#prepare(this.#options.memoryMb))
       .then(
         (prepared) => {
           if (this.#closed) prepared.dispose();

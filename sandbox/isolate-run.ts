@@ -123,7 +123,6 @@ class Run {
       this.#cpuStart = 0n;
     }
     this.#processCpuStart = processCpuMicros();
-    this.#cpuTimer = setInterval(() => this.#checkCpu(), this.#options.cpuPollMs ?? 10);
     void this.#load();
   }
 
@@ -175,10 +174,20 @@ class Run {
     );
     this.#ops.add(tracked);
     this.#opsStarted += 1;
+    // Guest code runs only inside a call into the isolate: its CPU is polled only then (a
+    // run awaiting tools costs no polling, however many of them are in flight).
+    if (this.#cpuTimer === undefined && !this.#ended) {
+      this.#cpuTimer = setInterval(() => this.#checkCpu(), this.#options.cpuPollMs ?? 10);
+    }
     try {
       return await tracked;
     } finally {
       this.#ops.delete(tracked);
+      if (this.#ops.size === 0 && this.#cpuTimer !== undefined) {
+        clearInterval(this.#cpuTimer);
+        this.#cpuTimer = undefined;
+        if (!this.#ended) this.#checkCpu();
+      }
     }
   }
 

@@ -1,0 +1,46 @@
+// The isolate pool prepares a bounded number of isolates at once: a burst of runs takes
+// its isolates a few at a time, in arrival order, instead of all advancing in lockstep.
+import { describe, expect, it } from '@jest/globals';
+import { IsolatePool, MAX_PREPARING, type PreparedIsolate } from '../../sandbox/isolate-pool.ts';
+
+describe('isolate pool', () => {
+  it('prepares at most maxPreparing isolates at once; the others wait their turn and all get one', async () => {
+    const pool = new IsolatePool({ size: 0, memoryMb: 32, maxPreparing: 2 });
+    const order: number[] = [];
+    const takes = Array.from({ length: 6 }, (_, i) =>
+      pool.take(32).then((prepared) => {
+        order.push(i);
+        return prepared;
+      }),
+    );
+    expect(pool.preparing).toStrictEqual({ now: 2, waiting: 4 });
+    const prepared: PreparedIsolate[] = await Promise.all(takes);
+    try {
+      expect(new Set(prepared.map((p) => p.isolate)).size).toBe(6);
+      expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
+      // Turns go first come, first served: the last take starts only once four earlier
+      // ones have finished (two at a time), so at least four finish before it.
+      expect(order.indexOf(5)).toBeGreaterThanOrEqual(4);
+    } finally {
+      for (const p of prepared) p.dispose();
+      pool.close();
+    }
+  });
+
+  it('the default bound is small and a bad one is refused', () => {
+    expect(MAX_PREPARING).toBeGreaterThanOrEqual(1);
+    expect(MAX_PREPARING).toBeLessThanOrEqual(8);
+    expect(() => new IsolatePool({ size: 0, memoryMb: 32, maxPreparing: 0 })).toThrow(/maxPreparing/);
+  });
+
+  it('a take still waiting for its turn when the pool closes is refused, and nothing is left preparing', async () => {
+    const pool = new IsolatePool({ size: 0, memoryMb: 32, maxPreparing: 1 });
+    const first = pool.take(32);
+    const second = pool.take(32);
+    expect(pool.preparing).toStrictEqual({ now: 1, waiting: 1 });
+    pool.close();
+    (await first).dispose();
+    await expect(second).rejects.toThrow(/closed/);
+    expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
+  });
+});
