@@ -9,6 +9,7 @@ import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
 import { MAX_PROGRAM_BYTES } from './limits.ts';
+import { findLongRegExpLiteral, MAX_REGEXP_SOURCE_CHARS } from './regexp-literal-bound.ts';
 
 /** Largest program accepted, in UTF-8 bytes (model programs are a few KiB); defined in limits.ts. */
 export { MAX_PROGRAM_BYTES };
@@ -63,6 +64,19 @@ export async function compileProgram(code: string, options: CompileOptions = {})
     };
   }
   const lines = code.split(LINE_BREAK);
+  const longRegExp = findLongRegExpLiteral(lines);
+  if (longRegExp !== undefined) {
+    const { line, column, sourceChars } = longRegExp;
+    return {
+      ok: false,
+      message:
+        `Regular expression too long at line ${line}, column ${column}: its source is ${sourceChars} characters, ` +
+        `over the limit of ${MAX_REGEXP_SOURCE_CHARS} (MAX_REGEXP_SOURCE_CHARS). Use a shorter pattern or match in steps ` +
+        `(e.g. a Set of words instead of one long alternation). If it is not a regular expression (say, a long string ` +
+        `holding two distant "/"), break the line.\n${excerptAt(lines[line - 1] ?? '', line, column)}`,
+      location: { line, column },
+    };
+  }
   const wrapped = wrap(code);
   const result = await boundedTransform(
     wrapped.text,
