@@ -95,7 +95,7 @@ async function startUtcp(options: PeerOptions): Promise<UtcpPeer | UtcpPeerStatu
 
 export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBenchResult> {
   const iterations = options.iterations ?? 25;
-  const nestedIterations = options.nestedIterations ?? 5;
+  const nestedIterations = options.nestedIterations ?? 7;
   const waitAllIterations = options.waitAllIterations ?? 5;
   const gapMs = options.gapMs ?? 5;
   const utcp = await startUtcp(options);

@@ -59,7 +59,7 @@ echo "install-utcp: installing ${packages[*]} with node $("$dest/node/bin/node" 
 )
 
 # Proof that the native module loads under Node 22 and UTCP's code mode imports.
-(cd "$dest" && "$dest/node/bin/node" -e '
+(cd "$dest" && "$dest/node/bin/node" --no-node-snapshot -e '
   require("isolated-vm");
   import("@utcp/code-mode").then((m) => { if (typeof m.CodeModeUtcpClient !== "function") throw new Error("no CodeModeUtcpClient export"); });
 ') || { echo "install-utcp: installed, but isolated-vm or @utcp/code-mode does not load under Node $node_major (see above)" >&2; exit 1; }

@@ -75,8 +75,9 @@ export class UtcpPeer {
   }
 
   static async start(): Promise<UtcpPeer> {
-    // The driver erases the programs' types with node:module's stripTypeScriptTypes (experimental in 22).
-    const child = spawn(PEER_NODE, ['--disable-warning=ExperimentalWarning', DRIVER, '--serve'], {
+    // --no-node-snapshot: isolated-vm's own requirement on Node >= 20. The driver erases the
+    // programs' types with node:module's stripTypeScriptTypes (experimental in 22).
+    const child = spawn(PEER_NODE, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', DRIVER, '--serve'], {
       env: { ...process.env, UTCP_PEER_DIR },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -1,8 +1,8 @@
 // The UTCP code-mode peer: runs the bench's programs with @utcp/code-mode (isolated-vm 6)
 // under Node 22, in its own process, because this project runs isolated-vm 7 on Node >= 24.
 // Installed by bench/peers/install-utcp.sh; nothing of UTCP is in this repository.
-//   <utcp dir>/node/bin/node bench/peers/utcp-peer.mjs            # measures, prints one JSON object
-//   <utcp dir>/node/bin/node bench/peers/utcp-peer.mjs --serve    # JSON lines on stdin/stdout
+//   .tools/peers/utcp/node/bin/node --no-node-snapshot bench/peers/utcp-peer.mjs           # measures, prints one JSON object
+//   .tools/peers/utcp/node/bin/node --no-node-snapshot bench/peers/utcp-peer.mjs --serve   # JSON lines on stdin/stdout
 // --serve is how `npm run bench` interleaves it with ptc-runtime's own runs: each request
 // {"program":"trivial"|"kb"|"nested"|"waitAll"} is answered with {"ms":…} timed here, so the
 // pipe to the bench process is not part of the figure.
