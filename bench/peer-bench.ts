@@ -32,6 +32,8 @@ export interface PeerResult {
   readonly kbMs: Summary;
   /** Microseconds per nested call in the 1,000-call program (less a trivial run). */
   readonly nestedUs: Summary;
+  /** The same per round, in round order: every peer's round i ran back to back, so ratios can be paired. */
+  readonly nestedRoundsUs?: readonly number[];
   /** Milliseconds per run of 100 × wait(10 ms) in Promise.all (ptc-runtime and UTCP only). */
   readonly waitAllMs?: Summary;
   /** ptc-runtime's (process) p50 / this peer's p50 (below 1: ptc-runtime is faster). */
@@ -110,7 +112,8 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBench
       { name: 'worker per run', time: (program) => timeMs(() => runInFreshWorker(pooled.rt, CODE[program])) },
       { name: 'isolate per run, no pool', time: viaRuntime(unpooled) },
     ];
-    if (utcp instanceof UtcpPeer) peers.push({ name: 'UTCP code-mode', time: (program) => utcp.time(program) });
+    // UTCP between ptc-runtime's two modes: each of its rounds runs next to both of ours.
+    if (utcp instanceof UtcpPeer) peers.splice(1, 0, { name: 'UTCP code-mode', time: (program) => utcp.time(program) });
     const waitAllPeers = new Set<PeerName>(['ptc-runtime (pool)', 'ptc-runtime (pool, in-process)', 'UTCP code-mode']);
     const samples = new Map(
       peers.map((p) => [
@@ -139,11 +142,13 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBench
     const summaries = peers.map((peer) => {
       const own = samples.get(peer.name)!;
       const trivialMs = summarize(own.trivial);
+      const nestedRoundsUs = own.nested.map((ms) => ((ms - trivialMs.p50) * 1000) / NESTED_CALLS);
       return {
         peer: peer.name,
         trivialMs,
         kbMs: summarize(own.kb),
-        nestedUs: summarize(own.nested.map((ms) => ((ms - trivialMs.p50) * 1000) / NESTED_CALLS)),
+        nestedUs: summarize(nestedRoundsUs),
+        nestedRoundsUs,
         ...(own.waitAll.length === 0 ? {} : { waitAllMs: summarize(own.waitAll) }),
       };
     });

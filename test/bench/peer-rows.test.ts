@@ -2,7 +2,7 @@
 // UTCP code-mode peer, judged per isolation mode, and a row that says how to install UTCP
 // when it did not run. Runs on given summaries: no UTCP install, no network.
 import { describe, expect, it } from '@jest/globals';
-import { peerRows, UTCP_NESTED_CALL_TARGET } from '../../bench/bench-rows.ts';
+import { pairedNestedRatio, peerRows, UTCP_NESTED_CALL_TARGET } from '../../bench/bench-rows.ts';
 import type { PeerName, PeerResult } from '../../bench/peer-bench.ts';
 import type { Summary } from '../../bench/stats.ts';
 
@@ -50,6 +50,18 @@ describe('peer rows against UTCP code-mode', () => {
       ran,
     );
     expect(rows.filter((r) => r.name.startsWith('UTCP: sequential')).map((r) => r.met)).toEqual([true, true]);
+  });
+
+  it('pairs rounds run back to back, so a load swing between rounds cancels out', () => {
+    // Round 2 ran under load for both: its pair keeps the 2x, the p50s alone would not.
+    const ours = peer('ptc-runtime (pool, in-process)', 200, { nestedRoundsUs: [100, 600, 110] });
+    const theirs = peer('UTCP code-mode', 120, { nestedRoundsUs: [50, 300, 55] });
+    expect(pairedNestedRatio(ours, theirs)).toBe(2);
+    expect(ours.nestedUs.p50 / theirs.nestedUs.p50).not.toBe(2);
+    const row = peerRows([peer('ptc-runtime (pool)', 240), ours, theirs], ran).find(
+      (r) => r.name === 'UTCP: sequential nested call (1,000 calls), ptc-runtime in-process',
+    );
+    expect(row).toMatchObject({ ratio: '2.00×', met: false });
   });
 
   it('says why UTCP did not run and how to install it, instead of leaving it out', () => {
