@@ -50,6 +50,12 @@ export interface PostgresJournalOptions {
   readonly sessionPoolSize?: number;
   /** How long to wait for a connection to the server. @default 10000 */
   readonly connectTimeoutMs?: number;
+  /**
+   * The server's `statement_timeout` for appends, reads and queries (a URL only; a given
+   * pool keeps its own): a trigger someone put on the journal table runs inside every
+   * append, and this ends it on the server. Lock waits are not bounded by it. @default 60000
+   */
+  readonly statementTimeoutMs?: number;
 }
 
 /** A journal store on PostgreSQL, shared by every host of the same database. */
@@ -178,6 +184,7 @@ export function openPostgresJournal(
   const poolSize = positive(options.poolSize, 10, 'poolSize');
   const sessionPoolSize = positive(options.sessionPoolSize, 20, 'sessionPoolSize');
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
+  const statementTimeoutMs = positive(options.statementTimeoutMs, 60_000, 'statementTimeoutMs');
 
   let pool: PostgresPool | undefined = ownsPools ? undefined : target.pool;
   let lockPool: PostgresPool | undefined = pool;
@@ -201,7 +208,8 @@ export function openPostgresJournal(
     });
     const warn = (error: Error): void =>
       process.emitWarning(`${label}: an idle connection failed (${error.message})`, 'JournalWarning');
-    const main: Pool = new pg.Pool(config(poolSize));
+    // Session locks wait as long as their holder runs: no statement timeout on their pool.
+    const main: Pool = new pg.Pool({ ...config(poolSize), statement_timeout: statementTimeoutMs });
     const locks: Pool = new pg.Pool(config(sessionPoolSize));
     main.on('error', warn);
     locks.on('error', warn);
@@ -231,6 +239,7 @@ export function openPostgresJournal(
         );
       }
       await client.query('COMMIT');
+      await warnOfForeignTriggers(client, label, ownsPools ? statementTimeoutMs : undefined).catch(() => {});
     } catch (error) {
       await client.query('ROLLBACK').catch(() => void (broken = true));
       throw error;
@@ -491,6 +500,38 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (val
       },
     );
   });
+}
+
+/**
+ * Triggers and rules on the store's tables that it did not create. In a shared database
+ * they may be someone's audit trail, so they are reported, not refused: they run inside
+ * every append, on the server, bounded by the session's statement timeout.
+ */
+async function warnOfForeignTriggers(
+  client: PostgresPoolClient,
+  label: string,
+  statementTimeoutMs: number | undefined,
+): Promise<void> {
+  const { rows } = await client.query(
+    `SELECT 'trigger' AS kind, tgname AS name, tgrelid::regclass::text AS tbl FROM pg_trigger
+       WHERE NOT tgisinternal AND tgrelid IN ('ptc_journal'::regclass, 'ptc_run_claims'::regclass)
+     UNION ALL
+     SELECT 'rule', rulename, ev_class::regclass::text FROM pg_rewrite
+       WHERE rulename <> '_RETURN' AND ev_class IN ('ptc_journal'::regclass, 'ptc_run_claims'::regclass)
+     ORDER BY 3, 2`,
+  );
+  if (rows.length === 0) return;
+  const found = (rows as { kind: string; name: string; tbl: string }[])
+    .map((row) => `${row.kind} "${row.name}" on ${row.tbl}`)
+    .join(', ');
+  const bound =
+    statementTimeoutMs === undefined
+      ? "bounded only by your pool's statement_timeout"
+      : `each statement ended by the server after ${statementTimeoutMs} ms (statementTimeoutMs)`;
+  process.emitWarning(
+    `${label}: the database has ${found}, which ptc-runtime did not create; it runs inside every append (${bound})`,
+    'JournalWarning',
+  );
 }
 
 /** One line for a connection or server error. */

@@ -11,7 +11,8 @@ import { deepFreeze } from '../json/json-value.ts';
 import { isJournalEvent } from './parse-journal.ts';
 import { RUN_EVENT_TYPES } from './run-journal-events.ts';
 import { loadNodeSqlite } from './load-node-sqlite.ts';
-import { createSqliteRunClaims } from './sqlite-run-claims.ts';
+import { createSqliteRunClaims, RUN_CLAIMS_SCHEMA } from './sqlite-run-claims.ts';
+import { checkOnlyJournalSchema } from './sqlite-schema-check.ts';
 import { count, millis } from './journal-query-args.ts';
 
 /** What to select; every given field must match. */
@@ -85,9 +86,19 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   const now = options.now ?? Date.now;
   const { DatabaseSync: Database } = loadNodeSqlite();
   const db: DatabaseSync = new Database(path, { timeout: 5000 });
-  // WAL + FULL: a committed transaction is fsync'd before COMMIT returns.
-  db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
-  db.exec(SCHEMA);
+  try {
+    // A file someone else prepared runs nothing of theirs here (see sqlite-schema-check.ts).
+    checkOnlyJournalSchema(db, path, SCHEMA + RUN_CLAIMS_SCHEMA);
+    // No SQL function with side effects from the schema; no writes to the schema itself.
+    db.exec('PRAGMA trusted_schema = OFF;');
+    db.enableDefensive?.(true);
+    // WAL + FULL: a committed transaction is fsync'd before COMMIT returns.
+    db.exec('PRAGMA journal_mode = WAL; PRAGMA synchronous = FULL;');
+    db.exec(SCHEMA);
+  } catch (error) {
+    db.close();
+    throw error;
+  }
   const insert = db.prepare(
     'INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event) VALUES (?, ?, ?, ?, ?, ?, ?)',
   );

@@ -4,7 +4,8 @@
 import type { DatabaseSync } from 'node:sqlite';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
 
-const SCHEMA = `
+/** The claims table (the journal store checks a database's schema against it). */
+export const RUN_CLAIMS_SCHEMA = `
 CREATE TABLE IF NOT EXISTS ptc_run_claims (
   run_id TEXT PRIMARY KEY,
   owner TEXT NOT NULL,
@@ -13,7 +14,7 @@ CREATE TABLE IF NOT EXISTS ptc_run_claims (
 `;
 
 export function createSqliteRunClaims(db: DatabaseSync): RunClaims {
-  db.exec(SCHEMA);
+  db.exec(RUN_CLAIMS_SCHEMA);
   const select = db.prepare('SELECT claim FROM ptc_run_claims WHERE run_id = ?');
   const upsert = db.prepare(
     'INSERT INTO ptc_run_claims (run_id, owner, claim) VALUES (?, ?, ?) ON CONFLICT (run_id) DO UPDATE SET owner = excluded.owner, claim = excluded.claim',
