@@ -496,16 +496,19 @@ export function peerRows(results: readonly PeerResult[], utcp: UtcpPeerStatus | 
   for (const { label, result } of modes) {
     if (result === undefined) continue;
     const nestedRatio = pairedNestedRatio(result, theirs);
+    const leastLoadedRatio = result.nestedUs.min / theirs.nestedUs.min;
     const target = UTCP_NESTED_CALL_TARGET[label];
     rows.push(
       {
         section: '5 peers',
         name: `UTCP: sequential nested call (1,000 calls), ptc-runtime ${label}`,
         value: `ptc-runtime p50 ${us(result.nestedUs.p50)} / p90 ${us(result.nestedUs.p90)}`,
-        baseline: `UTCP p50 ${us(theirs.nestedUs.p50)} / p90 ${us(theirs.nestedUs.p90)}; ratio of p50s ${x(result.nestedUs.p50 / theirs.nestedUs.p50)}, of minimums ${x(result.nestedUs.min / theirs.nestedUs.min)} (the least-loaded rounds); ratio = median of ${Math.min(result.nestedRoundsUs?.length ?? 0, theirs.nestedRoundsUs?.length ?? 0)} back-to-back rounds`,
+        baseline: `UTCP p50 ${us(theirs.nestedUs.p50)} / p90 ${us(theirs.nestedUs.p90)}; ratio of p50s ${x(result.nestedUs.p50 / theirs.nestedUs.p50)}, of minimums ${x(leastLoadedRatio)} (the least-loaded rounds); ratio = median of ${Math.min(result.nestedRoundsUs?.length ?? 0, theirs.nestedRoundsUs?.length ?? 0)} back-to-back rounds`,
         ratio: x(nestedRatio),
-        target: `≤ ${target}× UTCP`,
-        met: nestedRatio <= target,
+        // Load slows UTCP's blocking call more than ours, so a loaded median alone can flatter
+        // ours: met only if the least-loaded rounds agree.
+        target: `≤ ${target}× UTCP (median and least-loaded)`,
+        met: nestedRatio <= target && leastLoadedRatio <= target,
       },
       {
         section: '5 peers',

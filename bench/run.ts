@@ -137,7 +137,7 @@ async function main(): Promise<void> {
   if (want('peers')) {
     progress('5/6 peers: worker per run, isolate per run without a pool, UTCP code-mode');
     const { peers, utcp } = await runPeerBench({
-      ...(q ? { iterations: 6, nestedIterations: 2, waitAllIterations: 2 } : {}),
+      ...(q ? { iterations: 6, nestedIterations: 3, waitAllIterations: 2 } : {}),
       installUtcp: options.peerInstall,
       onProgress: progress,
     });

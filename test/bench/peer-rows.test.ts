@@ -38,7 +38,7 @@ describe('peer rows against UTCP code-mode', () => {
       [false, '4.80×', false],
       [true, '1.40×', true],
     ]);
-    expect(nested[0]!.target).toBe(`≤ ${UTCP_NESTED_CALL_TARGET.process}× UTCP`);
+    expect(nested[0]!.target).toBe(`≤ ${UTCP_NESTED_CALL_TARGET.process}× UTCP (median and least-loaded)`);
     const waitAll = rows.find((r) => r.name === 'UTCP: Promise.all of 100 × wait(10 ms), ptc-runtime process');
     expect(waitAll?.ratio).toBe('0.12×');
     expect(rows.some((r) => r.value === 'not run')).toBe(false);
@@ -62,6 +62,19 @@ describe('peer rows against UTCP code-mode', () => {
       (r) => r.name === 'UTCP: sequential nested call (1,000 calls), ptc-runtime in-process',
     );
     expect(row).toMatchObject({ ratio: '2.00×', met: false });
+  });
+
+  it('a median flattered by load does not meet the bound when the least-loaded rounds miss it', () => {
+    // UTCP's second round ran under load: the paired median is 1.1x, its quietest round says 3x.
+    const ours = peer('ptc-runtime (pool, in-process)', 150, { nestedRoundsUs: [150, 160, 155] });
+    const theirs = peer('UTCP code-mode', 140, { nestedRoundsUs: [50, 400, 140] });
+    const rows = peerRows(
+      [peer('ptc-runtime (pool)', 240), ours, { ...theirs, nestedUs: { ...theirs.nestedUs, min: 50 } }],
+      ran,
+    );
+    const row = rows.find((r) => r.name === 'UTCP: sequential nested call (1,000 calls), ptc-runtime in-process');
+    expect(row?.ratio).toBe('1.11×');
+    expect(row?.met).toBe(false);
   });
 
   it('says why UTCP did not run and how to install it, instead of leaving it out', () => {
