@@ -1,13 +1,15 @@
-// CPU lanes for the process sandbox. A run whose guest code has run for more than
+// CPU lanes for both sandboxes. A run whose guest code has run for more than
 // HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
-// milliseconds between its tool calls). Once other runs are in flight, the host has the
-// process lower the OS priority of its threads that run guest code without yielding to
-// DEMOTED_NICE: CPU-bound programs then get the cores that ordinary runs leave idle. On
-// an idle machine a demoted run goes as fast as before; on a machine saturated by other
-// work it may run into its wall-clock limit. When the process has no CPU-bound run left,
-// the threads get their priority back (if that is refused, the process is retired). The
-// main thread (IPC, timers, watchdog answers) and the threads of ordinary runs sharing
-// the process keep their priority. Linux only (nice is per thread there).
+// milliseconds between its tool calls). Once other runs are in flight, the process that
+// holds its isolate (a sandbox process, or the host with isolation: 'in-process') lowers
+// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
+// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
+// a demoted run goes as fast as before; on a machine saturated by other work it may run
+// into its wall-clock limit. When the process has no CPU-bound run left, the threads get
+// their priority back (a sandbox process that may not is retired; the in-process sandbox
+// demotes nothing unless it may, see mayRestorePriority). The main thread (IPC, timers,
+// watchdog answers, the host's own work) and the threads of ordinary runs keep their
+// priority. Linux only (nice is per thread there).
 import { readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
@@ -17,7 +19,7 @@ export const HEAVY_CPU_MS = 1_000;
 export const DEMOTED_NICE = 19;
 
 /** How long the threads are watched to tell the CPU-bound ones. */
-export const WATCH_MS = 100;
+export const WATCH_MS = 300;
 
 interface ThreadSample {
   /** Nanoseconds on a CPU (schedstat). */
@@ -82,6 +84,24 @@ export async function demoteBusyThreads(): Promise<number> {
 }
 
 /**
+ * Whether this process may give a thread at `nice` back its priority after demoting it
+ * (raising a priority needs root, CAP_SYS_NICE or a high enough RLIMIT_NICE; only root
+ * and the limit are checked, so a capability alone reads as no). A process that may not
+ * must not demote threads it keeps using (the in-process sandbox).
+ */
+export function mayRestorePriority(nice = 0): boolean {
+  if (process.getuid?.() === 0) return true;
+  try {
+    const limits = readFileSync('/proc/self/limits', 'utf8');
+    const soft = Number(/^Max nice priority\s+(\d+)/m.exec(limits)?.[1]);
+    // RLIMIT_NICE r lets a thread's nice go down to 20 - r.
+    return Number.isFinite(soft) && 20 - soft <= nice;
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Gives the demoted threads their priority back (the CPU-bound runs have ended; the
  * threads serve other runs now). False if one could not be restored (raising a priority
  * may need privileges): the process should then be retired.
@@ -92,10 +112,17 @@ export function restoreThreads(): boolean {
     try {
       setPriority(tid, before);
     } catch (error) {
-      // A thread that ended needs nothing; any other failure leaves it demoted.
-      if ((error as { code?: unknown }).code !== 'ESRCH') restored = false;
+      // A thread that ended needs nothing (isolated-vm runs work on short-lived threads
+      // when its pool is busy); any other failure leaves it demoted. Node reports the
+      // errno as info.code (code is ERR_SYSTEM_ERROR).
+      if (!threadGone(error)) restored = false;
     }
   }
   demoted.clear();
   return restored;
+}
+
+function threadGone(error: unknown): boolean {
+  const { code, info } = error as { code?: unknown; info?: { code?: unknown } };
+  return code === 'ESRCH' || info?.code === 'ESRCH';
 }

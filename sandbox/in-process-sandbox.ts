@@ -1,7 +1,11 @@
 // Sandbox whose isolates live in this process (`isolation: 'in-process'`). Same limits
 // as the process mode, but an isolated-vm crash or deadlock would take this process
-// with it: use it where a sandbox child process is not an option.
+// with it: use it where a sandbox child process is not an option. CPU lanes as in the
+// process mode (cpu-lanes.ts): while other runs are in flight, the threads running
+// CPU-bound programs are demoted, so this process's own thread and ordinary runs keep
+// the cores; only where the priority can be raised again (else nothing is demoted).
 import { CallBridge } from './call-bridge.ts';
+import { demoteBusyThreads, HEAVY_CPU_MS, mayRestorePriority, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
 import { startIsolateRun } from './isolate-run.ts';
 import { resolveLimits } from './limits.ts';
@@ -17,12 +21,18 @@ export interface InProcessSandboxOptions {
 }
 
 let warnedParkedThread = false;
+let warnedRestore = false;
 
 export class InProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #pool: IsolatePool;
   readonly #settleGraceMs: number;
   #closed = false;
+  /** Runs holding an isolate now, and those of them reported CPU-bound. */
+  #inFlight = 0;
+  readonly #heavy = new Set<object>();
+  #demoted = false;
+  readonly #lanes = mayRestorePriority();
 
   constructor(options: InProcessSandboxOptions = {}) {
     this.#defaults = resolveLimits(options.limits);
@@ -62,6 +72,9 @@ export class InProcessSandbox implements Sandbox {
       maxConcurrentCalls: limits.maxConcurrentCalls,
       onViolation: (kind, message) => terminate(kind, message),
     });
+    const token = {};
+    this.#inFlight += 1;
+    this.#demoteIfContended();
     const run = startIsolateRun({
       prepared,
       program,
@@ -70,12 +83,25 @@ export class InProcessSandbox implements Sandbox {
       determinism,
       dispatcher: bridge,
       logs,
+      ...(this.#lanes
+        ? {
+            onCpuHeavy: () => {
+              this.#heavy.add(token);
+              // A later CPU-bound run's thread may have started since the last demotion.
+              this.#demoted = false;
+              this.#demoteIfContended();
+            },
+            heavyCpuMs: HEAVY_CPU_MS,
+          }
+        : {}),
     });
     terminate = run.terminate;
     const onAbort = (): void => run.terminate('abort', ABORT_MESSAGE);
     signal?.addEventListener('abort', onAbort, { once: true });
     if (signal?.aborted) onAbort();
     const raw = await run.outcome;
+    this.#inFlight -= 1;
+    if (this.#heavy.delete(token) && this.#heavy.size === 0) this.#restore();
     this.#pool.replenish();
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
@@ -86,6 +112,22 @@ export class InProcessSandbox implements Sandbox {
   async close(): Promise<void> {
     this.#closed = true;
     this.#pool.close();
+  }
+
+  /** Demotes the threads running CPU-bound programs once any other run is in flight. */
+  #demoteIfContended(): void {
+    if (this.#demoted || this.#heavy.size === 0 || this.#inFlight <= this.#heavy.size) return;
+    this.#demoted = true;
+    void demoteBusyThreads();
+  }
+
+  /** The last CPU-bound run ended: the pool's threads serve ordinary runs again at full priority. */
+  #restore(): void {
+    this.#demoted = false;
+    if (!restoreThreads() && !warnedRestore) {
+      warnedRestore = true;
+      console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
+    }
   }
 
   /** Resident memory of this whole process (its isolates live here). */

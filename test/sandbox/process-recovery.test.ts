@@ -313,7 +313,7 @@ describe('process isolation: crash recovery', () => {
 
   it('runs in other sandbox processes carry on while one is killed', async () => {
     // No re-run record: the killed run is lost, as a run that cannot be re-run would be.
-    const victim = new ProcessSandbox({ poolSize: 0, rerunRecordBytes: 0 });
+    const victim = new ProcessSandbox({ poolSize: 0, rerunRecordBytes: 0, processes: 1 });
     const other = new ProcessSandbox({ poolSize: 0 });
     try {
       const host = fakeHost(async () => {

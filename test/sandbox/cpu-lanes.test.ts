@@ -1,0 +1,91 @@
+// CPU lanes: a thread running code without ever yielding is demoted to nice 19 and gets
+// its priority back afterwards; a demoted thread that has ended meanwhile needs nothing
+// (isolated-vm runs work on short-lived threads when its pool is busy). The in-process
+// sandbox demotes a CPU-bound program's thread while another run is in flight, only where
+// the priority can be raised again.
+import { describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { DEMOTED_NICE, demoteBusyThreads, mayRestorePriority, restoreThreads } from '../../sandbox/cpu-lanes.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import { expectKind, expectOk, fakeHost, ok } from './helpers.ts';
+
+const linux = process.platform === 'linux';
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** Threads of this process at the demoted nice value (Linux: field 19 of /proc/self/task/<tid>/stat). */
+function demotedThreads(): number[] {
+  const found: number[] = [];
+  for (const tid of readdirSync('/proc/self/task')) {
+    try {
+      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+      if (Number(fields[16]) === DEMOTED_NICE) found.push(Number(tid));
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return found;
+}
+
+describe('CPU lanes', () => {
+  it('demotes a spinning thread (Linux; nothing elsewhere), and restoring succeeds after that thread has ended', async () => {
+    const spinner = new Worker('for (;;) {}', { eval: true });
+    try {
+      await sleep(200);
+      const count = await demoteBusyThreads();
+      if (!linux) {
+        expect(count).toBe(0);
+        return;
+      }
+      expect(count).toBeGreaterThanOrEqual(1);
+      expect(demotedThreads().length).toBeGreaterThanOrEqual(1);
+    } finally {
+      await spinner.terminate();
+    }
+    // The spinner's thread is gone: nothing to restore for it, and that is no failure.
+    expect(restoreThreads()).toBe(mayRestorePriority());
+    expect(demotedThreads()).toStrictEqual([]);
+  }, 20_000);
+
+  it('in-process: a CPU-bound run beside another run is demoted only where its priority can be restored, and is restored when it ends', async () => {
+    const sandbox = createSandbox({ isolation: 'in-process' });
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const host = fakeHost(async () => {
+      await gate;
+      return ok('done');
+    });
+    try {
+      const waiting = sandbox.run({
+        code: 'return await tools.wait({});',
+        toolNames: ['wait'],
+        hostCall: host.hostCall,
+        limits: { wallTimeMs: 20_000 },
+      });
+      while (host.calls.length === 0) await sleep(5);
+      const runaway = sandbox.run({
+        code: 'while (true) {}',
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+        limits: { wallTimeMs: 3_500 },
+      });
+      // Reported CPU-bound after 1 s of one stretch, then watched for 300 ms.
+      let seen: number[] = [];
+      const until = Date.now() + 3_000;
+      while (Date.now() < until && seen.length === 0) {
+        await sleep(50);
+        seen = linux ? demotedThreads() : [];
+      }
+      if (linux && mayRestorePriority()) expect(seen.length).toBeGreaterThanOrEqual(1);
+      else expect(seen).toStrictEqual([]);
+      expectKind(await runaway, 'timeout');
+      release();
+      expectOk(await waiting, 'done');
+      if (linux) expect(demotedThreads()).toStrictEqual([]);
+    } finally {
+      release();
+      await sandbox.close();
+    }
+  }, 30_000);
+});
