@@ -1,15 +1,16 @@
 #!/usr/bin/env bash
 # Installs UTCP's code-mode runtime as a bench peer, outside the product: Node 22 and the
 # UTCP packages go into a gitignored folder (.tools/peers/utcp/ by default), never into
-# package.json. @utcp/code-mode peer-depends on isolated-vm ^6, whose prebuilt binaries
-# cover Node 22 (ABI 127); this project runs isolated-vm 7 on Node >= 24, so the peer runs
-# in its own Node 22 child process (bench/peers/utcp-peer.mjs).
+# package.json. @utcp/code-mode peer-depends on isolated-vm ^6, whose 6.2.0 ships prebuilt
+# binaries for Node 22 (ABI 127); this project runs isolated-vm 7 on Node >= 24, so the
+# peer runs in its own Node 22 child process (bench/peers/utcp-peer.mjs).
 # Idempotent: a second run with the same versions does nothing.
-#   bash bench/peers/install-utcp.sh            # or: npm run bench -- --only=peers --install-peers
+#   bash bench/peers/install-utcp.sh            # `npm run bench` (peers section) runs it when absent
 #   UTCP_PEER_DIR=/some/dir bash bench/peers/install-utcp.sh
 # Needs only the npm registry. If no prebuilt binary loads, isolated-vm's install script
 # compiles it with node-gyp against Node 22's own headers (the package's include/ folder,
-# passed as nodedir, so nothing is downloaded): python3, make and g++ then, and minutes.
+# passed as nodedir, so nothing is downloaded): python3, make and g++ then, and ~15 minutes
+# on a busy 2-core machine.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
