@@ -2,7 +2,7 @@
 // (AbortError, TimeoutError, DataCloneError, QuotaExceededError, ...) with their legacy
 // codes. name, message and code are own data properties, so the sandbox's error
 // reporting (which never calls getters) names them.
-import { create, defineProperty, ErrorCtor, freeze } from './intrinsics.ts';
+import { create, defineProperty, ErrorCtor, freeze, getOwnPropertyDescriptor } from './intrinsics.ts';
 
 const LEGACY_CODES: readonly (readonly [string, string])[] = [
   ['IndexSizeError', 'INDEX_SIZE_ERR'],
@@ -68,6 +68,52 @@ for (let i = 0; i < LEGACY_CODES.length; i++) {
   defineProperty(DOMException.prototype, key, constant);
 }
 freeze(LEGACY_CODES);
+
+// Node 26 has QuotaExceededError as its own DOMException subclass (WebIDL), with quota and
+// requested (null unless given); Node 24 throws a plain DOMException of that name. The
+// guest installs the class only on the Node line that has it (installNodeLineGlobals).
+function quotaOption(options: unknown, key: 'quota' | 'requested'): number | null {
+  if (options === null || typeof options !== 'object') return null;
+  const value = (options as Record<string, unknown>)[key];
+  if (value === undefined || value === null) return null;
+  const number = +(value as number);
+  if (!(number === number && number !== Infinity && number !== -Infinity)) {
+    throw new TypeError(`Cannot convert options.${key} to a double: the value is ${number}`);
+  }
+  if (number < 0) throw new RangeError(`options.${key} must not be negative`);
+  return number;
+}
+export class QuotaExceededError extends DOMException {
+  #quota: number | null;
+  #requested: number | null;
+  constructor(message?: unknown, options?: unknown) {
+    super(message, 'QuotaExceededError');
+    const quota = quotaOption(options, 'quota');
+    const requested = quotaOption(options, 'requested');
+    if (quota !== null && requested !== null && requested <= quota) {
+      throw new RangeError('options.requested must be greater than options.quota');
+    }
+    this.#quota = quota;
+    this.#requested = requested;
+  }
+  get quota(): number | null {
+    return this.#quota;
+  }
+  get requested(): number | null {
+    return this.#requested;
+  }
+}
+for (const key of ['quota', 'requested']) {
+  const descriptor = getOwnPropertyDescriptor(QuotaExceededError.prototype, key);
+  if (descriptor !== undefined) defineProperty(QuotaExceededError.prototype, key, { ...descriptor, enumerable: true });
+}
+
+defineProperty(QuotaExceededError.prototype, Symbol.toStringTag, { value: 'QuotaExceededError', configurable: true });
+
+/** The quota error the web globals throw, in the form of the Node line the guest follows. */
+export function quotaExceeded(message: string, nodeMajor: number): DOMException {
+  return nodeMajor >= 26 ? new QuotaExceededError(message) : new DOMException(message, 'QuotaExceededError');
+}
 
 /** A DOMException with `name`, as the web globals throw them. */
 export function domException(message: string, name: string): DOMException {

@@ -20,7 +20,7 @@ import { installDeterministicSources, seedSources } from './deterministic-source
 import { startPerformanceClock } from './performance.ts';
 import { wake } from './timers.ts';
 import { onUncaught } from './uncaught.ts';
-import { installWebGlobals } from './web-globals.ts';
+import { installNodeLineGlobals, installWebGlobals } from './web-globals.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 installOffHeapGuards(scope);
@@ -104,6 +104,7 @@ function configure(text: string): void {
   run.offHeapLeft = config.offHeapBytes;
   run.offHeapTotal = config.offHeapBytes;
   run.nodeMajor = config.nodeMajor;
+  installNodeLineGlobals(scope, config.nodeMajor);
   seedSources(String(config.seed), Number(config.clockStartMs));
   installDeterministicSources(scope);
   startPerformanceClock();

@@ -12,7 +12,7 @@ import {
   PromiseCtor,
   TypeErrorCtor,
 } from './intrinsics.ts';
-import { DOMException } from './dom-exception.ts';
+import { DOMException, quotaExceeded } from './dom-exception.ts';
 import { randomUint32 } from './entropy.ts';
 import { nodeTypeError } from './node-errors.ts';
 import { run } from './run-state.ts';
@@ -171,7 +171,7 @@ export class Crypto {
     }
     const length = apply(typedArrayByteLength, array, []) as number;
     if (length > MAX_RANDOM_BYTES) {
-      throw new DOMException('The requested length exceeds 65,536 bytes', 'QuotaExceededError');
+      throw quotaExceeded('The requested length exceeds 65,536 bytes', run.nodeMajor);
     }
     fillRandom(
       new Uint8(

@@ -4,7 +4,7 @@
 import { apply, defineProperty, PromiseCtor, promiseThen } from './intrinsics.ts';
 import { AbortController, AbortSignal } from './abort.ts';
 import { atob, btoa } from './base64.ts';
-import { DOMException } from './dom-exception.ts';
+import { DOMException, QuotaExceededError } from './dom-exception.ts';
 import { Event, EventTarget } from './event-target.ts';
 import { invalidArgType } from './node-errors.ts';
 import { makePerformance, Performance } from './performance.ts';
@@ -48,6 +48,18 @@ function structuredClone_(value: unknown, options?: unknown): unknown {
   return apply(structuredClone, undefined, arguments.length === 0 ? [] : [value, options]);
 }
 defineProperty(structuredClone_, 'name', { value: 'structuredClone', configurable: true });
+
+/** Globals that only some Node lines have, installed once the run's config names the line. */
+export function installNodeLineGlobals(scope: Record<string, unknown>, nodeMajor: number): void {
+  if (nodeMajor >= 26) {
+    defineProperty(scope, 'QuotaExceededError', {
+      value: QuotaExceededError,
+      writable: true,
+      enumerable: false,
+      configurable: true,
+    });
+  }
+}
 
 /** Installs the globals on the guest's global object (once, before any program). */
 export function installWebGlobals(scope: Record<string, unknown>): void {
