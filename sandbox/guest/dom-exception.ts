@@ -77,7 +77,8 @@ function quotaOption(options: unknown, key: 'quota' | 'requested'): number | nul
   const value = (options as Record<string, unknown>)[key];
   if (value === undefined || value === null) return null;
   const number = +(value as number);
-  if (!(number === number && number !== Infinity && number !== -Infinity)) {
+  // NaN and ±Infinity are the values whose difference with themselves is not 0.
+  if (number - number !== 0) {
     throw new TypeError(`Cannot convert options.${key} to a double: the value is ${number}`);
   }
   if (number < 0) throw new RangeError(`options.${key} must not be negative`);
