@@ -140,6 +140,10 @@ export { presentationTree } from './scheduler/presentation-tree.ts';
 export type { PresentationNode } from './scheduler/presentation-tree.ts';
 export { replayJournal } from './scheduler/replay-journal.ts';
 export type { JournalReplay } from './scheduler/replay-journal.ts';
+/** A conversation's inbox of deferred contexts, admitted as durable user messages at the next request (`rt.contextInbox()`). */
+export type { ContextInbox, ContextInboxOptions } from './scheduler/context-inbox.ts';
+/** The journal event of a context admitted as a user message. */
+export type { UserMessageEvent } from './scheduler/user-message-event.ts';
 // Durable runs: pause for approval, resume anywhere, recover after a crash (docs/durable-runs.md).
 /** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
 export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-error.ts';

@@ -35,6 +35,7 @@ import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { createTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { checkHoldAfterGiveUpMs } from '../scheduler/given-up-hold.ts';
+import { createContextInbox, type ContextInbox, type ContextInboxOptions } from '../scheduler/context-inbox.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import { createResourceLocks, sharedLocksOf } from '../pipeline/resource-locks.ts';
 import {
@@ -228,6 +229,13 @@ export interface ToolRuntime {
    * so program-made calls nest under their program — and forged ones are refused.
    */
   hostedConversation(options?: { readonly agent?: AgentRef }): HostedConversation;
+  /**
+   * One conversation's inbox of contexts: pass it to `executeTurn(calls, { inbox })`,
+   * and call `inbox.admit()` just before each next model request — the contexts waiting
+   * are then journaled as `user/message` events (durable first) and returned to send.
+   * After a restart, `inbox.recover(lastTurnCallIds)` queues the ones never admitted.
+   */
+  contextInbox(options?: ContextInboxOptions): ContextInbox;
   /**
    * Durable runs (a runtime with a journal): the run_code runs that are paused (waiting
    * for approval decisions) or interrupted (their host died mid-run), from the journal.
@@ -541,6 +549,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
+    contextInbox: (o) => createContextInbox(journal, o),
     hostedConversation: (o = {}) =>
       createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf }),
     execute,

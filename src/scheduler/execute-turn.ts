@@ -11,6 +11,7 @@ import type { ToolCaller } from '../pipeline/tool-caller.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
+import { isContextInbox, type ContextInbox } from './context-inbox.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import type { Journal } from './journal.ts';
 import type { JournalBounds } from './journal-bounds.ts';
@@ -36,6 +37,12 @@ export interface TurnOptions {
   readonly signal?: AbortSignal;
   /** Hosted mode: the conversation whose programs made the program-made calls (`rt.hostedConversation()`). */
   readonly conversation?: HostedConversation;
+  /**
+   * The conversation's inbox (`rt.contextInbox()`): after every result committed, the
+   * turn's contexts wait there, in model order, until `inbox.admit()` journals them as
+   * user messages for the next request.
+   */
+  readonly inbox?: ContextInbox;
 }
 
 export interface TurnResult {
@@ -77,6 +84,8 @@ export async function executeTurn(
   options: TurnOptions & { readonly concurrency?: number; readonly journal?: Journal } = {},
 ): Promise<TurnResult> {
   checkTurnCalls(calls);
+  if (options.inbox !== undefined && !isContextInbox(options.inbox))
+    throw new TypeError('executeTurn: inbox must come from rt.contextInbox()');
   const hosted = calls.some((c) => c.caller !== undefined && c.caller !== null && c.caller.type !== 'direct');
   const agent = hosted ? deps.registry.agentId(options.agent) : undefined;
   // A program-made call waits here until its program's execution runs (or was refused).
@@ -88,7 +97,10 @@ export async function executeTurn(
   // An internal failure is in the results (SCHEDULER_FAILURE for every call it kept
   // from committing); close() still waits for started work first.
   await sequencer.close().catch(() => {});
-  return assembleTurn(await Promise.all(pending));
+  const turn = assembleTurn(await Promise.all(pending));
+  // Results first, then the contexts into the next step's inbox.
+  options.inbox?.enqueue(turn.results);
+  return turn;
 }
 
 /** The step's outcome from final results (already in model order); only successes conclude. */

@@ -82,8 +82,9 @@ function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs
         const root =
           event.type === 'tool/call' ? (event.rootCallId ?? event.callId) : (rootOf.get(event.callId) ?? event.callId);
         roots.push(root);
-        // A root's own result always goes in: the run's outcome must be durable.
-        if (event.type === 'tool/result' && root === event.callId) continue;
+        // A root's own result always goes in: the run's outcome must be durable. A user
+        // message comes after its call's run ended: the host's budget counts it.
+        if ((event.type === 'tool/result' && root === event.callId) || event.type === 'user/message') continue;
         const used = (pending.get(root) ?? runs.get(root) ?? 0) + size;
         pending.set(root, used);
         if (used > perRun) {
@@ -102,6 +103,7 @@ function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs
         const root = roots[i] as string;
         if (event.type === 'tool/call') rootOf.set(event.callId, root);
         else if (event.type === 'tool/result') rootOf.delete(event.callId);
+        if (event.type === 'user/message') return;
         if (event.type === 'tool/result' && root === event.callId) runs.delete(root);
         else runs.set(root, (runs.get(root) ?? 0) + (sizes[i] as number));
       });

@@ -8,6 +8,7 @@ import type { JsonValue } from '../json/json-value.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { RunClaims } from './run-claims.ts';
 import type { RunJournalEvent } from './run-journal-events.ts';
+import type { UserMessageEvent } from './user-message-event.ts';
 
 export interface ToolCallEvent {
   readonly type: 'tool/call';
@@ -33,8 +34,11 @@ export interface ToolResultEvent {
   readonly at?: number;
 }
 
-/** Calls and results, and the `run/*` events of durable run_code runs (run-journal-events.ts). */
-export type JournalEvent = ToolCallEvent | ToolResultEvent | RunJournalEvent;
+/**
+ * Calls and results, the `run/*` events of durable run_code runs (run-journal-events.ts),
+ * and contexts admitted as user messages (user-message-event.ts).
+ */
+export type JournalEvent = ToolCallEvent | ToolResultEvent | RunJournalEvent | UserMessageEvent;
 
 export interface JournalWarning {
   /**

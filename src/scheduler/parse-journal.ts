@@ -92,5 +92,20 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
       (value.at === undefined || (typeof value.at === 'number' && Number.isFinite(value.at)))
     );
   }
+  if (value.type === 'user/message') {
+    const m = value.message;
+    return (
+      typeof value.inbox === 'string' &&
+      value.inbox.length > 0 &&
+      Number.isSafeInteger(value.index) &&
+      (value.index as number) >= 0 &&
+      isObject(m) &&
+      m.role === 'user' &&
+      Array.isArray(m.content) &&
+      m.content.every(isContentBlock) &&
+      typeof value.at === 'number' &&
+      Number.isFinite(value.at)
+    );
+  }
   return isRunJournalEvent(value);
 }

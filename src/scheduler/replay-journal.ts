@@ -5,6 +5,7 @@ import { presentExecution, type ExecutionPresentation, type PresenterSource } fr
 import { presentationTree, type PresentationNode } from './presentation-tree.ts';
 import { openJournalPath } from './resolve-journal.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { UserMessageEvent } from './user-message-event.ts';
 
 export interface JournalReplay {
   /** One presentation per committed call (nested calls included), in journal (commit) order. */
@@ -17,6 +18,12 @@ export interface JournalReplay {
    * have run.
    */
   readonly interrupted: readonly ToolCallEvent[];
+  /**
+   * Contexts admitted into their conversation as user messages (`inbox.admit()`), in
+   * journal order: what the model was sent after the results, and when. Each names the
+   * call whose result deferred it (`callId`, `index`) and its conversation (`inbox`).
+   */
+  readonly userMessages: readonly UserMessageEvent[];
   /** Skipped lines, and results without a call. */
   readonly warnings: readonly JournalWarning[];
 }
@@ -41,12 +48,17 @@ export async function replayJournal(journal: Journal | string, rt: PresenterSour
   const extra: JournalWarning[] = [];
   const open = new Map<string, ToolCallEvent>();
   const interrupted: ToolCallEvent[] = [];
+  const userMessages: UserMessageEvent[] = [];
   const warn = (warning: JournalWarning): void => {
     if (extra.length < MAX_REPLAY_WARNINGS) extra.push(warning);
     else skipped += 1;
   };
   let skipped = 0;
   for (const event of events) {
+    if (event.type === 'user/message') {
+      userMessages.push(event);
+      continue;
+    }
     // A durable run's own events (run/start, run/paused, ...) are not calls: see `rt.runs()`.
     if (event.type !== 'tool/call' && event.type !== 'tool/result') continue;
     if (event.type === 'tool/call') {
@@ -89,6 +101,7 @@ export async function replayJournal(journal: Journal | string, rt: PresenterSour
     executions,
     tree: presentationTree([...executions, ...standIns]),
     interrupted,
+    userMessages,
     warnings: [...warnings, ...extra],
   };
 }

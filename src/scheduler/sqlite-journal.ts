@@ -159,9 +159,14 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
         params.push(millis(query.until, 'until'));
       }
       if (query.type !== undefined) {
-        if (query.type !== 'tool/call' && query.type !== 'tool/result' && !RUN_EVENT_TYPES.includes(query.type))
+        if (
+          query.type !== 'tool/call' &&
+          query.type !== 'tool/result' &&
+          query.type !== 'user/message' &&
+          !RUN_EVENT_TYPES.includes(query.type)
+        )
           throw new TypeError(
-            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types are accepted too)`,
+            `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types and "user/message" are accepted too)`,
           );
         where.push('type = ?');
         params.push(query.type);
