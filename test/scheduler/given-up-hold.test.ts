@@ -3,7 +3,8 @@
 // body — and no body after an exclusive call — starts before the stubborn body settles.
 // The wait is bounded by holdAfterGiveUpMs: then the rest of the sequence fails with
 // SCHEDULER_FAILURE (not run), it never hangs and never overlaps.
-import { describe, expect, it } from '@jest/globals';
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createSandbox } from '../../sandbox/index.ts';
 import { createToolRuntime, defineTool, type Tool, type ToolResult, type UnsettledBody } from '../../src/index.ts';
 import type { PipelineDeps } from '../../src/pipeline/execute-tool.ts';
 import { Hooks } from '../../src/pipeline/hooks.ts';
@@ -157,6 +158,41 @@ describe('a call given up on keeps its slot until its body settles', () => {
     expect((await second).isError).toBe(false);
     await sequencer.close();
     expect(h.recorder.violations).toEqual([]);
+  });
+});
+
+describe("inside a run_code program (the run's own sequence)", () => {
+  const sandbox = createSandbox({ isolation: 'in-process' });
+  afterAll(() => sandbox.close());
+
+  it('the next call of the program waits for the stubborn body, after the program got its TOOL_TIMEOUT', async () => {
+    const h = harness({ mode: 'ptc', sandbox });
+    const code = `
+      let first;
+      try { await tools.stubborn({}); } catch (e) { first = e.code; }
+      const second = await tools.quick({ id: 'next' });
+      return { first, second };`;
+    const run = h.rt.execute({ callId: 'r1', name: 'run_code', arguments: { description: 'two calls', code } });
+    await h.stubbornCommitted;
+    await delay(100);
+    expect(h.recorder.events).toEqual(['start:stubborn']);
+    h.release();
+    const result = await run;
+    expect(result.isError).toBe(false);
+    expect((result.value as { result: unknown }).result).toEqual({ first: 'TOOL_TIMEOUT', second: 'next' });
+    expect(h.recorder.events).toEqual(['start:stubborn', 'end:stubborn', 'start:next', 'end:next']);
+    expect(h.recorder.violations).toEqual([]);
+  });
+
+  it('past holdAfterGiveUpMs the program sees SCHEDULER_FAILURE for its next call, which does not run', async () => {
+    const h = harness({ mode: 'ptc', sandbox, holdAfterGiveUpMs: 100 });
+    const code = `
+      try { await tools.stubborn({}); } catch {}
+      try { await tools.quick({ id: 'next' }); return 'ran'; } catch (e) { return e.code; }`;
+    const result = await h.rt.execute({ callId: 'r2', name: 'run_code', arguments: { description: 'x', code } });
+    expect((result.value as { result: unknown }).result).toBe('SCHEDULER_FAILURE');
+    expect(h.recorder.events).toEqual(['start:stubborn']);
+    h.release();
   });
 });
 
