@@ -1,7 +1,9 @@
 // Section 8: capacity of one host with the default admission (src/ptc/run-admission.ts).
 //  - N runs started at once, each awaiting one 1-second tool call: the wall time until the
 //    last finishes (ideal 1 s: a run awaiting tools holds no CPU slot), how many were
-//    refused, and the sandbox's resident memory per waiting run (runs per GiB).
+//    refused, and the sandbox's resident memory per waiting run (runs per GiB). Once more
+//    with 50 isolates pre-warmed per sandbox process (poolSize): the burst then skips
+//    preparing them, which is what the fresh-isolate-per-run floor costs.
 //  - An ordinary 3-call run (the 1 KB program) while 50 CPU-bound runaways are in flight,
 //    against the same run on an idle runtime: its fair share of 2 cores shared by 51
 //    CPU-bound runs would stretch it (51 / cores)×; less is better than fair.
@@ -12,6 +14,8 @@ import { summarize, type Summary } from './stats.ts';
 
 export interface WaitingRunsResult {
   readonly isolation: Isolation;
+  /** Pre-warmed isolates per sandbox process; undefined = the default (2). */
+  readonly poolSize?: number;
   readonly runs: number;
   readonly toolMs: number;
   readonly wallMs: number;
@@ -39,6 +43,8 @@ export interface CapacityOptions {
   readonly runCounts?: readonly number[];
   readonly runaways?: number;
   readonly samples?: number;
+  /** Also run the 100-run row with this many pre-warmed isolates per sandbox process (0 = not). @default 50 */
+  readonly prewarmedPool?: number;
 }
 
 const TOOL_MS = 1_000;
@@ -49,16 +55,21 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
   const runaway: RunawayResult[] = [];
   for (const isolation of options.isolations ?? ['process', 'in-process']) {
     for (const runs of options.runCounts ?? [100, 1_000]) waiting.push(await waitingRuns(isolation, runs));
+    // A burst's isolates prepared before it comes: what the fresh-isolate floor costs (see bench/README).
+    const pool = options.prewarmedPool ?? 50;
+    if (isolation === 'process' && pool > 0) waiting.push(await waitingRuns(isolation, 100, pool));
     runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
   }
   return { waiting, runaway };
 }
 
-async function waitingRuns(isolation: Isolation, runs: number): Promise<WaitingRunsResult> {
-  const bench = createBenchRuntime({ isolation });
+async function waitingRuns(isolation: Isolation, runs: number, poolSize?: number): Promise<WaitingRunsResult> {
+  const bench = createBenchRuntime({ isolation, ...(poolSize === undefined ? {} : { poolSize }) });
   try {
     await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
-    await sleep(1_500); // a heartbeat reports the sandbox's memory at rest
+    // A heartbeat reports the sandbox's memory at rest; a large pool gets time to fill
+    // (~15 ms of CPU per isolate, one at a time in each process).
+    await sleep(poolSize === undefined ? 1_500 : 1_500 + poolSize * 40);
     const before = bench.sandbox.memoryInUse?.();
     let peak = before;
     const sampler = setInterval(() => {
@@ -82,6 +93,7 @@ async function waitingRuns(isolation: Isolation, runs: number): Promise<WaitingR
     const failed = results.filter((r) => r.isError).length - refused;
     return {
       isolation,
+      ...(poolSize === undefined ? {} : { poolSize }),
       runs,
       toolMs: TOOL_MS,
       wallMs,
