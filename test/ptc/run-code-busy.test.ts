@@ -12,7 +12,10 @@ describe('maxActiveRuns', () => {
     let entered = 0;
     let bothIn!: () => void;
     const started = new Promise<void>((resolve) => (bothIn = resolve));
-    const rt = runtime({ maxActiveRuns: 2, limits: { wallTimeMs: 3_000 } });
+    // The loops end only when the test stops them (not by a wall clock that a loaded
+    // machine could run out before the second loop has even entered).
+    const stop = new AbortController();
+    const rt = runtime({ maxActiveRuns: 2, limits: { wallTimeMs: 60_000 } });
     rt.register(
       probeTool({
         name: 'enter',
@@ -24,7 +27,9 @@ describe('maxActiveRuns', () => {
         },
       }),
     );
-    const loops = [1, 2].map((i) => runCode(rt, 'await tools.enter({}); while (true) {}', { callId: `loop-${i}` }));
+    const loops = [1, 2].map((i) =>
+      runCode(rt, 'await tools.enter({}); while (true) {}', { callId: `loop-${i}`, signal: stop.signal }),
+    );
     await started;
     const refused: ToolResult = await runCode(rt, 'return "never runs"', { callId: 'third' });
     expect(refused.isError).toBe(true);
@@ -33,8 +38,9 @@ describe('maxActiveRuns', () => {
     expect(textOf(refused)).toBe(
       'Error: run_code failed (busy): 2 runs are already in flight on this runtime (maxActiveRuns: 2); this program did not run. Retry it once one of them has finished.',
     );
+    stop.abort();
     const ended = await Promise.all(loops);
-    expect(ended.map((r) => r.error?.info?.kind)).toEqual(['timeout', 'timeout']);
+    expect(ended.map((r) => r.error?.info?.kind)).toEqual(['abort', 'abort']);
     // The slots are free again: two ordinary runs at once both work.
     const after = await Promise.all([
       runCode(rt, 'return 1', { callId: 'a' }),
