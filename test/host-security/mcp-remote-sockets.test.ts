@@ -33,10 +33,10 @@ interface HostileServer {
 
 /**
  * initialize and tools/list answered as JSON; the GET stream held open; tools/call
- * answered with event-stream headers and nothing more, or (`respondThenHold`) with its
- * result event and the stream still held open.
+ * answered with event-stream headers and nothing more (`headers`), with nothing at all
+ * (`silent`), or with its result event and the stream still held open (`respondThenHold`).
  */
-async function hostileServer(respondThenHold = false): Promise<HostileServer> {
+async function hostileServer(mode: 'headers' | 'silent' | 'respondThenHold' = 'headers'): Promise<HostileServer> {
   const sockets = new Set<Socket>();
   const lastMethod = new Map<Socket, string>();
   let calls = 0;
@@ -66,9 +66,10 @@ async function hostileServer(respondThenHold = false): Promise<HostileServer> {
       if (message.id === undefined) return void res.writeHead(202).end();
       if (message.method === 'tools/list') return json({ tools: [{ name: 'hang', inputSchema: { type: 'object' } }] });
       calls += 1;
+      if (mode === 'silent') return;
       res.writeHead(200, { 'content-type': 'text/event-stream' });
       res.flushHeaders();
-      if (respondThenHold) {
+      if (mode === 'respondThenHold') {
         const result = { content: [{ type: 'text', text: 'ok' }] };
         res.write(`data: ${JSON.stringify({ jsonrpc: '2.0', id: message.id, result })}\n\n`);
       }
@@ -96,26 +97,32 @@ async function settlesToZero(probe: () => number, withinMs: number): Promise<num
 }
 
 describe('a remote MCP server that never finishes its answers', () => {
-  it("closes a call's socket when the call times out, and every socket at close()", async () => {
-    const server = await hostileServer();
-    const connection = await connectMcpServer({ url: server.url, timeoutMs: 400 });
-    const rt = createToolRuntime({ mode: 'native', sandbox: false });
-    rt.register(connection.tools[0]!);
-    try {
-      for (let i = 0; i < 3; i++) {
-        const result = await rt.execute({ callId: `c${i}`, name: 'hang', arguments: {} });
-        expect(result.isError).toBe(true);
+  it.each([
+    ['event-stream headers, then nothing', 'headers'],
+    ['nothing at all', 'silent'],
+  ] as const)(
+    "closes a call's socket when the call times out, and every socket at close() (the server sends %s)",
+    async (_what, mode) => {
+      const server = await hostileServer(mode);
+      const connection = await connectMcpServer({ url: server.url, timeoutMs: 400 });
+      const rt = createToolRuntime({ mode: 'native', sandbox: false });
+      rt.register(connection.tools[0]!);
+      try {
+        for (let i = 0; i < 3; i++) {
+          const result = await rt.execute({ callId: `c${i}`, name: 'hang', arguments: {} });
+          expect(result.isError).toBe(true);
+        }
+        expect(server.calls()).toBe(3);
+        expect(await settlesToZero(server.openCalls, 3_000)).toBe(0);
+        // The GET stream is still open: the connection lives.
+        expect(server.open()).toBeGreaterThan(0);
+      } finally {
+        await rt.close();
+        await connection.close();
       }
-      expect(server.calls()).toBe(3);
-      expect(await settlesToZero(server.openCalls, 3_000)).toBe(0);
-      // The GET stream is still open: the connection lives.
-      expect(server.open()).toBeGreaterThan(0);
-    } finally {
-      await rt.close();
-      await connection.close();
-    }
-    expect(await settlesToZero(server.open, 2_000)).toBe(0);
-  });
+      expect(await settlesToZero(server.open, 2_000)).toBe(0);
+    },
+  );
 
   it("closes a call's socket when the call is aborted", async () => {
     const server = await hostileServer();
@@ -137,7 +144,7 @@ describe('a remote MCP server that never finishes its answers', () => {
   });
 
   it(`closes a stream the server holds open after its response (within ${RESPONDED_STREAM_GRACE_MS} ms)`, async () => {
-    const server = await hostileServer(true);
+    const server = await hostileServer('respondThenHold');
     const connection = await connectMcpServer({ url: server.url, timeoutMs: 60_000 });
     try {
       const result = await connection.client.callTool({ name: 'hang', arguments: {} });
