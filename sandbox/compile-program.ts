@@ -9,6 +9,7 @@ import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
 import { MAX_PROGRAM_BYTES } from './limits.ts';
+import { findDeepNesting, MAX_NESTING_DEPTH } from './nesting-bound.ts';
 import { findLongRegExpLiteral, MAX_REGEXP_SOURCE_CHARS } from './regexp-literal-bound.ts';
 
 /** Largest program accepted, in UTF-8 bytes (model programs are a few KiB); defined in limits.ts. */
@@ -49,6 +50,8 @@ const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
 export interface CompileOptions {
   /** Longest the compile may take. @default COMPILE_TIME_LIMIT_MS */
   readonly deadlineMs?: number;
+  /** Levels of nesting refused before the compiler runs (`Infinity` hands everything to it). @default MAX_NESTING_DEPTH */
+  readonly maxNestingDepth?: number;
 }
 
 /** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
@@ -74,6 +77,19 @@ export async function compileProgram(code: string, options: CompileOptions = {})
         `over the limit of ${MAX_REGEXP_SOURCE_CHARS} (MAX_REGEXP_SOURCE_CHARS). Use a shorter pattern or match in steps ` +
         `(e.g. a Set of words instead of one long alternation). If it is not a regular expression (say, a long string ` +
         `holding two distant "/"), break the line.\n${excerptAt(lines[line - 1] ?? '', line, column)}`,
+      location: { line, column },
+    };
+  }
+  const deep = findDeepNesting(code, options.maxNestingDepth ?? MAX_NESTING_DEPTH);
+  if (deep !== undefined) {
+    const { line, column } = deep;
+    return {
+      ok: false,
+      message:
+        `The program nests too deeply at line ${line}, column ${column}: more than ${options.maxNestingDepth ?? MAX_NESTING_DEPTH} levels ` +
+        `(MAX_NESTING_DEPTH) of brackets, template substitutions, arrow functions, conditionals or assignments; ` +
+        `the compiler's time grows faster than the nesting. Flatten it: name intermediate values and functions.\n` +
+        excerptAt(lines[line - 1] ?? '', line, column),
       location: { line, column },
     };
   }
