@@ -111,10 +111,11 @@ export function capacityRows(r: CapacityResult): Row[] {
   for (const w of r.waiting) {
     // The issue's targets are for the default settings; a tuned pool is shown beside them.
     const target = w.poolSize === undefined ? WAITING_RUNS_TARGET_MS[w.runs] : undefined;
+    const setting = `${w.poolSize === undefined ? '' : `, poolSize ${w.poolSize}: isolates pre-warmed`}${w.distinct ? ', a distinct program each' : ''}`;
     const perGiB = w.rssPerRunMb === undefined || w.rssPerRunMb <= 0 ? undefined : 1024 / w.rssPerRunMb;
     rows.push({
       section: '8 capacity',
-      name: `${w.runs.toLocaleString('en-US')} runs at once, each awaiting one ${w.toolMs} ms tool, default admission (${w.isolation}${w.poolSize === undefined ? '' : `, poolSize ${w.poolSize}: isolates pre-warmed`})`,
+      name: `${w.runs.toLocaleString('en-US')} runs at once, each awaiting one ${w.toolMs} ms tool, default admission (${w.isolation}${setting})`,
       value: `${ms(w.wallMs)} until the last finished; ${w.refused} refused, ${w.failed} failed; sandbox RSS ${w.rssPerRunMb === undefined ? 'n/a' : `${w.rssPerRunMb.toFixed(2)} MiB`} per waiting run${perGiB === undefined ? '' : ` (~${perGiB.toFixed(0)} per GiB)`}`,
       baseline: `ideal ${ms(w.toolMs)} (every run in flight at once)`,
       ratio: x(w.wallMs / w.toolMs),

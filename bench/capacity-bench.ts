@@ -3,7 +3,8 @@
 //    last finishes (ideal 1 s: a run awaiting tools holds no CPU slot), how many were
 //    refused, and the sandbox's resident memory per waiting run (runs per GiB). Once more
 //    with 50 isolates pre-warmed per sandbox process (poolSize): the burst then skips
-//    preparing them, which is what the fresh-isolate-per-run floor costs.
+//    preparing them, which is what the fresh-isolate-per-run floor costs; and once with a
+//    distinct program text per run (the other rows repeat one, compiled once).
 //  - An ordinary 3-call run (the 1 KB program) while 50 CPU-bound runaways are in flight,
 //    against the same run on an idle runtime: its fair share of 2 cores shared by 51
 //    CPU-bound runs would stretch it (51 / cores)×; less is better than fair.
@@ -16,6 +17,8 @@ export interface WaitingRunsResult {
   readonly isolation: Isolation;
   /** Pre-warmed isolates per sandbox process; undefined = the default (2). */
   readonly poolSize?: number;
+  /** Every run's program text differs (no compiled program is reused); else all runs send the same program. */
+  readonly distinct: boolean;
   readonly runs: number;
   readonly toolMs: number;
   readonly wallMs: number;
@@ -57,13 +60,19 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
     for (const runs of options.runCounts ?? [100, 1_000]) waiting.push(await waitingRuns(isolation, runs));
     // A burst's isolates prepared before it comes: what the fresh-isolate floor costs (see bench/README).
     const pool = options.prewarmedPool ?? 50;
-    if (isolation === 'process' && pool > 0) waiting.push(await waitingRuns(isolation, 100, pool));
+    if (isolation === 'process' && pool > 0) waiting.push(await waitingRuns(isolation, 100, { poolSize: pool }));
+    // The rows above send one program text 100 times (compiled once, see compile-cache.ts).
+    if (isolation === 'process') waiting.push(await waitingRuns(isolation, 100, { distinct: true }));
     runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
   }
   return { waiting, runaway };
 }
 
-async function waitingRuns(isolation: Isolation, runs: number, poolSize?: number): Promise<WaitingRunsResult> {
+async function waitingRuns(
+  isolation: Isolation,
+  runs: number,
+  { poolSize, distinct = false }: { poolSize?: number; distinct?: boolean } = {},
+): Promise<WaitingRunsResult> {
   const bench = createBenchRuntime({ isolation, ...(poolSize === undefined ? {} : { poolSize }) });
   try {
     await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
@@ -83,7 +92,10 @@ async function waitingRuns(isolation: Isolation, runs: number, poolSize?: number
         bench.rt.execute({
           callId: `waiting-${(id += 1)}`,
           name: 'run_code',
-          arguments: { description: 'bench', code: `return await tools.wait({ ms: ${TOOL_MS}, safe: true })` },
+          arguments: {
+            description: 'bench',
+            code: `return await tools.wait({ ms: ${TOOL_MS}, safe: true })${distinct ? `\n// run ${id}` : ''}`,
+          },
         }),
       ),
     );
@@ -94,6 +106,7 @@ async function waitingRuns(isolation: Isolation, runs: number, poolSize?: number
     return {
       isolation,
       ...(poolSize === undefined ? {} : { poolSize }),
+      distinct,
       runs,
       toolMs: TOOL_MS,
       wallMs,

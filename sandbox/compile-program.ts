@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Message, TransformFailure } from 'esbuild';
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
+import { CompileCache } from './compile-cache.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
 import { MAX_PROGRAM_BYTES } from './limits.ts';
@@ -47,6 +48,9 @@ export type CompileResult =
 
 const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
 
+/** This process's compiled programs by source text (compile-cache.ts). */
+const compiledPrograms = new CompileCache();
+
 export interface CompileOptions {
   /** Longest the compile may take. @default COMPILE_TIME_LIMIT_MS */
   readonly deadlineMs?: number;
@@ -66,6 +70,9 @@ export async function compileProgram(code: string, options: CompileOptions = {})
       message: `The program is ${bytes} bytes, over the limit of ${MAX_PROGRAM_BYTES} bytes: write a shorter program (fetch data with tool calls instead of embedding it).`,
     };
   }
+  // Every check below depends on the text alone, and only programs that passed are kept.
+  const cached = compiledPrograms.get(code);
+  if (cached !== undefined) return { ok: true, program: cached };
   const lines = code.split(LINE_BREAK);
   const longRegExp = findLongRegExpLiteral(lines);
   if (longRegExp !== undefined) {
@@ -126,7 +133,9 @@ export async function compileProgram(code: string, options: CompileOptions = {})
       message: `The compiled program is over the limit of ${MAX_COMPILED_CHARS} characters: write a shorter program.`,
     };
   }
-  return { ok: true, program: { js: js + COMPLETION, sourceMap: map, lineCount: lines.length } };
+  const program: CompiledProgram = { js: js + COMPLETION, sourceMap: map, lineCount: lines.length };
+  compiledPrograms.set(code, program);
+  return { ok: true, program };
 }
 
 function describeSyntaxError(error: Message, lines: readonly string[], label: string): CompileResult & { ok: false } {

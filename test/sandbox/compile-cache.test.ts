@@ -1,0 +1,52 @@
+// Compiled programs are reused by exact source text, within bounds: entries and
+// characters held, least recently used out first; failures are never kept.
+import { describe, expect, it } from '@jest/globals';
+import { CompileCache } from '../../sandbox/compile-cache.ts';
+import { compileProgram } from '../../sandbox/compile-program.ts';
+import type { CompiledProgram } from '../../sandbox/compiled-program.ts';
+
+const program = (js: string): CompiledProgram => ({ js, sourceMap: '', lineCount: 1 });
+
+describe('compile cache', () => {
+  it('the same program text compiles once; any other text is compiled afresh', async () => {
+    const code = `const n: number = ${Math.random()};\nreturn n;`;
+    const first = await compileProgram(code);
+    const again = await compileProgram(code);
+    const other = await compileProgram(`${code}\n// another program`);
+    if (!first.ok || !again.ok || !other.ok) throw new Error('expected the programs to compile');
+    expect(again.program).toBe(first.program);
+    expect(other.program).not.toBe(first.program);
+  });
+
+  it('a program that failed to compile is compiled again (and fails again) rather than kept', async () => {
+    const code = `return (${Math.random()};`;
+    const first = await compileProgram(code);
+    const again = await compileProgram(code);
+    expect(first.ok).toBe(false);
+    expect(again).toStrictEqual(first);
+    expect(again).not.toBe(first);
+  });
+
+  it('keeps at most maxEntries programs, dropping the least recently used', () => {
+    const cache = new CompileCache({ maxEntries: 2 });
+    cache.set('a', program('A'));
+    cache.set('b', program('B'));
+    expect(cache.get('a')?.js).toBe('A'); // now b is the least recently used
+    cache.set('c', program('C'));
+    expect(cache.size).toBe(2);
+    expect(cache.get('b')).toBeUndefined();
+    expect(cache.get('a')?.js).toBe('A');
+    expect(cache.get('c')?.js).toBe('C');
+  });
+
+  it('keeps at most maxChars characters, and never an entry over a quarter of them', () => {
+    const cache = new CompileCache({ maxChars: 100 });
+    cache.set('x', program('y'.repeat(30))); // 31 characters: over a quarter, not kept
+    expect(cache.size).toBe(0);
+    for (const key of ['k1', 'k2', 'k3', 'k4', 'k5']) cache.set(key, program('z'.repeat(20))); // 22 each
+    expect(cache.chars).toBeLessThanOrEqual(100);
+    expect(cache.size).toBe(4);
+    expect(cache.get('k1')).toBeUndefined();
+    expect(cache.get('k5')?.js).toHaveLength(20);
+  });
+});
