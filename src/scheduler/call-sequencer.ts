@@ -92,8 +92,6 @@ interface Slot {
   readonly policyDone: Deferred<void>;
   /** Resolves once the call committed; rejects with the SchedulerError otherwise. */
   readonly committed: Deferred<void>;
-  /** Resolves once it committed (or failed), its body settled, and every earlier call was released. */
-  readonly released: Deferred<void>;
   /** Set when its call was given up on while the body still ran. */
   hold: GivenUpHold | undefined;
   readonly result: Deferred<ToolResult>;
@@ -120,8 +118,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Start order: each link waits for the gate the previous call sets for the next.
   let startChain: Promise<void> = Promise.resolve();
   let lastCommitted: Promise<void> = Promise.resolve();
-  // Released: committed and the body settled (a barrier waits for this, not only the commit).
-  let lastReleased: Promise<void> = Promise.resolve();
+  // Bodies given up on that still run: an exclusive body waits for all of them (they all
+  // belong to earlier calls: later ones have not started their bodies yet).
   const holds = new Set<GivenUpHold>();
   // Write-ahead records follow submission order even when starts do not wait for the
   // previous call's policy (after an abort) and the pipeline yields before recording.
@@ -154,19 +152,12 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     open.delete(slot);
     slot.result.resolve(result);
     slot.committed.resolve();
-    releaseAfterBody(slot);
   };
 
-  const releaseAfterBody = (slot: Slot): void => {
-    const { hold } = slot;
-    if (hold === undefined) {
-      slot.released.resolve();
-      return;
+  const heldBodies = async (): Promise<void> => {
+    while (holds.size > 0 && failure === undefined && !signal.aborted) {
+      await Promise.race([Promise.all([...holds].map((h) => h.released)), stopped.promise]);
     }
-    void hold.released.then(() => {
-      holds.delete(hold);
-      slot.released.resolve();
-    });
   };
 
   // Not committed: the caller still gets a result for the call, saying so.
@@ -175,7 +166,6 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     open.delete(slot);
     slot.result.resolve(schedulerFailureResult(slot.request.callId, slot.request.name, f, slot.dispatched));
     slot.committed.reject(f);
-    releaseAfterBody(slot);
   };
 
   // The call's signal: the sequence's and its own, whichever aborts first (like
@@ -198,11 +188,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     };
   };
 
-  const start = async (
-    slot: Slot,
-    previousCommitted: Promise<void>,
-    previousReleased: Promise<void>,
-  ): Promise<void> => {
+  const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
     if (failure !== undefined) {
       // Never started: its result says so (SCHEDULER_FAILURE, not dispatched).
       reject(slot, failure);
@@ -228,7 +214,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         // A barrier: every earlier call has committed, and every earlier body settled
         // (or the sequence stopped), before this body starts.
         await previousCommitted;
-        await Promise.race([previousReleased, stopped.promise]);
+        await heldBodies();
         if (failure !== undefined) throw failure;
         slot.dispatched = true;
         await dispatch();
@@ -237,6 +223,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         const { callId, name } = request;
         const hold = holdGivenUpBody({ callId, name, settled }, holdMs, () => fail(holdExpiredError(request, holdMs)));
         holds.add(hold);
+        void hold.released.then(() => holds.delete(hold));
         slot.hold = hold;
       },
       // Post-policy, finish and commit in submission order.
@@ -262,7 +249,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (journaled !== undefined) void settled.finally(() => journaled.done.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed and its body settled.
-    const gate = slot.mode === 'exclusive' ? slot.released.promise : slot.policyDone.promise;
+    const gate =
+      slot.mode === 'exclusive' ? slot.committed.promise.then(() => slot.hold?.released) : slot.policyDone.promise;
     await Promise.race([gate.then(noop, noop), stopped.promise]);
   };
 
@@ -314,7 +302,6 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       dispatched: false,
       policyDone: deferred<void>(),
       committed: deferred<void>(),
-      released: deferred<void>(),
       hold: undefined,
       result: deferred<ToolResult>(),
       unlink: linked === undefined ? noop : linked.unlink,
@@ -357,11 +344,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       open.add(slot);
       const previousCommitted = lastCommitted;
       lastCommitted = slot.committed.promise;
-      const previousReleased = lastReleased;
-      // Released in order: a call's release also waits for every earlier one.
-      lastReleased = Promise.all([previousReleased, slot.released.promise]).then(noop);
       startChain = startChain
-        .then(() => start(slot, previousCommitted, previousReleased))
+        .then(() => start(slot, previousCommitted))
         .catch((error: unknown) => {
           // `start` itself broke: an internal failure.
           reject(slot, fail(error));
