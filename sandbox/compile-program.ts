@@ -58,11 +58,16 @@ export interface CompileOptions {
   readonly maxNestingDepth?: number;
 }
 
-/** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
-export async function compileProgram(code: string, options: CompileOptions = {}): Promise<CompileResult> {
-  if (typeof code !== 'string') {
-    throw new TypeError(`compileProgram: code must be a string, got ${code === null ? 'null' : typeof code}`);
-  }
+/**
+ * The refusal of a program over a bound checked before anything compiles it (its size,
+ * a regular expression literal, its nesting), or undefined. Cheap (one linear pass): a
+ * type check can ask first and skip what the compiler will refuse anyway.
+ */
+export function refuseBeforeCompile(
+  code: string,
+  options: Pick<CompileOptions, 'maxNestingDepth'> = {},
+  lines: readonly string[] = code.split(LINE_BREAK),
+): (CompileResult & { ok: false }) | undefined {
   const bytes = Buffer.byteLength(code, 'utf8');
   if (bytes > MAX_PROGRAM_BYTES) {
     return {
@@ -70,10 +75,6 @@ export async function compileProgram(code: string, options: CompileOptions = {})
       message: `The program is ${bytes} bytes, over the limit of ${MAX_PROGRAM_BYTES} bytes: write a shorter program (fetch data with tool calls instead of embedding it).`,
     };
   }
-  // Every check below depends on the text alone, and only programs that passed are kept.
-  const cached = compiledPrograms.get(code);
-  if (cached !== undefined) return { ok: true, program: cached };
-  const lines = code.split(LINE_BREAK);
   const longRegExp = findLongRegExpLiteral(lines);
   if (longRegExp !== undefined) {
     const { line, column, sourceChars } = longRegExp;
@@ -87,19 +88,38 @@ export async function compileProgram(code: string, options: CompileOptions = {})
       location: { line, column },
     };
   }
-  const deep = findDeepNesting(code, options.maxNestingDepth ?? MAX_NESTING_DEPTH);
+  const maxDepth = options.maxNestingDepth ?? MAX_NESTING_DEPTH;
+  const deep = findDeepNesting(code, maxDepth);
   if (deep !== undefined) {
     const { line, column } = deep;
     return {
       ok: false,
       message:
-        `The program nests too deeply at line ${line}, column ${column}: more than ${options.maxNestingDepth ?? MAX_NESTING_DEPTH} levels ` +
-        `(MAX_NESTING_DEPTH) of brackets, template substitutions, arrow functions, conditionals or assignments; ` +
-        `the compiler's time grows faster than the nesting. Flatten it: name intermediate values and functions.\n` +
+        `The program nests too deeply at line ${line}, column ${column}: more than ${maxDepth} levels ` +
+        `(MAX_NESTING_DEPTH) of brackets, template substitutions, arrow functions, conditionals or assignments, ` +
+        `or of prefix operators, labels or brace-less statements in a row; the compiler's time grows faster than ` +
+        `the nesting. Flatten it: name intermediate values and functions.\n` +
         excerptAt(lines[line - 1] ?? '', line, column),
       location: { line, column },
     };
   }
+  return undefined;
+}
+
+/** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
+export async function compileProgram(code: string, options: CompileOptions = {}): Promise<CompileResult> {
+  if (typeof code !== 'string') {
+    throw new TypeError(`compileProgram: code must be a string, got ${code === null ? 'null' : typeof code}`);
+  }
+  // Size first: nothing else reads a program over it.
+  if (Buffer.byteLength(code, 'utf8') > MAX_PROGRAM_BYTES) return refuseBeforeCompile(code, options, [])!;
+  const lines = code.split(LINE_BREAK);
+  // The bounds before the cache: a program compiled once with other options is not let through.
+  const refused = refuseBeforeCompile(code, options, lines);
+  if (refused !== undefined) return refused;
+  // Only programs that compiled are kept, by their text alone.
+  const cached = compiledPrograms.get(code);
+  if (cached !== undefined) return { ok: true, program: cached };
   const wrapped = wrap(code);
   const result = await boundedTransform(
     wrapped.text,

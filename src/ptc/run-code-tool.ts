@@ -2,7 +2,8 @@
 // model's program in the sandbox; every SDK call the program makes comes back here
 // and becomes a nested registry execution through the whole pipeline, ordered by the
 // same call sequencer that schedules a model turn.
-import { DEFAULT_LIMITS, MAX_ARGS_BYTES, MAX_PROGRAM_BYTES } from '../../sandbox/limits.ts';
+import { refuseBeforeCompile } from '../../sandbox/compile-program.ts';
+import { DEFAULT_LIMITS, MAX_ARGS_BYTES } from '../../sandbox/limits.ts';
 import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
@@ -193,7 +194,8 @@ async function runProgram(
   }
   let typeErrors: string[] | undefined;
   // A program over the size limit is refused by the compiler without being read: TypeScript must not read it first.
-  if (deps.typeCheck !== undefined && Buffer.byteLength(code, 'utf8') <= MAX_PROGRAM_BYTES) {
+  // A program the compiler refuses before compiling (size, a long regex literal, deep nesting) is not type-checked either.
+  if (deps.typeCheck !== undefined && refuseBeforeCompile(code) === undefined) {
     const checked = await deps.typeCheck.check(exec.agent, code, {
       signal: exec.signal,
       timeoutMs: deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs,

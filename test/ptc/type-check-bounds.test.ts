@@ -63,4 +63,17 @@ describe('type check bounds', () => {
     expect(result.isError).toBe(true);
     expect(result.error?.message).toContain(`over the limit of ${MAX_PROGRAM_BYTES} bytes`);
   }, 60_000);
+
+  it('a program the compiler refuses before compiling (deep nesting, a long regex literal) is not type-checked', async () => {
+    const rt = runtime({ typecheck: 'error' });
+    // Both carry a type error: a check would report it (typecheck: 'error') instead of the bound.
+    const deep = await runCode(rt, `const s: string = 1;\nreturn ${'a=>'.repeat(1_000)}1;`, { callId: 'deep' });
+    expect(deep.error?.message).toContain('nests too deeply at line 2');
+    expect(deep.error?.message).not.toContain('type-check');
+    const regex = await runCode(rt, `const s: string = 1;\nreturn /${'a|'.repeat(40_000)}b/.test("b");`, {
+      callId: 'regex',
+    });
+    expect(regex.error?.message).toContain('Regular expression too long at line 2');
+    expect(regex.error?.message).not.toContain('type-check');
+  }, 60_000);
 });
