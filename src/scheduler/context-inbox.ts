@@ -8,6 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { Journal, JournalEvent } from './journal.ts';
+import { isJournalEvent } from './parse-journal.ts';
 import { SchedulerError } from './scheduler-error.ts';
 import { USER_MESSAGE, type UserMessageEvent } from './user-message-event.ts';
 
@@ -88,6 +89,25 @@ export function createContextInbox(journal: Journal | undefined, options: Contex
     pending: () => Object.freeze(queue.map((w) => w.message)),
     enqueue(results: readonly ToolResult[]) {
       if (!Array.isArray(results)) throw new TypeError('contextInbox.enqueue: expected the results of a turn');
+      // Checked whole before anything is queued: a context the journal would refuse must
+      // not sit at the head of the queue and fail every later admission.
+      (results as readonly ToolResult[]).forEach((result, i) => {
+        (result?.additionalContexts ?? []).forEach((message, index) => {
+          const event = {
+            type: USER_MESSAGE,
+            callId: result.callId,
+            name: result.name,
+            inbox: id,
+            index,
+            message,
+            at: 0,
+          };
+          if (!isJournalEvent(event))
+            throw new TypeError(
+              `contextInbox.enqueue: results[${i}].additionalContexts[${index}] is not a user message ({ role: 'user', content: text or image blocks }) of a result with a callId and name`,
+            );
+        });
+      });
       let queued = 0;
       for (const result of results as readonly ToolResult[]) {
         const contexts = result?.additionalContexts;

@@ -17,6 +17,7 @@ import {
   type ContextMessage,
   type Journal,
   type JournalEvent,
+  type ToolResult,
 } from '../../src/index.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
 import { openSqliteJournal } from '../../src/scheduler/sqlite-journal.ts';
@@ -46,6 +47,7 @@ const fresh = (kind: StoreKind): Promise<string> => freshStore(dir, kind, `inbox
 
 const texts = (messages: readonly ContextMessage[]): string[] =>
   messages.map((m) => m.content.map((b) => (b.type === 'text' ? b.text : '')).join(''));
+const userText = (text: string): ContextMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const kinds = (events: readonly JournalEvent[]): string[] => events.map((e) => `${e.type} ${e.callId}`);
 
 /** Runs the host until it says `ready`, then SIGKILLs it; returns its stdout. */
@@ -229,6 +231,26 @@ describe('the inbox in one process', () => {
       'executeTurn: inbox must come from rt.contextInbox()',
     );
     expect(() => rt.contextInbox({ id: '' })).toThrow(/id must be a non-empty string of at most 256 characters/);
+    await rt.close();
+  });
+
+  it('refuses a malformed context before queuing anything (it would fail every later admission)', async () => {
+    const rt = createToolRuntime({ journal: createMemoryJournal() });
+    const inbox = rt.contextInbox({ id: 'm' });
+    const good = { callId: 'g1', name: 't', isError: false, content: [], additionalContexts: [userText('ok')] };
+    const bad = {
+      callId: 'g2',
+      name: 't',
+      isError: false,
+      content: [],
+      additionalContexts: [{ role: 'assistant', content: [] }],
+    } as unknown as ToolResult;
+    expect(() => inbox.enqueue([good, bad])).toThrow(
+      "contextInbox.enqueue: results[1].additionalContexts[0] is not a user message ({ role: 'user', content: text or image blocks }) of a result with a callId and name",
+    );
+    expect(inbox.pending()).toEqual([]);
+    expect(inbox.enqueue([good])).toBe(1);
+    expect(texts(await inbox.admit())).toEqual(['ok']);
     await rt.close();
   });
 
