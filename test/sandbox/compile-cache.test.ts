@@ -18,6 +18,15 @@ describe('compile cache', () => {
     expect(other.program).not.toBe(first.program);
   });
 
+  it('a program compiled with other bounds is not reused where the default bounds apply', async () => {
+    const deep = `return ${'['.repeat(300)}${Math.random()}${']'.repeat(300)};`;
+    const unbounded = await compileProgram(deep, { maxNestingDepth: Number.POSITIVE_INFINITY });
+    expect(unbounded.ok).toBe(true);
+    const bounded = await compileProgram(deep);
+    expect(bounded.ok).toBe(false);
+    if (!bounded.ok) expect(bounded.message).toMatch(/nests too deeply/);
+  });
+
   it('a program that failed to compile is compiled again (and fails again) rather than kept', async () => {
     const code = `return (${Math.random()};`;
     const first = await compileProgram(code);
