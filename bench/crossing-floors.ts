@@ -1,0 +1,166 @@
+// The floor of each crossing design for one sequential nested call, measured bare (no
+// runtime, no pipeline, a trivial echo host), interleaved, in one run:
+//   node --no-node-snapshot bench/crossing-floors.ts [rounds]
+// In-process: the guest reaches the host thread and back
+//   - async Callback round trip (what the guest's `await` of a host function costs)
+//   - send + deliver: a fire-and-forget Callback out, a `deliver` task back (our design)
+//   - applySyncPromise: the isolate blocks on the host's promise (UTCP's design)
+// Process: the same, with a sandbox process in between
+//   - Node IPC / raw pipe echo: the channel alone, host <-> child
+//   - guest over Node IPC / raw pipe, answered with a deliver task or a blocked isolate
+import { fork } from 'node:child_process';
+import type { Socket } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import ivm from 'isolated-vm';
+import { bareIsolateRoundTripUs } from './bare-round-trips.ts';
+import { summarize } from './stats.ts';
+
+const CALLS = 1000;
+const CHILD = fileURLToPath(new URL('./crossing-floor-child.ts', import.meta.url));
+
+async function inProcessUs(design: 'deliver' | 'sync'): Promise<number> {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  try {
+    const context = await isolate.createContext();
+    let deliver!: ivm.Reference<(text: string) => void>;
+    const answer = (text: string): string => {
+      const m = JSON.parse(text) as { seq: number; args: string };
+      return JSON.stringify({ seq: m.seq, ok: true, value: m.args });
+    };
+    await context.global.set(
+      '__send',
+      new ivm.Callback(
+        (text: string) =>
+          void deliver.apply(undefined, [answer(text)], { arguments: { copy: true } }).catch(() => undefined),
+        { ignored: true },
+      ),
+    );
+    await context.global.set('__callSync', new ivm.Reference(async (text: string) => answer(text)));
+    const script = await isolate.compileScript(`
+      const pending = new Map();
+      globalThis.__deliver = (text) => { const m = JSON.parse(text); const r = pending.get(m.seq); pending.delete(m.seq); r(JSON.parse(m.value)); };
+      const callAsync = (seq, args) => new Promise((resolve) => { pending.set(seq, resolve); __send(JSON.stringify({ seq, args: JSON.stringify(args) })); });
+      const callSync = (seq, args) => JSON.parse(JSON.parse(__callSync.applySyncPromise(undefined, [JSON.stringify({ seq, args: JSON.stringify(args) })])).value);
+      globalThis.__main = async (n, sync) => {
+        let sum = 0;
+        for (let i = 1; i <= n; i++) sum += sync ? callSync(i, { n: i }).n : (await callAsync(i, { n: i })).n;
+        return sum;
+      };`);
+    await script.run(context);
+    deliver = (await context.global.get('__deliver', { reference: true })) as ivm.Reference<(text: string) => void>;
+    const main = (await context.global.get('__main', { reference: true })) as ivm.Reference<
+      (n: number, sync: boolean) => Promise<number>
+    >;
+    await main.apply(undefined, [50, design === 'sync'], { result: { promise: true } });
+    const start = performance.now();
+    await main.apply(undefined, [CALLS, design === 'sync'], { result: { promise: true } });
+    return ((performance.now() - start) * 1000) / CALLS;
+  } finally {
+    isolate.dispose();
+  }
+}
+
+type GuestMode =
+  | 'guest-ipc'
+  | 'guest-pipe'
+  | 'guest-pipe-sync'
+  | 'guest-ipc-sync'
+  | 'guest-block-main'
+  | 'guest-block-inline';
+type ChildMode = 'echo-ipc' | 'echo-pipe' | GuestMode;
+
+function startChild(mode: ChildMode): {
+  send(text: string): void;
+  onFrame(handler: (text: string) => void): void;
+  close(): void;
+} {
+  const pipe = mode.includes('pipe') || mode.includes('block');
+  const child = fork(CHILD, [mode, String(CALLS)], {
+    execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+    serialization: 'json',
+    stdio: ['ignore', 'inherit', 'inherit', pipe ? 'pipe' : 'ipc', ...(pipe ? ['ipc' as const] : [])],
+  });
+  let handler: (text: string) => void = () => undefined;
+  let send: (text: string) => void;
+  if (pipe) {
+    const socket = child.stdio[3] as Socket;
+    socket.setEncoding('utf8');
+    let buffered = '';
+    socket.on('data', (chunk: string) => {
+      buffered += chunk;
+      let end = buffered.indexOf('\n');
+      while (end >= 0) {
+        handler(buffered.slice(0, end));
+        buffered = buffered.slice(end + 1);
+        end = buffered.indexOf('\n');
+      }
+    });
+    send = (text) => {
+      socket.write(`${text}\n`);
+    };
+  } else {
+    child.on('message', (m: { text?: string; done?: number }) => handler(m.text ?? JSON.stringify({ done: m.done })));
+    send = (text) => {
+      child.send({ text });
+    };
+  }
+  return { send, onFrame: (h) => (handler = h), close: () => child.kill('SIGKILL') };
+}
+
+async function echoUs(mode: 'echo-ipc' | 'echo-pipe'): Promise<number> {
+  const child = startChild(mode);
+  try {
+    let next: ((text: string) => void) | undefined;
+    child.onFrame((text) => next?.(text));
+    const roundTrip = (text: string): Promise<string> =>
+      new Promise((resolve) => {
+        next = resolve;
+        child.send(text);
+      });
+    for (let i = 0; i < 50; i += 1) await roundTrip(JSON.stringify({ seq: i, args: '{}' }));
+    const start = performance.now();
+    for (let i = 0; i < CALLS; i += 1) await roundTrip(JSON.stringify({ seq: i, args: JSON.stringify({ n: i }) }));
+    return ((performance.now() - start) * 1000) / CALLS;
+  } finally {
+    child.close();
+  }
+}
+
+async function guestUs(mode: GuestMode): Promise<number> {
+  const child = startChild(mode);
+  try {
+    return await new Promise<number>((resolve) => {
+      child.onFrame((text) => {
+        const m = JSON.parse(text) as { seq?: number; args?: string; done?: number };
+        if (m.done !== undefined) resolve(m.done);
+        else child.send(JSON.stringify({ seq: m.seq, ok: true, value: m.args }));
+      });
+    });
+  } finally {
+    child.close();
+  }
+}
+
+const FLOORS: Record<string, () => Promise<number>> = {
+  'in-process: async Callback round trip': () => bareIsolateRoundTripUs(CALLS),
+  'in-process: send + deliver task (current design)': () => inProcessUs('deliver'),
+  'in-process: applySyncPromise (blocked isolate)': () => inProcessUs('sync'),
+  'process: Node IPC echo (json)': () => echoUs('echo-ipc'),
+  'process: raw pipe echo (newline frames)': () => echoUs('echo-pipe'),
+  'process: guest, send + deliver, Node IPC (current design)': () => guestUs('guest-ipc'),
+  'process: guest, send + deliver, raw pipe': () => guestUs('guest-pipe'),
+  'process: guest, applySyncPromise, Node IPC': () => guestUs('guest-ipc-sync'),
+  'process: guest, applySyncPromise, raw pipe': () => guestUs('guest-pipe-sync'),
+  'process: guest, applySyncPromise, child main blocks in read()': () => guestUs('guest-block-main'),
+  'process: guest on the child main thread, inline read()': () => guestUs('guest-block-inline'),
+};
+
+const rounds = Number(process.argv[2] ?? 5);
+const samples = new Map<string, number[]>(Object.keys(FLOORS).map((name) => [name, []]));
+for (let round = 0; round < rounds; round += 1) {
+  for (const [name, measure] of Object.entries(FLOORS)) samples.get(name)?.push(await measure());
+}
+for (const [name, values] of samples) {
+  const s = summarize(values);
+  console.log(`${name.padEnd(60)} p50 ${s.p50.toFixed(1).padStart(6)} µs  p90 ${s.p90.toFixed(1).padStart(6)} µs`);
+}
