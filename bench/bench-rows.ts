@@ -189,6 +189,17 @@ export function nestedRows(results: readonly NestedCallResult[], scheduler?: Sch
         met: null,
       });
     }
+    if (r.asyncNestedUs !== undefined) {
+      rows.push({
+        section: '2 nested call',
+        name: `  … every call asynchronous instead (blockingCalls: false, the design before) (${r.isolation})`,
+        value: `blocking p50 ${us(r.nestedUs.p50)}`,
+        baseline: `asynchronous p50 ${us(r.asyncNestedUs.p50)} / p90 ${us(r.asyncNestedUs.p90)}`,
+        ratio: x(r.nestedUs.p50 / r.asyncNestedUs.p50),
+        target: '',
+        met: null,
+      });
+    }
     rows.push(issueTargetRow(r));
     const floor = processFloorRow(r);
     if (floor !== undefined) rows.push(floor);

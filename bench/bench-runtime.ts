@@ -90,6 +90,8 @@ export interface BenchRuntimeOptions {
   /** Pre-warmed isolates (the sandbox default is 2; 0 = a fresh isolate per run, no pool). */
   readonly poolSize?: number;
   readonly limits?: Partial<SandboxLimits>;
+  /** SandboxOptions.blockingCalls (default true); false measures the asynchronous call path alone. */
+  readonly blockingCalls?: boolean;
 }
 
 export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
@@ -97,6 +99,7 @@ export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
     isolation: options.isolation,
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
+    ...(options.blockingCalls === undefined ? {} : { blockingCalls: options.blockingCalls }),
   });
   const rt = createToolRuntime({
     mode: 'both',

@@ -18,6 +18,8 @@ export interface NestedCallResult {
   readonly bareIsolateUs: Summary;
   /** Microseconds per bare IPC round trip (process isolation only). */
   readonly bareIpcUs?: Summary;
+  /** The same nested call with `blockingCalls: false` (every call asynchronous: the design before), interleaved. */
+  readonly asyncNestedUs?: Summary;
   /** Microseconds per HostCall driven from plain JS: the host side alone (absent in runs before it was measured). */
   readonly hostSideUs?: Summary;
   /** 2 × direct + bare isolate round trip (+ bare IPC in process isolation), at p50. */
@@ -36,6 +38,7 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
   const results: NestedCallResult[] = [];
   for (const isolation of isolations) {
     const bench = createBenchRuntime({ isolation });
+    const asyncBench = createBenchRuntime({ isolation, blockingCalls: false });
     const hostSide = createHostSideBench();
     try {
       const direct = async (): Promise<void> => {
@@ -43,6 +46,7 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       };
       // Warm-up: every path once (JIT, esbuild service, pool).
       await bench.runCode(NESTED_CALLS_PROGRAM);
+      await asyncBench.runCode(NESTED_CALLS_PROGRAM);
       await direct();
       await hostSide.perCallUs();
       const nested: number[] = [];
@@ -51,9 +55,13 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       const bareIsolate: number[] = [];
       const bareIpc: number[] = [];
       const hostSides: number[] = [];
+      const asyncNested: number[] = [];
+      const asyncTrivials: number[] = [];
       for (let i = 0; i < iterations; i += 1) {
         trivials.push(await timeMs(() => bench.runCode(TRIVIAL_PROGRAM)));
         nested.push(await timeMs(() => bench.runCode(NESTED_CALLS_PROGRAM)));
+        asyncTrivials.push(await timeMs(() => asyncBench.runCode(TRIVIAL_PROGRAM)));
+        asyncNested.push(await timeMs(() => asyncBench.runCode(NESTED_CALLS_PROGRAM)));
         directs.push(((await timeMs(direct)) * 1000) / NESTED_CALLS);
         bareIsolate.push(await bareIsolateRoundTripUs(NESTED_CALLS));
         if (isolation === 'process') bareIpc.push(await bareIpcRoundTripUs(NESTED_CALLS));
@@ -61,6 +69,8 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       }
       const trivialMs = summarize(trivials).p50;
       const nestedUs = summarize(nested.map((ms) => ((ms - trivialMs) * 1000) / NESTED_CALLS));
+      const asyncTrivialMs = summarize(asyncTrivials).p50;
+      const asyncNestedUs = summarize(asyncNested.map((ms) => ((ms - asyncTrivialMs) * 1000) / NESTED_CALLS));
       const directUs = summarize(directs);
       const bareIsolateUs = summarize(bareIsolate);
       const bareIpcUs = isolation === 'process' ? summarize(bareIpc) : undefined;
@@ -72,11 +82,12 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         bareIsolateUs,
         ...(bareIpcUs === undefined ? {} : { bareIpcUs }),
         hostSideUs: summarize(hostSides),
+        asyncNestedUs,
         budgetUs,
         ratioToBudget: nestedUs.p50 / budgetUs,
       });
     } finally {
-      await Promise.all([bench.close(), hostSide.close()]);
+      await Promise.all([bench.close(), asyncBench.close(), hostSide.close()]);
     }
   }
   return results;

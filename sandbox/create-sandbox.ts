@@ -20,8 +20,12 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       throw new TypeError(`createSandbox: ${key} must be a non-negative integer (milliseconds), got ${String(value)}`);
     }
   }
+  if (options.blockingCalls !== undefined && typeof options.blockingCalls !== 'boolean') {
+    throw new TypeError(`createSandbox: blockingCalls must be a boolean, got ${typeof options.blockingCalls}`);
+  }
   const common = {
     poolSize,
+    ...(options.blockingCalls === undefined ? {} : { blockingCalls: options.blockingCalls }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.settleGraceMs === undefined ? {} : { settleGraceMs: options.settleGraceMs }),
   };

@@ -5,6 +5,7 @@
 // with JSON strings only; the messages and global names are in guest-protocol.ts, shared
 // by both sides.
 export {
+  BLOCKING_CALL_GLOBAL,
   CONFIGURE_GLOBAL,
   DELIVER_GLOBAL,
   SEND_GLOBAL,

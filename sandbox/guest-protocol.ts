@@ -4,6 +4,13 @@
 
 /** Global the host installs before the prelude (deleted by the prelude). */
 export const SEND_GLOBAL = '__ptc_send';
+/**
+ * Global the host installs before the prelude (deleted by the prelude): a reference whose
+ * `applySyncPromise(undefined, [callJson])` blocks the isolate on one call, for a bounded
+ * time, and returns the delivery's JSON, or '' when the call goes on the asynchronous way
+ * (not answered within the bound, or the run is over). See guest/blocking-calls.ts.
+ */
+export const BLOCKING_CALL_GLOBAL = '__ptc_call_blocking';
 /** Globals the prelude defines for the host to reference (the host deletes them). */
 export const CONFIGURE_GLOBAL = '__ptc_configure';
 export const DELIVER_GLOBAL = '__ptc_deliver';

@@ -15,6 +15,8 @@ import type { RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts'
 
 export interface InProcessSandboxOptions {
   readonly poolSize?: number;
+  /** See SandboxOptions.blockingCalls. @default true */
+  readonly blockingCalls?: boolean;
   readonly limits?: Partial<SandboxLimits>;
   /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
   readonly settleGraceMs?: number;
@@ -39,6 +41,7 @@ export class InProcessSandbox implements Sandbox {
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#pool = new IsolatePool({
       size: options.poolSize ?? 2,
+      blockingCalls: options.blockingCalls !== false,
       memoryMb: this.#defaults.memoryMb,
       onCatastrophic: (message) => {
         if (warnedParkedThread) return;

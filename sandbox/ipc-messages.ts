@@ -9,6 +9,8 @@ import type { FailureKind, HostCallOutcome, RunDeterminism, SandboxLimits } from
 export interface ChildConfig {
   readonly poolSize: number;
   readonly memoryMb: number;
+  /** See SandboxOptions.blockingCalls. */
+  readonly blockingCalls: boolean;
 }
 
 export type HostToChild =

@@ -2,7 +2,13 @@
 // already evaluated, so a run only configures it and evaluates the program. A small
 // pool is refilled in the background, one isolate at a time.
 import ivm from 'isolated-vm';
-import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, GUEST_PRELUDE_SOURCE, SEND_GLOBAL } from './guest-prelude.ts';
+import {
+  BLOCKING_CALL_GLOBAL,
+  CONFIGURE_GLOBAL,
+  DELIVER_GLOBAL,
+  GUEST_PRELUDE_SOURCE,
+  SEND_GLOBAL,
+} from './guest-prelude.ts';
 
 /** Where a bound run receives what its isolate reports. */
 export interface GuestLink {
@@ -10,6 +16,11 @@ export interface GuestLink {
   onMessage(text: string): void;
   /** isolated-vm gave up on the isolate (e.g. out of memory outside the heap limit). */
   onCatastrophic(message: string): void;
+  /**
+   * One call the guest blocks on (JSON text, guest/blocking-calls.ts): resolves with the
+   * delivery's JSON, or '' when its outcome will come the asynchronous way; never rejects.
+   */
+  onBlockingCall?(text: string): Promise<string>;
 }
 
 export class PreparedIsolate {
@@ -38,7 +49,11 @@ export class PreparedIsolate {
     this.deliver = deliver;
   }
 
-  static async create(memoryMb: number, onCatastrophic?: (message: string) => void): Promise<PreparedIsolate> {
+  static async create(
+    memoryMb: number,
+    onCatastrophic?: (message: string) => void,
+    blockingCalls = true,
+  ): Promise<PreparedIsolate> {
     let prepared: PreparedIsolate | undefined;
     const isolate = new ivm.Isolate({
       memoryLimit: memoryMb,
@@ -66,6 +81,16 @@ export class PreparedIsolate {
         { ignored: true },
       );
       await context.global.set(SEND_GLOBAL, send);
+      if (blockingCalls) {
+        const blocking = new ivm.Reference(async (text: unknown): Promise<string> => {
+          try {
+            return typeof text === 'string' && prepared !== undefined ? await prepared.receiveBlocking(text) : '';
+          } catch {
+            return ''; // nothing may escape into isolated-vm
+          }
+        });
+        await context.global.set(BLOCKING_CALL_GLOBAL, blocking);
+      }
       const script = await compilePrelude(isolate);
       await script.run(context);
       script.release();
@@ -88,6 +113,12 @@ export class PreparedIsolate {
   /** Internal: a message from the guest prelude. */
   receive(text: string): void {
     this.#link?.onMessage(text);
+  }
+
+  /** Internal: a call the guest blocks on; '' when no run is bound or it takes none. */
+  async receiveBlocking(text: string): Promise<string> {
+    const link = this.#link;
+    return link?.onBlockingCall === undefined ? '' : link.onBlockingCall(text);
   }
 
   /** Internal: isolated-vm parked this isolate's thread; it must never be disposed. */
@@ -174,6 +205,8 @@ export interface IsolatePoolOptions {
   readonly onCatastrophic?: (message: string) => void;
   /** Isolates being prepared at once; more wait their turn, first come first served. @default MAX_PREPARING */
   readonly maxPreparing?: number;
+  /** Give the guest the blocking call path (SandboxOptions.blockingCalls). @default true */
+  readonly blockingCalls?: boolean;
 }
 
 /**
@@ -231,7 +264,7 @@ export class IsolatePool {
     }
     try {
       if (this.#closed) throw new Error('the sandbox is closed');
-      return await PreparedIsolate.create(memoryMb, this.#options.onCatastrophic);
+      return await PreparedIsolate.create(memoryMb, this.#options.onCatastrophic, this.#options.blockingCalls !== false);
     } finally {
       // The turn passes straight to the next waiter (the count stays), else it is freed.
       const next = this.#turns.shift();

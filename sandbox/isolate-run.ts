@@ -5,12 +5,12 @@
 // program is loaded, so guest code never runs on this thread and the timers here always
 // fire; the host only ever reads strings that guest code produced.
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
-import type { CallDispatcher } from './call-bridge.ts';
+import type { CallDispatcher, DispatchRequest } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import { WAKE_DELIVERY } from './guest-protocol.ts';
 import type { PreparedIsolate } from './isolate-pool.ts';
 import { budgetCpuNs, processCpuMicros } from './cpu-budget.ts';
-import { MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
+import { BLOCKING_CALL_WAIT_MS, MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
@@ -53,6 +53,9 @@ const DONE_KINDS: ReadonlySet<string> = new Set(['exception', 'memory', 'output-
 /** The isolate runs in this process, so its Node line is this one's. */
 const NODE_MAJOR = Number(process.versions.node.split('.')[0]);
 
+/** How the calls guests blocked on fared in this process (for tests and diagnostics). */
+export const blockingCallStats = { answered: 0, released: 0 };
+
 export function startIsolateRun(options: IsolateRunOptions): IsolateRun {
   const run = new Run(options);
   run.start();
@@ -78,6 +81,8 @@ class Run {
   /** This process's CPU time (µs) when the run started: an upper bound of the isolate's (cpu-budget.ts). */
   #processCpuStart = 0;
   #heavy = false;
+  /** Ends the wait of the call the guest is blocked on (set while one is). */
+  #releaseBlocked: (() => void) | undefined;
   /** Calls into the isolate started so far, CPU used at the last poll, and CPU used since a call into the isolate last started. */
   #opsStarted = 0;
   #opsAtPoll = 0;
@@ -101,6 +106,7 @@ class Run {
     const { prepared, limits } = this.#options;
     prepared.bind({
       onMessage: (text) => this.#onMessage(text),
+      onBlockingCall: (text) => this.#onBlockingCall(text),
       onCatastrophic: (message) =>
         this.end(
           failure(
@@ -319,15 +325,70 @@ class Run {
   }
 
   #onCall(m: Record<string, unknown>): void {
+    const call = this.#accept(m);
+    if (call === undefined) return;
+    void this.#options.dispatcher.call(call).then((outcome) => this.#deliver(call.seq, outcome));
+  }
+
+  /**
+   * A call the guest blocks on (guest/blocking-calls.ts): checked and dispatched as any
+   * call; its outcome is the answer (the delivery's JSON) if it comes within
+   * BLOCKING_CALL_WAIT_MS, else '' and the outcome is delivered the asynchronous way.
+   */
+  async #onBlockingCall(text: string): Promise<string> {
+    if (this.#ended || this.#programSettled) return '';
+    let m: unknown;
+    try {
+      m = JSON.parse(text);
+    } catch {
+      this.#protocolError('unreadable message');
+      return '';
+    }
+    if (typeof m !== 'object' || m === null || (m as Record<string, unknown>)['t'] !== 'call') {
+      this.#protocolError('bad call message');
+      return '';
+    }
+    const call = this.#accept(m as Record<string, unknown>);
+    if (call === undefined) return '';
+    // The guest's stretch of code ends here, as it does when it awaits an async call.
+    this.#opsStarted += 1;
+    const dispatched = this.#options.dispatcher.call(call);
+    const outcome = await new Promise<HostCallOutcome | undefined>((resolve) => {
+      const release = (): void => {
+        clearTimeout(timer);
+        resolve(undefined);
+      };
+      const timer = setTimeout(release, BLOCKING_CALL_WAIT_MS);
+      this.#releaseBlocked = release;
+      void dispatched.then((answer) => {
+        clearTimeout(timer);
+        resolve(answer);
+      });
+    });
+    this.#releaseBlocked = undefined;
+    if (outcome === undefined) {
+      blockingCallStats.released += 1;
+      // Not answered in time (or the run ended): it crosses later, as any call does.
+      void dispatched.then((answer) => this.#deliver(call.seq, answer));
+      return '';
+    }
+    blockingCallStats.answered += 1;
+    this.#pending -= 1;
+    if (this.#ended || this.#programSettled) return '';
+    return JSON.stringify(toDelivery(call.seq, outcome));
+  }
+
+  /** Checks a call message: the request to dispatch (counted as pending), or undefined (the run may have ended). */
+  #accept(m: Record<string, unknown>): DispatchRequest | undefined {
     const { seq, tool, args } = m;
-    if (this.#programSettled) return; // the guest refuses these itself; never dispatch
+    if (this.#programSettled) return undefined; // the guest refuses these itself; never dispatch
     if (typeof seq !== 'number' || typeof tool !== 'string' || typeof args !== 'string') {
       this.#protocolError('bad call message');
-      return;
+      return undefined;
     }
     if (seq !== this.#lastSeq + 1 || !this.#toolNames.has(tool)) {
       this.#protocolError(`call #${seq} to "${clip(tool)}" out of order or unbound`);
-      return;
+      return undefined;
     }
     this.#lastSeq = seq;
     const { limits } = this.#options;
@@ -335,25 +396,19 @@ class Run {
       this.end(
         failure('call-limit', `The program made more than ${limits.maxCalls} tool calls (the limit of one run).`),
       );
-      return;
+      return undefined;
     }
     if (args.length > MAX_ARGS_BYTES) {
       this.#protocolError('call arguments over the size limit');
-      return;
+      return undefined;
     }
     this.#pending += 1;
-    void this.#options.dispatcher
-      .call({ seq, toolName: tool, argsJson: args })
-      .then((outcome) => this.#deliver(seq, outcome));
+    return { seq, toolName: tool, argsJson: args };
   }
 
   #deliver(seq: number, outcome: HostCallOutcome): void {
     if (this.#ended || this.#programSettled) return;
-    const at = outcome.at ?? Date.now();
-    const delivery: GuestDelivery = outcome.ok
-      ? { seq, ok: true, value: outcome.valueJson, at }
-      : { seq, ok: false, code: outcome.code, message: outcome.message, at };
-    this.#outbox.push(delivery);
+    this.#outbox.push(toDelivery(seq, outcome));
     this.#outboxChars += outcome.ok ? outcome.valueJson.length : outcome.message.length;
     this.#pending -= 1;
     // A full batch crosses now (one crossing's text stays bounded).
@@ -439,6 +494,15 @@ class Run {
     clearInterval(this.#cpuTimer);
     this.#clearWake();
     this.#options.dispatcher.close();
+    if (this.#releaseBlocked !== undefined) {
+      // The isolate is blocked on a call: its wait ends in this turn's microtasks, and
+      // the guest, which was only waiting on that call, stays idle; dispose after that
+      // (disposing a blocked isolate would wait for the answer).
+      this.#releaseBlocked();
+      this.#resolve(outcome);
+      setImmediate(() => this.#options.prepared.dispose());
+      return;
+    }
     if (outcome.ok) {
       // The program has finished: hand the result on first and dispose right after,
       // off the result's critical path. Nothing can cross any more (dispatcher closed).
@@ -450,6 +514,13 @@ class Run {
       this.#resolve(outcome);
     }
   }
+}
+
+function toDelivery(seq: number, outcome: HostCallOutcome): GuestDelivery {
+  const at = outcome.at ?? Date.now();
+  return outcome.ok
+    ? { seq, ok: true, value: outcome.valueJson, at }
+    : { seq, ok: false, code: outcome.code, message: outcome.message, at };
 }
 
 /** Text of an error isolated-vm produced on the host side (a copy, never a guest object). */

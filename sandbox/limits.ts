@@ -18,6 +18,14 @@ export const MAX_PROGRAM_BYTES = 1_048_576;
 /** Arguments of one tool call as JSON text; larger calls are refused in the guest (code ARGS_TOO_LARGE). */
 export const MAX_ARGS_BYTES = 4 * 1_048_576;
 
+/**
+ * How long an isolate may stay blocked on a call its program is only waiting on
+ * (guest/blocking-calls.ts) before the call goes on the asynchronous way: a quick tool is
+ * answered without an event-loop wake-up, a slow one never holds the isolate's thread,
+ * and a call the program did not await never holds the program longer than this.
+ */
+export const BLOCKING_CALL_WAIT_MS = 2;
+
 /** The longest delay a Node timer supports (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -32,6 +32,8 @@ import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, Sand
 
 export interface ProcessSandboxOptions {
   readonly poolSize?: number;
+  /** See SandboxOptions.blockingCalls. @default true */
+  readonly blockingCalls?: boolean;
   readonly limits?: Partial<SandboxLimits>;
   /** How long a cancelled run's child may take to confirm before it is killed. @default 1000 */
   readonly hangGraceMs?: number;
@@ -160,6 +162,7 @@ function killOnHostExit(childProcess: ChildProcess): void {
 export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #poolSize: number;
+  readonly #blockingCalls: boolean;
   readonly #hangGraceMs: number;
   readonly #heartbeatMs: number;
   readonly #unresponsiveMs: number;
@@ -183,6 +186,7 @@ export class ProcessSandbox implements Sandbox {
   constructor(options: ProcessSandboxOptions = {}) {
     this.#defaults = resolveLimits(options.limits);
     this.#poolSize = options.poolSize ?? 2;
+    this.#blockingCalls = options.blockingCalls !== false;
     this.#hangGraceMs = options.hangGraceMs ?? 1_000;
     this.#heartbeatMs = options.heartbeatMs ?? 1_000;
     this.#unresponsiveMs = options.unresponsiveMs ?? Math.max(5_000, 2 * this.#heartbeatMs);
@@ -360,7 +364,7 @@ export class ProcessSandbox implements Sandbox {
   }
 
   #spawn(poolSize: number = this.#poolSize): Child {
-    const config: ChildConfig = { poolSize, memoryMb: this.#defaults.memoryMb };
+    const config: ChildConfig = { poolSize, memoryMb: this.#defaults.memoryMb, blockingCalls: this.#blockingCalls };
     const env = { ...process.env };
     // The host's NODE_OPTIONS (e.g. jest's) are not meant for the sandbox process.
     delete env['NODE_OPTIONS'];

@@ -110,6 +110,7 @@ const config = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>;
 let retiring = false;
 const pool = new IsolatePool({
   size: config.poolSize ?? 2,
+  blockingCalls: config.blockingCalls !== false,
   memoryMb: config.memoryMb ?? 128,
   onCatastrophic: (reason) => {
     if (retiring) return;

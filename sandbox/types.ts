@@ -116,6 +116,14 @@ export interface SandboxOptions {
   readonly isolation?: 'process' | 'in-process';
   /** Pre-warmed single-use isolates kept ready. @default 2 */
   readonly poolSize?: number;
+  /**
+   * A call that is the only thing a program has in flight (no other call, no timer)
+   * blocks the isolate for up to 2 ms while the host answers it: a quick tool's answer
+   * comes back without an event-loop wake-up or a second crossing into the isolate; a
+   * slower one goes on the asynchronous way. `false` sends every call asynchronously.
+   * @default true
+   */
+  readonly blockingCalls?: boolean;
   /** Defaults for every run; a run's own limits override them. */
   readonly limits?: Partial<SandboxLimits>;
   /** After a run ends, how long it waits for its aborted in-flight host calls to settle. @default 2000 */

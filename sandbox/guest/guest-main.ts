@@ -21,6 +21,7 @@ import { startPerformanceClock } from './performance.ts';
 import { wake } from './timers.ts';
 import { onUncaught } from './uncaught.ts';
 import { installNodeLineGlobals, installWebGlobals } from './web-globals.ts';
+import './blocking-calls.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 installOffHeapGuards(scope);

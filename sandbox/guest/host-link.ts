@@ -3,12 +3,31 @@
 // calls made in one synchronous stretch of the program (a Promise.all, say) are queued
 // and cross together in one message at the next microtask; any other message sends the
 // queued calls first, so the host sees everything in the order the program did it.
-import { type GuestMessage, SEND_GLOBAL } from '../guest-protocol.ts';
+// A call the program is only waiting on may instead block the isolate until the host
+// answers (blocking-calls.ts decides when).
+import { BLOCKING_CALL_GLOBAL, type GuestMessage, SEND_GLOBAL } from '../guest-protocol.ts';
 import { apply, create, PromiseCtor, promiseThen } from './intrinsics.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
 const send = scope[SEND_GLOBAL] as (text: string) => void;
 delete scope[SEND_GLOBAL];
+// The host's blocking call (absent when the sandbox sends every call asynchronously).
+const blockingRef = scope[BLOCKING_CALL_GLOBAL] as { applySyncPromise?: unknown } | undefined;
+delete scope[BLOCKING_CALL_GLOBAL];
+const applySyncPromise =
+  typeof blockingRef?.applySyncPromise === 'function'
+    ? (blockingRef.applySyncPromise as (...args: unknown[]) => unknown)
+    : undefined;
+
+/** When a lone call may block the isolate, and where its answer goes (blocking-calls.ts). */
+export interface BlockingPath {
+  allowed(): boolean;
+  settle(deliveryJson: string): void;
+}
+let blockingPath: BlockingPath | undefined;
+export function useBlockingPath(path: BlockingPath): void {
+  blockingPath = path;
+}
 const stringifyMessage = JSON.stringify;
 const settledPromise: Promise<void> = new PromiseCtor<void>((resolve) => {
   resolve();
@@ -43,11 +62,33 @@ export function postCall(message: Bare<CallMessage>): void {
 
 function flushQueuedCalls(): void {
   flushScheduled = false;
+  if (outgoingCount === 1 && callBlocking()) return;
   if (!sendQueuedCalls() && !flushScheduled) {
     // Could not send (no stack left): try again from a fresh stack.
     flushScheduled = true;
     apply(promiseThen, settledPromise, [flushQueuedCalls]);
   }
+}
+
+/**
+ * Sends the one queued call by blocking the isolate on it, when the program has nothing
+ * else in flight: the host's answer is the return value (no task crosses back). A reply
+ * of '' means the call was taken and its outcome comes the asynchronous way. False
+ * (nothing sent) when the asynchronous path must send it.
+ */
+function callBlocking(): boolean {
+  if (applySyncPromise === undefined || blockingPath === undefined || !blockingPath.allowed()) return false;
+  let reply: unknown;
+  try {
+    reply = apply(applySyncPromise, blockingRef, [undefined, [outgoing[0] as string]]);
+  } catch {
+    // Thrown before the call crossed (no stack left) or the isolate is going away.
+    return false;
+  }
+  delete outgoing[0];
+  outgoingCount = 0;
+  if (typeof reply === 'string' && reply !== '') blockingPath.settle(reply);
+  return true;
 }
 
 /** Sends the queued calls as one message; false (nothing sent, nothing lost) if sending failed. */

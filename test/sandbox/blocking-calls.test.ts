@@ -1,0 +1,150 @@
+// A call that is the only thing a program has in flight blocks the isolate while the host
+// answers it (for at most BLOCKING_CALL_WAIT_MS); anything else in flight, a pending timer,
+// or a slower tool, and calls take the asynchronous way. The program sees the same values,
+// errors, clock and parallelism either way, in both isolation modes.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createSandbox } from '../../sandbox/index.ts';
+import { blockingCallStats } from '../../sandbox/isolate-run.ts';
+import { BLOCKING_CALL_WAIT_MS } from '../../sandbox/limits.ts';
+import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
+import { expectOk, fakeHost, sleep } from './helpers.ts';
+
+const boxes = {
+  process: createSandbox({ poolSize: 1 }),
+  'in-process': createSandbox({ isolation: 'in-process', poolSize: 1 }),
+};
+const asyncOnly = createSandbox({ isolation: 'in-process', poolSize: 1, blockingCalls: false });
+afterAll(() => Promise.all([...Object.values(boxes), asyncOnly].map((box) => box.close())));
+
+const echo = async (request: HostCallRequest): Promise<HostCallOutcome> => {
+  const { n } = JSON.parse(request.argsJson) as { n: number };
+  return n % 7 === 3 ? { ok: false, code: `E${n}`, message: `no ${n}` } : { ok: true, valueJson: String(n * 2) };
+};
+
+const SEQUENTIAL = `const out = [];
+for (let n = 0; n < 40; n++) {
+  try { out.push(await tools.f({ n })); } catch (e) { out.push(e.name + ':' + e.code + ':' + e.message); }
+}
+return out;`;
+const sequentialResult = Array.from({ length: 40 }, (_, n) => (n % 7 === 3 ? `ToolCallError:E${n}:no ${n}` : n * 2));
+
+describe.each(Object.entries(boxes))('blocking calls (%s)', (_mode, sandbox) => {
+  it('sequential calls get their own values and errors', async () => {
+    expectOk(await sandbox.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult);
+  });
+
+  it('a tool slower than the blocking wait still answers, the asynchronous way', async () => {
+    const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
+      await sleep(BLOCKING_CALL_WAIT_MS * 15);
+      return echo(request);
+    };
+    const code = 'const a = await tools.f({ n: 1 }); const b = await tools.f({ n: 2 }); return [a, b];';
+    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall }), [2, 4]);
+  });
+
+  it("the guest clock moves to the outcome's recorded time, as on the asynchronous path", async () => {
+    const at = Date.now() + 3_600_000;
+    const hostCall = async (): Promise<HostCallOutcome> => ({ ok: true, valueJson: '1', at });
+    const outcome = await sandbox.run({
+      code: 'await tools.f({}); return Date.now();',
+      toolNames: ['f'],
+      hostCall,
+    });
+    expectOk(outcome);
+    expect(outcome.ok && (outcome.result as number) >= at).toBe(true);
+  });
+
+  it('a timer set before a slow call fires while the call is out', async () => {
+    const hostCall = async (): Promise<HostCallOutcome> => {
+      await sleep(300);
+      return { ok: true, valueJson: '"late"' };
+    };
+    const code = `const order = [];
+setTimeout(() => order.push('timer'), 5);
+order.push(await tools.f({}));
+return order;`;
+    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall }), ['timer', 'late']);
+  });
+
+  it('a call the program does not await does not hold it: the program ends, the call is aborted', async () => {
+    const host = fakeHost(
+      (request) =>
+        new Promise<HostCallOutcome>((resolve) => {
+          request.signal.addEventListener('abort', () => resolve({ ok: false, code: 'ABORTED', message: 'aborted' }));
+        }),
+    );
+    const started = Date.now();
+    const outcome = await sandbox.run({
+      code: 'tools.stuck({}); return "done";',
+      toolNames: ['stuck'],
+      hostCall: host.hostCall,
+      limits: { wallTimeMs: 20_000 },
+    });
+    expectOk(outcome, 'done');
+    // Generous: the wall clock (20 s) is what a blocked program would have waited for.
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect(host.calls.map((call) => call.toolName)).toStrictEqual(['stuck']);
+    expect(host.aborted).toStrictEqual([1]);
+  });
+
+  it('Promise.all keeps its parallelism', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const host = fakeHost(async (request) => {
+      if (host.inFlight === 10) release();
+      await gate;
+      return echo(request);
+    });
+    const code = 'return (await Promise.all(Array.from({ length: 10 }, (_, i) => tools.f({ n: i * 7 })))).length;';
+    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall: host.hostCall }), 10);
+    expect(host.maxInFlight).toBe(10);
+  });
+});
+
+describe('which path a call takes (in-process, where the counts are visible)', () => {
+  const sandbox = boxes['in-process'];
+  const counted = async (run: () => Promise<unknown>): Promise<{ answered: number; released: number }> => {
+    const before = { ...blockingCallStats };
+    await run();
+    return {
+      answered: blockingCallStats.answered - before.answered,
+      released: blockingCallStats.released - before.released,
+    };
+  };
+
+  it('a quick tool awaited one call at a time is answered while the isolate waits', async () => {
+    const counts = await counted(async () =>
+      expectOk(await sandbox.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult),
+    );
+    expect(counts).toStrictEqual({ answered: 40, released: 0 });
+  });
+
+  it('calls with others in flight, or with a timer pending, never block', async () => {
+    const parallel = 'return (await Promise.all([1, 2, 4].map((n) => tools.f({ n })))).length;';
+    const timer =
+      'const t = setTimeout(() => {}, 60_000); const v = await tools.f({ n: 1 }); clearTimeout(t); return v;';
+    const counts = await counted(async () => {
+      expectOk(await sandbox.run({ code: parallel, toolNames: ['f'], hostCall: echo }), 3);
+      expectOk(await sandbox.run({ code: timer, toolNames: ['f'], hostCall: echo }), 2);
+    });
+    expect(counts).toStrictEqual({ answered: 0, released: 0 });
+  });
+
+  it('a slow tool releases the isolate after the blocking wait', async () => {
+    const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
+      await sleep(BLOCKING_CALL_WAIT_MS * 15);
+      return echo(request);
+    };
+    const counts = await counted(async () =>
+      expectOk(await sandbox.run({ code: 'return await tools.f({ n: 5 });', toolNames: ['f'], hostCall }), 10),
+    );
+    expect(counts).toStrictEqual({ answered: 0, released: 1 });
+  });
+
+  it('blockingCalls: false sends every call the asynchronous way', async () => {
+    const counts = await counted(async () =>
+      expectOk(await asyncOnly.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult),
+    );
+    expect(counts).toStrictEqual({ answered: 0, released: 0 });
+  });
+});
