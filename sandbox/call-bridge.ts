@@ -18,6 +18,13 @@ export interface CallDispatcher {
   close(): void;
   /** The program aborted call `seq` (`tools.x(args, { signal })`): abort it on the host if it is still running. */
   cancel(seq: number): void;
+  /**
+   * A call the guest is blocked on, dispatched by blocking this thread until the host
+   * answers (process mode, blocking-call-pipe.ts): the outcome; a promise of it when the
+   * host let the call go on asynchronously; undefined when this dispatcher cannot block
+   * now (nothing was dispatched: `call` it instead).
+   */
+  callBlocking?(request: DispatchRequest): HostCallOutcome | Promise<HostCallOutcome> | undefined;
 }
 
 export type BridgeViolation = 'call-limit' | 'exception';

@@ -352,7 +352,30 @@ class Run {
     if (call === undefined) return '';
     // The guest's stretch of code ends here, as it does when it awaits an async call.
     this.#opsStarted += 1;
-    const dispatched = this.#options.dispatcher.call(call);
+    const { dispatcher } = this.#options;
+    const answered = dispatcher.callBlocking?.(call);
+    if (answered !== undefined && !(answered instanceof Promise)) return this.#answerBlocked(call.seq, answered);
+    const dispatched = answered ?? dispatcher.call(call);
+    // Released by the host already: straight on the asynchronous way.
+    const outcome = answered !== undefined ? undefined : await this.#waitBounded(dispatched);
+    if (outcome === undefined) {
+      blockingCallStats.released += 1;
+      // Not answered in time (or the run ended): it crosses later, as any call does.
+      void dispatched.then((answer) => this.#deliver(call.seq, answer));
+      return '';
+    }
+    return this.#answerBlocked(call.seq, outcome);
+  }
+
+  #answerBlocked(seq: number, outcome: HostCallOutcome): string {
+    blockingCallStats.answered += 1;
+    this.#pending -= 1;
+    if (this.#ended || this.#programSettled) return '';
+    return JSON.stringify(toDelivery(seq, outcome));
+  }
+
+  /** The outcome if it comes within BLOCKING_CALL_WAIT_MS and the run goes on, else undefined. */
+  async #waitBounded(dispatched: Promise<HostCallOutcome>): Promise<HostCallOutcome | undefined> {
     const outcome = await new Promise<HostCallOutcome | undefined>((resolve) => {
       const release = (): void => {
         clearTimeout(timer);
@@ -366,16 +389,7 @@ class Run {
       });
     });
     this.#releaseBlocked = undefined;
-    if (outcome === undefined) {
-      blockingCallStats.released += 1;
-      // Not answered in time (or the run ended): it crosses later, as any call does.
-      void dispatched.then((answer) => this.#deliver(call.seq, answer));
-      return '';
-    }
-    blockingCallStats.answered += 1;
-    this.#pending -= 1;
-    if (this.#ended || this.#programSettled) return '';
-    return JSON.stringify(toDelivery(call.seq, outcome));
+    return outcome;
   }
 
   /** Checks a call message: the request to dispatch (counted as pending), or undefined (the run may have ended). */

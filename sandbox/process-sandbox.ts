@@ -12,6 +12,8 @@
 // the fewest, spreading the work over the cores.
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
+import type { Readable, Writable } from 'node:stream';
+import { HostBlockingLink } from './blocking-call-pipe.ts';
 import { CallBridge } from './call-bridge.ts';
 import { CallRecord, DEFAULT_RERUN_RECORD_BYTES, type Divergence } from './call-record.ts';
 import type { CompiledProgram } from './compiled-program.ts';
@@ -119,6 +121,8 @@ interface Child {
   /** Outcomes waiting to cross in one message (see #sendResult). */
   results: CallResultItem[];
   resultsScheduled: boolean;
+  /** The pipes of calls it blocks on (blocking-call-pipe.ts), when blocking calls are on. */
+  blocking?: HostBlockingLink;
 }
 
 // The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
@@ -373,7 +377,8 @@ export class ProcessSandbox implements Sandbox {
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
       // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
       serialization: 'json',
-      stdio: ['ignore', output, output, 'ipc'],
+      // fds 4 and 5: the blocking-call pipes (blocking-call-pipe.ts).
+      stdio: ['ignore', output, output, 'ipc', ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : [])],
       env,
     });
     let markExited!: () => void;
@@ -404,6 +409,23 @@ export class ProcessSandbox implements Sandbox {
     void child.exited.then(() => clearTimeout(startupTimer));
     killOnHostExit(childProcess);
     childProcess.on('message', (value) => this.#onChildMessage(child, value));
+    const [answers, calls] = (childProcess.stdio as readonly unknown[]).slice(4, 6) as [Writable?, Readable?];
+    if (answers && calls) {
+      child.blocking = new HostBlockingLink(
+        answers,
+        calls,
+        (call) => {
+          child.lastHeard = Date.now();
+          const run = child.runs.get(call.runId);
+          if (run === undefined) child.blocking?.release();
+          else this.#onCall(child, run, call);
+        },
+        (why) => {
+          child.killedBecause ??= `it sent ${why} and was killed`;
+          childProcess.kill('SIGKILL');
+        },
+      );
+    }
     childProcess.on('error', () => {
       // spawn/IPC failure: 'exit' (or the watchdog) follows and fails the runs
     });
@@ -587,7 +609,11 @@ export class ProcessSandbox implements Sandbox {
     child.callsOut += 1;
     void run.bridge.call({ seq: call.seq, toolName: call.toolName, argsJson: call.argsJson }).then((outcome) => {
       child.callsOut -= 1;
-      if (child.runs.get(run.runId) === run) this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
+      if (child.runs.get(run.runId) !== run) return;
+      // The call the process is blocked on is answered on its pipe; any other over IPC.
+      if (child.blocking?.answer(run.runId, call.seq, outcome) !== true) {
+        this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
+      }
     });
   }
 
@@ -762,6 +788,8 @@ export class ProcessSandbox implements Sandbox {
 
   #sendNow(child: Child, message: HostToChild): void {
     if (child.dead || !child.process.connected) return;
+    // A process blocked on a call reads nothing else: let it go on first.
+    child.blocking?.release();
     try {
       child.process.send(message);
     } catch {
@@ -773,10 +801,12 @@ export class ProcessSandbox implements Sandbox {
   #refChild(child: Child): void {
     child.process.ref();
     child.process.channel?.ref();
+    child.blocking?.ref(true);
   }
 
   #unrefChild(child: Child): void {
     child.process.unref();
     child.process.channel?.unref();
+    child.blocking?.ref(false);
   }
 }

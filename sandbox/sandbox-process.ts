@@ -1,6 +1,7 @@
 // Entry point of the sandbox child process: keeps a pool of pre-warmed isolates and
 // runs programs for the host, one fresh isolate per run; nested calls and logs travel
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
+import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
@@ -57,6 +58,28 @@ class IpcDispatcher implements CallDispatcher {
     return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
   }
 
+  /**
+   * The call the guest is blocked on, while this process has no other run: this thread
+   * blocks in read() until the host answers (blocking-call-pipe.ts), so the answer needs
+   * no event-loop wake-up here. Undefined when this process has other work (other runs,
+   * IPC messages still being written) and the call must go over IPC.
+   */
+  callBlocking(request: DispatchRequest): HostCallOutcome | Promise<HostCallOutcome> | undefined {
+    if (this.#closed || !blockingPipe || runs.size !== 1 || queuedCalls.length > 0 || ipcBacklog() > 0)
+      return undefined;
+    let outcome: HostCallOutcome | undefined;
+    try {
+      outcome = callAndWait({ runId: this.#runId, ...request });
+    } catch {
+      // The host is gone (as on 'disconnect').
+      process.kill(process.pid, 'SIGKILL');
+      return undefined;
+    }
+    if (outcome !== undefined) return outcome;
+    // Released: the outcome comes over IPC.
+    return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
+  }
+
   cancel(seq: number): void {
     if (!this.#closed && this.#pending.has(seq)) send({ type: 'cancel-call', runId: this.#runId, seq });
   }
@@ -107,6 +130,14 @@ interface ChildRun {
 }
 
 const config = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>;
+/** The host opened the blocking-call pipes (it does when blocking calls are on). */
+const blockingPipe = config.blockingCalls !== false;
+
+/** Bytes of IPC messages still waiting to be written (blocking now would hold them back). */
+function ipcBacklog(): number {
+  const queued = (process.channel as { writeQueueSize?: unknown } | undefined)?.writeQueueSize;
+  return typeof queued === 'number' ? queued : 1;
+}
 let retiring = false;
 const pool = new IsolatePool({
   size: config.poolSize ?? 2,
