@@ -130,6 +130,8 @@ async function guestUs(mode: GuestMode): Promise<number> {
   const child = startChild(mode);
   try {
     return await new Promise<number>((resolve) => {
+      // A child that never finishes (e.g. a hung isolate) gives no figure, not a hung bench.
+      setTimeout(() => resolve(Number.NaN), 60_000).unref();
       child.onFrame((text) => {
         const m = JSON.parse(text) as { seq?: number; args?: string; done?: number };
         if (m.done !== undefined) resolve(m.done);
@@ -141,26 +143,65 @@ async function guestUs(mode: GuestMode): Promise<number> {
   }
 }
 
-const FLOORS: Record<string, () => Promise<number>> = {
-  'in-process: async Callback round trip': () => bareIsolateRoundTripUs(CALLS),
-  'in-process: send + deliver task (current design)': () => inProcessUs('deliver'),
-  'in-process: applySyncPromise (blocked isolate)': () => inProcessUs('sync'),
-  'process: Node IPC echo (json)': () => echoUs('echo-ipc'),
-  'process: raw pipe echo (newline frames)': () => echoUs('echo-pipe'),
-  'process: guest, send + deliver, Node IPC (current design)': () => guestUs('guest-ipc'),
-  'process: guest, send + deliver, raw pipe': () => guestUs('guest-pipe'),
-  'process: guest, applySyncPromise, Node IPC': () => guestUs('guest-ipc-sync'),
-  'process: guest, applySyncPromise, raw pipe': () => guestUs('guest-pipe-sync'),
-  'process: guest, applySyncPromise, child main blocks in read()': () => guestUs('guest-block-main'),
-  'process: guest on the child main thread, inline read()': () => guestUs('guest-block-inline'),
-};
+/** Each design's bare floor: what it measures, and a measurement (µs per call). */
+export const CROSSING_FLOORS = {
+  'in-process-callback': {
+    label: 'in-process: async Callback round trip',
+    measure: () => bareIsolateRoundTripUs(CALLS),
+  },
+  'in-process-send-deliver': {
+    label: 'in-process: send + deliver task (the asynchronous design)',
+    measure: () => inProcessUs('deliver'),
+  },
+  'in-process-blocking': {
+    label: 'in-process: applySyncPromise (blocked isolate)',
+    measure: () => inProcessUs('sync'),
+  },
+  'ipc-echo': { label: 'process: Node IPC echo (json)', measure: () => echoUs('echo-ipc') },
+  'pipe-echo': { label: 'process: raw pipe echo (newline frames)', measure: () => echoUs('echo-pipe') },
+  'process-send-deliver-ipc': {
+    label: 'process: guest, send + deliver, Node IPC (the asynchronous design)',
+    measure: () => guestUs('guest-ipc'),
+  },
+  'process-send-deliver-pipe': {
+    label: 'process: guest, send + deliver, raw pipe',
+    measure: () => guestUs('guest-pipe'),
+  },
+  'process-blocking-ipc': {
+    label: 'process: guest, applySyncPromise, Node IPC',
+    measure: () => guestUs('guest-ipc-sync'),
+  },
+  'process-blocking-pipe': {
+    label: 'process: guest, applySyncPromise, raw pipe',
+    measure: () => guestUs('guest-pipe-sync'),
+  },
+  'process-blocking-read': {
+    label: "process: guest, applySyncPromise, the sandbox process's main thread blocked in read()",
+    measure: () => guestUs('guest-block-main'),
+  },
+  'process-inline-read': {
+    label: 'process: guest on the thread that blocks in read() (no thread hop inside the sandbox process)',
+    measure: () => guestUs('guest-block-inline'),
+  },
+} satisfies Record<string, { label: string; measure: () => Promise<number> }>;
 
-const rounds = Number(process.argv[2] ?? 5);
-const samples = new Map<string, number[]>(Object.keys(FLOORS).map((name) => [name, []]));
-for (let round = 0; round < rounds; round += 1) {
-  for (const [name, measure] of Object.entries(FLOORS)) samples.get(name)?.push(await measure());
-}
-for (const [name, values] of samples) {
-  const s = summarize(values);
-  console.log(`${name.padEnd(60)} p50 ${s.p50.toFixed(1).padStart(6)} µs  p90 ${s.p90.toFixed(1).padStart(6)} µs`);
+export type CrossingDesign = keyof typeof CROSSING_FLOORS;
+
+if (import.meta.main) {
+  const rounds = Number(process.argv[2] ?? 5);
+  const samples = new Map<CrossingDesign, number[]>();
+  for (let round = 0; round < rounds; round += 1) {
+    for (const [name, floor] of Object.entries(CROSSING_FLOORS) as [
+      CrossingDesign,
+      { measure: () => Promise<number> },
+    ][]) {
+      samples.set(name, [...(samples.get(name) ?? []), await floor.measure()]);
+    }
+  }
+  for (const [name, values] of samples) {
+    const s = summarize(values);
+    console.log(
+      `${CROSSING_FLOORS[name].label.padEnd(100)} p50 ${s.p50.toFixed(1).padStart(6)} µs  p90 ${s.p90.toFixed(1).padStart(6)} µs`,
+    );
+  }
 }

@@ -3,6 +3,7 @@
 // direct rt.execute calls of the same tool (the pipeline's own cost), the bare
 // transports it crosses (bare-round-trips.ts) and the host side alone (host-side-bench.ts).
 import { bareIpcRoundTripUs, bareIsolateRoundTripUs } from './bare-round-trips.ts';
+import { CROSSING_FLOORS, type CrossingDesign } from './crossing-floors.ts';
 import { createHostSideBench } from './host-side-bench.ts';
 import { NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
@@ -22,6 +23,15 @@ export interface NestedCallResult {
   readonly asyncNestedUs?: Summary;
   /** Microseconds per HostCall driven from plain JS: the host side alone (absent in runs before it was measured). */
   readonly hostSideUs?: Summary;
+  /**
+   * Bare floor (crossing-floors.ts, µs per call, no pipeline) of the design the sandbox
+   * uses for a call the program awaits alone, and the lowest of any design tried for this
+   * isolation (absent in runs before they were measured).
+   */
+  readonly designFloorUs?: Summary;
+  readonly lowestFloorUs?: Summary;
+  readonly designFloor?: string;
+  readonly lowestFloor?: string;
   /** 2 × direct + bare isolate round trip (+ bare IPC in process isolation), at p50. */
   readonly budgetUs: number;
   readonly ratioToBudget: number;
@@ -37,6 +47,8 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
   const iterations = options.iterations ?? 7;
   const results: NestedCallResult[] = [];
   for (const isolation of isolations) {
+    const design: CrossingDesign = isolation === 'process' ? 'process-blocking-read' : 'in-process-blocking';
+    const lowest: CrossingDesign = isolation === 'process' ? 'process-inline-read' : 'in-process-blocking';
     const bench = createBenchRuntime({ isolation });
     const asyncBench = createBenchRuntime({ isolation, blockingCalls: false });
     const hostSide = createHostSideBench();
@@ -57,6 +69,8 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       const hostSides: number[] = [];
       const asyncNested: number[] = [];
       const asyncTrivials: number[] = [];
+      const designFloors: number[] = [];
+      const lowestFloors: number[] = [];
       for (let i = 0; i < iterations; i += 1) {
         trivials.push(await timeMs(() => bench.runCode(TRIVIAL_PROGRAM)));
         nested.push(await timeMs(() => bench.runCode(NESTED_CALLS_PROGRAM)));
@@ -66,6 +80,8 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         bareIsolate.push(await bareIsolateRoundTripUs(NESTED_CALLS));
         if (isolation === 'process') bareIpc.push(await bareIpcRoundTripUs(NESTED_CALLS));
         hostSides.push(await hostSide.perCallUs());
+        designFloors.push(await CROSSING_FLOORS[design].measure());
+        if (lowest !== design) lowestFloors.push(await CROSSING_FLOORS[lowest].measure());
       }
       const trivialMs = summarize(trivials).p50;
       const nestedUs = summarize(nested.map((ms) => ((ms - trivialMs) * 1000) / NESTED_CALLS));
@@ -83,6 +99,10 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         ...(bareIpcUs === undefined ? {} : { bareIpcUs }),
         hostSideUs: summarize(hostSides),
         asyncNestedUs,
+        designFloorUs: summarize(designFloors),
+        lowestFloorUs: summarize(lowest === design ? designFloors : lowestFloors),
+        designFloor: CROSSING_FLOORS[design].label,
+        lowestFloor: CROSSING_FLOORS[lowest].label,
         budgetUs,
         ratioToBudget: nestedUs.p50 / budgetUs,
       });

@@ -29,8 +29,17 @@ export class HostBlockingLink {
   #blocked: { runId: number; seq: number; timer: ReturnType<typeof setTimeout> } | undefined;
   #buffered = '';
 
-  /** `onCall` gets every well-formed call frame; `onBroken` a frame that is not one (the process is broken). */
-  constructor(answers: Writable, calls: Readable, onCall: (call: CallItem) => void, onBroken: (why: string) => void) {
+  /**
+   * `onCall` gets every well-formed call frame; `onBroken` a frame that is not one (the
+   * process is broken). A blocked call is released after `waitMs`.
+   */
+  constructor(
+    answers: Writable,
+    calls: Readable,
+    onCall: (call: CallItem) => void,
+    onBroken: (why: string) => void,
+    waitMs = BLOCKING_CALL_WAIT_MS,
+  ) {
     this.#answers = answers;
     this.#calls = calls;
     calls.setEncoding('utf8');
@@ -45,11 +54,10 @@ export class HostBlockingLink {
           return;
         }
         // The process is blocked until it hears back: the answer, or a release in time.
-        this.#blocked = {
-          runId: call.runId,
-          seq: call.seq,
-          timer: setTimeout(() => this.release(), BLOCKING_CALL_WAIT_MS),
-        };
+        clearTimeout(this.#blocked?.timer);
+        const timer = setTimeout(() => this.release(), waitMs);
+        timer.unref();
+        this.#blocked = { runId: call.runId, seq: call.seq, timer };
         onCall(call);
         end = this.#buffered.indexOf('\n');
       }

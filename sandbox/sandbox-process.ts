@@ -11,10 +11,20 @@ import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome } from './types.ts';
 
+/** IPC messages handed to Node and not written yet (blocking now would hold them back). */
+let ipcWritesPending = 0;
+const ipcWritten = (): void => {
+  ipcWritesPending -= 1;
+};
+
 function sendNow(message: ChildToHost): void {
+  if (process.send === undefined) return;
+  ipcWritesPending += 1;
   try {
-    process.send?.(message);
+    // The callback runs once the message is written (or the channel closed under it).
+    process.send(message, ipcWritten);
   } catch {
+    ipcWritesPending -= 1;
     // the host is gone; 'disconnect' ends this process
   }
 }
@@ -65,8 +75,9 @@ class IpcDispatcher implements CallDispatcher {
    * IPC messages still being written) and the call must go over IPC.
    */
   callBlocking(request: DispatchRequest): HostCallOutcome | Promise<HostCallOutcome> | undefined {
-    if (this.#closed || !blockingPipe || runs.size !== 1 || queuedCalls.length > 0 || ipcBacklog() > 0)
+    if (this.#closed || !blockingPipe || runs.size !== 1 || queuedCalls.length > 0 || ipcWritesPending > 0) {
       return undefined;
+    }
     let outcome: HostCallOutcome | undefined;
     try {
       outcome = callAndWait({ runId: this.#runId, ...request });
@@ -133,11 +144,6 @@ const config = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>;
 /** The host opened the blocking-call pipes (it does when blocking calls are on). */
 const blockingPipe = config.blockingCalls !== false;
 
-/** Bytes of IPC messages still waiting to be written (blocking now would hold them back). */
-function ipcBacklog(): number {
-  const queued = (process.channel as { writeQueueSize?: unknown } | undefined)?.writeQueueSize;
-  return typeof queued === 'number' ? queued : 1;
-}
 let retiring = false;
 const pool = new IsolatePool({
   size: config.poolSize ?? 2,
