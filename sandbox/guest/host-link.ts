@@ -60,7 +60,21 @@ export function postCall(message: Bare<CallMessage>): void {
   outgoingCount++;
 }
 
+/**
+ * Microtask turns a lone call waits before it blocks the isolate: a program that goes on
+ * without awaiting it (returns, logs, makes another call) shows it by then, and the call
+ * goes the asynchronous way instead.
+ */
+const TURNS_BEFORE_BLOCKING = 3;
+let turnsWaited = 0;
+
 function flushQueuedCalls(): void {
+  if (outgoingCount === 1 && turnsWaited < TURNS_BEFORE_BLOCKING && mayBlock()) {
+    turnsWaited++;
+    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    return;
+  }
+  turnsWaited = 0;
   flushScheduled = false;
   if (outgoingCount === 1 && callBlocking()) return;
   if (!sendQueuedCalls() && !flushScheduled) {
@@ -76,6 +90,10 @@ function flushQueuedCalls(): void {
  * of '' means the call was taken and its outcome comes the asynchronous way. False
  * (nothing sent) when the asynchronous path must send it.
  */
+function mayBlock(): boolean {
+  return applySyncPromise !== undefined && blockingPath !== undefined && blockingPath.allowed();
+}
+
 function callBlocking(): boolean {
   if (applySyncPromise === undefined || blockingPath === undefined || !blockingPath.allowed()) return false;
   let reply: unknown;

@@ -130,6 +130,33 @@ describe('which path a call takes (in-process, where the counts are visible)', (
     expect(counts).toStrictEqual({ answered: 0, released: 0 });
   });
 
+  it('a call the program goes on without awaiting never blocks it', async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const host = fakeHost(async (request) => {
+      if (host.inFlight === 2) release();
+      await gate;
+      return echo(request);
+    });
+    const stuck = fakeHost(
+      (request) =>
+        new Promise<HostCallOutcome>((resolve) => {
+          request.signal.addEventListener('abort', () => resolve({ ok: false, code: 'ABORTED', message: 'aborted' }));
+        }),
+    );
+    const counts = await counted(async () => {
+      expectOk(
+        await sandbox.run({ code: 'tools.stuck({}); return "done";', toolNames: ['stuck'], hostCall: stuck.hostCall }),
+        'done',
+      );
+      // The second call is made a turn later: both are in flight together.
+      const code = 'const a = tools.f({ n: 1 }); await null; const b = tools.f({ n: 2 }); return [await a, await b];';
+      expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall: host.hostCall }), [2, 4]);
+    });
+    expect(counts).toStrictEqual({ answered: 0, released: 0 });
+    expect(host.maxInFlight).toBe(2);
+  });
+
   it('a slow tool releases the isolate after the blocking wait', async () => {
     const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
       await sleep(BLOCKING_CALL_WAIT_MS * 15);
