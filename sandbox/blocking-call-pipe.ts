@@ -22,6 +22,9 @@ const NEWLINE = 0x0a;
 /** Host -> sandbox process, one per blocked call. */
 export type BlockingAnswer = { readonly seq: number; readonly outcome: HostCallOutcome } | { readonly release: true };
 
+/** How the calls sandbox processes blocked on fared, host side (for tests and diagnostics). */
+export const blockingPipeStats = { answered: 0, released: 0 };
+
 /** Host side of the pipes of one sandbox process. */
 export class HostBlockingLink {
   readonly #answers: Writable;
@@ -72,13 +75,16 @@ export class HostBlockingLink {
   answer(runId: number, seq: number, outcome: HostCallOutcome): boolean {
     const blocked = this.#blocked;
     if (blocked === undefined || blocked.runId !== runId || blocked.seq !== seq) return false;
+    blockingPipeStats.answered += 1;
     this.#write({ seq, outcome });
     return true;
   }
 
   /** Lets the blocked process go on (its call's outcome will come over IPC); a no-op when none is blocked. */
   release(): void {
-    if (this.#blocked !== undefined) this.#write({ release: true });
+    if (this.#blocked === undefined) return;
+    blockingPipeStats.released += 1;
+    this.#write({ release: true });
   }
 
   /** An idle sandbox process's pipes must not keep the host's event loop alive. */

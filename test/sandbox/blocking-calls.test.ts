@@ -4,6 +4,7 @@
 // errors, clock and parallelism either way, in both isolation modes.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
+import { blockingPipeStats } from '../../sandbox/blocking-call-pipe.ts';
 import { blockingCallStats } from '../../sandbox/isolate-run.ts';
 import { BLOCKING_CALL_WAIT_MS } from '../../sandbox/limits.ts';
 import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
@@ -173,5 +174,28 @@ describe('which path a call takes (in-process, where the counts are visible)', (
       expectOk(await asyncOnly.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult),
     );
     expect(counts).toStrictEqual({ answered: 0, released: 0 });
+  });
+});
+
+describe('process mode: the blocking-call pipes', () => {
+  it('a sandbox process with one run sends each call it blocks on over the pipes, each answered once', async () => {
+    const before = { ...blockingPipeStats };
+    expectOk(await boxes.process.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult);
+    const answered = blockingPipeStats.answered - before.answered;
+    const released = blockingPipeStats.released - before.released;
+    // Released only when the host was more than the blocking wait late (a loaded machine).
+    expect(answered + released).toBe(40);
+    expect(answered).toBeGreaterThan(0);
+  });
+
+  it('blockingCalls: false opens no pipes', async () => {
+    const sandbox = createSandbox({ poolSize: 1, blockingCalls: false });
+    try {
+      const before = { ...blockingPipeStats };
+      expectOk(await sandbox.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult);
+      expect(blockingPipeStats).toStrictEqual(before);
+    } finally {
+      await sandbox.close();
+    }
   });
 });
