@@ -264,7 +264,11 @@ export class IsolatePool {
     }
     try {
       if (this.#closed) throw new Error('the sandbox is closed');
-      return await PreparedIsolate.create(memoryMb, this.#options.onCatastrophic, this.#options.blockingCalls !== false);
+      return await PreparedIsolate.create(
+        memoryMb,
+        this.#options.onCatastrophic,
+        this.#options.blockingCalls !== false,
+      );
     } finally {
       // The turn passes straight to the next waiter (the count stays), else it is freed.
       const next = this.#turns.shift();
