@@ -291,11 +291,13 @@ async function runExecution(
   // ---- around dispatch + body ----
   if (draft === undefined) {
     let dispatched: { draft: Draft } | { pipelineError: unknown } | undefined;
-    const bodies = gates.onBodyOutlived === undefined ? undefined : new BodyTracker();
+    // Made only where a give-up can happen (a wrapper, or a caller signal that can abort).
+    let bodies: BodyTracker | undefined;
+    const tracker = gates.onBodyOutlived === undefined ? undefined : () => (bodies ??= new BodyTracker());
     const dispatch = async (): Promise<void> => {
       if (dispatched !== undefined) throw new Error('runDispatch called dispatch twice');
       try {
-        dispatched = { draft: await aroundDispatch(deps, exec, bodies) };
+        dispatched = { draft: await aroundDispatch(deps, exec, tracker) };
       } catch (error) {
         dispatched = { pipelineError: error };
       }
@@ -493,11 +495,13 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
-async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, bodies?: BodyTracker): Promise<Draft> {
+async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () => BodyTracker): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
     // No wrapper: the body's draft is the outcome, with no result object built for one to see.
+    // Without a wrapper only the caller's abort can give the body up.
+    const bodies = exec.callerSignal === NEVER_ABORTED ? undefined : tracker?.();
     const draft = await dispatchBody(deps, exec, bodies);
     exec.enterPhase('post');
     return draft;
@@ -509,6 +513,7 @@ async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, bodies?:
     (h, next: () => Promise<ToolResult>) => h(exec.view, next),
     async () => {
       // A wrapper may return before the body settles (a deadline): the dispatch is tracked too.
+      const bodies = tracker?.();
       const run = dispatchBody(deps, exec, bodies);
       bodies?.track(run);
       return (canonical = canonicalResult(exec, await run));
