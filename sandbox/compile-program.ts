@@ -10,14 +10,14 @@ import { CompileCache } from './compile-cache.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
 import { MAX_PROGRAM_BYTES } from './limits.ts';
-import { findDeepNesting, MAX_NESTING_DEPTH } from './nesting-bound.ts';
-import { findLongRegExpLiteral, MAX_REGEXP_SOURCE_CHARS } from './regexp-literal-bound.ts';
+import { excerptAt, LINE_BREAK, refuseBeforeCompile } from './refuse-before-compile.ts';
 
 /** Largest program accepted, in UTF-8 bytes (model programs are a few KiB); defined in limits.ts. */
 export { MAX_PROGRAM_BYTES };
 /** Largest compiled output (script plus source map), in characters. */
 export const MAX_COMPILED_CHARS = 16 * 1_048_576;
 export { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
+export { refuseBeforeCompile } from './refuse-before-compile.ts';
 
 /** Longest a compile may take before the compiler is stopped. */
 export const COMPILE_TIME_LIMIT_MS = 10_000;
@@ -46,8 +46,6 @@ export type CompileResult =
       readonly location?: { readonly line: number; readonly column: number };
     };
 
-const LINE_BREAK = /\r\n|[\n\r\u2028\u2029]/;
-
 /** This process's compiled programs by source text (compile-cache.ts). */
 const compiledPrograms = new CompileCache();
 
@@ -56,54 +54,6 @@ export interface CompileOptions {
   readonly deadlineMs?: number;
   /** Levels of nesting refused before the compiler runs (`Infinity` hands everything to it). @default MAX_NESTING_DEPTH */
   readonly maxNestingDepth?: number;
-}
-
-/**
- * The refusal of a program over a bound checked before anything compiles it (its size,
- * a regular expression literal, its nesting), or undefined. Cheap (one linear pass): a
- * type check can ask first and skip what the compiler will refuse anyway.
- */
-export function refuseBeforeCompile(
-  code: string,
-  options: Pick<CompileOptions, 'maxNestingDepth'> = {},
-  lines: readonly string[] = code.split(LINE_BREAK),
-): (CompileResult & { ok: false }) | undefined {
-  const bytes = Buffer.byteLength(code, 'utf8');
-  if (bytes > MAX_PROGRAM_BYTES) {
-    return {
-      ok: false,
-      message: `The program is ${bytes} bytes, over the limit of ${MAX_PROGRAM_BYTES} bytes: write a shorter program (fetch data with tool calls instead of embedding it).`,
-    };
-  }
-  const longRegExp = findLongRegExpLiteral(lines);
-  if (longRegExp !== undefined) {
-    const { line, column, sourceChars } = longRegExp;
-    return {
-      ok: false,
-      message:
-        `Regular expression too long at line ${line}, column ${column}: its source is ${sourceChars} characters, ` +
-        `over the limit of ${MAX_REGEXP_SOURCE_CHARS} (MAX_REGEXP_SOURCE_CHARS). Use a shorter pattern or match in steps ` +
-        `(e.g. a Set of words instead of one long alternation). If it is not a regular expression (say, a long string ` +
-        `holding two distant "/"), break the line.\n${excerptAt(lines[line - 1] ?? '', line, column)}`,
-      location: { line, column },
-    };
-  }
-  const maxDepth = options.maxNestingDepth ?? MAX_NESTING_DEPTH;
-  const deep = findDeepNesting(code, maxDepth);
-  if (deep !== undefined) {
-    const { line, column } = deep;
-    return {
-      ok: false,
-      message:
-        `The program nests too deeply at line ${line}, column ${column}: more than ${maxDepth} levels ` +
-        `(MAX_NESTING_DEPTH) of brackets, template substitutions, arrow functions, conditionals or assignments, ` +
-        `or of prefix operators, labels or brace-less statements in a row; the compiler's time grows faster than ` +
-        `the nesting. Flatten it: name intermediate values and functions.\n` +
-        excerptAt(lines[line - 1] ?? '', line, column),
-      location: { line, column },
-    };
-  }
-  return undefined;
 }
 
 /** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
@@ -188,16 +138,4 @@ function describeSyntaxError(error: Message, lines: readonly string[], label: st
     message: `Syntax error at line ${line}, column ${column}: ${text}\n${excerpt}`,
     location: { line, column },
   };
-}
-
-const EXCERPT_WIDTH = 120;
-
-function excerptAt(source: string, line: number, column: number): string {
-  let start = 0;
-  if (source.length > EXCERPT_WIDTH)
-    start = Math.max(0, Math.min(column - EXCERPT_WIDTH / 2, source.length - EXCERPT_WIDTH));
-  const shown = source.slice(start, start + EXCERPT_WIDTH);
-  const gutter = `${line} | `;
-  const caret = ' '.repeat(gutter.length - 2) + '| ' + ' '.repeat(Math.max(0, column - 1 - start)) + '^';
-  return `${gutter}${shown}\n${caret}`;
 }

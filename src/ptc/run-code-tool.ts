@@ -2,7 +2,7 @@
 // model's program in the sandbox; every SDK call the program makes comes back here
 // and becomes a nested registry execution through the whole pipeline, ordered by the
 // same call sequencer that schedules a model turn.
-import { refuseBeforeCompile } from '../../sandbox/compile-program.ts';
+import { refuseBeforeCompile } from '../../sandbox/refuse-before-compile.ts';
 import { DEFAULT_LIMITS, MAX_ARGS_BYTES } from '../../sandbox/limits.ts';
 import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';

@@ -33,9 +33,10 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
       code: 'await tools.hang({}); return 1;',
       toolNames: ['hang'],
       hostCall: host.hostCall,
-      limits: { wallTimeMs: 300 },
+      // Long enough for the call to reach the host on a loaded machine (it is what is checked).
+      limits: { wallTimeMs: 1_500 },
     });
-    expectKind(outcome, 'timeout', /wall-clock limit of 300 ms/);
+    expectKind(outcome, 'timeout', /wall-clock limit of 1500 ms/);
     // The in-flight call was aborted and waited for.
     expect(host.aborted).toStrictEqual([1]);
     expect(host.settled).toStrictEqual([1]);
