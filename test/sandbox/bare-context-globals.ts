@@ -29,6 +29,8 @@ export function bareContextGlobals(): ContextGlobals {
 
 /** The web-standard globals the guest offers (sandbox/guest/web-globals.ts, docs/guest-globals.md). */
 export const WEB_GLOBALS: readonly string[] = [
+  // Node 26 has QuotaExceededError as a class of its own; the guest follows the Node line.
+  ...(Number(process.versions.node.split('.')[0]) >= 26 ? ['QuotaExceededError'] : []),
   'AbortController',
   'AbortSignal',
   'Crypto',
