@@ -6,6 +6,7 @@
 import { readSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import ivm from 'isolated-vm';
+import { installGuestLoop } from './floor-guest-loop.ts';
 
 const [mode = '', callsText = '1000'] = process.argv.slice(2);
 const calls = Number(callsText);
@@ -58,25 +59,9 @@ async function guest(channel: 'ipc' | 'pipe', delivery: 'apply' | 'sync'): Promi
         }),
     ),
   );
-  const script = await isolate.compileScript(`
-    const pending = new Map();
-    globalThis.__deliver = (text) => { const m = JSON.parse(text); const r = pending.get(m.seq); pending.delete(m.seq); r(JSON.parse(m.value)); };
-    const callAsync = (seq, args) => new Promise((resolve) => { pending.set(seq, resolve); __send(JSON.stringify({ seq, args: JSON.stringify(args) })); });
-    const callSync = (seq, args) => { const m = JSON.parse(__callSync.applySyncPromise(undefined, [JSON.stringify({ seq, args: JSON.stringify(args) })])); return JSON.parse(m.value); };
-    globalThis.__main = async (n, sync) => {
-      let sum = 0;
-      for (let i = 1; i <= n; i++) sum += sync ? callSync(i, { n: i }).n : (await callAsync(i, { n: i })).n;
-      return sum;
-    };`);
-  await script.run(context);
-  deliver = (await context.global.get('__deliver', { reference: true })) as ivm.Reference<(text: string) => void>;
-  const main = (await context.global.get('__main', { reference: true })) as ivm.Reference<
-    (n: number, sync: boolean) => Promise<number>
-  >;
-  await main.apply(undefined, [50, delivery === 'sync'], { result: { promise: true } });
-  const start = performance.now();
-  await main.apply(undefined, [calls, delivery === 'sync'], { result: { promise: true } });
-  const us = ((performance.now() - start) * 1000) / calls;
+  const loop = await installGuestLoop(isolate, context);
+  deliver = loop.deliver;
+  const us = await loop.time(calls, delivery === 'sync');
   if (channel === 'pipe') toParent(JSON.stringify({ done: us }));
   else process.send?.({ done: us });
 }

@@ -13,6 +13,7 @@ import type { Socket } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { bareIsolateRoundTripUs } from './bare-round-trips.ts';
+import { installGuestLoop } from './floor-guest-loop.ts';
 import { summarize } from './stats.ts';
 
 const CALLS = 1000;
@@ -36,25 +37,9 @@ async function inProcessUs(design: 'deliver' | 'sync'): Promise<number> {
       ),
     );
     await context.global.set('__callSync', new ivm.Reference(async (text: string) => answer(text)));
-    const script = await isolate.compileScript(`
-      const pending = new Map();
-      globalThis.__deliver = (text) => { const m = JSON.parse(text); const r = pending.get(m.seq); pending.delete(m.seq); r(JSON.parse(m.value)); };
-      const callAsync = (seq, args) => new Promise((resolve) => { pending.set(seq, resolve); __send(JSON.stringify({ seq, args: JSON.stringify(args) })); });
-      const callSync = (seq, args) => JSON.parse(JSON.parse(__callSync.applySyncPromise(undefined, [JSON.stringify({ seq, args: JSON.stringify(args) })])).value);
-      globalThis.__main = async (n, sync) => {
-        let sum = 0;
-        for (let i = 1; i <= n; i++) sum += sync ? callSync(i, { n: i }).n : (await callAsync(i, { n: i })).n;
-        return sum;
-      };`);
-    await script.run(context);
-    deliver = (await context.global.get('__deliver', { reference: true })) as ivm.Reference<(text: string) => void>;
-    const main = (await context.global.get('__main', { reference: true })) as ivm.Reference<
-      (n: number, sync: boolean) => Promise<number>
-    >;
-    await main.apply(undefined, [50, design === 'sync'], { result: { promise: true } });
-    const start = performance.now();
-    await main.apply(undefined, [CALLS, design === 'sync'], { result: { promise: true } });
-    return ((performance.now() - start) * 1000) / CALLS;
+    const loop = await installGuestLoop(isolate, context);
+    deliver = loop.deliver;
+    return await loop.time(CALLS, design === 'sync');
   } finally {
     isolate.dispose();
   }
