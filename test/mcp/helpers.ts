@@ -1,5 +1,6 @@
 // Paths and versions of the real third-party MCP servers the suite runs (installed
 // from the npm registry by `npm ci`), and a scratch directory for the filesystem one.
+import { type ChildProcessWithoutNullStreams, spawn } from 'node:child_process';
 import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -68,4 +69,39 @@ export function childPids(needle: string): number[] {
     }
   }
   return pids;
+}
+
+/** Spawns `ptc serve --http 127.0.0.1:0 …` and waits for the line that gives its URL; `cleanups` gets its kill. */
+export async function spawnServe(
+  cleanups: (() => Promise<void>)[],
+  args: string[],
+  env: Record<string, string>,
+): Promise<{
+  child: ChildProcessWithoutNullStreams;
+  url: string;
+  stderr: () => string;
+  exited: Promise<number | null>;
+}> {
+  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_OPTIONS: '', ...env };
+  if (env['PTC_SERVE_TOKEN'] === '') delete childEnv['PTC_SERVE_TOKEN'];
+  const child = spawn(
+    process.execPath,
+    ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args],
+    { cwd: REPO, env: childEnv },
+  );
+  let err = '';
+  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
+  cleanups.push(async () => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+      err += chunk;
+      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
+      if (match !== null) resolve(match[1]!);
+    });
+    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
+  });
+  return { child, url, stderr: () => err, exited };
 }

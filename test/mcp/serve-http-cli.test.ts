@@ -4,7 +4,6 @@
 // token is generated and printed); and `--mcp-url` / `--mcp-header` importing the tools
 // of an HTTP server this test starts.
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,7 +13,7 @@ import { main } from '../../src/cli/main.ts';
 import { createToolRuntime } from '../../src/index.ts';
 import { connectMcpServer, serveMcpHttp } from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
-import { REPO, scratchDir } from './helpers.ts';
+import { scratchDir, spawnServe } from './helpers.ts';
 
 const TOKEN = 'cli-test-token-0123456789';
 const cleanups: (() => Promise<void>)[] = [];
@@ -42,40 +41,6 @@ async function ptc(
       else process.env[k] = v;
     }
   }
-}
-
-/** Spawns `ptc serve --http 127.0.0.1:0 …` and waits for the line that gives its URL. */
-async function spawnServe(
-  args: string[],
-  env: Record<string, string>,
-): Promise<{
-  child: ChildProcessWithoutNullStreams;
-  url: string;
-  stderr: () => string;
-  exited: Promise<number | null>;
-}> {
-  const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_OPTIONS: '', ...env };
-  if (env['PTC_SERVE_TOKEN'] === '') delete childEnv['PTC_SERVE_TOKEN'];
-  const child = spawn(
-    process.execPath,
-    ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args],
-    { cwd: REPO, env: childEnv },
-  );
-  let err = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
-      if (match !== null) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
-  });
-  return { child, url, stderr: () => err, exited };
 }
 
 async function client(url: string, token: string): Promise<Client> {
@@ -114,7 +79,7 @@ describe('ptc serve --http: the real executable', () => {
 
   it('serves run_code to the official client, journals it, and exits 0 on SIGTERM after the call in flight', async () => {
     const journal = join(scratch.dir, 'serve.jsonl');
-    const served = await spawnServe(['--mode', 'ptc', '--journal', journal], { PTC_SERVE_TOKEN: TOKEN });
+    const served = await spawnServe(cleanups, ['--mode', 'ptc', '--journal', journal], { PTC_SERVE_TOKEN: TOKEN });
     expect(served.stderr()).not.toContain(TOKEN); // a given token is never printed
     const c = await client(served.url, TOKEN);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
@@ -151,7 +116,7 @@ describe('ptc serve --http: the real executable', () => {
   });
 
   it('on loopback without PTC_SERVE_TOKEN, generates a token, prints it, and requires it', async () => {
-    const served = await spawnServe([], { PTC_SERVE_TOKEN: '' });
+    const served = await spawnServe(cleanups, [], { PTC_SERVE_TOKEN: '' });
     const token = /bearer token for this run: (\S+)/.exec(served.stderr())?.[1];
     expect(token).toMatch(/^[\w-]{40,}$/);
     const denied = await fetch(served.url, {

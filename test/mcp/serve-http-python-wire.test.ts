@@ -12,8 +12,7 @@
 // The notification alone must abort the body (a client may keep the connection), and the
 // run's slot must be free at once after it (`--max-active-runs 1`).
 import { afterEach, describe, expect, it } from '@jest/globals';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { REPO } from './helpers.ts';
+import { spawnServe } from './helpers.ts';
 
 const TOKEN = 'python-wire-token-0123456789';
 const PROTOCOL = '2025-11-25';
@@ -28,38 +27,13 @@ interface Served {
 }
 
 async function serve(): Promise<Served> {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [
-      '--no-node-snapshot',
-      'bin/ptc.js',
-      'serve',
-      '--http',
-      '127.0.0.1:0',
-      '--mode',
-      'ptc',
-      '--max-active-runs',
-      '1',
-      '--tools',
-      'test/clients/fixtures/slow-tools.ts',
-    ],
-    { cwd: REPO, env: { ...(process.env as Record<string, string>), NODE_OPTIONS: '', PTC_SERVE_TOKEN: TOKEN } },
+  return spawnServe(
+    cleanups,
+    ['--mode', 'ptc', '--max-active-runs', '1', '--tools', 'test/clients/fixtures/slow-tools.ts'],
+    {
+      PTC_SERVE_TOKEN: TOKEN,
+    },
   );
-  let err = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
-      if (match !== null) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
-  });
-  return { url, stderr: () => err };
 }
 
 async function until(check: () => boolean, what: string, ms = 15_000): Promise<void> {
