@@ -1,6 +1,6 @@
-// Every isolate after the first compiles the guest prelude from V8's code cache, and an
-// isolate built that way behaves like the first: the prelude's tools, console and
-// outcome all work.
+// Every isolate after the first compiles the guest prelude from V8's code cache (made
+// warm, once the prelude ran in the first), and an isolate built that way behaves like
+// the first: the prelude's tools, console and outcome all work.
 import { describe, expect, it } from '@jest/globals';
 import { PreparedIsolate, preludeCacheStats } from '../../sandbox/isolate-pool.ts';
 import { createSandbox } from '../../sandbox/index.ts';
@@ -13,6 +13,7 @@ describe('prelude code cache', () => {
     const third = await PreparedIsolate.create(32);
     for (const prepared of [first, second, third]) prepared.dispose();
     expect(preludeCacheStats.produced).toBeGreaterThanOrEqual(1);
+    expect(preludeCacheStats.warm).toBe(1);
     expect(preludeCacheStats.accepted).toBeGreaterThanOrEqual(2);
     expect(preludeCacheStats.rejected).toBe(0);
   });
