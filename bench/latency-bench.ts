@@ -2,11 +2,12 @@
 // a 1 KB program with 3 nested calls, against the physical floor (physical-floor.ts)
 // sampled interleaved with it in the same process. A short idle gap before each sample
 // lets the isolate pool refill, as it does between a model's turns; the back-to-back
-// rate is the throughput section's business.
+// rate is the throughput section's business. `return 1` is also set against the bare
+// floor of a fresh isolate (new Isolate + context + eval), sampled in the same rounds.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { KB_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
-import { PhysicalFloor, type FloorSample } from './physical-floor.ts';
+import { freshIsolateFloorMs, PhysicalFloor, type FloorSample } from './physical-floor.ts';
 import { summarize, timeMs, type Summary } from './stats.ts';
 
 export interface LatencyResult {
@@ -19,6 +20,8 @@ export interface LatencyResult {
   readonly floorParts: { readonly transformMs: number; readonly contextMs: number; readonly evalMs: number };
   readonly ratioP50: number;
   readonly ratioP90: number;
+  /** `return 1` only: a bare fresh isolate, new Isolate + context + eval (physical-floor.ts), same rounds. */
+  readonly freshIsolateFloor?: Summary;
 }
 
 export interface LatencyOptions {
@@ -62,9 +65,14 @@ export async function runLatencyBench(options: LatencyOptions = {}): Promise<Lat
         }
         const rt = new Map<string, number[]>(programs.map(([name]) => [name, []]));
         const fl = new Map<string, FloorSample[]>(programs.map(([name]) => [name, []]));
+        const fresh: number[] = [];
         for (let i = 0; i < iterations; i += 1) {
           for (const [name, code] of programs) {
             await sleep(gapMs);
+            if (name === 'trivial') {
+              fresh.push(await freshIsolateFloorMs());
+              await sleep(gapMs);
+            }
             fl.get(name)!.push(await floor.run(code));
             await sleep(gapMs);
             rt.get(name)!.push(await timeMs(() => bench.runCode(code)));
@@ -87,6 +95,7 @@ export async function runLatencyBench(options: LatencyOptions = {}): Promise<Lat
             },
             ratioP50: runtime.p50 / floorSummary.p50,
             ratioP90: runtime.p90 / floorSummary.p90,
+            ...(name === 'trivial' ? { freshIsolateFloor: summarize(fresh) } : {}),
           });
         }
       } finally {

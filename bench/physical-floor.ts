@@ -58,3 +58,18 @@ ${code}
     this.#isolate.dispose();
   }
 }
+
+/**
+ * The bare floor of a run that gets a fresh isolate, as every run_code run does: a new
+ * isolate, a context in it and eval of a trivial script, timed in ms (the isolate is
+ * disposed outside the timing). No prelude, no bridge, no limits.
+ */
+export async function freshIsolateFloorMs(): Promise<number> {
+  const t0 = performance.now();
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = await isolate.createContext();
+  await context.eval('1');
+  const elapsed = performance.now() - t0;
+  isolate.dispose();
+  return elapsed;
+}
