@@ -4,23 +4,32 @@
 // the host answers: no event-loop wake-up on its side, only the kernel's. The host answers
 // with the outcome, or with a release (not answered within BLOCKING_CALL_WAIT_MS, or any
 // other message is about to go to that process over IPC); after a release the outcome
-// comes over IPC like any other. A frame is one line of JSON. The host reads the process's
-// frames as untrusted input and bounds them.
-import { readSync, writeSync } from 'node:fs';
+// comes over IPC like any other. Frames: blocking-call-frames.ts. The host reads the
+// process's frames as untrusted input and bounds them.
+//
+// The pipes and the IPC channel are separate streams, so the host keeps them in order
+// itself: each call frame says how many IPC messages the process had sent and how many of
+// the host's it had handled. A call is handed on only once the host has read the IPC
+// messages the process sent before it (a log line stays before the call that follows
+// it), and is answered on the pipe only when the process has handled every message the
+// host sent it (a cancel already on its way is never overtaken by an answer).
 import type { Readable, Writable } from 'node:stream';
 import type { CallItem } from './ipc-messages.ts';
-import { BLOCKING_CALL_WAIT_MS, MAX_ARGS_BYTES } from './limits.ts';
+import {
+  type BlockingAnswer,
+  type CallFrame,
+  CallFrameReader,
+  encodeAnswer,
+  encodeCallFrame,
+  readAnswerSync,
+  writeFrameSync,
+} from './blocking-call-frames.ts';
+import { BLOCKING_CALL_WAIT_MS } from './limits.ts';
 import type { HostCallOutcome } from './types.ts';
 
 /** The sandbox process's fds: it reads answers from one, writes calls to the other. */
 export const ANSWER_FD = 4;
 export const CALL_FD = 5;
-/** A call frame longer than this (arguments are bounded by MAX_ARGS_BYTES) is a broken process. */
-const MAX_CALL_FRAME_CHARS = MAX_ARGS_BYTES + 65_536;
-const NEWLINE = 0x0a;
-
-/** Host -> sandbox process, one per blocked call. */
-export type BlockingAnswer = { readonly seq: number; readonly outcome: HostCallOutcome } | { readonly release: true };
 
 /** How the calls sandbox processes blocked on fared, host side (for tests and diagnostics). */
 export const blockingPipeStats = { answered: 0, released: 0 };
@@ -29,12 +38,20 @@ export const blockingPipeStats = { answered: 0, released: 0 };
 export class HostBlockingLink {
   readonly #answers: Writable;
   readonly #calls: Readable;
+  readonly #onCall: (call: CallItem) => void;
+  readonly #waitMs: number;
   #blocked: { runId: number; seq: number; timer: ReturnType<typeof setTimeout> } | undefined;
-  #buffered = '';
+  /** IPC messages sent to the process, and received from it. */
+  #sentToProcess = 0;
+  #heardFromProcess = 0;
+  /** Calls read before IPC messages the process sent ahead of them: handed on once those are in. */
+  readonly #held: CallFrame[] = [];
 
   /**
-   * `onCall` gets every well-formed call frame; `onBroken` a frame that is not one (the
-   * process is broken). A blocked call is released after `waitMs`.
+   * `onCall` gets every well-formed call, in order with the process's IPC messages;
+   * `onBroken` a frame that is not one (the process is broken; nothing more is read). A
+   * blocked call is released after `waitMs`. The owner reports each IPC message it sends
+   * to the process (`willSend`, `sent`) and receives from it (`heard`).
    */
   constructor(
     answers: Writable,
@@ -45,30 +62,56 @@ export class HostBlockingLink {
   ) {
     this.#answers = answers;
     this.#calls = calls;
-    calls.setEncoding('utf8');
-    calls.on('data', (chunk: string) => {
-      this.#buffered += chunk;
-      let end = this.#buffered.indexOf('\n');
-      while (end >= 0) {
-        const call = parseCallFrame(this.#buffered.slice(0, end));
-        this.#buffered = this.#buffered.slice(end + 1);
-        if (call === undefined) {
-          onBroken('a malformed blocking call');
-          return;
-        }
-        // The process is blocked until it hears back: the answer, or a release in time.
-        clearTimeout(this.#blocked?.timer);
-        const timer = setTimeout(() => this.release(), waitMs);
-        timer.unref();
-        this.#blocked = { runId: call.runId, seq: call.seq, timer };
-        onCall(call);
-        end = this.#buffered.indexOf('\n');
-      }
-      if (this.#buffered.length > MAX_CALL_FRAME_CHARS) onBroken('a blocking call over the size limit');
-    });
+    this.#onCall = onCall;
+    this.#waitMs = waitMs;
+    const reader = new CallFrameReader(
+      (frame) => this.#onFrame(frame),
+      (why) => {
+        calls.removeListener('data', onData);
+        calls.destroy();
+        onBroken(why);
+      },
+    );
+    const onData = (chunk: Buffer): void => reader.push(chunk);
+    calls.on('data', onData);
     // The pipes go when the process does; its 'exit' handles the runs.
     calls.on('error', () => undefined);
     answers.on('error', () => undefined);
+  }
+
+  #onFrame(frame: CallFrame): void {
+    // The process is blocked until it hears back: the answer, or a release in time.
+    clearTimeout(this.#blocked?.timer);
+    const timer = setTimeout(() => this.release(), this.#waitMs);
+    timer.unref();
+    this.#blocked = { runId: frame.runId, seq: frame.seq, timer };
+    // Messages on their way to the process go first: its outcome follows them over IPC.
+    if (frame.handled !== this.#sentToProcess) this.release();
+    if (this.#held.length > 0 || frame.sent > this.#heardFromProcess) this.#held.push(frame);
+    else this.#handOn(frame);
+  }
+
+  #handOn(frame: CallFrame): void {
+    const { runId, seq, toolName, argsJson } = frame;
+    this.#onCall({ runId, seq, toolName, argsJson });
+  }
+
+  /** An IPC message from the process was handled: the calls it sent after that message go on. */
+  heard(): void {
+    this.#heardFromProcess += 1;
+    while (this.#held.length > 0 && (this.#held[0] as CallFrame).sent <= this.#heardFromProcess) {
+      this.#handOn(this.#held.shift() as CallFrame);
+    }
+  }
+
+  /** An IPC message is about to go to the process: a process blocked on a call reads nothing else. */
+  willSend(): void {
+    this.release();
+  }
+
+  /** An IPC message went to the process. */
+  sent(): void {
+    this.#sentToProcess += 1;
   }
 
   /** Answers the blocked call with its outcome; false if `runId`/`seq` is not the call the process is blocked on. */
@@ -99,53 +142,23 @@ export class HostBlockingLink {
     clearTimeout(this.#blocked?.timer);
     this.#blocked = undefined;
     try {
-      this.#answers.write(`${JSON.stringify(answer)}\n`);
+      for (const part of encodeAnswer(answer)) this.#answers.write(part);
     } catch {
       // the process is going away; its 'exit' fails the runs
     }
   }
 }
 
-function parseCallFrame(text: string): CallItem | undefined {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-  if (typeof value !== 'object' || value === null) return undefined;
-  const m = value as Record<string, unknown>;
-  return typeof m['runId'] === 'number' &&
-    typeof m['seq'] === 'number' &&
-    typeof m['toolName'] === 'string' &&
-    typeof m['argsJson'] === 'string'
-    ? { runId: m['runId'], seq: m['seq'], toolName: m['toolName'], argsJson: m['argsJson'] }
-    : undefined;
-}
-
 /**
  * Sandbox process side: sends `call` and blocks this thread until the host answers. The
- * outcome, or undefined when the host released the call (its outcome comes over IPC).
- * Throws when the host is gone (the pipe closed).
+ * outcome; undefined when the host released the call (its outcome comes over IPC);
+ * 'not-sent' when the call cannot go this way (its header would be too long) and must go
+ * over IPC. Throws when the host is gone (the pipe closed).
  */
-export function callAndWait(call: CallItem): HostCallOutcome | undefined {
-  const frame = Buffer.from(`${JSON.stringify(call)}\n`, 'utf8');
-  for (let written = 0; written < frame.length; ) {
-    written += writeSync(CALL_FD, frame, written, frame.length - written);
-  }
-  const chunks: Buffer[] = [];
-  const chunk = Buffer.allocUnsafe(65_536);
-  for (;;) {
-    const read = readSync(ANSWER_FD, chunk, 0, chunk.length, null);
-    if (read <= 0) throw new Error('the host closed the blocking-call pipe');
-    // The host writes one frame per blocked call and nothing until the next one.
-    const end = chunk.subarray(0, read).indexOf(NEWLINE);
-    if (end < 0) {
-      chunks.push(Buffer.from(chunk.subarray(0, read)));
-      continue;
-    }
-    chunks.push(chunk.subarray(0, end));
-    const answer = JSON.parse(Buffer.concat(chunks).toString('utf8')) as BlockingAnswer;
-    return 'release' in answer ? undefined : answer.outcome;
-  }
+export function callAndWait(call: CallFrame): HostCallOutcome | undefined | 'not-sent' {
+  const parts = encodeCallFrame(call);
+  if (parts === undefined) return 'not-sent';
+  writeFrameSync(CALL_FD, parts);
+  const answer = readAnswerSync(ANSWER_FD);
+  return 'release' in answer ? undefined : answer.outcome;
 }

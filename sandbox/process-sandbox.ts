@@ -408,7 +408,14 @@ export class ProcessSandbox implements Sandbox {
     startupTimer.unref();
     void child.exited.then(() => clearTimeout(startupTimer));
     killOnHostExit(childProcess);
-    childProcess.on('message', (value) => this.#onChildMessage(child, value));
+    childProcess.on('message', (value) => {
+      try {
+        this.#onChildMessage(child, value);
+      } finally {
+        // A call the process blocked on after sending this message may go on now.
+        child.blocking?.heard();
+      }
+    });
     const [answers, calls] = (childProcess.stdio as readonly unknown[]).slice(4, 6) as [Writable?, Readable?];
     if (answers && calls) {
       child.blocking = new HostBlockingLink(
@@ -789,9 +796,10 @@ export class ProcessSandbox implements Sandbox {
   #sendNow(child: Child, message: HostToChild): void {
     if (child.dead || !child.process.connected) return;
     // A process blocked on a call reads nothing else: let it go on first.
-    child.blocking?.release();
+    child.blocking?.willSend();
     try {
       child.process.send(message);
+      child.blocking?.sent();
     } catch {
       // the child is going away; its 'exit' fails the runs
     }

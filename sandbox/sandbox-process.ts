@@ -11,20 +11,19 @@ import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
 import type { FailureKind, HostCallOutcome } from './types.ts';
 
-/** IPC messages handed to Node and not written yet (blocking now would hold them back). */
-let ipcWritesPending = 0;
-const ipcWritten = (): void => {
-  ipcWritesPending -= 1;
-};
+/**
+ * IPC messages sent to the host, and the host's handled here: a call blocked on the pipes
+ * carries both, so the host keeps it in order with the IPC channel (blocking-call-pipe.ts).
+ */
+let ipcSent = 0;
+let hostMessagesHandled = 0;
 
 function sendNow(message: ChildToHost): void {
   if (process.send === undefined) return;
-  ipcWritesPending += 1;
   try {
-    // The callback runs once the message is written (or the channel closed under it).
-    process.send(message, ipcWritten);
+    process.send(message);
+    ipcSent += 1;
   } catch {
-    ipcWritesPending -= 1;
     // the host is gone; 'disconnect' ends this process
   }
 }
@@ -72,20 +71,19 @@ class IpcDispatcher implements CallDispatcher {
    * The call the guest is blocked on, while this process has no other run: this thread
    * blocks in read() until the host answers (blocking-call-pipe.ts), so the answer needs
    * no event-loop wake-up here. Undefined when this process has other work (other runs,
-   * IPC messages still being written) and the call must go over IPC.
+   * calls queued) and the call must go over IPC.
    */
   callBlocking(request: DispatchRequest): HostCallOutcome | Promise<HostCallOutcome> | undefined {
-    if (this.#closed || !blockingPipe || runs.size !== 1 || queuedCalls.length > 0 || ipcWritesPending > 0) {
-      return undefined;
-    }
-    let outcome: HostCallOutcome | undefined;
+    if (this.#closed || !blockingPipe || runs.size !== 1 || queuedCalls.length > 0) return undefined;
+    let outcome: HostCallOutcome | undefined | 'not-sent';
     try {
-      outcome = callAndWait({ runId: this.#runId, ...request });
+      outcome = callAndWait({ runId: this.#runId, ...request, sent: ipcSent, handled: hostMessagesHandled });
     } catch {
       // The host is gone (as on 'disconnect').
       process.kill(process.pid, 'SIGKILL');
       return undefined;
     }
+    if (outcome === 'not-sent') return undefined;
     if (outcome !== undefined) return outcome;
     // Released: the outcome comes over IPC.
     return new Promise((resolve) => this.#pending.set(request.seq, { toolName: request.toolName, resolve }));
@@ -236,6 +234,7 @@ function onMessage(value: unknown): void {
 }
 
 process.on('message', (value) => {
+  hostMessagesHandled += 1;
   try {
     onMessage(value);
   } catch {

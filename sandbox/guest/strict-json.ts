@@ -115,7 +115,7 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
     return text;
   }
   if (typeof value === 'boolean') {
-    state.size += 5;
+    state.size += value ? 4 : 5;
     return value ? 'true' : 'false';
   }
   if (value === undefined) return undefined;
@@ -143,6 +143,7 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
   try {
     if (isArray(object)) {
       out = '[';
+      state.size += 2;
       const length = object.length;
       for (let i = 0; i < length; i++) {
         current = i;
@@ -151,12 +152,13 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
         const item = serialize(slot.value, state, depth + 1);
         if (item === undefined) throw problem('undefined (JSON has no undefined; use null)', false);
         out += (i === 0 ? '' : ',') + item;
-        state.size += 1;
+        if (i > 0) state.size += 1;
         if (state.size > state.budget) throw problem('', true);
       }
       out += ']';
     } else {
       out = '{';
+      state.size += 2;
       const keys = objectKeys(object);
       let first = true;
       for (let i = 0; i < keys.length; i++) {
@@ -168,8 +170,8 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
         if (item === undefined) continue;
         const quoted = stringify(key);
         out += (first ? '' : ',') + quoted + ':' + item;
+        state.size += quoted.length + (first ? 1 : 2);
         first = false;
-        state.size += quoted.length + 2;
         if (state.size > state.budget) throw problem('', true);
       }
       out += '}';

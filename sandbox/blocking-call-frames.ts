@@ -1,0 +1,192 @@
+// The wire format of the blocking-call pipes (blocking-call-pipe.ts). A frame is one
+// line of JSON (the header) followed by a body of raw UTF-8 whose byte length the header
+// gives. The body is text that is already JSON or plain text — a call's arguments, an
+// outcome's value or message — and crosses as it is: never escaped a second time, so a
+// frame is the body's bytes plus a short header, and any call the argument limit accepts
+// fits the bound the host reads calls with.
+import { readSync, writeSync } from 'node:fs';
+import type { CallItem } from './ipc-messages.ts';
+import { MAX_ARGS_BYTES } from './limits.ts';
+import type { HostCallOutcome } from './types.ts';
+
+/** A call the sandbox process blocks on, and where it stood with its IPC channel when it made it. */
+export interface CallFrame extends CallItem {
+  /** IPC messages the sandbox process had sent to the host before this call. */
+  readonly sent: number;
+  /** IPC messages from the host the sandbox process had handled before this call. */
+  readonly handled: number;
+}
+
+/** Host -> sandbox process, one per call frame: the outcome, or a release (the outcome comes over IPC). */
+export type BlockingAnswer = { readonly seq: number; readonly outcome: HostCallOutcome } | { readonly release: true };
+
+/** A header line longer than this is not one (a call whose header would be goes over IPC instead). */
+export const MAX_HEADER_BYTES = 4_096;
+/** Arguments are at most MAX_ARGS_BYTES UTF-16 code units; each is at most 3 bytes of UTF-8. */
+export const MAX_CALL_BODY_BYTES = 3 * MAX_ARGS_BYTES;
+const NEWLINE = 0x0a;
+
+/** The frame's two parts, to write in order. */
+function encode(header: Record<string, unknown>, body: string): [Buffer, Buffer] {
+  const bodyBytes = Buffer.from(body, 'utf8');
+  return [Buffer.from(`${JSON.stringify({ ...header, bytes: bodyBytes.length })}\n`, 'utf8'), bodyBytes];
+}
+
+/** Undefined when its header would be over MAX_HEADER_BYTES (a very long tool name): such a call goes over IPC. */
+export function encodeCallFrame(frame: CallFrame): [Buffer, Buffer] | undefined {
+  const { argsJson, ...header } = frame;
+  const parts = encode(header, argsJson);
+  return parts[0].length >= MAX_HEADER_BYTES ? undefined : parts;
+}
+
+export function encodeAnswer(answer: BlockingAnswer): [Buffer, Buffer] {
+  if ('release' in answer) return [Buffer.from('{"release":true,"bytes":0}\n'), Buffer.alloc(0)];
+  const { outcome } = answer;
+  const at = outcome.at === undefined ? {} : { at: outcome.at };
+  // The host's own text: the sandbox process reads its header unbounded.
+  return outcome.ok
+    ? encode({ seq: answer.seq, ok: true, ...at }, outcome.valueJson)
+    : encode({ seq: answer.seq, ok: false, code: outcome.code, ...at }, outcome.message);
+}
+
+/**
+ * Host side: reads call frames out of the chunks the pipe delivers, in time linear in
+ * their size. Anything that is not a well-formed frame within the bounds is reported
+ * once, and nothing is read after it.
+ */
+export class CallFrameReader {
+  readonly #onFrame: (frame: CallFrame) => void;
+  readonly #onBroken: (why: string) => void;
+  #head: Buffer[] = [];
+  #headBytes = 0;
+  /** The header of the frame whose body is being read. */
+  #header: Omit<CallFrame, 'argsJson'> | undefined;
+  #body: Buffer[] = [];
+  #bodyNeeded = 0;
+  #broken = false;
+
+  constructor(onFrame: (frame: CallFrame) => void, onBroken: (why: string) => void) {
+    this.#onFrame = onFrame;
+    this.#onBroken = onBroken;
+  }
+
+  get broken(): boolean {
+    return this.#broken;
+  }
+
+  push(chunk: Buffer): void {
+    let at = 0;
+    while (at < chunk.length && !this.#broken) {
+      if (this.#header === undefined) {
+        const newline = chunk.indexOf(NEWLINE, at);
+        const end = newline < 0 ? chunk.length : newline;
+        this.#headBytes += end - at;
+        if (this.#headBytes >= MAX_HEADER_BYTES) {
+          this.#fail('a blocking call over the size limit');
+          return;
+        }
+        this.#head.push(chunk.subarray(at, end));
+        if (newline < 0) return;
+        at = newline + 1;
+        const header = parseCallHeader(Buffer.concat(this.#head).toString('utf8'));
+        this.#head = [];
+        this.#headBytes = 0;
+        if (header === undefined) {
+          this.#fail('a malformed blocking call');
+          return;
+        }
+        if (header.bytes > MAX_CALL_BODY_BYTES) {
+          this.#fail('a blocking call over the size limit');
+          return;
+        }
+        this.#header = header;
+        this.#bodyNeeded = header.bytes;
+      }
+      const take = Math.min(this.#bodyNeeded, chunk.length - at);
+      if (take > 0) {
+        this.#body.push(chunk.subarray(at, at + take));
+        at += take;
+        this.#bodyNeeded -= take;
+      }
+      if (this.#bodyNeeded === 0) {
+        const { runId, seq, toolName, sent, handled } = this.#header;
+        const argsJson = Buffer.concat(this.#body).toString('utf8');
+        this.#header = undefined;
+        this.#body = [];
+        this.#onFrame({ runId, seq, toolName, argsJson, sent, handled });
+      }
+    }
+  }
+
+  #fail(why: string): void {
+    this.#broken = true;
+    this.#head = [];
+    this.#body = [];
+    this.#onBroken(why);
+  }
+}
+
+function parseCallHeader(text: string): (Omit<CallFrame, 'argsJson'> & { bytes: number }) | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  if (typeof value !== 'object' || value === null) return undefined;
+  const m = value as Record<string, unknown>;
+  const { runId, seq, toolName, sent, handled, bytes } = m;
+  const count = (n: unknown): n is number => Number.isSafeInteger(n) && (n as number) >= 0;
+  return count(runId) && count(seq) && typeof toolName === 'string' && count(sent) && count(handled) && count(bytes)
+    ? { runId, seq, toolName, sent, handled, bytes }
+    : undefined;
+}
+
+/** Sandbox process side: writes both parts of a frame to `fd`, blocking until they are written. */
+export function writeFrameSync(fd: number, parts: readonly Buffer[]): void {
+  for (const part of parts) {
+    for (let written = 0; written < part.length; ) written += writeSync(fd, part, written, part.length - written);
+  }
+}
+
+/**
+ * Sandbox process side: blocks this thread until one answer frame has been read from
+ * `fd` (the host writes one per call frame and nothing until the next). Throws when the
+ * pipe closed (the host is gone) or the frame is not one.
+ */
+export function readAnswerSync(fd: number): BlockingAnswer {
+  const chunk = Buffer.allocUnsafe(65_536);
+  const head: Buffer[] = [];
+  let rest: Buffer;
+  for (;;) {
+    const read = readSync(fd, chunk, 0, chunk.length, null);
+    if (read <= 0) throw new Error('the host closed the blocking-call pipe');
+    const newline = chunk.subarray(0, read).indexOf(NEWLINE);
+    if (newline < 0) {
+      head.push(Buffer.from(chunk.subarray(0, read)));
+      continue;
+    }
+    head.push(chunk.subarray(0, newline));
+    rest = chunk.subarray(newline + 1, read);
+    break;
+  }
+  const header = JSON.parse(Buffer.concat(head).toString('utf8')) as Record<string, unknown>;
+  const bytes = header['bytes'];
+  if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < rest.length) {
+    throw new Error('a malformed answer on the blocking-call pipe');
+  }
+  if (header['release'] === true) return { release: true };
+  const body = Buffer.allocUnsafe(bytes);
+  let filled = rest.copy(body);
+  while (filled < bytes) {
+    const read = readSync(fd, body, filled, bytes - filled, null);
+    if (read <= 0) throw new Error('the host closed the blocking-call pipe');
+    filled += read;
+  }
+  const text = body.toString('utf8');
+  const seq = header['seq'] as number;
+  const at = typeof header['at'] === 'number' ? { at: header['at'] } : {};
+  return header['ok'] === true
+    ? { seq, outcome: { ok: true, valueJson: text, ...at } }
+    : { seq, outcome: { ok: false, code: String(header['code']), message: text, ...at } };
+}
