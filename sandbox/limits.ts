@@ -20,9 +20,10 @@ export const MAX_ARGS_BYTES = 4 * 1_048_576;
 
 /**
  * How long an isolate may stay blocked on a call its program is only waiting on
- * (guest/blocking-calls.ts) before the call goes on the asynchronous way: a quick tool is
- * answered without an event-loop wake-up, a slow one never holds the isolate's thread,
- * and a call the program did not await never holds the program longer than this.
+ * (guest/blocking-calls.ts) before the host releases it and the call goes on the
+ * asynchronous way: a quick tool is answered without an event-loop wake-up, one that
+ * awaits longer does not hold the isolate's thread. The release is a timer on the host's
+ * thread: a tool that holds that thread synchronously holds the blocked program too.
  */
 export const BLOCKING_CALL_WAIT_MS = 2;
 

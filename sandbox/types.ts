@@ -118,10 +118,13 @@ export interface SandboxOptions {
   readonly poolSize?: number;
   /**
    * A call that is the only thing a program has in flight (no other call, no timer)
-   * blocks the isolate for up to 2 ms while the host answers it: a quick tool's answer
-   * comes back without an event-loop wake-up or a second crossing into the isolate; a
-   * slower one goes on the asynchronous way. `false` sends every call asynchronously.
-   * @default true
+   * blocks the isolate while the host answers it: a quick tool's answer comes back
+   * without an event-loop wake-up or a second crossing into the isolate; a call not
+   * answered within 2 ms is released and goes on the asynchronous way. The 2 ms are a
+   * timer on the host's thread: a tool that holds that thread (long synchronous work)
+   * keeps the program blocked until it returns, even when the program did not await the
+   * call. `false` sends every call asynchronously (the program then runs on while any
+   * tool works). @default true
    */
   readonly blockingCalls?: boolean;
   /** Defaults for every run; a run's own limits override them. */

@@ -3,9 +3,10 @@
 // isolate blocks on it (isolated-vm's applySyncPromise) and the host's answer comes back
 // as the call's return value: no event-loop wake-up to send it, no task to deliver it.
 // The program still gets a promise and sees no difference. The host bounds the block
-// (BLOCKING_CALL_WAIT_MS): a call not answered by then, or a program that did not await
-// its call, goes on the asynchronous way, so a slow tool never holds the isolate's thread
-// and a non-awaited call never holds the program for longer. Anything else in flight and
+// (BLOCKING_CALL_WAIT_MS, a timer on its thread): a call not answered by then goes on
+// the asynchronous way, so a tool that awaits holds the isolate's thread no longer,
+// even when the program did not await the call (a tool that holds the host's thread
+// synchronously holds the blocked program until it returns). Anything else in flight and
 // calls take the asynchronous path, so a Promise.all keeps its parallelism.
 import { useBlockingPath } from './host-link.ts';
 import { run } from './run-state.ts';
