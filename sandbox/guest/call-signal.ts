@@ -6,7 +6,7 @@
 import { AbortSignal } from './abort.ts';
 import { post } from './host-link.ts';
 import { create, TypeErrorCtor } from './intrinsics.ts';
-import { pending, type PendingCall } from './run-state.ts';
+import { pending, pendingCall } from './run-state.ts';
 
 const cancelled = create(null) as Record<number, true | undefined>;
 const ignore = (): void => undefined;
@@ -34,7 +34,7 @@ export function followSignal(signal: AbortSignal, seq: number): void {
   AbortSignal.onAbort(signal, () => {
     const entry = pending[seq];
     if (entry === undefined) return;
-    pending[seq] = { __proto__: null, name: entry.name, resolve: ignore, reject: ignore } as PendingCall;
+    pending[seq] = pendingCall(entry.name, ignore, ignore);
     cancelled[seq] = true;
     postCancel(seq);
     entry.reject(signal.reason);

@@ -39,19 +39,22 @@ const settledPromise: Promise<void> = new PromiseCtor<void>((resolve) => {
  */
 export type Bare<T> = T & { readonly __proto__?: null };
 
-export type CallMessage = Extract<GuestMessage, { t: 'call' }>;
-
 // Queued call messages as JSON text; a record, never an array (an index setter the
 // program plants on Array.prototype must not intercept them).
 const outgoing = create(null) as Record<number, string>;
 let outgoingCount = 0;
 let flushScheduled = false;
 
-/** Queues one tool call; it crosses with the others of this synchronous stretch. */
-export function postCall(message: Bare<CallMessage>): void {
+/**
+ * Queues one tool call; it crosses with the others of this synchronous stretch. The
+ * message (a CallMessage) is written as text directly: only strings go through
+ * JSON.stringify, so no object of the program's realm is read and none is built.
+ */
+export function postCall(seq: number, tool: string, args: string): void {
   // Everything that can throw (no stack left) happens before the call is queued: a call
   // the program is told was not sent must never be sent later.
-  const text = stringifyMessage(message);
+  const text =
+    '{"t":"call","seq":' + seq + ',"tool":' + stringifyMessage(tool) + ',"args":' + stringifyMessage(args) + '}';
   if (!flushScheduled) {
     apply(promiseThen, settledPromise, [flushQueuedCalls]);
     flushScheduled = true;

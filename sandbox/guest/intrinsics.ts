@@ -6,6 +6,7 @@ export const defineProperty = ObjectCtor.defineProperty;
 export const freeze = ObjectCtor.freeze;
 export const getOwnPropertyDescriptor = ObjectCtor.getOwnPropertyDescriptor;
 export const getPrototypeOf = ObjectCtor.getPrototypeOf;
+export const setPrototypeOf = ObjectCtor.setPrototypeOf;
 export const objectIs = ObjectCtor.is;
 export const objectKeys = ObjectCtor.keys;
 export const getOwnPropertyNames = ObjectCtor.getOwnPropertyNames;

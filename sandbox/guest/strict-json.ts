@@ -20,6 +20,7 @@ import {
   isEnumerableOwn,
   stringify,
 } from './intrinsics.ts';
+import { bareRecordClass } from './bare-record.ts';
 import { protoLabel } from './format-value.ts';
 
 /** Why a value cannot cross (thrown as a null-prototype record, never as an Error). */
@@ -50,21 +51,19 @@ function pathSegment(key: string | number): string {
   return IDENTIFIER.exec(key) !== null ? '.' + key : '[' + stringify(key) + ']';
 }
 
-interface Slot {
-  readonly missing: boolean;
-  readonly value: unknown;
-}
+/** What ownData returns for a property that is not there (never a value a program can hold). */
+const MISSING: unique symbol = Symbol('missing');
 
-function ownData(value: object, key: string): Slot {
+function ownData(value: object, key: string): unknown {
   const descriptor = getOwnPropertyDescriptor(value, key);
-  if (descriptor === undefined) return { __proto__: null, missing: true, value: undefined } as Slot;
+  if (descriptor === undefined) return MISSING;
   // Own-property checks only: Object.prototype may have been polluted by the program.
   if (!apply(hasOwn, descriptor, ['value']))
     throw problem('an accessor property (getter/setter); JSON has only plain values', false);
   // A Proxy can answer a read differently from its own data: send neither.
   if (!objectIs((value as Record<string, unknown>)[key], descriptor.value))
     throw problem('an object whose reads disagree with its own data (a Proxy?)', false);
-  return { __proto__: null, missing: false, value: descriptor.value } as Slot;
+  return descriptor.value;
 }
 
 // JSON carries only the enumerable string-keyed data of a plain object, and only the
@@ -94,11 +93,16 @@ function checkNothingHidden(value: object): void {
   }
 }
 
-interface SerializeState {
-  size: number;
+class SerializeState {
+  size = 0;
   readonly budget: number;
-  readonly seen: Record<number, unknown>;
+  /** The objects on the path being written, by depth (a record: never an array). */
+  readonly seen = create(null) as Record<number, unknown>;
+  constructor(budget: number) {
+    this.budget = budget;
+  }
 }
+bareRecordClass(SerializeState);
 
 function serialize(value: unknown, state: SerializeState, depth: number): string | undefined {
   if (typeof value === 'string') {
@@ -148,8 +152,8 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
       for (let i = 0; i < length; i++) {
         current = i;
         const slot = ownData(object, '' + i);
-        if (slot.missing) throw problem('an array hole (JSON arrays have no holes)', false);
-        const item = serialize(slot.value, state, depth + 1);
+        if (slot === MISSING) throw problem('an array hole (JSON arrays have no holes)', false);
+        const item = serialize(slot, state, depth + 1);
         if (item === undefined) throw problem('undefined (JSON has no undefined; use null)', false);
         out += (i === 0 ? '' : ',') + item;
         if (i > 0) state.size += 1;
@@ -165,8 +169,8 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
         const key = keys[i] as string;
         current = key;
         const slot = ownData(object, key);
-        if (slot.missing) continue;
-        const item = serialize(slot.value, state, depth + 1);
+        if (slot === MISSING) continue;
+        const item = serialize(slot, state, depth + 1);
         if (item === undefined) continue;
         const quoted = stringify(key);
         out += (first ? '' : ',') + quoted + ':' + item;
@@ -186,9 +190,5 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
 
 /** JSON text of `value` (undefined for undefined); throws a Problem when it cannot cross as it is, or is over `budget` characters. */
 export function toJson(value: unknown, budget: number): string | undefined {
-  return serialize(
-    value,
-    { __proto__: null, size: 0, budget, seen: create(null) as Record<number, unknown> } as SerializeState,
-    0,
-  );
+  return serialize(value, new SerializeState(budget), 0);
 }

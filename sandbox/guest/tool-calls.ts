@@ -15,7 +15,7 @@ import {
 } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { advanceClock } from './deterministic-sources.ts';
-import { fatal, pending, queue, run, type PendingCall, type QueuedCall } from './run-state.ts';
+import { fatal, pending, pendingCall, queue, queuedCall, run, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
 import { afterDispatch, callSignal, followSignal } from './call-signal.ts';
 
@@ -46,7 +46,7 @@ function rejected(error: unknown): Promise<never> {
 /** Queues the call for the host; false when it could not even be encoded (no stack left). */
 function dispatch(item: QueuedCall): boolean {
   try {
-    postCall({ __proto__: null, t: 'call', seq: item.seq, tool: item.name, args: item.args });
+    postCall(item.seq, item.name, item.args);
   } catch {
     return false;
   }
@@ -146,18 +146,26 @@ function submit(name: string, args: unknown): Promise<unknown> {
   }
   if (json === undefined) json = '{}';
   if (run.settled) return rejected(afterEnd(name));
-  run.calls++;
-  if (run.calls > run.maxCalls) {
+  const seq = run.calls + 1;
+  if (seq > run.maxCalls) {
+    run.calls = seq;
     const message = 'The program made more than ' + run.maxCalls + ' tool calls (the limit of one run).';
     fatal('call-limit', message);
     return rejected(new ToolCallError(name, 'CALL_LIMIT', message));
   }
-  const seq = run.calls;
-  let entry!: PendingCall;
+  // The call's promise and records are made before it takes its number: running out of
+  // stack here sends nothing and gives no number away.
+  let resolveCall: ((value: unknown) => void) | undefined;
+  let rejectCall: ((error: unknown) => void) | undefined;
   const promise = new PromiseCtor<unknown>((resolve, reject) => {
-    entry = { __proto__: null, name, resolve, reject } as PendingCall;
+    resolveCall = resolve;
+    rejectCall = reject;
   });
-  const item = { __proto__: null, seq, name, args: json } as QueuedCall;
+  // The executor itself found no stack: the promise is rejected with that RangeError.
+  if (resolveCall === undefined || rejectCall === undefined) return promise;
+  const entry = pendingCall(name, resolveCall, rejectCall);
+  const item = queuedCall(seq, name, json);
+  run.calls = seq;
   pending[seq] = entry;
   if (run.inFlight >= run.maxConcurrent) {
     queue[run.queueTail++] = item;
