@@ -83,6 +83,9 @@ class Run {
   #heavy = false;
   /** Ends the wait of the call the guest is blocked on (set while one is). */
   #releaseBlocked: (() => void) | undefined;
+  /** When that call is released (performance.now()), and the timer that does it. */
+  #releaseAt = 0;
+  #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** Calls into the isolate started so far, CPU used at the last poll, and CPU used since a call into the isolate last started. */
   #opsStarted = 0;
   #opsAtPoll = 0;
@@ -361,6 +364,7 @@ class Run {
     const dispatched = answered ?? dispatcher.call(call);
     // Released by the host already: straight on the asynchronous way.
     const outcome = answered !== undefined ? undefined : await this.#waitBounded(dispatched);
+    this.#releaseBlocked = undefined;
     if (outcome === undefined) {
       blockingCallStats.released += 1;
       // Not answered in time (or the run ended): it crosses later, as any call does.
@@ -378,22 +382,27 @@ class Run {
   }
 
   /** The outcome if it comes within BLOCKING_CALL_WAIT_MS and the run goes on, else undefined. */
-  async #waitBounded(dispatched: Promise<HostCallOutcome>): Promise<HostCallOutcome | undefined> {
-    const outcome = await new Promise<HostCallOutcome | undefined>((resolve) => {
-      const release = (): void => {
-        clearTimeout(timer);
-        resolve(undefined);
-      };
-      const timer = setTimeout(release, BLOCKING_CALL_WAIT_MS);
-      this.#releaseBlocked = release;
-      void dispatched.then((answer) => {
-        clearTimeout(timer);
-        resolve(answer);
-      });
+  #waitBounded(dispatched: Promise<HostCallOutcome>): Promise<HostCallOutcome | undefined> {
+    return new Promise<HostCallOutcome | undefined>((resolve) => {
+      this.#releaseBlocked = () => resolve(undefined);
+      this.#releaseAt = performance.now() + BLOCKING_CALL_WAIT_MS;
+      this.#releaseTimer ??= setTimeout(this.#onReleaseTimer, BLOCKING_CALL_WAIT_MS);
+      void dispatched.then(resolve);
     });
-    this.#releaseBlocked = undefined;
-    return outcome;
   }
+
+  // One timer per run bounds every blocked call: a program making quick calls one after
+  // another would otherwise arm and clear a timer per call. When it fires it releases the
+  // call blocked now if that call's time is up, else waits for the rest of it; with no
+  // call blocked it lapses (a call answered a moment ago may still be set: releasing it
+  // is a no-op).
+  readonly #onReleaseTimer = (): void => {
+    this.#releaseTimer = undefined;
+    if (this.#releaseBlocked === undefined) return;
+    const left = this.#releaseAt - performance.now();
+    if (left <= 0) this.#releaseBlocked();
+    else this.#releaseTimer = setTimeout(this.#onReleaseTimer, left);
+  };
 
   /** Checks a call message: the request to dispatch (counted as pending), or undefined (the run may have ended). */
   #accept(m: Record<string, unknown>): DispatchRequest | undefined {
@@ -508,6 +517,7 @@ class Run {
     if (this.#ended) return;
     this.#ended = true;
     clearTimeout(this.#wallTimer);
+    clearTimeout(this.#releaseTimer);
     clearInterval(this.#cpuTimer);
     this.#clearWake();
     this.#options.dispatcher.close();

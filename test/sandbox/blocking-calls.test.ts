@@ -169,6 +169,26 @@ describe('which path a call takes (in-process, where the counts are visible)', (
     expect(counts).toStrictEqual({ answered: 0, released: 1 });
   });
 
+  it('slow calls after quick ones, and one after another, are each released (one timer bounds them all)', async () => {
+    // Odd n: slow (well past the wait); even n: quick. The run's one release timer was
+    // armed by an earlier call each time a slow one starts.
+    const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
+      const { n } = JSON.parse(request.argsJson) as { n: number };
+      if (n % 2 === 1) await sleep(BLOCKING_CALL_WAIT_MS * 10);
+      return echo(request);
+    };
+    const code = `const out = [];
+for (const n of [0, 2, 4, 1, 6, 5, 9, 8]) out.push(await tools.f({ n }));
+return out;`;
+    const started = performance.now();
+    const counts = await counted(async () =>
+      expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall }), [0, 4, 8, 2, 12, 10, 18, 16]),
+    );
+    expect(counts).toStrictEqual({ answered: 5, released: 3 });
+    // Each slow call still took its full time on the host (none was answered early).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(BLOCKING_CALL_WAIT_MS * 10 * 3);
+  });
+
   it('blockingCalls: false sends every call the asynchronous way', async () => {
     const counts = await counted(async () =>
       expectOk(await asyncOnly.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult),
