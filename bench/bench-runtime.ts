@@ -87,7 +87,7 @@ export function benchTools() {
 
 export interface BenchRuntimeOptions {
   readonly isolation: Isolation;
-  /** Pre-warmed isolates (the sandbox default is 2; 0 = a fresh isolate per run, no pool). */
+  /** Pre-warmed isolates (default: sandbox/pool-size.ts; 0 = a fresh isolate per run, no pool). */
   readonly poolSize?: number;
   readonly limits?: Partial<SandboxLimits>;
   /** SandboxOptions.blockingCalls (default true); false measures the asynchronous call path alone. */

@@ -15,7 +15,7 @@ import { summarize, type Summary } from './stats.ts';
 
 export interface WaitingRunsResult {
   readonly isolation: Isolation;
-  /** Pre-warmed isolates per sandbox process; undefined = the default (2). */
+  /** Pre-warmed isolates per sandbox process; undefined = the default (sandbox/pool-size.ts). */
   readonly poolSize?: number;
   /** Every run's program text differs (no compiled program is reused); else all runs send the same program. */
   readonly distinct: boolean;

@@ -1,5 +1,6 @@
 // Entry point: a sandbox in a dedicated child process (default) or in this process.
 import { InProcessSandbox } from './in-process-sandbox.ts';
+import { DEFAULT_IN_PROCESS_POOL_SIZE, DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { warnIfOldIsolatedVm } from './isolated-vm-version.ts';
 import { ProcessSandbox } from './process-sandbox.ts';
 import type { Sandbox, SandboxOptions } from './types.ts';
@@ -9,7 +10,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   if (isolation !== 'process' && isolation !== 'in-process') {
     throw new TypeError(`createSandbox: isolation must be 'process' or 'in-process', got ${JSON.stringify(isolation)}`);
   }
-  const poolSize = options.poolSize ?? 2;
+  const poolSize = options.poolSize ?? (isolation === 'in-process' ? DEFAULT_IN_PROCESS_POOL_SIZE : DEFAULT_POOL_SIZE);
   if (!Number.isSafeInteger(poolSize) || poolSize < 0) {
     throw new TypeError(`createSandbox: poolSize must be a non-negative integer, got ${String(poolSize)}`);
   }

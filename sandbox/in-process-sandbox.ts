@@ -7,6 +7,7 @@
 import { CallBridge } from './call-bridge.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, mayRestorePriority, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
+import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun } from './isolate-run.ts';
 import { resolveLimits } from './limits.ts';
 import { finalizeOutcome } from './run-outcome.ts';
@@ -40,7 +41,7 @@ export class InProcessSandbox implements Sandbox {
     this.#defaults = resolveLimits(options.limits);
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#pool = new IsolatePool({
-      size: options.poolSize ?? 2,
+      size: options.poolSize ?? DEFAULT_IN_PROCESS_POOL_SIZE,
       blockingCalls: options.blockingCalls !== false,
       memoryMb: this.#defaults.memoryMb,
       onCatastrophic: (message) => {
@@ -52,7 +53,7 @@ export class InProcessSandbox implements Sandbox {
         );
       },
     });
-    void this.#pool.warm();
+    this.#pool.replenish();
   }
 
   /** Resolves when the pool of pre-warmed isolates is full. */

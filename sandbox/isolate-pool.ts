@@ -225,7 +225,10 @@ async function warmPreludeCache(isolate: ivm.Isolate): Promise<void> {
 }
 
 export interface IsolatePoolOptions {
-  /** Isolates kept ready. 0 disables pre-warming (every run creates its isolate). */
+  /**
+   * Isolates kept ready. 0 disables pre-warming (every run creates its isolate). The
+   * first `PROMPT_REFILL` are refilled as soon as runs take them; the rest in idle time.
+   */
   readonly size: number;
   /** Heap limit of pooled isolates; runs asking for another limit get a fresh isolate. */
   readonly memoryMb: number;
@@ -234,6 +237,8 @@ export interface IsolatePoolOptions {
   readonly maxPreparing?: number;
   /** Give the guest the blocking call path (SandboxOptions.blockingCalls). @default true */
   readonly blockingCalls?: boolean;
+  /** How long no run may have taken an isolate before the pool fills beyond `PROMPT_REFILL`. @default IDLE_FILL_MS */
+  readonly idleFillMs?: number;
 }
 
 /**
@@ -245,6 +250,18 @@ export interface IsolatePoolOptions {
  */
 export const MAX_PREPARING = 3;
 
+/**
+ * Ready isolates refilled as soon as runs take them (one at a time, between runs). The
+ * rest of the pool is for bursts: it fills only in idle time, so that refilling it never
+ * takes CPU from runs that are starting.
+ */
+export const PROMPT_REFILL = 2;
+
+/** Idle time: no run took an isolate for this long (ms), and none is being prepared. */
+export const IDLE_FILL_MS = 250;
+/** While not idle, how often (ms) the pool looks again; also the pause between isolates filled in idle time. */
+const IDLE_RECHECK_MS = 25;
+
 export class IsolatePool {
   readonly #options: IsolatePoolOptions;
   readonly #ready: PreparedIsolate[] = [];
@@ -254,9 +271,15 @@ export class IsolatePool {
   #preparing = 0;
   /** Preparations waiting for their turn, in arrival order. */
   readonly #turns: Array<() => void> = [];
+  readonly #idleFillMs: number;
+  /** When a run last took an isolate, or the pool was made (performance.now()): idle time counts from then. */
+  #lastTake = performance.now();
+  #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: IsolatePoolOptions) {
     this.#options = options;
+    this.#idleFillMs = options.idleFillMs ?? IDLE_FILL_MS;
+    if (!(this.#idleFillMs >= 0)) throw new TypeError(`idleFillMs must be >= 0, got ${String(options.idleFillMs)}`);
     this.#maxPreparing = options.maxPreparing ?? MAX_PREPARING;
     if (!Number.isSafeInteger(this.#maxPreparing) || this.#maxPreparing < 1) {
       throw new TypeError(`maxPreparing must be a positive integer, got ${String(options.maxPreparing)}`);
@@ -275,6 +298,7 @@ export class IsolatePool {
    */
   async take(memoryMb: number): Promise<PreparedIsolate> {
     if (this.#closed) throw new Error('the sandbox is closed');
+    this.#lastTake = performance.now();
     if (memoryMb === this.#options.memoryMb) {
       const ready = this.#ready.shift();
       if (ready !== undefined) return ready;
@@ -304,12 +328,12 @@ export class IsolatePool {
     }
   }
 
-  /** Refills the pool in the background. */
+  /** Refills the pool in the background: `PROMPT_REFILL` isolates now, the rest in idle time. */
   replenish(): void {
-    this.#refill();
+    this.#refill(false);
   }
 
-  /** Fills the pool; resolves when it is full (or closed). */
+  /** Fills the whole pool now; resolves when it is full (or closed). */
   async warm(): Promise<void> {
     // Bounded: isolates that fail to start must not make this spin.
     for (
@@ -317,7 +341,7 @@ export class IsolatePool {
       attempt < this.#options.size * 2 && !this.#closed && this.#ready.length < this.#options.size;
       attempt++
     ) {
-      this.#refill();
+      this.#refill(true);
       await this.#warming;
     }
   }
@@ -328,11 +352,18 @@ export class IsolatePool {
 
   close(): void {
     this.#closed = true;
+    clearTimeout(this.#idleTimer);
+    this.#idleTimer = undefined;
     for (const prepared of this.#ready.splice(0)) prepared.dispose();
   }
 
-  #refill(): void {
+  /** Prepares one more isolate for the pool (then the next), now or once the pool is idle. */
+  #refill(now: boolean): void {
     if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#options.size) return;
+    if (!now && this.#ready.length >= PROMPT_REFILL) {
+      this.#fillWhenIdle();
+      return;
+    }
     this.#warming = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#prepare(this.#options.memoryMb))
       .then(
@@ -344,7 +375,21 @@ export class IsolatePool {
       )
       .finally(() => {
         this.#warming = undefined;
-        this.#refill();
+        this.#refill(false);
       });
+  }
+
+  #fillWhenIdle(): void {
+    if (this.#idleTimer !== undefined) return;
+    const wait = Math.max(IDLE_RECHECK_MS, this.#lastTake + this.#idleFillMs - performance.now());
+    this.#idleTimer = setTimeout(() => {
+      this.#idleTimer = undefined;
+      const idle =
+        performance.now() - this.#lastTake >= this.#idleFillMs && this.#preparing === 0 && this.#turns.length === 0;
+      if (idle) this.#refill(true);
+      else this.#fillWhenIdle();
+    }, wait);
+    // Filling a pool never keeps a process alive.
+    this.#idleTimer.unref?.();
   }
 }

@@ -28,6 +28,7 @@ import {
 import { resolveLimits, wallClockMessage } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
+import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
@@ -189,7 +190,7 @@ export class ProcessSandbox implements Sandbox {
 
   constructor(options: ProcessSandboxOptions = {}) {
     this.#defaults = resolveLimits(options.limits);
-    this.#poolSize = options.poolSize ?? 2;
+    this.#poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
     this.#blockingCalls = options.blockingCalls !== false;
     this.#hangGraceMs = options.hangGraceMs ?? 1_000;
     this.#heartbeatMs = options.heartbeatMs ?? 1_000;

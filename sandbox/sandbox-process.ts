@@ -6,6 +6,7 @@ import { notDispatched, type CallDispatcher, type DispatchRequest } from './call
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool } from './isolate-pool.ts';
+import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
 import { failure } from './run-outcome.ts';
@@ -144,7 +145,7 @@ const blockingPipe = config.blockingCalls !== false;
 
 let retiring = false;
 const pool = new IsolatePool({
-  size: config.poolSize ?? 2,
+  size: config.poolSize ?? DEFAULT_POOL_SIZE,
   blockingCalls: config.blockingCalls !== false,
   memoryMb: config.memoryMb ?? 128,
   onCatastrophic: (reason) => {
@@ -245,4 +246,4 @@ process.on('message', (value) => {
 // still busy in native code (a huge BigInt product, say) would leave this process behind.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
 send({ type: 'ready', pid: process.pid, rss: process.memoryUsage.rss() });
-void pool.warm();
+pool.replenish();

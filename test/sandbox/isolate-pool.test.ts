@@ -1,7 +1,17 @@
 // The isolate pool prepares a bounded number of isolates at once: a burst of runs takes
 // its isolates a few at a time, in arrival order, instead of all advancing in lockstep.
+// It refills PROMPT_REFILL isolates at once and the rest of its size in idle time only.
+import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from '@jest/globals';
-import { IsolatePool, MAX_PREPARING, type PreparedIsolate } from '../../sandbox/isolate-pool.ts';
+import { IsolatePool, MAX_PREPARING, PROMPT_REFILL, type PreparedIsolate } from '../../sandbox/isolate-pool.ts';
+
+async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not reached in time');
+    await sleep(10);
+  }
+}
 
 describe('isolate pool', () => {
   it('prepares at most maxPreparing isolates at once; the others wait their turn and all get one', async () => {
@@ -42,5 +52,45 @@ describe('isolate pool', () => {
     (await first).dispose();
     await expect(second).rejects.toThrow(/closed/);
     expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
+  });
+
+  it('refills PROMPT_REFILL isolates at once; the rest of the pool waits for idle time', async () => {
+    const size = PROMPT_REFILL + 2;
+    const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 60_000 });
+    try {
+      // Idle time counts from the pool's start and from each take: no more than PROMPT_REFILL for a minute.
+      pool.replenish();
+      await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
+      (await pool.take(32)).dispose();
+      pool.replenish();
+      await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
+      await sleep(300);
+      expect(pool.readyCount).toBe(PROMPT_REFILL);
+      expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
+      // warm() fills the whole pool at once.
+      await pool.warm();
+      expect(pool.readyCount).toBe(size);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('fills to its full size once no run has taken an isolate for idleFillMs', async () => {
+    const size = PROMPT_REFILL + 3;
+    const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 50 });
+    try {
+      (await pool.take(32)).dispose();
+      pool.replenish();
+      await until(() => pool.readyCount === size, 30_000);
+      await sleep(100);
+      expect(pool.readyCount).toBe(size);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('refuses a bad idleFillMs', () => {
+    expect(() => new IsolatePool({ size: 4, memoryMb: 32, idleFillMs: Number.NaN })).toThrow(/idleFillMs/);
+    expect(() => new IsolatePool({ size: 4, memoryMb: 32, idleFillMs: -1 })).toThrow(/idleFillMs/);
   });
 });
