@@ -10,8 +10,12 @@ export {
   DELIVER_GLOBAL,
   SEND_GLOBAL,
   START_GLOBAL,
+  URL_LIBRARY_GLOBAL,
   type GuestConfig,
   type GuestDelivery,
   type GuestMessage,
 } from './guest-protocol.ts';
-export { GUEST_PRELUDE_BUNDLE as GUEST_PRELUDE_SOURCE } from './guest-prelude-bundle.ts';
+export {
+  GUEST_PRELUDE_BUNDLE as GUEST_PRELUDE_SOURCE,
+  GUEST_URL_LIBRARY_BUNDLE as GUEST_URL_LIBRARY_SOURCE,
+} from './guest-prelude-bundle.ts';

@@ -11,6 +11,12 @@ export const SEND_GLOBAL = '__ptc_send';
  * (not answered within the bound, or the run is over). See guest/blocking-calls.ts.
  */
 export const BLOCKING_CALL_GLOBAL = '__ptc_call_blocking';
+/**
+ * Global the host installs before the prelude (taken and deleted by the prelude): the
+ * text of the URL library (guest/url.ts), shared by every isolate of a process and
+ * evaluated only by a program that uses `URL` or `URLSearchParams`.
+ */
+export const URL_LIBRARY_GLOBAL = '__ptc_url_library';
 /** Globals the prelude defines for the host to reference (the host deletes them). */
 export const CONFIGURE_GLOBAL = '__ptc_configure';
 export const DELIVER_GLOBAL = '__ptc_deliver';

@@ -7,7 +7,9 @@ import {
   CONFIGURE_GLOBAL,
   DELIVER_GLOBAL,
   GUEST_PRELUDE_SOURCE,
+  GUEST_URL_LIBRARY_SOURCE,
   SEND_GLOBAL,
+  URL_LIBRARY_GLOBAL,
 } from './guest-prelude.ts';
 
 /** Where a bound run receives what its isolate reports. */
@@ -91,6 +93,10 @@ export class PreparedIsolate {
         });
         await context.global.set(BLOCKING_CALL_GLOBAL, blocking);
       }
+      // One copy of the URL library's text per process: each isolate gets a string that
+      // refers to it (isolated-vm makes strings of 1 KiB and more external, not copied).
+      urlLibrary ??= new ivm.ExternalCopy(GUEST_URL_LIBRARY_SOURCE);
+      await context.global.set(URL_LIBRARY_GLOBAL, urlLibrary.copyInto());
       const script = await compilePrelude(isolate);
       await script.run(context);
       script.release();
@@ -170,6 +176,8 @@ export class PreparedIsolate {
 // prelude's evaluation compiled, which every later isolate would otherwise parse and
 // compile again (~1-2 ms of a run's start, half the prelude's evaluation).
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
+/** The URL library's text, shared by every isolate of this process (guest/url.ts). */
+let urlLibrary: ivm.ExternalCopy<string> | undefined;
 let preludeCacheWarm = false;
 /** How the prelude's code cache fared in this process (for tests and diagnostics). */
 export const preludeCacheStats = { produced: 0, warm: 0, accepted: 0, rejected: 0 };

@@ -16,6 +16,8 @@ export const isEnumerableOwn = ObjectProto.propertyIsEnumerable;
 export const hasOwn = ObjectProto.hasOwnProperty;
 export const apply = Reflect.apply;
 export const construct = Reflect.construct;
+/** The realm's own eval: called through `apply`, an indirect eval (global scope). */
+export const globalEval = eval;
 export const stringify = JSON.stringify;
 export const parse = JSON.parse;
 export const PromiseCtor = Promise;

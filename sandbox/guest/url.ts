@@ -1,11 +1,13 @@
 // URL and URLSearchParams: the WHATWG URL Standard's reference implementation
-// (`whatwg-url`, with `tr46` for international domain names), bundled into the prelude and
-// evaluated on first use only (the globals are lazy, as several of Node's are). Errors are
-// worded as Node's (TypeError ERR_INVALID_URL "Invalid URL" with `input`).
-import { construct, defineProperty } from './intrinsics.ts';
+// (`whatwg-url`, with `tr46` for international domain names), evaluated on first use
+// only (the globals are lazy, as several of Node's are). Its text (two thirds of all
+// the guest's code) is not part of the prelude: the host hands every isolate the same
+// copy (URL_LIBRARY_GLOBAL), and a program that never touches URL never compiles it.
+// Errors are worded as Node's (TypeError ERR_INVALID_URL "Invalid URL" with `input`).
+import { URL_LIBRARY_GLOBAL } from '../guest-protocol.ts';
+import { apply, construct, defineProperty, globalEval } from './intrinsics.ts';
 import { missingArgs, nodeTypeError } from './node-errors.ts';
-
-declare const require: (id: string) => unknown;
+import { utf8DecodeWithoutBOM, utf8Encode } from './url-encoding.ts';
 
 type UrlClass = (new (
   url: string,
@@ -18,7 +20,14 @@ interface UrlModule {
   readonly URL: UrlClass;
   readonly URLSearchParams: new (init?: unknown) => object;
 }
+/** What the library's text evaluates to (bundle-guest-prelude.ts): a function of the prelude's UTF-8 codec. */
+type UrlLibrary = (encoding: {
+  readonly utf8Encode: typeof utf8Encode;
+  readonly utf8DecodeWithoutBOM: typeof utf8DecodeWithoutBOM;
+}) => UrlModule;
 
+/** The library's text, taken from the global the host installed before the prelude. */
+let librarySource: string | undefined;
 let loaded: UrlModule | undefined;
 
 function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError {
@@ -41,7 +50,9 @@ function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError 
 
 function load(): UrlModule {
   if (loaded !== undefined) return loaded;
-  const lib = require('whatwg-url') as UrlModule;
+  if (librarySource === undefined) throw nodeTypeError('ERR_INVALID_STATE', 'URL is not available in this sandbox');
+  const library = apply(globalEval, undefined, [librarySource]) as UrlLibrary;
+  const lib = library({ utf8Encode, utf8DecodeWithoutBOM });
   const Base = lib.URL;
   class URL extends Base {
     constructor(url: string, base?: string) {
@@ -74,6 +85,9 @@ function load(): UrlModule {
 
 /** Defines URL and URLSearchParams on `scope`, loaded the first time either is read. */
 export function installUrl(scope: Record<string, unknown>): void {
+  const source = scope[URL_LIBRARY_GLOBAL];
+  delete scope[URL_LIBRARY_GLOBAL];
+  if (typeof source === 'string') librarySource = source;
   for (const name of ['URL', 'URLSearchParams'] as const) {
     defineProperty(scope, name, {
       get(): unknown {
