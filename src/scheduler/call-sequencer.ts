@@ -127,21 +127,43 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
 
   // Resolves when waiting for a gate is pointless: the sequence was aborted or failed.
   const stopped = deferred<void>();
+  let isStopped = false;
+  // Ends the wait of the start waiting for its gate now (starts are chained: one at a time).
+  let releaseWaitingStart: (() => void) | undefined;
+  const stop = (): void => {
+    isStopped = true;
+    stopped.resolve();
+    releaseWaitingStart?.();
+  };
+  // Settles when `gate` does, or at once when the sequence stops. (Not a Promise.race with
+  // `stopped.promise`: every race would leave a reaction on that promise, kept until the
+  // sequence ends, for every call of a long run.)
+  const untilGateOrStop = (gate: Promise<unknown>): Promise<void> => {
+    if (isStopped) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const done = (): void => {
+        if (releaseWaitingStart === done) releaseWaitingStart = undefined;
+        resolve();
+      };
+      releaseWaitingStart = done;
+      gate.then(done, done);
+    });
+  };
   // Signals of calls that carry their own signal, aborted with the sequence's: a manual
   // AbortSignal.any, whose weak links cost a GC-heavy few microseconds per call.
   const composites = new Set<AbortController>();
   const onAbort = (): void => {
-    stopped.resolve();
+    stop();
     for (const composite of composites) composite.abort(signal.reason);
     composites.clear();
   };
-  if (signal.aborted) stopped.resolve();
+  if (signal.aborted) stop();
   else if (signal !== NEVER_ABORTED) signal.addEventListener('abort', onAbort, { once: true });
 
   const fail = (error: unknown): SchedulerError => {
     if (failure === undefined) {
       failure = SchedulerError.failure(error);
-      stopped.resolve();
+      stop();
     }
     return failure;
   };
@@ -251,7 +273,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     // exclusive call holds every later call until it has committed and its body settled.
     const gate =
       slot.mode === 'exclusive' ? slot.committed.promise.then(() => slot.hold?.released) : slot.policyDone.promise;
-    await Promise.race([gate.then(noop, noop), stopped.promise]);
+    await untilGateOrStop(gate);
   };
 
   const normalize = (request: NestedExecuteRequest): Slot => {
