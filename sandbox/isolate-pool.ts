@@ -11,6 +11,7 @@ import {
   SEND_GLOBAL,
   URL_LIBRARY_GLOBAL,
 } from './guest-prelude.ts';
+import { warmUpRun } from './prelude-warm-up.ts';
 
 /** Where a bound run receives what its isolate reports. */
 export interface GuestLink {
@@ -97,10 +98,11 @@ export class PreparedIsolate {
       // refers to it (isolated-vm makes strings of 1 KiB and more external, not copied).
       urlLibrary ??= new ivm.ExternalCopy(GUEST_URL_LIBRARY_SOURCE);
       await context.global.set(URL_LIBRARY_GLOBAL, urlLibrary.copyInto());
+      // The first isolate of a process waits for the warm code cache (once, ~20 ms).
+      if (!preludeCacheWarm) await warmPreludeCache(memoryMb, blockingCalls);
       const script = await compilePrelude(isolate);
       await script.run(context);
       script.release();
-      if (!preludeCacheWarm) await warmPreludeCache(isolate);
       const configure = (await context.global.get(CONFIGURE_GLOBAL, { reference: true })) as ivm.Reference<
         (json: string) => void
       >;
@@ -169,12 +171,12 @@ export class PreparedIsolate {
   }
 }
 
-// V8's code cache for the prelude, handed to every isolate of this process after the
-// first. It is built from our own source only (never from guest code), and V8 checks it
-// against the source and its own version and flags, rejecting a cache that does not fit.
-// It is made once the prelude has run (warm): it then also holds the functions the
-// prelude's evaluation compiled, which every later isolate would otherwise parse and
-// compile again (~1-2 ms of a run's start, half the prelude's evaluation).
+// V8's code cache for the prelude, handed to every isolate of this process. It is built
+// from our own source only (never from guest code), and V8 checks it against the source
+// and its own version and flags, rejecting a cache that does not fit. It is made warm:
+// after a warm-up run of our own program (prelude-warm-up.ts), so it also holds every
+// function the prelude's evaluation and an ordinary run compile, which each isolate
+// would otherwise parse and compile again (~2-3 ms of a run's CPU).
 let preludeCache: ivm.ExternalCopy<ArrayBuffer> | undefined;
 /** The URL library's text, shared by every isolate of this process (guest/url.ts). */
 let urlLibrary: ivm.ExternalCopy<string> | undefined;
@@ -212,14 +214,19 @@ async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
 }
 
 /**
- * Replaces the prelude's code cache with one made in `isolate` after the prelude ran
- * there: compiling the same source again finds V8's own script in the isolate's
- * compilation cache, with every function compiled so far.
+ * Makes the warm code cache: a throwaway isolate goes through a warm-up run, then the
+ * prelude is compiled again in it, which finds V8's own script in the isolate's
+ * compilation cache with every function compiled so far. Once per process; until it is
+ * done, isolates prepared meanwhile use the cache the first compile made.
  */
-async function warmPreludeCache(isolate: ivm.Isolate): Promise<void> {
+async function warmPreludeCache(memoryMb: number, blockingCalls: boolean): Promise<void> {
   preludeCacheWarm = true; // once per process, whatever happens
+  let prepared: PreparedIsolate | undefined;
   try {
-    const script: CachingScript = await isolate.compileScript(GUEST_PRELUDE_SOURCE, {
+    prepared = await PreparedIsolate.create(memoryMb, undefined, blockingCalls);
+    if (!(await warmUpRun(prepared)) || prepared.disposed) return;
+    // Synchronous, before the run's own dispose (next task): the isolate is idle now.
+    const script: CachingScript = prepared.isolate.compileScriptSync(GUEST_PRELUDE_SOURCE, {
       filename: PRELUDE_FILE_NAME,
       produceCachedData: true,
     });
@@ -228,7 +235,9 @@ async function warmPreludeCache(isolate: ivm.Isolate): Promise<void> {
     preludeCache = script.cachedData;
     preludeCacheStats.warm += 1;
   } catch {
-    // the cold cache made at the first compile stays
+    // the cache the first compile made stays
+  } finally {
+    prepared?.dispose();
   }
 }
 

@@ -37,6 +37,8 @@ export interface IsolateRunOptions {
   readonly heavyCpuMs?: number;
   /** After the program settles, how long to wait for a last unhandled rejection report. @default 50 */
   readonly settleReportMs?: number;
+  /** Where this run counts its blocked calls. @default blockingCallStats */
+  readonly blockingStats?: { answered: number; released: number };
 }
 
 export interface IsolateRun {
@@ -366,7 +368,7 @@ class Run {
     const outcome = answered !== undefined ? undefined : await this.#waitBounded(dispatched);
     this.#releaseBlocked = undefined;
     if (outcome === undefined) {
-      blockingCallStats.released += 1;
+      (this.#options.blockingStats ?? blockingCallStats).released += 1;
       // Not answered in time (or the run ended): it crosses later, as any call does.
       void dispatched.then((answer) => this.#deliver(call.seq, answer));
       return '';
@@ -375,7 +377,7 @@ class Run {
   }
 
   #answerBlocked(seq: number, outcome: HostCallOutcome): string {
-    blockingCallStats.answered += 1;
+    (this.#options.blockingStats ?? blockingCallStats).answered += 1;
     this.#pending -= 1;
     if (this.#ended || this.#programSettled) return '';
     return JSON.stringify(toDelivery(seq, outcome));

@@ -1,0 +1,38 @@
+// The warm-up run that makes the prelude's code cache (isolate-pool.ts): once per
+// process, a run of our own small program in a throwaway isolate goes through what
+// nearly every run does (configure, a tool call blocked on and answered, a log line,
+// the result), so the prelude functions on that path are compiled once here and come
+// from the code cache in every later isolate instead of being compiled in each run.
+// Nothing of any model's program is involved: the code cache holds only our own code.
+import type { CallDispatcher } from './call-bridge.ts';
+import { START_GLOBAL } from './guest-protocol.ts';
+import type { PreparedIsolate } from './isolate-pool.ts';
+import { startIsolateRun } from './isolate-run.ts';
+import { DEFAULT_LIMITS } from './limits.ts';
+
+const WARM_UP_TOOL = 'warm_up';
+/** Compiled form of the warm-up program (what compile-program.ts makes of a body, written out). */
+const WARM_UP_JS = `${START_GLOBAL}(async function () { const value = await tools.${WARM_UP_TOOL}({ n: 1 }); console.log('warm', value); return { value, list: [1, 'a', null] }; });\n;void 0;\n`;
+
+/** Runs the warm-up program in `prepared` (which it does not dispose); true if it completed. */
+export async function warmUpRun(prepared: PreparedIsolate): Promise<boolean> {
+  const dispatcher: CallDispatcher = {
+    call: async () => ({ ok: true, valueJson: '{"n":1}' }),
+    callBlocking: () => ({ ok: true, valueJson: '{"n":1}' }),
+    cancel: () => undefined,
+    close: () => undefined,
+  };
+  const run = startIsolateRun({
+    prepared,
+    program: { js: WARM_UP_JS, sourceMap: '', lineCount: 1 },
+    toolNames: [WARM_UP_TOOL],
+    limits: { ...DEFAULT_LIMITS, wallTimeMs: 10_000 },
+    determinism: { seed: 'warm-up', clockStartMs: 0 },
+    dispatcher,
+    logs: { add: () => undefined, markTruncated: () => undefined },
+    // Not a run of the sandbox's: its call is not counted with theirs.
+    blockingStats: { answered: 0, released: 0 },
+  });
+  const outcome = await run.outcome;
+  return outcome.ok;
+}
