@@ -244,7 +244,8 @@ async function warmPreludeCache(memoryMb: number, blockingCalls: boolean): Promi
 export interface IsolatePoolOptions {
   /**
    * Isolates kept ready. 0 disables pre-warming (every run creates its isolate). The
-   * first `PROMPT_REFILL` are refilled as soon as runs take them; the rest in idle time.
+   * first `PROMPT_REFILL` are refilled as soon as runs take them; the rest in idle time,
+   * one after another until a run takes one.
    */
   readonly size: number;
   /** Heap limit of pooled isolates; runs asking for another limit get a fresh isolate. */
@@ -276,7 +277,7 @@ export const PROMPT_REFILL = 2;
 
 /** Idle time: no run took an isolate for this long (ms), and none is being prepared. */
 export const IDLE_FILL_MS = 250;
-/** While not idle, how often (ms) the pool looks again; also the pause between isolates filled in idle time. */
+/** While not idle, how often (ms) the pool looks again. */
 const IDLE_RECHECK_MS = 25;
 
 export class IsolatePool {
@@ -398,14 +399,18 @@ export class IsolatePool {
 
   #fillWhenIdle(): void {
     if (this.#idleTimer !== undefined) return;
-    const wait = Math.max(IDLE_RECHECK_MS, this.#lastTake + this.#idleFillMs - performance.now());
-    this.#idleTimer = setTimeout(() => {
-      this.#idleTimer = undefined;
-      const idle =
-        performance.now() - this.#lastTake >= this.#idleFillMs && this.#preparing === 0 && this.#turns.length === 0;
-      if (idle) this.#refill(true);
-      else this.#fillWhenIdle();
-    }, wait);
+    const remaining = this.#lastTake + this.#idleFillMs - performance.now();
+    if (remaining <= 0 && this.#preparing === 0 && this.#turns.length === 0) {
+      this.#refill(true); // idle: the next isolate at once (a take in between stops the fill)
+      return;
+    }
+    this.#idleTimer = setTimeout(
+      () => {
+        this.#idleTimer = undefined;
+        this.#refill(false);
+      },
+      Math.max(IDLE_RECHECK_MS, remaining),
+    );
     // Filling a pool never keeps a process alive.
     this.#idleTimer.unref?.();
   }
