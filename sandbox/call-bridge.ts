@@ -50,8 +50,11 @@ export class CallBridge implements CallDispatcher {
   readonly #options: CallBridgeOptions;
   readonly #toolNames: ReadonlySet<string>;
   readonly #active = new Map<number, AbortController>();
-  readonly #running = new Set<Promise<void>>();
-  readonly #queue: { request: DispatchRequest; resolve: (outcome: HostCallOutcome) => void }[] = [];
+  readonly #running = new Set<Promise<HostCallOutcome>>();
+  readonly #queue: {
+    request: DispatchRequest;
+    resolve: (outcome: HostCallOutcome | Promise<HostCallOutcome>) => void;
+  }[] = [];
   #closed = false;
   #retired = false;
   #lastSeq = 0;
@@ -88,10 +91,8 @@ export class CallBridge implements CallDispatcher {
         message: `tools.${request.toolName} is not bound in this run`,
       });
     }
-    return new Promise((resolve) => {
-      if (this.#active.size < this.#options.maxConcurrentCalls) this.#start(request, resolve);
-      else this.#queue.push({ request, resolve });
-    });
+    if (this.#active.size < this.#options.maxConcurrentCalls) return this.#start(request);
+    return new Promise((resolve) => this.#queue.push({ request, resolve }));
   }
 
   close(): void {
@@ -138,7 +139,8 @@ export class CallBridge implements CallDispatcher {
     return this.#running.size;
   }
 
-  #start(request: DispatchRequest, resolve: (outcome: HostCallOutcome) => void): void {
+  /** Starts the host call now; its promise settles when the call is over (its slot is freed first). */
+  #start(request: DispatchRequest): Promise<HostCallOutcome> {
     const controller = new AbortController();
     this.#active.set(request.seq, controller);
     const hostRequest: HostCallRequest = {
@@ -150,10 +152,11 @@ export class CallBridge implements CallDispatcher {
     const running = safeHostCall(this.#options.hostCall, hostRequest).then((outcome) => {
       this.#active.delete(request.seq);
       this.#running.delete(running);
-      resolve(outcome);
       this.#next();
+      return outcome;
     });
     this.#running.add(running);
+    return running;
   }
 
   #next(): void {
@@ -164,7 +167,7 @@ export class CallBridge implements CallDispatcher {
       this.#active.size < this.#options.maxConcurrentCalls
     ) {
       const item = this.#queue.shift();
-      if (item !== undefined) this.#start(item.request, item.resolve);
+      if (item !== undefined) item.resolve(this.#start(item.request));
     }
   }
 }

@@ -125,7 +125,7 @@ export class PreparedIsolate {
   }
 
   /** Internal: a call the guest blocks on; '' when no run is bound or it takes none. */
-  async receiveBlocking(text: string): Promise<string> {
+  receiveBlocking(text: string): Promise<string> | string {
     const link = this.#link;
     return link?.onBlockingCall === undefined ? '' : link.onBlockingCall(text);
   }
