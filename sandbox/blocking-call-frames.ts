@@ -144,9 +144,18 @@ function parseCallHeader(text: string): (Omit<CallFrame, 'argsJson'> & { bytes: 
 
 /** Sandbox process side: writes both parts of a frame to `fd`, blocking until they are written. */
 export function writeFrameSync(fd: number, parts: readonly Buffer[]): void {
-  for (const part of parts) {
-    for (let written = 0; written < part.length; ) written += writeSync(fd, part, written, part.length - written);
-  }
+  // One write for the whole frame: the host wakes once for it, not once per part.
+  const frame = joinFrame(parts);
+  for (let written = 0; written < frame.length; ) written += writeSync(fd, frame, written, frame.length - written);
+}
+
+/**
+ * A frame's parts as one buffer, written with one call: the reader on the other end
+ * blocks (or waits in its event loop) until data arrives, and each separate write can
+ * wake it once more only to find the frame incomplete.
+ */
+export function joinFrame(parts: readonly Buffer[]): Buffer {
+  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 /**

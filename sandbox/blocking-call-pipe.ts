@@ -20,6 +20,7 @@ import {
   type CallFrame,
   CallFrameReader,
   encodeAnswer,
+  joinFrame,
   encodeCallFrame,
   readAnswerSync,
   writeFrameSync,
@@ -142,7 +143,7 @@ export class HostBlockingLink {
     clearTimeout(this.#blocked?.timer);
     this.#blocked = undefined;
     try {
-      for (const part of encodeAnswer(answer)) this.#answers.write(part);
+      this.#answers.write(joinFrame(encodeAnswer(answer)));
     } catch {
       // the process is going away; its 'exit' fails the runs
     }
