@@ -122,6 +122,31 @@ export function capacityRows(r: CapacityResult): Row[] {
       target: target === undefined ? '' : `≤ ${ms(target)}, none refused`,
       met: target === undefined ? null : w.wallMs <= target && w.refused === 0 && w.failed === 0,
     });
+    if (target === undefined || w.distinct) continue;
+    // What the machine could do on idle cores: the CPU this burst needed to start its runs.
+    const idleFloor = (w.startCpuMsPerRun * Math.max(1, w.runs - w.refused)) / w.cores + w.toolMs;
+    rows.push({
+      section: '8 capacity',
+      name: `  … CPU to start them, and the wall time that allows on ${w.cores} idle cores (${w.isolation})`,
+      value: `${ms(w.startCpuMsPerRun)} of CPU per run (host + sandbox processes) until every tool call had started, at ${ms(w.allWaitingMs)}`,
+      baseline: `on idle cores: ${w.runs.toLocaleString('en-US')} × ${ms(w.startCpuMsPerRun)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(idleFloor)}`,
+      ratio: x(w.wallMs / idleFloor),
+      target: idleFloor <= target ? `idle-core time ≤ ${ms(target)}` : `idle-core time > ${ms(target)}: not on ${w.cores} cores`,
+      met: null,
+    });
+    const bare = r.bareIsolateFloor;
+    if (bare !== undefined && w.isolation === 'process') {
+      const floor = (bare.cpuMsPerIsolate * w.runs) / w.cores + w.toolMs;
+      rows.push({
+        section: '8 capacity',
+        name: `  … floor of any design giving each of ${w.runs.toLocaleString('en-US')} runs a fresh isolate, on ${w.cores} cores`,
+        value: `${w.runs.toLocaleString('en-US')} × ${ms(bare.cpuMsPerIsolate)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(floor)}`,
+        baseline: `bare new Isolate + context + eval, ${bare.isolates} kept alive: ${ms(bare.cpuMsPerIsolate)} of CPU each`,
+        ratio: x(w.startCpuMsPerRun / bare.cpuMsPerIsolate),
+        target: floor <= target ? `floor ≤ ${ms(target)}` : `floor > ${ms(target)}: no such design meets it on ${w.cores} cores`,
+        met: null,
+      });
+    }
   }
   for (const a of r.runaway) {
     const fair = (a.runaways + 1) / a.cores;

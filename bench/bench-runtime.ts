@@ -28,13 +28,15 @@ const LOOKUP_RECORDS = Array.from({ length: 16 }, (_, i) => ({
   tags: i % 2 === 0 ? ['even', 'bench'] : ['odd', 'bench'],
 }));
 
-/** Calls of the `wait` tool running right now, and the most seen at once since the last reset. */
+/** Calls of the `wait` tool running right now, the most seen at once and how many started since the last reset. */
 export const waitGauge = {
   inFlight: 0,
   maxInFlight: 0,
+  started: 0,
   reset(): void {
     this.inFlight = 0;
     this.maxInFlight = 0;
+    this.started = 0;
   },
 };
 
@@ -64,6 +66,7 @@ export function benchTools() {
       isConcurrencySafe: ({ safe }) => safe,
       execute: async ({ ms }, exec) => {
         waitGauge.inFlight += 1;
+        waitGauge.started += 1;
         waitGauge.maxInFlight = Math.max(waitGauge.maxInFlight, waitGauge.inFlight);
         try {
           return await new Promise<number>((resolve, reject) => {

@@ -5,13 +5,20 @@
 //    with 50 isolates pre-warmed per sandbox process (poolSize): the burst then skips
 //    preparing them, which is what the fresh-isolate-per-run floor costs; and once with a
 //    distinct program text per run (the other rows repeat one, compiled once).
+//    Each row also reads the CPU time (host + sandbox processes + compiler, from /proc)
+//    spent until every run awaits its tool: that CPU over the cores, plus the tool's
+//    second, is the earliest the last run could finish on idle cores. The floor of any
+//    design that gives each run a fresh isolate: a bare new Isolate + context + eval, all
+//    kept alive as in a burst, CPU per isolate (measured on 1,000).
 //  - An ordinary 3-call run (the 1 KB program) while 50 CPU-bound runaways are in flight,
 //    against the same run on an idle runtime: its fair share of 2 cores shared by 51
 //    CPU-bound runs would stretch it (51 / cores)×; less is better than fair.
 import { availableParallelism } from 'node:os';
+import ivm from 'isolated-vm';
 import { KB_PROGRAM } from './bench-programs.ts';
-import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
+import { createBenchRuntime, type Isolation, waitGauge } from './bench-runtime.ts';
 import { summarize, type Summary } from './stats.ts';
+import { childrenCpuMs, spent } from './throughput-bench.ts';
 
 export interface WaitingRunsResult {
   readonly isolation: Isolation;
@@ -26,6 +33,17 @@ export interface WaitingRunsResult {
   readonly failed: number;
   /** Sandbox resident memory (as the sandbox measures it) while all runs were waiting, less before. */
   readonly rssPerRunMb: number | undefined;
+  /** CPU ms (host + sandbox processes + compiler) from the burst until every run's tool call started, per run. */
+  readonly startCpuMsPerRun: number;
+  /** When every run's tool call had started (ms after the burst began); the whole burst when some were refused. */
+  readonly allWaitingMs: number;
+  readonly cores: number;
+}
+
+/** A bare fresh isolate in a burst: new Isolate + context + eval, all kept alive, CPU per isolate. */
+export interface BareIsolateFloor {
+  readonly isolates: number;
+  readonly cpuMsPerIsolate: number;
 }
 
 export interface RunawayResult {
@@ -39,6 +57,7 @@ export interface RunawayResult {
 export interface CapacityResult {
   readonly waiting: WaitingRunsResult[];
   readonly runaway: RunawayResult[];
+  readonly bareIsolateFloor?: BareIsolateFloor;
 }
 
 export interface CapacityOptions {
@@ -46,6 +65,8 @@ export interface CapacityOptions {
   readonly runCounts?: readonly number[];
   readonly runaways?: number;
   readonly samples?: number;
+  /** Bare isolates kept alive to measure the fresh-isolate floor. @default 1000 */
+  readonly bareIsolates?: number;
   /** Also run the 100-run row with this many pre-warmed isolates per sandbox process (0 = not). @default 50 */
   readonly prewarmedPool?: number;
 }
@@ -65,7 +86,29 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
     if (isolation === 'process') waiting.push(await waitingRuns(isolation, 100, { distinct: true }));
     runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
   }
-  return { waiting, runaway };
+  return { waiting, runaway, bareIsolateFloor: await bareIsolateFloor(options.bareIsolates ?? 1_000) };
+}
+
+/** CPU of this process in ms (its isolate threads included). */
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+async function bareIsolateFloor(isolates: number): Promise<BareIsolateFloor> {
+  const alive: ivm.Isolate[] = [];
+  const before = ownCpuMs();
+  try {
+    for (let i = 0; i < isolates; i += 1) {
+      const isolate = new ivm.Isolate({ memoryLimit: 128 });
+      alive.push(isolate);
+      const context = await isolate.createContext();
+      await context.eval('1');
+    }
+    return { isolates, cpuMsPerIsolate: (ownCpuMs() - before) / isolates };
+  } finally {
+    for (const isolate of alive) isolate.dispose();
+  }
 }
 
 async function waitingRuns(
@@ -85,7 +128,24 @@ async function waitingRuns(
       const now = bench.sandbox.memoryInUse?.();
       if (now !== undefined && (peak === undefined || now > peak)) peak = now;
     }, 50);
+    waitGauge.reset();
+    const cpuBefore = { host: ownCpuMs(), children: childrenCpuMs() };
+    const cpuSince = (): number => {
+      const children = childrenCpuMs();
+      return (
+        ownCpuMs() -
+        cpuBefore.host +
+        spent(cpuBefore.children.sandbox, children.sandbox) +
+        spent(cpuBefore.children.compiler, children.compiler)
+      );
+    };
+    let allWaiting: { ms: number; cpuMs: number } | undefined;
     const started = performance.now();
+    const watch = setInterval(() => {
+      if (allWaiting === undefined && waitGauge.started >= runs) {
+        allWaiting = { ms: performance.now() - started, cpuMs: cpuSince() };
+      }
+    }, 5);
     let id = 0;
     const results = await Promise.all(
       Array.from({ length: runs }, () =>
@@ -101,7 +161,11 @@ async function waitingRuns(
     );
     const wallMs = performance.now() - started;
     clearInterval(sampler);
+    clearInterval(watch);
     const refused = results.filter((r) => r.isError && r.error?.info?.['kind'] === 'busy').length;
+    // Runs refused never wait: then the whole burst's CPU, per admitted run.
+    const admitted = Math.max(1, runs - refused);
+    const start = allWaiting ?? { ms: wallMs, cpuMs: cpuSince() };
     const failed = results.filter((r) => r.isError).length - refused;
     return {
       isolation,
@@ -114,6 +178,9 @@ async function waitingRuns(
       failed,
       rssPerRunMb:
         before === undefined || peak === undefined ? undefined : (peak - before) / 1_048_576 / Math.max(1, runs),
+      startCpuMsPerRun: start.cpuMs / admitted,
+      allWaitingMs: start.ms,
+      cores: availableParallelism(),
     };
   } finally {
     await bench.close();

@@ -160,7 +160,7 @@ async function main(): Promise<void> {
 
   if (want('capacity')) {
     progress('capacity: 100 and 1,000 runs awaiting a 1 s tool; an ordinary run under 50 CPU-bound runaways');
-    sections.capacity = await runCapacityBench(q ? { runCounts: [100], samples: 7 } : {});
+    sections.capacity = await runCapacityBench(q ? { runCounts: [100], samples: 7, bareIsolates: 200 } : {});
   }
 
   const rows = allRows(sections);

@@ -106,7 +106,7 @@ function cpuMs(pid: number): number {
 }
 
 /** CPU ms of this process's direct children, sandbox processes and the compiler apart. */
-function childrenCpuMs(): { sandbox: Map<number, number>; compiler: Map<number, number> } {
+export function childrenCpuMs(): { sandbox: Map<number, number>; compiler: Map<number, number> } {
   const sandbox = new Map<number, number>();
   const compiler = new Map<number, number>();
   let entries: string[] = [];
@@ -130,7 +130,7 @@ function childrenCpuMs(): { sandbox: Map<number, number>; compiler: Map<number, 
 }
 
 /** CPU ms spent between two readings (processes that started in between count from 0). */
-function spent(before: Map<number, number>, after: Map<number, number>): number {
+export function spent(before: Map<number, number>, after: Map<number, number>): number {
   let total = 0;
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
