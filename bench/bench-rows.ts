@@ -131,7 +131,10 @@ export function capacityRows(r: CapacityResult): Row[] {
       value: `${ms(w.startCpuMsPerRun)} of CPU per run (host + sandbox processes) until every tool call had started, at ${ms(w.allWaitingMs)}`,
       baseline: `on idle cores: ${w.runs.toLocaleString('en-US')} × ${ms(w.startCpuMsPerRun)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(idleFloor)}`,
       ratio: x(w.wallMs / idleFloor),
-      target: idleFloor <= target ? `idle-core time ≤ ${ms(target)}` : `idle-core time > ${ms(target)}: not on ${w.cores} cores`,
+      target:
+        idleFloor <= target
+          ? `idle-core time ≤ ${ms(target)}`
+          : `idle-core time > ${ms(target)}: not on ${w.cores} cores`,
       met: null,
     });
     const bare = r.bareIsolateFloor;
@@ -143,7 +146,10 @@ export function capacityRows(r: CapacityResult): Row[] {
         value: `${w.runs.toLocaleString('en-US')} × ${ms(bare.cpuMsPerIsolate)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(floor)}`,
         baseline: `bare new Isolate + context + eval, ${bare.isolates} kept alive: ${ms(bare.cpuMsPerIsolate)} of CPU each`,
         ratio: x(w.startCpuMsPerRun / bare.cpuMsPerIsolate),
-        target: floor <= target ? `floor ≤ ${ms(target)}` : `floor > ${ms(target)}: no such design meets it on ${w.cores} cores`,
+        target:
+          floor <= target
+            ? `floor ≤ ${ms(target)}`
+            : `floor > ${ms(target)}: no such design meets it on ${w.cores} cores`,
         met: null,
       });
     }
