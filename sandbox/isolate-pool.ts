@@ -23,7 +23,7 @@ export interface GuestLink {
    * One call the guest blocks on (JSON text, guest/blocking-calls.ts): resolves with the
    * delivery's JSON, or '' when its outcome will come the asynchronous way; never rejects.
    */
-  onBlockingCall?(text: string): Promise<string>;
+  onBlockingCall?(text: string): string | Promise<string>;
 }
 
 export class PreparedIsolate {
@@ -85,9 +85,12 @@ export class PreparedIsolate {
       );
       await context.global.set(SEND_GLOBAL, send);
       if (blockingCalls) {
-        const blocking = new ivm.Reference(async (text: unknown): Promise<string> => {
+        // A reply known at once is returned as it is, not as a promise: isolated-vm then
+        // hands it over inside this call, with nothing left pending (see isolate-run.ts end()).
+        const blocking = new ivm.Reference((text: unknown): string | Promise<string> => {
           try {
-            return typeof text === 'string' && prepared !== undefined ? await prepared.receiveBlocking(text) : '';
+            const reply = typeof text === 'string' && prepared !== undefined ? prepared.receiveBlocking(text) : '';
+            return typeof reply === 'string' ? reply : reply.catch(() => '');
           } catch {
             return ''; // nothing may escape into isolated-vm
           }

@@ -85,6 +85,10 @@ class Run {
   #heavy = false;
   /** Ends the wait of the call the guest is blocked on (set while one is). */
   #releaseBlocked: (() => void) | undefined;
+  /** Isolated-vm is inside a blocking call of this run, or waits for its reply to settle. */
+  #inBlockingCall = false;
+  /** The isolate's disposal, held until that reply has settled. */
+  #disposeAfterBlocking: (() => void) | undefined;
   /** When that call is released (performance.now()), and the timer that does it. */
   #releaseAt = 0;
   #releaseTimer: ReturnType<typeof setTimeout> | undefined;
@@ -343,7 +347,37 @@ class Run {
    * call; its outcome is the answer (the delivery's JSON) if it comes within
    * BLOCKING_CALL_WAIT_MS, else '' and the outcome is delivered the asynchronous way.
    */
-  async #onBlockingCall(text: string): Promise<string> {
+  #onBlockingCall(text: string): string | Promise<string> {
+    this.#inBlockingCall = true;
+    let reply: string | Promise<string> = '';
+    try {
+      reply = this.#blockingCall(text);
+    } finally {
+      if (typeof reply === 'string') this.#blockingCallOver();
+    }
+    if (typeof reply === 'string') return reply;
+    return reply.then(
+      (answer) => {
+        this.#blockingCallOver();
+        return answer;
+      },
+      () => {
+        this.#blockingCallOver();
+        return '';
+      },
+    );
+  }
+
+  /** The reply isolated-vm waits for has settled (or was a string): the isolate may be disposed now. */
+  #blockingCallOver(): void {
+    this.#inBlockingCall = false;
+    const dispose = this.#disposeAfterBlocking;
+    this.#disposeAfterBlocking = undefined;
+    // After this turn's microtasks, in which isolated-vm takes the reply.
+    if (dispose !== undefined) setImmediate(dispose);
+  }
+
+  #blockingCall(text: string): string | Promise<string> {
     if (this.#ended || this.#programSettled) return '';
     let m: unknown;
     try {
@@ -364,16 +398,18 @@ class Run {
     const answered = dispatcher.callBlocking?.(call);
     if (answered !== undefined && !(answered instanceof Promise)) return this.#answerBlocked(call.seq, answered);
     const dispatched = answered ?? dispatcher.call(call);
-    // Released by the host already: straight on the asynchronous way.
-    const outcome = answered !== undefined ? undefined : await this.#waitBounded(dispatched);
-    this.#releaseBlocked = undefined;
-    if (outcome === undefined) {
+    const released = (): string => {
       (this.#options.blockingStats ?? blockingCallStats).released += 1;
       // Not answered in time (or the run ended): it crosses later, as any call does.
       void dispatched.then((answer) => this.#deliver(call.seq, answer));
       return '';
-    }
-    return this.#answerBlocked(call.seq, outcome);
+    };
+    // Released by the host already, or the run ended meanwhile: the asynchronous way.
+    if (answered !== undefined || this.#ended) return released();
+    return this.#waitBounded(dispatched).then((outcome) => {
+      this.#releaseBlocked = undefined;
+      return outcome === undefined ? released() : this.#answerBlocked(call.seq, outcome);
+    });
   }
 
   #answerBlocked(seq: number, outcome: HostCallOutcome): string {
@@ -524,10 +560,18 @@ class Run {
     this.#clearWake();
     this.#options.dispatcher.close();
     // A call the isolate is blocked on stops waiting for its outcome (dropped: the run is
-    // over). Disposing never waits for a blocked isolate, whether its call is being waited
-    // for here or has not reached this thread yet: isolated-vm cancels the wait and the
-    // guest is stopped (end-while-blocked.test.ts pins this).
+    // over).
     this.#releaseBlocked?.();
+    if (this.#inBlockingCall) {
+      // isolated-vm waits for the reply to that call: disposing the isolate before the
+      // reply has settled crashed or hung this process now and then (isolated-vm 7.0.1,
+      // end-while-blocked.test.ts). The reply settles in this turn's microtasks; the
+      // isolate goes right after. Disposing a blocked isolate whose call has not reached
+      // this thread yet is safe: its reply will be a string, handed over at once.
+      this.#resolve(outcome);
+      this.#disposeAfterBlocking = () => this.#options.prepared.dispose();
+      return;
+    }
     if (outcome.ok) {
       // The program has finished: hand the result on first and dispose right after,
       // off the result's critical path. Nothing can cross any more (dispatcher closed).
