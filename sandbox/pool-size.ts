@@ -4,7 +4,7 @@
 /**
  * Isolates kept ready per sandbox process (SandboxOptions.poolSize). With the default
  * two processes a burst of about 30 runs starts on ready isolates, each ~10 ms of CPU
- * less to start; a ready isolate holds ~1.7 MiB. Beyond the first two, the pool fills
+ * less to start; a ready isolate holds ~1.6 MiB. Beyond the first two, the pool fills
  * in idle time only (isolate-pool.ts).
  */
 export const DEFAULT_POOL_SIZE = 16;

@@ -118,7 +118,7 @@ export interface SandboxOptions {
    * Pre-warmed single-use isolates kept ready, per sandbox process (in-process: in this
    * process). Two are refilled as soon as runs take them; the rest only in idle time (no
    * run started for 250 ms), so a burst of runs starts on ready isolates without the
-   * refill taking CPU from runs. Each ready isolate holds ~1.7 MiB; 0 prepares every
+   * refill taking CPU from runs. Each ready isolate holds ~1.6 MiB; 0 prepares every
    * run's isolate when it starts. @default 16 per process (32 in-process)
    */
   readonly poolSize?: number;
