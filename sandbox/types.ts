@@ -119,7 +119,7 @@ export interface SandboxOptions {
    * process). Two are refilled as soon as runs take them; the rest only in idle time (no
    * run started for 250 ms), so a burst of runs starts on ready isolates without the
    * refill taking CPU from runs. Each ready isolate holds ~1.6 MiB; 0 prepares every
-   * run's isolate when it starts. @default 16 per process (32 in-process)
+   * run's isolate when it starts. @default 32 per process (64 in-process)
    */
   readonly poolSize?: number;
   /**
