@@ -80,15 +80,12 @@ export function createPostgresRunClaims(
       const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [runLockId(claim.runId)]);
       if ((rows[0] as { ok?: unknown } | undefined)?.ok !== true) {
         // A live session holds it: report its claim (written right after its lock)...
-        const holder = (await rowOf(claim.runId)) ?? {
-          runId: claim.runId,
-          owner: '(another session)',
-          pid: 0,
-          host: '',
-          at: 0,
-        };
-        // ...unless its process on this host is gone and the server is still ending its session.
-        if (isClaimLive(holder) || Date.now() >= deadline) return holder;
+        const row = await rowOf(claim.runId);
+        const holder = row ?? { runId: claim.runId, owner: '(another session)', pid: 0, host: '', at: 0 };
+        if (Date.now() >= deadline) return holder;
+        // ...once its row is written (the holder may be between its lock and its row), and
+        // unless its process on this host is gone while the server is still ending its session.
+        if (row !== undefined && isClaimLive(row)) return row;
         client.release();
         released = true;
         await new Promise((resolve) => setTimeout(resolve, 20));
