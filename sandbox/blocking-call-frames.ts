@@ -3,7 +3,8 @@
 // gives. The body is text that is already JSON or plain text — a call's arguments, an
 // outcome's value or message — and crosses as it is: never escaped a second time, so a
 // frame is the body's bytes plus a short header, and any call the argument limit accepts
-// fits the bound the host reads calls with.
+// fits the bound the host reads calls with. The one exception: an error message that is
+// not well-formed UTF-16 (a lone surrogate) crosses JSON-escaped, marked in its header.
 import { readSync, writeSync } from 'node:fs';
 import type { CallItem } from './ipc-messages.ts';
 import { MAX_ARGS_BYTES } from './limits.ts';
@@ -44,9 +45,12 @@ export function encodeAnswer(answer: BlockingAnswer): [Buffer, Buffer] {
   const { outcome } = answer;
   const at = outcome.at === undefined ? {} : { at: outcome.at };
   // The host's own text: the sandbox process reads its header unbounded.
-  return outcome.ok
-    ? encode({ seq: answer.seq, ok: true, ...at }, outcome.valueJson)
-    : encode({ seq: answer.seq, ok: false, code: outcome.code, ...at }, outcome.message);
+  if (outcome.ok) return encode({ seq: answer.seq, ok: true, ...at }, outcome.valueJson);
+  // Raw UTF-8 cannot carry a lone surrogate (a message clipped mid-emoji): such a message
+  // crosses JSON-escaped, so it reads the same as over IPC.
+  return outcome.message.isWellFormed()
+    ? encode({ seq: answer.seq, ok: false, code: outcome.code, ...at }, outcome.message)
+    : encode({ seq: answer.seq, ok: false, code: outcome.code, escaped: true, ...at }, JSON.stringify(outcome.message));
 }
 
 /**
@@ -204,5 +208,5 @@ export function readAnswerSync(fd: number): BlockingAnswer {
   const at = typeof header['at'] === 'number' ? { at: header['at'] } : {};
   return header['ok'] === true
     ? { seq, outcome: { ok: true, valueJson: text, ...at } }
-    : { seq, outcome: { ok: false, code: String(header['code']), message: text, ...at } };
+    : { seq, outcome: { ok: false, code: String(header['code']), message: header['escaped'] === true ? String(JSON.parse(text)) : text, ...at } };
 }

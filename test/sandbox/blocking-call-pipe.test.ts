@@ -4,6 +4,9 @@
 // messages; frames that are not calls, or larger than any call may be, mark the process
 // as broken and nothing more is read. The sandbox-process end is exercised end to end by
 // blocking-calls.test.ts, blocking-call-limits.test.ts and blocking-call-ordering.test.ts.
+import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from '@jest/globals';
 import { HostBlockingLink } from '../../sandbox/blocking-call-pipe.ts';
@@ -14,6 +17,7 @@ import {
   encodeCallFrame,
   MAX_CALL_BODY_BYTES,
   MAX_HEADER_BYTES,
+  readAnswerSync,
 } from '../../sandbox/blocking-call-frames.ts';
 import { BLOCKING_CALL_WAIT_MS } from '../../sandbox/limits.ts';
 import type { CallItem } from '../../sandbox/ipc-messages.ts';
@@ -206,5 +210,24 @@ describe('HostBlockingLink', () => {
     const answer: BlockingAnswer = { seq: 2, outcome: { ok: false, code: 'E_X', message: 'no\n"x"', at: 123 } };
     const header = JSON.parse(encodeAnswer(answer)[0].toString('utf8')) as Record<string, unknown>;
     expect(header).toStrictEqual({ seq: 2, ok: false, code: 'E_X', at: 123, bytes: 6 });
+  });
+
+  it('an error message that is not well-formed UTF-16 reads back whole; well-formed ones cross unescaped', () => {
+    const readBack = (answer: BlockingAnswer): BlockingAnswer => {
+      const file = join(mkdtempSync(join(tmpdir(), 'ptc-answer-')), 'answer');
+      writeFileSync(file, Buffer.concat(encodeAnswer(answer)));
+      const fd = openSync(file, 'r');
+      try {
+        return readAnswerSync(fd);
+      } finally {
+        closeSync(fd);
+      }
+    };
+    for (const message of ['a\ud800b', 'clipped \ud83d', '\ude00 alone', '"quoted" \\ \n 漢字😀', '']) {
+      const answer: BlockingAnswer = { seq: 4, outcome: { ok: false, code: 'E', message, at: 9 } };
+      expect(readBack(answer)).toStrictEqual(answer);
+    }
+    const plain = encodeAnswer({ seq: 1, outcome: { ok: false, code: 'E', message: '"x"' } });
+    expect(plain[1].toString('utf8')).toBe('"x"');
   });
 });

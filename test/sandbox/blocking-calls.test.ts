@@ -208,6 +208,16 @@ describe('process mode: the blocking-call pipes', () => {
     expect(answered).toBeGreaterThan(0);
   });
 
+  it('a tool error message with a lone surrogate (clipped mid-emoji) reaches the program as over IPC', async () => {
+    const hostCall = async (): Promise<HostCallOutcome> => ({ ok: false, code: 'BAD', message: 'a\ud800b' });
+    const code = `try { await tools.f({}); } catch (e) { return [e.code, e.message.length, e.message.charCodeAt(1)]; }`;
+    const before = { ...blockingPipeStats };
+    const piped = await boxes.process.run({ code, toolNames: ['f'], hostCall });
+    expect(blockingPipeStats.answered - before.answered).toBe(1);
+    expectOk(piped, ['BAD', 3, 0xd800]);
+    expectOk(await asyncOnly.run({ code, toolNames: ['f'], hostCall }), ['BAD', 3, 0xd800]);
+  });
+
   it('blockingCalls: false opens no pipes', async () => {
     const sandbox = createSandbox({ poolSize: 1, blockingCalls: false });
     try {
