@@ -26,6 +26,8 @@ export const MAX_HEADER_BYTES = 4_096;
 /** Arguments are at most MAX_ARGS_BYTES UTF-16 code units; each is at most 3 bytes of UTF-8. */
 export const MAX_CALL_BODY_BYTES = 3 * MAX_ARGS_BYTES;
 const NEWLINE = 0x0a;
+/** With the u flag a surrogate pair is one code point, so this matches only an unpaired half. */
+const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
 /** The frame's two parts, to write in order. */
 function encode(header: Record<string, unknown>, body: string): [Buffer, Buffer] {
@@ -48,7 +50,7 @@ export function encodeAnswer(answer: BlockingAnswer): [Buffer, Buffer] {
   if (outcome.ok) return encode({ seq: answer.seq, ok: true, ...at }, outcome.valueJson);
   // Raw UTF-8 cannot carry a lone surrogate (a message clipped mid-emoji): such a message
   // crosses JSON-escaped, so it reads the same as over IPC.
-  return outcome.message.isWellFormed()
+  return !LONE_SURROGATE.test(outcome.message)
     ? encode({ seq: answer.seq, ok: false, code: outcome.code, ...at }, outcome.message)
     : encode({ seq: answer.seq, ok: false, code: outcome.code, escaped: true, ...at }, JSON.stringify(outcome.message));
 }
