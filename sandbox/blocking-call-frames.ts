@@ -206,9 +206,10 @@ export function readAnswerSync(fd: number): BlockingAnswer {
     filled += read;
   }
   const text = body.toString('utf8');
+  const message = header['escaped'] === true ? String(JSON.parse(text)) : text;
   const seq = header['seq'] as number;
   const at = typeof header['at'] === 'number' ? { at: header['at'] } : {};
   return header['ok'] === true
     ? { seq, outcome: { ok: true, valueJson: text, ...at } }
-    : { seq, outcome: { ok: false, code: String(header['code']), message: header['escaped'] === true ? String(JSON.parse(text)) : text, ...at } };
+    : { seq, outcome: { ok: false, code: String(header['code']), message, ...at } };
 }
