@@ -6,7 +6,7 @@
 // the cores; only where the priority can be raised again (else nothing is demoted).
 import { CallBridge } from './call-bridge.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, mayRestorePriority, restoreThreads } from './cpu-lanes.ts';
-import { IsolatePool } from './isolate-pool.ts';
+import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun } from './isolate-run.ts';
 import { resolveLimits } from './limits.ts';
@@ -134,8 +134,8 @@ export class InProcessSandbox implements Sandbox {
     }
   }
 
-  /** Resident memory of this whole process (its isolates live here). */
+  /** Resident memory of this whole process (its isolates live here), less its ready isolates. */
   memoryInUse(): number {
-    return process.memoryUsage.rss();
+    return residentBeyondReady(this.#pool);
   }
 }

@@ -48,7 +48,7 @@ export interface CallItem {
 
 export type ChildToHost =
   | { readonly type: 'ready'; readonly pid: number; readonly rss?: number }
-  /** `rss`: the process's resident memory in bytes (for admission by memory). */
+  /** `rss`: the process's resident memory in bytes less its ready isolates (for admission by memory). */
   | { readonly type: 'pong'; readonly rss?: number }
   | {
       readonly type: 'call';

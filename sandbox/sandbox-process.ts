@@ -5,7 +5,7 @@ import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
-import { IsolatePool } from './isolate-pool.ts';
+import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
 import { LogBuffer, type LogCaps } from './log-buffer.ts';
@@ -181,7 +181,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     run.handle = handle;
     if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);
     const outcome = await handle.outcome;
-    send({ type: 'done', runId, outcome, rss: process.memoryUsage.rss() });
+    send({ type: 'done', runId, outcome, rss: residentBeyondReady(pool) });
     pool.replenish();
   } catch (error) {
     send({
@@ -224,7 +224,7 @@ function onMessage(value: unknown): void {
       void demoteBusyThreads();
       return;
     case 'ping':
-      send({ type: 'pong', rss: process.memoryUsage.rss() });
+      send({ type: 'pong', rss: residentBeyondReady(pool) });
       return;
     case 'close':
       pool.close();
@@ -245,5 +245,5 @@ process.on('message', (value) => {
 // The host is gone. Not process.exit(): its teardown waits for the isolates, and one
 // still busy in native code (a huge BigInt product, say) would leave this process behind.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
-send({ type: 'ready', pid: process.pid, rss: process.memoryUsage.rss() });
+send({ type: 'ready', pid: process.pid, rss: residentBeyondReady(pool) });
 pool.replenish();

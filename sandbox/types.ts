@@ -107,7 +107,10 @@ export interface Sandbox {
   run(request: RunRequest): Promise<RunOutcome>;
   /** Stops pooled isolates and the sandbox process. */
   close(): Promise<void>;
-  /** Bytes the sandbox holds now as last measured (resident memory of its processes), if it can tell. */
+  /**
+   * Bytes the sandbox holds now as last measured (resident memory of its processes), if it
+   * can tell; isolates kept ready for runs (poolSize) are not counted.
+   */
   memoryInUse?(): number | undefined;
 }
 

@@ -6,7 +6,8 @@
 //    that stays CPU-active for longer than `sliceMs` gives its slot up (it runs on; the OS
 //    shares the cores between such runs, and the process sandbox moves new runs away from
 //    them, see process-sandbox.ts), so CPU-bound programs never hold the queue behind them.
-//  - memory: the runs in flight reserve max(measured, runs × footprint) bytes; a run is
+//  - memory: the runs in flight reserve max(measured, runs × footprint) bytes (the
+//    sandbox's measure leaves out the isolates it keeps ready for runs); a run is
 //    admitted only if its whole heap limit still fits under `memoryBudgetBytes`.
 // A run that cannot start waits in a FIFO queue for at most `queueTimeoutMs`; then (or at
 // once, when it can never fit) it is refused with the reason and when to retry.
@@ -276,6 +277,16 @@ export class RunAdmission {
     // A run usually gets in within about one slice per queued run per slot; the wait the
     // last admitted run had says how long the queue takes now.
     const retryAfterMs = Math.max(1_000, Math.ceil(Math.max(this.#recentWaitMs, this.sliceMs) / 1_000) * 1_000);
+    if (memoryShort && this.#admitted.size === 0) {
+      // Nothing to wait for: the memory is the sandbox's own (or other code in this process).
+      return new AdmissionRefusal(
+        'memory',
+        `no runs are in flight, yet the sandbox already holds ${mib(this.reservedBytes)} MiB of the ${mib(this.memoryBudgetBytes)} MiB memory budget ` +
+          `(its measured resident memory, not counting isolates kept ready for runs), and this run's heap limit (${mib(waiter.heapBytes)} MiB) did not fit ` +
+          `within ${this.queueTimeoutMs} ms; it did not run. Raise admission.memoryBudgetBytes or lower limits.memoryMb; retrying may not help.`,
+        retryAfterMs,
+      );
+    }
     if (memoryShort) {
       return new AdmissionRefusal(
         'memory',

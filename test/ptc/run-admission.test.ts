@@ -149,6 +149,19 @@ describe('RunAdmission', () => {
     holder.release();
   });
 
+  it('refused for memory with no run in flight: the text says the sandbox holds it and what to change', async () => {
+    const admission = new RunAdmission({
+      queueTimeoutMs: 50,
+      memoryBudgetBytes: 100 * MiB,
+      measureMemory: () => 70 * MiB,
+    });
+    const refused = await admission.admit(64 * MiB).catch((error: unknown) => error);
+    expect((refused as AdmissionRefusal).reason).toBe('memory');
+    expect((refused as Error).message).toMatch(
+      /^no runs are in flight, yet the sandbox already holds 70 MiB of the 100 MiB memory budget \(its measured resident memory, not counting isolates kept ready for runs\), and this run's heap limit \(64 MiB\) did not fit within 50 ms; it did not run\. Raise admission\.memoryBudgetBytes or lower limits\.memoryMb; retrying may not help\.$/,
+    );
+  });
+
   it('a queued run whose caller aborts leaves the queue with the abort reason', async () => {
     const admission = new RunAdmission({ cpuSlots: 1, sliceMs: 60_000, memoryBudgetBytes: 1024 * MiB });
     const holder = await admission.admit(MiB);
