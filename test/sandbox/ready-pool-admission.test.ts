@@ -1,12 +1,14 @@
 // The isolates a sandbox keeps ready (filled in idle time, ~1.5 MiB each) are a cache
 // runs start on: the memory a sandbox reports for admission leaves them out, so an idle
 // runtime whose pool has filled admits the run it admitted before the fill.
+import { readFileSync } from 'node:fs';
 import { afterAll, expect, it } from '@jest/globals';
 import { InProcessSandbox } from '../../sandbox/in-process-sandbox.ts';
 import { READY_ISOLATE_BYTES } from '../../sandbox/isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from '../../sandbox/pool-size.ts';
+import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { RunAdmission } from '../../src/ptc/run-admission.ts';
-import { expectOk } from './helpers.ts';
+import { expectOk, sleep } from './helpers.ts';
 
 const MiB = 1_048_576;
 const sandbox = new InProcessSandbox();
@@ -37,4 +39,39 @@ it('in-process: an idle runtime still admits, once its ready pool has filled, th
     hostCall: async () => ({ ok: true, valueJson: 'null' }),
   });
   expectOk(ran, 2);
+}, 60_000);
+
+/** Resident memory of a process, read from /proc (Linux). */
+function residentOf(pid: number): number {
+  const line = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return Number(line?.[1] ?? 0) * 1_024;
+}
+
+it('process mode: a sandbox process reports its memory less the ready isolates it filled in idle time', async () => {
+  const box = new ProcessSandbox({ processes: 1, poolSize: 32 });
+  try {
+    const trivial = {
+      code: 'return 1',
+      toolNames: [],
+      hostCall: async () => ({ ok: true as const, valueJson: 'null' }),
+    };
+    expectOk(await box.run(trivial), 1);
+    const pid = box.childPids[0]!;
+    const afterRun = residentOf(pid);
+    // The idle fill: wait until the process has grown by the pool and stopped growing.
+    let last = afterRun;
+    for (let waited = 0; waited < 30_000; waited += 1_000) {
+      await sleep(1_000);
+      const now = residentOf(pid);
+      if (now - afterRun > 16 * MiB && Math.abs(now - last) < MiB) break;
+      last = now;
+    }
+    expectOk(await box.run(trivial), 1);
+    const resident = residentOf(pid);
+    expect(resident - afterRun).toBeGreaterThan(16 * MiB);
+    // Reported with the run's end, when 31 of the 32 were ready.
+    expect(resident - box.memoryInUse()).toBeGreaterThanOrEqual(30 * READY_ISOLATE_BYTES - 4 * MiB);
+  } finally {
+    await box.close();
+  }
 }, 60_000);
