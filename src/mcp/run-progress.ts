@@ -70,9 +70,10 @@ function notify(route: Route, message: string): void {
  * at once, and drops progress that arrives after its response: notifications read in the
  * same chunk as the response are lost. So a response that follows a notification closely
  * waits until that notification is written and this much longer, to reach the client in
- * a read of its own.
+ * a read of its own. 5 ms was too short on a loaded machine (the client was not scheduled
+ * to read in time); 25 ms is paid only by a response within 25 ms of a notification.
  */
-export const PROGRESS_SETTLE_MS = 5;
+export const PROGRESS_SETTLE_MS = 25;
 
 export interface ProgressStream {
   /** Stops sending; resolves once the notifications sent are written and, when the last one was recent, PROGRESS_SETTLE_MS later. */
