@@ -109,7 +109,83 @@ async function guestBlocking(where: 'main' | 'inline'): Promise<void> {
   writeSync(3, `${JSON.stringify({ done: us })}\n`);
 }
 
+// Shared memory between the guest and a pipe thread: the guest writes its call (UTF-16
+// code units) into a SharedArrayBuffer it got through ExternalCopy, wakes a worker thread
+// of the child with Atomics.notify and waits with Atomics.wait; the worker (no event loop
+// in the way: it sleeps in Atomics.wait) writes the frame to the pipe, blocks in read()
+// for the answer, writes it into the buffer and wakes the guest. The child's main thread
+// is never involved.
+const PIPE_THREAD = `
+const { workerData } = require('node:worker_threads');
+const { readSync, writeSync } = require('node:fs');
+const ctl = new Int32Array(workerData.sab, 0, 4);
+const data = new Uint16Array(workerData.sab, 16);
+const reply = Buffer.alloc(65536);
+let held = '';
+for (;;) {
+  for (let state = Atomics.load(ctl, 0); state !== 1; state = Atomics.load(ctl, 0)) Atomics.wait(ctl, 0, state);
+  const length = ctl[1];
+  const text = Buffer.from(workerData.sab, 16, length * 2).toString('utf16le');
+  writeSync(3, text + '\\n');
+  let frame;
+  for (;;) {
+    const end = held.indexOf('\\n');
+    if (end >= 0) { frame = held.slice(0, end); held = held.slice(end + 1); break; }
+    const n = readSync(3, reply, 0, reply.length, null);
+    if (n <= 0) process.exit(0);
+    held += reply.toString('utf8', 0, n);
+  }
+  for (let i = 0; i < frame.length; i++) data[i] = frame.charCodeAt(i);
+  ctl[1] = frame.length;
+  Atomics.store(ctl, 0, 2);
+  Atomics.notify(ctl, 0);
+}`;
+
+async function guestSharedMemory(): Promise<void> {
+  const { Worker } = await import('node:worker_threads');
+  const sab = new SharedArrayBuffer(16 + 65_536 * 2);
+  const worker = new Worker(PIPE_THREAD, { eval: true, workerData: { sab } });
+  worker.unref();
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = await isolate.createContext();
+  await context.global.set('__sab', new ivm.ExternalCopy(sab).copyInto({ release: true }));
+  const script = await isolate.compileScript(`
+    const ctl = new Int32Array(__sab, 0, 4);
+    const data = new Uint16Array(__sab, 16);
+    const callShared = (text) => {
+      for (let i = 0; i < text.length; i++) data[i] = text.charCodeAt(i);
+      ctl[1] = text.length;
+      Atomics.store(ctl, 0, 1);
+      Atomics.notify(ctl, 0);
+      while (Atomics.wait(ctl, 0, 1, 2000) === 'ok' && Atomics.load(ctl, 0) === 1);
+      const n = ctl[1];
+      let answer = '';
+      for (let i = 0; i < n; i += 4096) answer += String.fromCharCode.apply(null, data.subarray(i, Math.min(n, i + 4096)));
+      Atomics.store(ctl, 0, 0);
+      return answer;
+    };
+    const call = (seq, args) => JSON.parse(JSON.parse(callShared(JSON.stringify({ seq, args: JSON.stringify(args) }))).value);
+    globalThis.__main = (n) => { let sum = 0; for (let i = 1; i <= n; i++) sum += call(i, { n: i }).n; return sum; };`);
+  await script.run(context);
+  const main = (await context.global.get('__main', { reference: true })) as ivm.Reference<(n: number) => number>;
+  await main.apply(undefined, [50]);
+  const start = performance.now();
+  await main.apply(undefined, [calls]);
+  const us = ((performance.now() - start) * 1000) / calls;
+  writeSync(3, `${JSON.stringify({ done: us })}\n`);
+}
+
 switch (mode) {
+  case 'guest-block-worker': {
+    // The inline design on a worker thread of the child (its main thread stays free):
+    // the worker creates the isolate and runs guest code on its own thread.
+    const { Worker } = await import('node:worker_threads');
+    new Worker(new URL(import.meta.url), { argv: ['guest-block-inline', callsText] });
+    break;
+  }
+  case 'guest-shared-memory':
+    void guestSharedMemory();
+    break;
   case 'guest-block-main':
     void guestBlocking('main');
     break;

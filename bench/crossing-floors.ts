@@ -51,7 +51,9 @@ type GuestMode =
   | 'guest-pipe-sync'
   | 'guest-ipc-sync'
   | 'guest-block-main'
-  | 'guest-block-inline';
+  | 'guest-block-inline'
+  | 'guest-shared-memory'
+  | 'guest-block-worker';
 type ChildMode = 'echo-ipc' | 'echo-pipe' | GuestMode;
 
 function startChild(mode: ChildMode): {
@@ -59,7 +61,7 @@ function startChild(mode: ChildMode): {
   onFrame(handler: (text: string) => void): void;
   close(): void;
 } {
-  const pipe = mode.includes('pipe') || mode.includes('block');
+  const pipe = mode.includes('pipe') || mode.includes('block') || mode.includes('shared');
   const child = fork(CHILD, [mode, String(CALLS)], {
     execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
     serialization: 'json',
@@ -164,9 +166,17 @@ export const CROSSING_FLOORS = {
     label: "process: guest, applySyncPromise, the sandbox process's main thread blocked in read()",
     measure: () => guestUs('guest-block-main'),
   },
+  'process-shared-memory': {
+    label: 'process: guest, Atomics.wait on memory shared with a pipe thread that blocks in read()',
+    measure: () => guestUs('guest-shared-memory'),
+  },
   'process-inline-read': {
     label: 'process: guest on the thread that blocks in read() (no thread hop inside the sandbox process)',
     measure: () => guestUs('guest-block-inline'),
+  },
+  'process-inline-read-worker': {
+    label: 'process: the same on a worker thread of the sandbox process (its main thread free)',
+    measure: () => guestUs('guest-block-worker'),
   },
 } satisfies Record<string, { label: string; measure: () => Promise<number> }>;
 
