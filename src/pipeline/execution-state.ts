@@ -3,6 +3,7 @@ import type { Tool } from '../definition/define-tool.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { checkContext } from './content.ts';
+import { ExecutionView } from './execution-view.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import { DIRECT_CALLER, nestedCaller, type HostedProvider, type ToolCaller } from './tool-caller.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
@@ -79,32 +80,7 @@ export class ExecutionState implements ToolExecution {
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
-    const state = this;
-    this.view = Object.freeze({
-      callId: this.callId,
-      name: this.name,
-      agent: this.agent,
-      parent: this.parent,
-      parentCallId: this.parentCallId,
-      caller: this.caller,
-      rootCallId: this.rootCallId,
-      idempotencyKey: this.idempotencyKey,
-      token: this.token,
-      arguments: this.arguments,
-      callerSignal: this.callerSignal,
-      get signal(): AbortSignal {
-        return state.signal;
-      },
-      set signal(next: AbortSignal) {
-        state.signal = next;
-      },
-      get bodyInvoked(): boolean {
-        return state.bodyInvoked;
-      },
-      deferContext: (message: ContextMessage): void => state.deferContext(message),
-      concludeTurn: (): void => state.concludeTurn(),
-      callTool: (name: string, args: unknown): Promise<ToolResult> => state.callTool(name, args),
-    });
+    this.view = new ExecutionView(this);
     // Read-only at run time too, not only for TypeScript: a hook must not rename the call,
     // change its caller or token, or swap its arguments. One freeze (the mutable state
     // lives in private fields, which freezing leaves alone) rather than a

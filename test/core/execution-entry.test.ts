@@ -197,6 +197,42 @@ describe('identity and the opaque token', () => {
     );
   });
 
+  it('the exec view has read-only own fields, own signal accessors, and functions that work destructured', async () => {
+    let seen: ToolExecution | undefined;
+    const { rt } = echoRuntime({
+      body: (args, exec) => {
+        seen = exec;
+        const { deferContext, concludeTurn } = exec;
+        deferContext({ role: 'user', content: text('deferred') });
+        concludeTurn();
+        return { echoed: args.q };
+      },
+    });
+    const result = await rt.execute(call());
+    expect(result.additionalContexts).toEqual([{ role: 'user', content: text('deferred') }]);
+    expect(result.concludesTurn).toBe(true);
+    const view = seen!;
+    expect(Object.getOwnPropertyDescriptor(view, 'callId')).toEqual({
+      value: view.callId,
+      writable: false,
+      enumerable: true,
+      configurable: false,
+    });
+    const signal = Object.getOwnPropertyDescriptor(view, 'signal');
+    expect(signal).toMatchObject({ enumerable: true, configurable: false });
+    expect(typeof signal?.get).toBe('function');
+    expect(typeof signal?.set).toBe('function');
+    expect(Object.getOwnPropertyDescriptor(view, 'bodyInvoked')).toMatchObject({ enumerable: true, set: undefined });
+    expect(view.bodyInvoked).toBe(true);
+    expect(() => {
+      (view as { callId: string }).callId = 'renamed';
+    }).toThrow(TypeError);
+    // Outside a tools/execute wrapper the signal cannot be swapped.
+    expect(() => {
+      view.signal = new AbortController().signal;
+    }).toThrow(/only be swapped by a tools\/execute wrapper/);
+  });
+
   it('exec is frozen once the result is final, and late deferContext/concludeTurn throw', async () => {
     let kept: ToolExecution | undefined;
     const { rt } = echoRuntime({
