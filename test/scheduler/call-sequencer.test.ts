@@ -77,6 +77,35 @@ describe('createCallSequencer', () => {
     expect(viaSequencer).toEqual(direct);
   });
 
+  it('counts a body that starts on an idle pool against the bound, and starts a queued body when it ends', async () => {
+    const ids = ['a', 'b', 'c', 'd'];
+    const gates = new Map(ids.map((id) => [id, deferred()]));
+    const started: string[] = [];
+    const { deps, recorder } = pipeline({
+      during: async (args) => {
+        started.push(args.id);
+        await gates.get(args.id)!.promise;
+      },
+    });
+    const sequencer = createCallSequencer(deps, { concurrency: 2 });
+    const results = ids.map((id) => sequencer.submit(work({ id, mode: 'safe' })));
+    await hops(20);
+    // `a` started while the pool was idle: with it, only one more body may run.
+    expect(started).toEqual(['a', 'b']);
+    gates.get('a')!.resolve();
+    await hops(20);
+    expect(started).toEqual(['a', 'b', 'c']);
+    gates.get('c')!.resolve();
+    await hops(20);
+    expect(started).toEqual(['a', 'b', 'c', 'd']);
+    gates.get('b')!.resolve();
+    gates.get('d')!.resolve();
+    expect((await Promise.all(results)).map((r) => r.isError)).toEqual([false, false, false, false]);
+    expect(recorder.maxParallel).toBe(2);
+    expect(recorder.violations).toEqual([]);
+    await sequencer.close();
+  });
+
   it('a call submitted after close is not dispatched', async () => {
     const { deps, recorder } = pipeline();
     const sequencer = createCallSequencer(deps);
