@@ -154,6 +154,19 @@ export function capacityRows(r: CapacityResult): Row[] {
       });
     }
   }
+  for (const c of r.cold ?? []) {
+    const target = WAITING_RUNS_TARGET_MS[c.runs];
+    const cpu = c.cpuMs.host + c.cpuMs.sandbox + c.cpuMs.compiler;
+    rows.push({
+      section: '8 capacity',
+      name: `${c.runs.toLocaleString('en-US')} runs at once on a runtime created just before, each awaiting one ${c.toolMs} ms tool, defaults (${c.isolation})`,
+      value: `${ms(c.wallMs)} from createToolRuntime until the last finished; ${c.refused} refused, ${c.failed} failed; first tool call started at ${ms(c.firstStartMs)}, the last at ${ms(c.allWaitingMs)}`,
+      baseline: `CPU until then ${ms(cpu)} (host ${ms(c.cpuMs.host)}, sandbox processes ${ms(c.cpuMs.sandbox)}, compiler ${ms(c.cpuMs.compiler)}); on ${c.cores} idle cores ${ms(cpu / c.cores + c.toolMs)}`,
+      ratio: x(c.wallMs / c.toolMs),
+      target: target === undefined ? '' : `≤ ${ms(target)}, none refused`,
+      met: target === undefined ? null : c.wallMs <= target && c.refused === 0 && c.failed === 0,
+    });
+  }
   for (const a of r.runaway) {
     const fair = (a.runaways + 1) / a.cores;
     const ratio = a.loadedMs.p50 / a.idleMs.p50;

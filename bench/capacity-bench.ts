@@ -10,12 +10,18 @@
 //    second, is the earliest the last run could finish on idle cores. The floor of any
 //    design that gives each run a fresh isolate: a bare new Isolate + context + eval, all
 //    kept alive as in a burst, CPU per isolate (measured on 1,000).
+//  - The same 100 runs fired at a runtime created just before, in a fresh Node process
+//    (cold-burst.ts): the default sandbox is made by the first run, so the burst also
+//    waits for the sandbox processes to boot and every isolate to be prepared.
 //  - An ordinary 3-call run (the 1 KB program) while 50 CPU-bound runaways are in flight,
 //    against the same run on an idle runtime: its fair share of 2 cores shared by 51
 //    CPU-bound runs would stretch it (51 / cores)×; less is better than fair.
+import { execFile } from 'node:child_process';
 import { availableParallelism } from 'node:os';
+import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { KB_PROGRAM } from './bench-programs.ts';
+import type { ColdBurstResult } from './cold-burst.ts';
 import { createBenchRuntime, type Isolation, waitGauge } from './bench-runtime.ts';
 import { summarize, type Summary } from './stats.ts';
 import { childrenCpuMs, spent } from './throughput-bench.ts';
@@ -56,6 +62,8 @@ export interface RunawayResult {
 
 export interface CapacityResult {
   readonly waiting: WaitingRunsResult[];
+  /** Runs fired at a runtime created just before (cold-burst.ts), per isolation. */
+  readonly cold?: ColdBurstResult[];
   readonly runaway: RunawayResult[];
   readonly bareIsolateFloor?: BareIsolateFloor;
 }
@@ -77,7 +85,9 @@ const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout
 export async function runCapacityBench(options: CapacityOptions = {}): Promise<CapacityResult> {
   const waiting: WaitingRunsResult[] = [];
   const runaway: RunawayResult[] = [];
+  const cold: ColdBurstResult[] = [];
   for (const isolation of options.isolations ?? ['process', 'in-process']) {
+    cold.push(await coldBurstInFreshProcess(isolation, 100));
     for (const runs of options.runCounts ?? [100, 1_000]) waiting.push(await waitingRuns(isolation, runs));
     // A burst's isolates prepared before it comes: what the fresh-isolate floor costs (see bench/README).
     const pool = options.prewarmedPool ?? 50;
@@ -86,7 +96,24 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
     if (isolation === 'process') waiting.push(await waitingRuns(isolation, 100, { distinct: true }));
     runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
   }
-  return { waiting, runaway, bareIsolateFloor: await bareIsolateFloor(options.bareIsolates ?? 1_000) };
+  return { waiting, cold, runaway, bareIsolateFloor: await bareIsolateFloor(options.bareIsolates ?? 1_000) };
+}
+
+const COLD_BURST_SCRIPT = fileURLToPath(new URL('./cold-burst.ts', import.meta.url));
+
+/** cold-burst.ts in a fresh Node process: nothing of this process's sandboxes or caches is reused. */
+function coldBurstInFreshProcess(isolation: Isolation, runs: number): Promise<ColdBurstResult> {
+  return new Promise((resolve, reject) => {
+    execFile(
+      process.execPath,
+      ['--no-node-snapshot', COLD_BURST_SCRIPT, isolation, String(runs)],
+      { timeout: 120_000, maxBuffer: 1_048_576 },
+      (error, stdout) => {
+        if (error !== null) reject(error);
+        else resolve(JSON.parse(stdout.trim().split('\n').at(-1) ?? '') as ColdBurstResult);
+      },
+    );
+  });
 }
 
 /** CPU of this process in ms (its isolate threads included). */

@@ -48,6 +48,8 @@ export type CompileResult =
 
 /** This process's compiled programs by source text (compile-cache.ts). */
 const compiledPrograms = new CompileCache();
+/** Compiles in progress, by options and source text: callers of one share its result. */
+const compiling = new Map<string, Promise<CompileResult>>();
 
 export interface CompileOptions {
   /** Longest the compile may take. @default COMPILE_TIME_LIMIT_MS */
@@ -70,6 +72,16 @@ export async function compileProgram(code: string, options: CompileOptions = {})
   // Only programs that compiled are kept, by their text alone.
   const cached = compiledPrograms.get(code);
   if (cached !== undefined) return { ok: true, program: cached };
+  // The same program sent many times at once (a burst of runs) is compiled once.
+  const key = `${options.deadlineMs ?? COMPILE_TIME_LIMIT_MS}\u0000${options.maxNestingDepth ?? ''}\u0000${code}`;
+  const pending = compiling.get(key);
+  if (pending !== undefined) return pending;
+  const compiled = compileUncached(code, lines, options).finally(() => compiling.delete(key));
+  compiling.set(key, compiled);
+  return compiled;
+}
+
+async function compileUncached(code: string, lines: readonly string[], options: CompileOptions): Promise<CompileResult> {
   const wrapped = wrap(code);
   const result = await boundedTransform(
     wrapped.text,

@@ -308,8 +308,12 @@ export class IsolatePool {
   /** Preparations waiting for their turn, in arrival order. */
   readonly #turns: Array<() => void> = [];
   readonly #idleFillMs: number;
-  /** When a run last took an isolate, or the pool was made (performance.now()): idle time counts from then. */
-  #lastTake = performance.now();
+  /**
+   * When a run last took an isolate (performance.now()): idle time counts from then. A pool
+   * no run has taken from yet fills at once, so a burst soon after the sandbox starts finds
+   * more isolates ready (each fill step still yields to runs that are starting).
+   */
+  #lastTake = Number.NEGATIVE_INFINITY;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
 
   constructor(options: IsolatePoolOptions) {

@@ -55,7 +55,7 @@ export interface ProcessSandboxOptions {
    * little native memory per disposed isolate, ~1.5 KB). @default 2000
    */
   readonly recycleAfterRuns?: number;
-  /** Sandbox processes that share the runs in flight; the second and later start with the first run. @default 2 */
+  /** Sandbox processes that share the runs in flight; all start with the sandbox. @default 2 */
   readonly processes?: number;
   /** The child's stdout/stderr. @default 'ignore' */
   readonly childOutput?: 'ignore' | 'inherit';
@@ -224,7 +224,9 @@ export class ProcessSandbox implements Sandbox {
       throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
     }
     this.#slots = new Array<Child | undefined>(processes).fill(undefined);
-    this.#slots[0] = this.#spawn();
+    // Every process starts now: a burst right after the sandbox is made finds them all
+    // booting rather than the second waiting for the first run's compile.
+    this.#startIdleSlots();
   }
 
   /** Pid of the sandbox process that takes the next run (for tests and diagnostics). */
@@ -493,8 +495,8 @@ export class ProcessSandbox implements Sandbox {
   }
 
   /**
-   * Once the sandbox is used, its other process slots start too, in the background: a
-   * burst of runs then finds every process ready rather than waiting half a second or
+   * Fills every empty process slot (at the start, and as runs come after a process died):
+   * a burst of runs then finds every process ready rather than waiting half a second or
    * more (seconds on a loaded machine) for one to boot while the others work.
    */
   #startIdleSlots(): void {

@@ -144,8 +144,8 @@ export interface SandboxOptions {
   readonly hangGraceMs?: number;
   /**
    * `process` only: sandbox processes that share the runs in flight, each run going to
-   * the one with the fewest, spread over the cores; the second and later start in the
-   * background with the first run. When one crashes or hangs, the runs it held (other than the one it would not
+   * the one with the fewest, spread over the cores; all start with the sandbox (the
+   * built-in one is made on the first run). When one crashes or hangs, the runs it held (other than the one it would not
    * cancel) are re-run alone in fresh processes. @default 2
    */
   readonly processes?: number;

@@ -36,6 +36,29 @@ describe('compile cache', () => {
     expect(again).not.toBe(first);
   });
 
+  it('the same program sent many times at once is compiled once: every caller gets that one program', async () => {
+    const code = `const n: number = ${Math.random()};\nreturn n;`;
+    const results = await Promise.all(Array.from({ length: 20 }, () => compileProgram(code)));
+    const programs = results.map((result) => (result.ok ? result.program : undefined));
+    expect(programs[0]).toBeDefined();
+    // Compiled apart, each would carry its own wrapper label (a fresh nonce per compile).
+    for (const program of programs) expect(program).toBe(programs[0]);
+    // Other bounds are another compile, not a share of this one.
+    const other = await Promise.all([compileProgram(`${code}\n`), compileProgram(`${code}\n`, { deadlineMs: 5_000 })]);
+    if (!other[0].ok || !other[1].ok) throw new Error('expected the programs to compile');
+    expect(other[1].program.js).not.toBe(other[0].program.js);
+  });
+
+  it('a failure shared by callers at once is not kept: the program is compiled again afterwards', async () => {
+    const code = `return (${Math.random()};`;
+    const [first, second] = await Promise.all([compileProgram(code), compileProgram(code)]);
+    expect(first?.ok).toBe(false);
+    expect(second).toBe(first);
+    const later = await compileProgram(code);
+    expect(later).toStrictEqual(first);
+    expect(later).not.toBe(first);
+  });
+
   it('keeps at most maxEntries programs, dropping the least recently used', () => {
     const cache = new CompileCache({ maxEntries: 2 });
     cache.set('a', program('A'));

@@ -1,6 +1,7 @@
 // The isolate pool prepares a bounded number of isolates at once: a burst of runs takes
 // its isolates a few at a time, in arrival order, instead of all advancing in lockstep.
-// It refills PROMPT_REFILL isolates at once and the rest of its size in idle time only.
+// A pool no run has taken from fills at once; after a take it refills PROMPT_REFILL
+// isolates at once and the rest of its size in idle time only.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from '@jest/globals';
 import { IsolatePool, MAX_PREPARING, PROMPT_REFILL, type PreparedIsolate } from '../../sandbox/isolate-pool.ts';
@@ -54,14 +55,15 @@ describe('isolate pool', () => {
     expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
   });
 
-  it('refills PROMPT_REFILL isolates at once; the rest of the pool waits for idle time', async () => {
+  it('fills to its size at once until a run takes an isolate; then PROMPT_REFILL at once, the rest in idle time', async () => {
     const size = PROMPT_REFILL + 2;
     const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 60_000 });
     try {
-      // Idle time counts from the pool's start and from each take: no more than PROMPT_REFILL for a minute.
+      // No run has taken one yet: nothing to yield to, the whole pool fills now.
       pool.replenish();
-      await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
-      (await pool.take(32)).dispose();
+      await until(() => pool.readyCount === size, 30_000);
+      // Idle time counts from each take: no more than PROMPT_REFILL for a minute.
+      for (let i = 0; i < size - 1; i += 1) (await pool.take(32)).dispose();
       pool.replenish();
       await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
       await sleep(300);
@@ -70,6 +72,25 @@ describe('isolate pool', () => {
       // warm() fills the whole pool at once.
       await pool.warm();
       expect(pool.readyCount).toBe(size);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('a run that comes while the pool fills at its start gets an isolate at once', async () => {
+    const pool = new IsolatePool({ size: 16, memoryMb: 32, idleFillMs: 60_000 });
+    try {
+      pool.replenish();
+      await until(() => pool.readyCount >= 1, 20_000);
+      // The fill never holds more than one preparation; a take finds a ready isolate.
+      expect(pool.preparing.now).toBeLessThanOrEqual(1);
+      expect(pool.preparing.waiting).toBe(0);
+      const ready = pool.readyCount;
+      const prepared = await pool.take(32);
+      prepared.dispose();
+      // The take stopped the fill: at most the preparation in progress then is added.
+      await sleep(300);
+      expect(pool.readyCount).toBeLessThanOrEqual(Math.max(ready, PROMPT_REFILL + 1));
     } finally {
       pool.close();
     }

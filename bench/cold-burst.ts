@@ -1,0 +1,95 @@
+// The capacity section's cold row (capacity-bench.ts), run in a fresh Node process of its
+// own: a runtime created with the default settings (its sandbox is made by the first run:
+// no sandbox process, warm code cache or ready isolate exists yet) gets N runs at once,
+// each awaiting one 1 s tool. The clock starts just before createToolRuntime, after the
+// modules are loaded. Prints one JSON line (ColdBurstResult).
+//   node --no-node-snapshot bench/cold-burst.ts <process|in-process> <runs>
+import { availableParallelism } from 'node:os';
+import { createToolRuntime } from '../src/index.ts';
+import { benchTools, type Isolation, waitGauge } from './bench-runtime.ts';
+import { childrenCpuMs, spent } from './throughput-bench.ts';
+
+export interface ColdBurstResult {
+  readonly isolation: Isolation;
+  readonly runs: number;
+  readonly toolMs: number;
+  /** From just before createToolRuntime until the last run finished. */
+  readonly wallMs: number;
+  readonly refused: number;
+  readonly failed: number;
+  /** When the first and the last run's tool call started (ms after the clock started). */
+  readonly firstStartMs: number;
+  readonly allWaitingMs: number;
+  /** CPU ms until every tool call started: this process, the sandbox processes, the compiler. */
+  readonly cpuMs: { readonly host: number; readonly sandbox: number; readonly compiler: number };
+  readonly cores: number;
+}
+
+const TOOL_MS = 1_000;
+
+function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+export async function coldBurst(isolation: Isolation, runs: number): Promise<ColdBurstResult> {
+  const tools = benchTools();
+  waitGauge.reset();
+  const before = { host: ownCpuMs(), children: childrenCpuMs() };
+  const started = performance.now();
+  const rt = createToolRuntime({ mode: 'both', ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}) });
+  for (const tool of tools) rt.register(tool);
+  let firstStartMs: number | undefined;
+  let allWaiting: { ms: number; cpuMs: ColdBurstResult['cpuMs'] } | undefined;
+  const cpuSince = (): ColdBurstResult['cpuMs'] => {
+    const children = childrenCpuMs();
+    return {
+      host: ownCpuMs() - before.host,
+      sandbox: spent(before.children.sandbox, children.sandbox),
+      compiler: spent(before.children.compiler, children.compiler),
+    };
+  };
+  const watch = setInterval(() => {
+    if (firstStartMs === undefined && waitGauge.started > 0) firstStartMs = performance.now() - started;
+    if (allWaiting === undefined && waitGauge.started >= runs) {
+      allWaiting = { ms: performance.now() - started, cpuMs: cpuSince() };
+    }
+  }, 2);
+  try {
+    let id = 0;
+    const results = await Promise.all(
+      Array.from({ length: runs }, () =>
+        rt.execute({
+          callId: `cold-${(id += 1)}`,
+          name: 'run_code',
+          arguments: { description: 'bench', code: `return await tools.wait({ ms: ${TOOL_MS}, safe: true })` },
+        }),
+      ),
+    );
+    const wallMs = performance.now() - started;
+    const refused = results.filter((r) => r.isError && r.error?.info?.['kind'] === 'busy').length;
+    const end = allWaiting ?? { ms: wallMs, cpuMs: cpuSince() };
+    return {
+      isolation,
+      runs,
+      toolMs: TOOL_MS,
+      wallMs,
+      refused,
+      failed: results.filter((r) => r.isError).length - refused,
+      firstStartMs: firstStartMs ?? wallMs,
+      allWaitingMs: end.ms,
+      cpuMs: end.cpuMs,
+      cores: availableParallelism(),
+    };
+  } finally {
+    clearInterval(watch);
+    await rt.close();
+  }
+}
+
+if (process.argv[1] !== undefined && import.meta.filename === process.argv[1]) {
+  const isolation = process.argv[2] === 'in-process' ? 'in-process' : 'process';
+  const runs = Number(process.argv[3] ?? 100);
+  process.stdout.write(`${JSON.stringify(await coldBurst(isolation, runs))}\n`);
+  process.exit(0);
+}
