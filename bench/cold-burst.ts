@@ -1,13 +1,14 @@
 // The capacity section's cold row (capacity-bench.ts), run in a fresh Node process of its
 // own: a runtime created with the default settings (its sandbox is made by the first run:
 // no sandbox process, warm code cache or ready isolate exists yet) gets N runs at once,
-// each awaiting one 1 s tool. The clock starts just before createToolRuntime, after the
-// modules are loaded. Prints one JSON line (ColdBurstResult).
+// each awaiting one 1 s tool. The clock starts just before createToolRuntime, once the
+// library's entry point is loaded (the sandbox's own modules load on the first run, as
+// for any user: this script imports nothing of sandbox/). Prints one JSON line.
 //   node --no-node-snapshot bench/cold-burst.ts <process|in-process> <runs>
 import { availableParallelism } from 'node:os';
-import { createToolRuntime } from '../src/index.ts';
-import { benchTools, type Isolation, waitGauge } from './bench-runtime.ts';
-import { childrenCpuMs, spent } from './throughput-bench.ts';
+import { createToolRuntime, defineTool } from '../src/index.ts';
+import type { Isolation } from './bench-runtime.ts';
+import { childrenCpuMs, spent } from './proc-cpu.ts';
 
 export interface ColdBurstResult {
   readonly isolation: Isolation;
@@ -32,13 +33,27 @@ function ownCpuMs(): number {
   return (usage.user + usage.system) / 1000;
 }
 
+/** The bench's `wait` tool (bench-runtime.ts), counting the calls that started. */
+function waitTool(started: { count: number }) {
+  return defineTool({
+    name: 'wait',
+    description: 'Waits `ms` milliseconds.',
+    parameters: { ms: { type: 'integer', required: true, minimum: 0 }, safe: { type: 'boolean', required: true } },
+    output: { schema: { type: 'integer' }, render: (_args, value) => [{ type: 'text', text: String(value) }] },
+    isConcurrencySafe: ({ safe }) => safe,
+    execute: async ({ ms }) => {
+      started.count += 1;
+      return await new Promise<number>((resolve) => setTimeout(() => resolve(ms), ms));
+    },
+  });
+}
+
 export async function coldBurst(isolation: Isolation, runs: number): Promise<ColdBurstResult> {
-  const tools = benchTools();
-  waitGauge.reset();
+  const started = { count: 0 };
   const before = { host: ownCpuMs(), children: childrenCpuMs() };
-  const started = performance.now();
+  const clock = performance.now();
   const rt = createToolRuntime({ mode: 'both', ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}) });
-  for (const tool of tools) rt.register(tool);
+  rt.register(waitTool(started));
   let firstStartMs: number | undefined;
   let allWaiting: { ms: number; cpuMs: ColdBurstResult['cpuMs'] } | undefined;
   const cpuSince = (): ColdBurstResult['cpuMs'] => {
@@ -50,9 +65,9 @@ export async function coldBurst(isolation: Isolation, runs: number): Promise<Col
     };
   };
   const watch = setInterval(() => {
-    if (firstStartMs === undefined && waitGauge.started > 0) firstStartMs = performance.now() - started;
-    if (allWaiting === undefined && waitGauge.started >= runs) {
-      allWaiting = { ms: performance.now() - started, cpuMs: cpuSince() };
+    if (firstStartMs === undefined && started.count > 0) firstStartMs = performance.now() - clock;
+    if (allWaiting === undefined && started.count >= runs) {
+      allWaiting = { ms: performance.now() - clock, cpuMs: cpuSince() };
     }
   }, 2);
   try {
@@ -66,7 +81,7 @@ export async function coldBurst(isolation: Isolation, runs: number): Promise<Col
         }),
       ),
     );
-    const wallMs = performance.now() - started;
+    const wallMs = performance.now() - clock;
     const refused = results.filter((r) => r.isError && r.error?.info?.['kind'] === 'busy').length;
     const end = allWaiting ?? { ms: wallMs, cpuMs: cpuSince() };
     return {

@@ -2,7 +2,7 @@
 // in flight (runs per second, against the floor's sequential rate on one warm isolate),
 // then RSS of the host and of the sandbox process across a long series of runs: the
 // slope from run 1,000 to the end says whether anything grows per run.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
@@ -10,7 +10,10 @@ import { KB_PROGRAM } from './bench-programs.ts';
 import { createBenchRuntime, type BenchRuntime, type Isolation } from './bench-runtime.ts';
 import { floorLookup } from './latency-bench.ts';
 import { PhysicalFloor } from './physical-floor.ts';
+import { childrenCpuMs, cpuMs, spent } from './proc-cpu.ts';
 import { slope, summarize } from './stats.ts';
+
+export { childrenCpuMs, spent };
 
 export interface ThroughputResult {
   readonly isolation: Isolation;
@@ -90,50 +93,6 @@ export function processRssMb(pid: number): number | undefined {
   } catch {
     return undefined;
   }
-}
-
-const CLOCK_TICK_MS = 10; // Linux USER_HZ is 100 on every common kernel
-
-/** user + system CPU of a process in ms, from /proc/<pid>/stat (0 where unreadable). */
-function cpuMs(pid: number): number {
-  try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
-  } catch {
-    return 0;
-  }
-}
-
-/** CPU ms of this process's direct children, sandbox processes and the compiler apart. */
-export function childrenCpuMs(): { sandbox: Map<number, number>; compiler: Map<number, number> } {
-  const sandbox = new Map<number, number>();
-  const compiler = new Map<number, number>();
-  let entries: string[] = [];
-  try {
-    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
-  } catch {
-    return { sandbox, compiler };
-  }
-  for (const entry of entries) {
-    const pid = Number(entry);
-    try {
-      const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
-      const command = readFileSync(`/proc/${pid}/cmdline`, 'utf8');
-      (command.includes('esbuild') ? compiler : sandbox).set(pid, cpuMs(pid));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return { sandbox, compiler };
-}
-
-/** CPU ms spent between two readings (processes that started in between count from 0). */
-export function spent(before: Map<number, number>, after: Map<number, number>): number {
-  let total = 0;
-  for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
-  return total;
 }
 
 /** A full GC of this process, so host RSS samples do not follow V8's lazy heap growth. */

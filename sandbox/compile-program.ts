@@ -81,7 +81,11 @@ export async function compileProgram(code: string, options: CompileOptions = {})
   return compiled;
 }
 
-async function compileUncached(code: string, lines: readonly string[], options: CompileOptions): Promise<CompileResult> {
+async function compileUncached(
+  code: string,
+  lines: readonly string[],
+  options: CompileOptions,
+): Promise<CompileResult> {
   const wrapped = wrap(code);
   const result = await boundedTransform(
     wrapped.text,
