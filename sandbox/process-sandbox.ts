@@ -30,6 +30,7 @@ import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
+import { sandboxProcessEnv } from './sandbox-process-env.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
@@ -372,9 +373,7 @@ export class ProcessSandbox implements Sandbox {
 
   #spawn(poolSize: number = this.#poolSize): Child {
     const config: ChildConfig = { poolSize, memoryMb: this.#defaults.memoryMb, blockingCalls: this.#blockingCalls };
-    const env = { ...process.env };
-    // The host's NODE_OPTIONS (e.g. jest's) are not meant for the sandbox process.
-    delete env['NODE_OPTIONS'];
+    const env = sandboxProcessEnv(process.env);
     const output = this.#childOutput;
     const childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
       execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
