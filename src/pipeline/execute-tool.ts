@@ -18,7 +18,7 @@ import { markContentReplaced } from './content-replaced.ts';
 import { accept, allow } from './decisions.ts';
 import { checkContent, checkContexts } from './content.ts';
 import { ExecutionState } from './execution-state.ts';
-import { waterfall, type Hooks } from './hooks.ts';
+import { waterfall, type ExecuteHandler, type Hooks, type PreExecuteHandler } from './hooks.ts';
 import {
   errorDraft,
   materialize,
@@ -230,11 +230,11 @@ async function runExecution(
     }
   };
   let committed = false;
-  const commitTurn = async (): Promise<void> => {
-    if (!committed) {
-      committed = true;
-      await gates.beforeCommit?.();
-    }
+  // The scheduler's commit order, waited for once (nothing to await without a scheduler).
+  const commitTurn = (): Promise<void> | undefined => {
+    if (committed) return undefined;
+    committed = true;
+    return gates.beforeCommit?.();
   };
   const finalResult = async (draft: Draft): Promise<ToolResult> => {
     policyDone();
@@ -282,7 +282,8 @@ async function runExecution(
   // ---- pre-execute, approval, guards, recheck ----
   let draft: Draft | undefined;
   try {
-    draft = await policy(deps, exec);
+    const decided = policy(deps, exec);
+    draft = decided instanceof Promise ? await decided : decided;
   } catch (error) {
     return finalResult(pipelineErrorDraft('tools/pre-execute', error));
   }
@@ -325,11 +326,14 @@ async function runExecution(
   }
 
   // ---- post-execute ----
-  await commitTurn();
+  const order = commitTurn();
+  if (order !== undefined) await order;
   exec.enterPhase('post');
   let contexts: readonly ContextMessage[];
   try {
-    ({ draft, contexts } = await postExecute(deps, exec, draft));
+    // No handlers: accept() with no changes, so the outcome they would see is never built.
+    if (deps.hooks.list('tools/post-execute').length === 0) contexts = exec.deferredContexts;
+    else ({ draft, contexts } = await postExecute(deps, exec, draft));
   } catch (error) {
     return finish(
       deps,
@@ -345,8 +349,12 @@ async function runExecution(
 
 const ALLOW = allow();
 
-/** Returns a draft when the call must not dispatch, undefined to dispatch. */
-async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft | undefined> {
+/**
+ * Returns a draft when the call must not dispatch, undefined to dispatch; a promise of
+ * that only when a pre-execute handler or a guard runs (most calls have neither, and an
+ * async stage costs an async frame and a few promises per call).
+ */
+function policy(deps: PipelineDeps, exec: ExecutionState): Draft | undefined | Promise<Draft | undefined> {
   // A human denied this call when its paused run was resumed: denied whatever the hooks say now.
   if (deps.pauseGates?.decision(exec.callId) === 'deny')
     return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
@@ -354,14 +362,26 @@ async function policy(deps: PipelineDeps, exec: ExecutionState): Promise<Draft |
     });
   const handlers = deps.hooks.list('tools/pre-execute');
   // No handlers: the waterfall would only return allow(), so it is not built.
-  const decision =
-    handlers.length === 0
-      ? ALLOW
-      : await waterfall(
-          handlers,
-          (h, next: () => Promise<PreDecision>) => h(exec.view, next),
-          async () => allow(),
-        );
+  if (handlers.length > 0) return policyWithHandlers(deps, exec, handlers);
+  if (deps.registry.guardsFor(exec.agent).length > 0) return decide(deps, exec, ALLOW);
+  return exec.callerSignal.aborted ? errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH) : undefined;
+}
+
+async function policyWithHandlers(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  handlers: readonly PreExecuteHandler[],
+): Promise<Draft | undefined> {
+  const decision = await waterfall(
+    handlers,
+    (h, next: () => Promise<PreDecision>) => h(exec.view, next),
+    async () => allow(),
+  );
+  return decide(deps, exec, decision);
+}
+
+/** The pre-execute decision, then approval and the guards. */
+async function decide(deps: PipelineDeps, exec: ExecutionState, decision: unknown): Promise<Draft | undefined> {
   const kind = (decision as { kind?: unknown } | null)?.kind;
   switch (kind) {
     case 'deny': {
@@ -495,17 +515,24 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
-async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () => BodyTracker): Promise<Draft> {
+function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () => BodyTracker): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
     // No wrapper: the body's draft is the outcome, with no result object built for one to see.
     // Without a wrapper only the caller's abort can give the body up.
     const bodies = exec.callerSignal === NEVER_ABORTED ? undefined : tracker?.();
-    const draft = await dispatchBody(deps, exec, bodies);
-    exec.enterPhase('post');
-    return draft;
+    return dispatchBody(deps, exec, bodies, 'post');
   }
+  return aroundWrappers(deps, exec, handlers, tracker);
+}
+
+async function aroundWrappers(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  handlers: readonly ExecuteHandler[],
+  tracker?: () => BodyTracker,
+): Promise<Draft> {
   // The result the body produced for this execution; anything else a wrapper returns is foreign.
   let canonical: ToolResult | undefined;
   const result = await waterfall(
@@ -514,7 +541,7 @@ async function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?
     async () => {
       // A wrapper may return before the body settles (a deadline): the dispatch is tracked too.
       const bodies = tracker?.();
-      const run = dispatchBody(deps, exec, bodies);
+      const run = dispatchBody(deps, exec, bodies, 'around');
       bodies?.track(run);
       return (canonical = canonicalResult(exec, await run));
     },
@@ -552,22 +579,31 @@ function draftOf(result: ToolResult): Draft {
       };
 }
 
-/** The default end of the tools/execute waterfall: resolve again, fuse signals, run the body. */
-async function dispatchBody(deps: PipelineDeps, exec: ExecutionState, bodies?: BodyTracker): Promise<Draft> {
+/**
+ * The default end of the tools/execute waterfall: resolve again, fuse signals, run the
+ * body; then the phase is `after` (back to `around` inside a wrapper, `post` without one).
+ */
+async function dispatchBody(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  bodies: BodyTracker | undefined,
+  after: 'around' | 'post',
+): Promise<Draft> {
   // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
   const tool = deps.resolveTool(exec.name, exec.agent);
-  if (tool === undefined) return errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`);
+  if (tool === undefined)
+    return refused(exec, after, errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`));
   const wrapperSignal = exec.signal;
   const fused = fuseSignals(exec.callerSignal, wrapperSignal);
   if (fused.signal.aborted) {
     fused.dispose();
-    return errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH);
+    return refused(exec, after, errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
   }
   // Invalid input never runs the body, so it is refused before bodyInvoked is set.
   const issues = tool.argIssues(exec.arguments);
   if (issues.length > 0) {
     fused.dispose();
-    return errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message);
+    return refused(exec, after, errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message));
   }
   // A declared resource is locked before the body starts and released when it settles.
   let releaseLock: ReleaseLock | undefined;
@@ -575,7 +611,7 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState, bodies?: B
     const locked = await lockResource(deps, deps.resourceLocks, exec, tool.resourceKey, fused.signal);
     if ('draft' in locked) {
       fused.dispose();
-      return locked.draft;
+      return refused(exec, after, locked.draft);
     }
     releaseLock = locked.release;
   }
@@ -631,8 +667,14 @@ async function dispatchBody(deps: PipelineDeps, exec: ExecutionState, bodies?: B
     exec.setCallTool(undefined);
     fused.dispose();
     exec.setBodySignal(wrapperSignal);
-    exec.enterPhase('around');
+    exec.enterPhase(after);
   }
+  return draft;
+}
+
+/** A call refused before its body runs: the phase moves on as after a body. */
+function refused(exec: ExecutionState, after: 'around' | 'post', draft: Draft): Draft {
+  exec.enterPhase(after);
   return draft;
 }
 
@@ -801,14 +843,14 @@ async function postExecute(
   };
 }
 
-async function finish(
+function finish(
   deps: PipelineDeps,
   exec: ExecutionState,
   draft: Draft,
   contexts: readonly ContextMessage[],
   finalizeContent: Tool['finalizeContent'],
   recordResult: ((result: ToolResult) => Promise<void>) | undefined,
-): Promise<ToolResult> {
+): ToolResult | Promise<ToolResult> {
   let result = materialize(exec, draft, contexts, exec.concluded);
   if (finalizeContent !== undefined) {
     try {
@@ -821,6 +863,17 @@ async function finish(
   }
   if (draft.contentReplaced === true && !result.isError) markContentReplaced(result);
   exec.finish();
+  // Nothing to wait for: the result is final now.
+  if (recordResult === undefined && deps.hooks.list('tools/result').length === 0) return result;
+  return tellResult(deps, exec, result, recordResult);
+}
+
+async function tellResult(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  result: ToolResult,
+  recordResult: ((result: ToolResult) => Promise<void>) | undefined,
+): Promise<ToolResult> {
   // Durable before anyone is told: an observer never sees a result the journal lacks.
   if (recordResult !== undefined) await recordResult(result);
   for (const observer of deps.hooks.list('tools/result')) {
