@@ -261,7 +261,7 @@ async function runSandboxed(
   let submitted = 0;
   // While a nested call is out the run awaits tools and needs no CPU slot (admission).
   let callsOut = 0;
-  // One async frame per call: the refusals before dispatch are synchronous.
+  // One async frame per call: the refusals before dispatch and the outcome after it are synchronous.
   const hostCall: HostCall = async (request): Promise<HostCallOutcome> => {
     const seq = ++submitted;
     if (callsOut++ === 0) ticket.waiting();
@@ -272,7 +272,28 @@ async function runSandboxed(
     let outcome = holdArguments(request, seq, argBytes);
     if (outcome === undefined) {
       try {
-        outcome = await dispatchNested(request, seq, callId);
+        const started = dispatchNested(request, seq, callId);
+        if ('args' in started) {
+          let result: ToolResult | undefined;
+          let refused: NestedOutcome | undefined;
+          try {
+            result = await started.result;
+          } catch (error) {
+            refused = submitFailed(request, seq, callId, error);
+          }
+          outcome =
+            refused ??
+            nestedOutcome(
+              request,
+              seq,
+              callId,
+              started.args,
+              result!,
+              started.recorded ? started.at : journaledAt(result!),
+            );
+        } else {
+          outcome = started;
+        }
       } finally {
         budget.release(argBytes);
         if (--callsOut === 0) ticket.active();
@@ -308,7 +329,8 @@ async function runSandboxed(
     }
     return undefined;
   };
-  const dispatchNested = async (request: HostCallRequest, seq: number, callId: string): Promise<NestedOutcome> => {
+  /** Parses and submits the call: a refusal, or its arguments and its result (recorded) or the promise of it. */
+  const dispatchNested = (request: HostCallRequest, seq: number, callId: string): NestedOutcome | NestedStart => {
     let args: unknown;
     try {
       args = JSON.parse(request.argsJson);
@@ -324,38 +346,45 @@ async function runSandboxed(
       stop.abort(new Error('diverged'));
       return { outcome: { ok: false, code: 'RUN_DIVERGED', message: recorded.message } };
     }
-    let result: ToolResult;
-    let at: number | undefined;
-    if (recorded !== undefined) {
-      result = recorded.result;
-      at = recorded.at;
-    } else {
-      const nested: NestedExecuteRequest = {
-        callId,
-        name: request.toolName,
-        arguments: args,
-        ...(exec.agent === undefined ? {} : { agent: exec.agent }),
-        parent: exec.token,
-        rootCallId: exec.rootCallId,
-        signal: request.signal, // the sequencer adds the run's signal
-        ...(durable === undefined ? {} : { idempotencyKey: durable.idempotencyKey(seq) }),
-      };
-      // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
-      // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
-      const frozen = freezeParsedJson(args) !== undefined;
-      try {
-        result = await sequencer.submit(frozen ? snapshotRequest(nested) : nested);
-      } catch (error) {
-        ferry.skip(seq);
-        // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
-        if (error instanceof ToolRuntimeError)
-          return { outcome: { ok: false, code: error.code, message: error.message } };
-        // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
-        live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
-        throw error;
-      }
-      at = journaledAt(result);
-    }
+    if (recorded !== undefined) return { args, result: recorded.result, recorded: true, at: recorded.at };
+    const nested: NestedExecuteRequest = {
+      callId,
+      name: request.toolName,
+      arguments: args,
+      ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+      parent: exec.token,
+      rootCallId: exec.rootCallId,
+      signal: request.signal, // the sequencer adds the run's signal
+      ...(durable === undefined ? {} : { idempotencyKey: durable.idempotencyKey(seq) }),
+    };
+    // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
+    // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
+    const frozen = freezeParsedJson(args) !== undefined;
+    return {
+      args,
+      result: sequencer.submit(frozen ? snapshotRequest(nested) : nested),
+      recorded: false,
+      at: undefined,
+    };
+  };
+  /** The sequencer refused the call (it rejected instead of giving a result). */
+  const submitFailed = (request: HostCallRequest, seq: number, callId: string, error: unknown): NestedOutcome => {
+    ferry.skip(seq);
+    // NOT_DISPATCHED (a call after the program ended) reaches the program with its own code.
+    if (error instanceof ToolRuntimeError) return { outcome: { ok: false, code: error.code, message: error.message } };
+    // The sandbox turns the rejection into a ToolCallError; the end event still reports it.
+    live.callEnd(callId, seq, request.toolName, { outcome: thrownOutcome(error) });
+    throw error;
+  };
+  /** What the program gets for a call's final result. */
+  const nestedOutcome = (
+    request: HostCallRequest,
+    seq: number,
+    callId: string,
+    args: unknown,
+    result: ToolResult,
+    at: number | undefined,
+  ): NestedOutcome => {
     ferry.commit(seq, result);
     const time = at === undefined ? {} : { at };
     if (result.isError) {
@@ -469,6 +498,15 @@ async function runSandboxed(
     outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
   if (typeErrors !== undefined) value.typeErrors = typeErrors;
   return value;
+}
+
+/** A call that went to the sequencer (or was answered from the journal of a re-run). */
+interface NestedStart {
+  readonly args: unknown;
+  readonly result: ToolResult | Promise<ToolResult>;
+  /** Answered from the journal of a re-run, made at `at`. */
+  readonly recorded: boolean;
+  readonly at: number | undefined;
 }
 
 interface NestedOutcome {
