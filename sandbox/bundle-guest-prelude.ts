@@ -5,7 +5,13 @@
 import { readFile, writeFile } from 'node:fs/promises';
 import { dirname, relative, resolve as resolvePath, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { build, type BuildOptions, type Plugin } from 'esbuild';
+import { build, transform, type BuildOptions, type Plugin } from 'esbuild';
+import {
+  hardenUrlLibrary,
+  URL_INTRINSIC_HELPERS,
+  URL_INTRINSICS_PARAMETER,
+  type HardenedUrlLibrary,
+} from './harden-url-library.ts';
 
 const ENTRY = fileURLToPath(new URL('./guest/guest-main.ts', import.meta.url));
 const GUEST_DIR = fileURLToPath(new URL('./guest/', import.meta.url));
@@ -85,21 +91,25 @@ const COMMON_OPTIONS: BuildOptions = {
   mainFields: ['main', 'module'],
 };
 
-/** The prelude as one strict-mode script (an IIFE: it leaves no bindings behind). */
+/**
+ * The prelude as one strict-mode script (an IIFE: it leaves no bindings behind). It is
+ * told what the URL library reads of the global scope (guest/url-intrinsics.ts captures
+ * that before any program runs).
+ */
 export async function bundleGuestPrelude(): Promise<string> {
-  const result = await build({ ...COMMON_OPTIONS, entryPoints: [ENTRY], format: 'iife' });
+  const { reads } = await hardenedUrlLibrary();
+  const result = await build({
+    ...COMMON_OPTIONS,
+    entryPoints: [ENTRY],
+    format: 'iife',
+    define: { __PTC_URL_LIBRARY_READS__: JSON.stringify(reads) },
+  });
   const script = result.outputFiles?.[0]?.text;
   if (script === undefined) throw new Error('bundleGuestPrelude: esbuild produced no output');
   return script;
 }
 
-/**
- * The URL library (whatwg-url with tr46) as the text of one function expression: the
- * prelude evaluates it on first use of URL or URLSearchParams and calls it with its
- * UTF-8 codec; it returns `{ URL, URLSearchParams }` and leaves no bindings behind.
- * Apart from the prelude, its text is one copy per process instead of one per isolate.
- */
-export async function bundleUrlLibrary(): Promise<string> {
+async function hardenedUrlLibrary(): Promise<HardenedUrlLibrary> {
   const result = await build({
     ...COMMON_OPTIONS,
     stdin: {
@@ -113,7 +123,30 @@ export async function bundleUrlLibrary(): Promise<string> {
   });
   const code = result.outputFiles?.[0]?.text;
   if (code === undefined) throw new Error('bundleUrlLibrary: esbuild produced no output');
-  return `(function(${ENCODING_PARAMETER}){"use strict";var module={exports:{}},exports=module.exports;${code}return module.exports;})`;
+  return hardenUrlLibrary(code, [ENCODING_PARAMETER, URL_INTRINSICS_PARAMETER, 'module', 'exports']);
+}
+
+/**
+ * The URL library (whatwg-url with tr46) as the text of one function expression: the
+ * prelude evaluates it on first use of URL or URLSearchParams and calls it with its
+ * UTF-8 codec and the built-ins it captured before any program (harden-url-library.ts);
+ * it returns `{ URL, URLSearchParams }` and leaves no bindings behind. Apart from the
+ * prelude, its text is one copy per process instead of one per isolate.
+ */
+export async function bundleUrlLibrary(): Promise<string> {
+  const { code, reads } = await hardenedUrlLibrary();
+  const bindings = [
+    ...URL_INTRINSIC_HELPERS.map((name) => `${name}=${URL_INTRINSICS_PARAMETER}.${name}`),
+    ...reads.globals.map((name) => `${name}=${URL_INTRINSICS_PARAMETER}.globals.${name}`),
+  ];
+  const text = `(function(${ENCODING_PARAMETER},${URL_INTRINSICS_PARAMETER}){"use strict";var ${bindings.join(',')};var module={exports:{}},exports=module.exports;${code}return module.exports;})`;
+  const minified = await transform(text, {
+    loader: 'js',
+    charset: 'ascii',
+    minifyWhitespace: true,
+    legalComments: 'none',
+  });
+  return minified.code.replace(/;\n$/, '');
 }
 
 /** The text of guest-prelude-bundle.ts for the prelude and the URL library. */

@@ -114,8 +114,9 @@ function utf8Write(text: string, out: Uint8Array, capacity: number): { read: num
 
 /** UTF-8 bytes of `text` (the captured TextEncoder, for other globals). */
 export function utf8Encode(text: string): Uint8Array {
-  const out = new Uint8(utf8Length(text));
-  utf8Write(text, out, out.length);
+  const length = utf8Length(text);
+  const out = new Uint8(length);
+  utf8Write(text, out, length);
   return out;
 }
 
@@ -199,7 +200,8 @@ export class TextDecoder {
     const all = pending.length === 0 ? bytes : concat(pending, bytes);
     this.#pending = [];
     const end = this.#encoding === 'utf-8' ? this.#utf8(all, out, stream) : this.#utf16(all, out, stream);
-    for (let i = end; i < all.length; i++) {
+    const length = apply(typedArrayLength, all, []) as number;
+    for (let i = end; i < length; i++) {
       defineProperty(this.#pending, this.#pending.length, {
         value: all[i],
         writable: true,
@@ -237,7 +239,7 @@ export class TextDecoder {
 
   /** Decodes UTF-8; returns where an incomplete sequence kept for the next `stream` call begins. */
   #utf8(bytes: Uint8Array, out: StringBuilder, stream: boolean): number {
-    const length = bytes.length;
+    const length = apply(typedArrayLength, bytes, []) as number;
     let i = 0;
     while (i < length) {
       const b = bytes[i] as number;
@@ -297,7 +299,7 @@ export class TextDecoder {
   }
 
   #utf16(bytes: Uint8Array, out: StringBuilder, stream: boolean): number {
-    const length = bytes.length;
+    const length = apply(typedArrayLength, bytes, []) as number;
     let i = 0;
     while (i + 1 < length) {
       const unit = (bytes[i] as number) | ((bytes[i + 1] as number) << 8);

@@ -5,9 +5,10 @@
 // copy (URL_LIBRARY_GLOBAL), and a program that never touches URL never compiles it.
 // Errors are worded as Node's (TypeError ERR_INVALID_URL "Invalid URL" with `input`).
 import { URL_LIBRARY_GLOBAL } from '../guest-protocol.ts';
-import { apply, construct, defineProperty, globalEval } from './intrinsics.ts';
+import { apply, construct, defineProperty, globalEval, TypeErrorCtor } from './intrinsics.ts';
 import { missingArgs, nodeTypeError } from './node-errors.ts';
 import { utf8DecodeWithoutBOM, utf8Encode } from './url-encoding.ts';
+import { captureUrlIntrinsics, type UrlIntrinsics } from './url-intrinsics.ts';
 
 type UrlClass = (new (
   url: string,
@@ -20,14 +21,23 @@ interface UrlModule {
   readonly URL: UrlClass;
   readonly URLSearchParams: new (init?: unknown) => object;
 }
-/** What the library's text evaluates to (bundle-guest-prelude.ts): a function of the prelude's UTF-8 codec. */
-type UrlLibrary = (encoding: {
-  readonly utf8Encode: typeof utf8Encode;
-  readonly utf8DecodeWithoutBOM: typeof utf8DecodeWithoutBOM;
-}) => UrlModule;
+/**
+ * What the library's text evaluates to (bundle-guest-prelude.ts): a function of the
+ * prelude's UTF-8 codec and of the built-ins captured before any program ran.
+ */
+type UrlLibrary = (
+  encoding: {
+    readonly utf8Encode: typeof utf8Encode;
+    readonly utf8DecodeWithoutBOM: typeof utf8DecodeWithoutBOM;
+  },
+  intrinsics: UrlIntrinsics,
+) => UrlModule;
+
+const hasInstance = Function.prototype[Symbol.hasInstance];
 
 /** The library's text, taken from the global the host installed before the prelude. */
 let librarySource: string | undefined;
+let intrinsics: UrlIntrinsics | undefined;
 let loaded: UrlModule | undefined;
 
 function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError {
@@ -50,9 +60,10 @@ function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError 
 
 function load(): UrlModule {
   if (loaded !== undefined) return loaded;
-  if (librarySource === undefined) throw nodeTypeError('ERR_INVALID_STATE', 'URL is not available in this sandbox');
+  if (librarySource === undefined || intrinsics === undefined)
+    throw nodeTypeError('ERR_INVALID_STATE', 'URL is not available in this sandbox');
   const library = apply(globalEval, undefined, [librarySource]) as UrlLibrary;
-  const lib = library({ utf8Encode, utf8DecodeWithoutBOM });
+  const lib = library({ __proto__: null, utf8Encode, utf8DecodeWithoutBOM } as never, intrinsics);
   const Base = lib.URL;
   class URL extends Base {
     constructor(url: string, base?: string) {
@@ -61,9 +72,11 @@ function load(): UrlModule {
       if (count === 0) throw missingArgs('url');
       const hasBase = count > 1 && base !== undefined;
       try {
-        super(url, ...(hasBase ? [base as string] : []));
+        // Two calls, no spread: a spread would run Array.prototype[Symbol.iterator], which the program can replace.
+        if (hasBase) super(url, base);
+        else super(url);
       } catch (error) {
-        if (error instanceof TypeError) throw invalidUrl(url, base, hasBase);
+        if (apply(hasInstance, TypeErrorCtor, [error])) throw invalidUrl(url, base, hasBase);
         throw error;
       }
     }
@@ -88,6 +101,7 @@ export function installUrl(scope: Record<string, unknown>): void {
   const source = scope[URL_LIBRARY_GLOBAL];
   delete scope[URL_LIBRARY_GLOBAL];
   if (typeof source === 'string') librarySource = source;
+  intrinsics = captureUrlIntrinsics(scope);
   for (const name of ['URL', 'URLSearchParams'] as const) {
     defineProperty(scope, name, {
       get(): unknown {

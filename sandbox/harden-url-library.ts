@@ -1,0 +1,468 @@
+// Rewrites the bundled URL library (whatwg-url with tr46) so that it reads built-ins only
+// from what the prelude captured before any program ran (guest/url-intrinsics.ts). The
+// library is evaluated on a program's first use of URL, after the program could have
+// replaced `Object.defineProperty`, `Array.prototype.push` or `String.prototype.split`;
+// rewritten, it calls none of the program's replacements (as primordials do in Node):
+// - a free global identifier (`Object`, `Reflect`, `Set`, `globalThis`…) is a parameter
+//   bound to the value captured at prelude time;
+// - a method call `x.m(…)` / `x[k](…)` takes `m` from the capture when `x` is a captured
+//   namespace or its prototype is a captured one (strings, arrays, regexps, functions…);
+//   other objects (the library's own, or the program's arguments) are called as written;
+// - a read of a global's member (`Symbol.iterator`, `Object.prototype`) or of a built-in
+//   accessor (`.length` of a typed array, `.size`) goes through the capture the same way;
+// - iteration (for-of, spread, array destructuring, `yield*`) over arrays, strings, Sets
+//   and Maps walks them with captured methods, not their (replaceable) iterators;
+// - a template literal's values are made text with the captured `toString` of functions
+//   and arrays;
+// - `instanceof` uses the captured `Function.prototype[Symbol.hasInstance]`, and
+//   `new Set(list)` / `new Map(list)` / `new Uint8Array(list)` fill with captured methods.
+// Runs at bundle time (Node's built-ins name the accessors worth routing).
+import ts from 'typescript';
+
+/** The parameter the rewritten library receives its captured built-ins and helpers in. */
+export const URL_INTRINSICS_PARAMETER = '__ptc_url_intrinsics';
+/** Helpers the rewritten text calls, defined by guest/url-intrinsics.ts. */
+export const URL_INTRINSIC_HELPERS = [
+  '__ptc_call',
+  '__ptc_get',
+  '__ptc_iter',
+  '__ptc_isa',
+  '__ptc_new',
+  '__ptc_text',
+] as const;
+const [CALL, GET, ITER, IS_A, NEW, TEXT] = URL_INTRINSIC_HELPERS;
+
+/** What the library reads of the guest's global scope, derived from its text. */
+export interface UrlLibraryReads {
+  /** Free identifiers that name a global (bound to their value at prelude time). */
+  readonly globals: readonly string[];
+  /** Members read from `globalThis` (`globalThis.TextEncoder`, feature checks). */
+  readonly globalMembers: readonly string[];
+  /**
+   * The globals (`Object`) and their prototypes (`Array.prototype`) whose own properties
+   * include a key the library reads as a member: the ones worth capturing.
+   */
+  readonly holders: readonly string[];
+}
+
+export interface HardenedUrlLibrary {
+  /** The rewritten CommonJS text (its globals are the wrapper's bindings). */
+  readonly code: string;
+  readonly reads: UrlLibraryReads;
+}
+
+const ITERABLE_FILLED = new Set(['Set', 'Map']);
+const NOT_CAPTURED = new Set(['arguments', 'undefined', 'NaN', 'Infinity']);
+
+/** Names of accessor properties of the built-ins' prototypes (a read of one is routed). */
+function builtinAccessorNames(): ReadonlySet<string> {
+  const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
+  const prototypes: object[] = [
+    typedArrayPrototype,
+    ArrayBuffer.prototype,
+    DataView.prototype,
+    Set.prototype,
+    Map.prototype,
+    RegExp.prototype,
+    Symbol.prototype,
+    Object.prototype,
+    TextDecoder.prototype,
+    TextEncoder.prototype,
+  ];
+  const names = new Set<string>();
+  for (const prototype of prototypes)
+    for (const name of Object.getOwnPropertyNames(prototype)) {
+      const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
+      if (descriptor?.get !== undefined) names.add(name);
+    }
+  return names;
+}
+
+function declaredNames(file: ts.SourceFile): Set<string> {
+  const names = new Set<string>();
+  const collect = (node: ts.Node): void => {
+    const named = node as ts.Node & { name?: ts.Node };
+    if (
+      (ts.isVariableDeclaration(node) ||
+        ts.isFunctionDeclaration(node) ||
+        ts.isFunctionExpression(node) ||
+        ts.isClassDeclaration(node) ||
+        ts.isClassExpression(node) ||
+        ts.isParameter(node) ||
+        ts.isBindingElement(node)) &&
+      named.name !== undefined &&
+      ts.isIdentifier(named.name)
+    )
+      names.add(named.name.text);
+    ts.forEachChild(node, collect);
+  };
+  collect(file);
+  return names;
+}
+
+/** Whether an identifier is a reference (not a property name, label or binding key). */
+function isReference(node: ts.Identifier): boolean {
+  const parent = node.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.name === node) return false;
+  if (ts.isBindingElement(parent) && parent.propertyName === node) return false;
+  if (
+    (ts.isPropertyAssignment(parent) ||
+      ts.isMethodDeclaration(parent) ||
+      ts.isPropertyDeclaration(parent) ||
+      ts.isGetAccessorDeclaration(parent) ||
+      ts.isSetAccessorDeclaration(parent)) &&
+    parent.name === node
+  )
+    return false;
+  if (ts.isLabeledStatement(parent) || ts.isBreakOrContinueStatement(parent)) return false;
+  if (ts.isVariableDeclaration(parent) || ts.isParameter(parent) || ts.isBindingElement(parent)) return false;
+  if (
+    (ts.isFunctionDeclaration(parent) || ts.isFunctionExpression(parent) || ts.isClassLike(parent)) &&
+    parent.name === node
+  )
+    return false;
+  return true;
+}
+
+/** Whether `node` is written to (left of `=`, `++`, `delete`, a for-in/of target). */
+function isWritten(node: ts.Node): boolean {
+  let current = node;
+  let parent = current.parent;
+  while (
+    ts.isParenthesizedExpression(parent) ||
+    ts.isArrayLiteralExpression(parent) ||
+    ts.isObjectLiteralExpression(parent) ||
+    (ts.isPropertyAssignment(parent) && parent.initializer === current) ||
+    ts.isShorthandPropertyAssignment(parent) ||
+    ts.isSpreadElement(parent) ||
+    ts.isSpreadAssignment(parent)
+  ) {
+    current = parent;
+    parent = current.parent;
+  }
+  if (ts.isBinaryExpression(parent) && parent.left === current)
+    return (
+      parent.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+      parent.operatorToken.kind <= ts.SyntaxKind.LastAssignment
+    );
+  if ((ts.isPrefixUnaryExpression(parent) || ts.isPostfixUnaryExpression(parent)) && parent.operand === current)
+    return parent.operator === ts.SyntaxKind.PlusPlusToken || parent.operator === ts.SyntaxKind.MinusMinusToken;
+  if (ts.isDeleteExpression(parent)) return true;
+  if ((ts.isForOfStatement(parent) || ts.isForInStatement(parent)) && parent.initializer === current) return true;
+  return false;
+}
+
+/** How deep a destructuring pattern takes its value apart by iteration. */
+function patternDepth(pattern: ts.Node): number {
+  if (ts.isArrayBindingPattern(pattern) || ts.isArrayLiteralExpression(pattern)) {
+    let inner = 0;
+    for (const element of pattern.elements) {
+      const target = ts.isBindingElement(element)
+        ? element.name
+        : ts.isBinaryExpression(element)
+          ? element.left
+          : element;
+      inner = Math.max(inner, patternDepth(target));
+    }
+    return 1 + inner;
+  }
+  return 0;
+}
+
+/** Names read from `object`: `object.name`, `({ name } = object)`, `const { name } = object`. */
+function membersRead(object: ts.Identifier): string[] {
+  const parent = object.parent;
+  if (ts.isPropertyAccessExpression(parent) && parent.expression === object) return [parent.name.text];
+  const names: string[] = [];
+  if (ts.isBinaryExpression(parent) && parent.right === object && ts.isObjectLiteralExpression(parent.left)) {
+    for (const property of parent.left.properties)
+      if (
+        (ts.isPropertyAssignment(property) || ts.isShorthandPropertyAssignment(property)) &&
+        ts.isIdentifier(property.name)
+      )
+        names.push(property.name.text);
+      else throw new Error('hardenUrlLibrary: an unexpected destructuring of globalThis');
+  } else if (
+    ts.isVariableDeclaration(parent) &&
+    parent.initializer === object &&
+    ts.isObjectBindingPattern(parent.name)
+  ) {
+    for (const element of parent.name.elements) {
+      const key = element.propertyName ?? element.name;
+      if (!ts.isIdentifier(key)) throw new Error('hardenUrlLibrary: an unexpected destructuring of globalThis');
+      names.push(key.text);
+    }
+  } else throw new Error('hardenUrlLibrary: globalThis is read other than by member or destructuring');
+  return names;
+}
+
+/** The globals and prototypes (as Node's built-ins have them) that own a key in `keys`. */
+function holdersRead(globals: readonly string[], keys: ReadonlySet<string>): string[] {
+  // A function's length and name, a prototype's constructor, and what cannot change
+  // (`Object.prototype`, `Symbol.iterator`) are not worth a capture.
+  const replaceable = (holder: object, key: string | symbol): boolean => {
+    const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+    if (key === 'length' || key === 'name' || key === 'constructor') return false;
+    return descriptor !== undefined && (descriptor.configurable === true || descriptor.writable === true);
+  };
+  const owns = (holder: unknown): boolean =>
+    ((typeof holder === 'object' && holder !== null) || typeof holder === 'function') &&
+    Reflect.ownKeys(holder as object).some(
+      (key) =>
+        keys.has(typeof key === 'symbol' ? `@@${key.description?.slice('Symbol.'.length) ?? ''}` : key) &&
+        replaceable(holder as object, key),
+    );
+  const holders: string[] = [];
+  const scope = globalThis as unknown as Record<string, unknown>;
+  for (const name of globals) {
+    if (name === 'globalThis') continue;
+    const value = scope[name];
+    if (owns(value)) holders.push(name);
+    if (typeof value === 'function' && owns((value as { prototype?: unknown }).prototype))
+      holders.push(`${name}.prototype`);
+  }
+  return holders;
+}
+
+/**
+ * Rewrites the library's CommonJS text; see the file comment. `bound` names what the
+ * wrapper around it binds (`module`, `exports`, its parameters): not globals.
+ */
+export function hardenUrlLibrary(code: string, bound: readonly string[]): HardenedUrlLibrary {
+  const file = ts.createSourceFile('url-library.js', code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const declared = declaredNames(file);
+  const globals = new Set<string>();
+  const globalMembers = new Set<string>();
+  const accessorNames = builtinAccessorNames();
+  for (const name of bound) declared.add(name);
+  const isFreeGlobal = (node: ts.Node): node is ts.Identifier =>
+    ts.isIdentifier(node) && !declared.has(node.text) && !NOT_CAPTURED.has(node.text) && isReference(node);
+  const find = (node: ts.Node): void => {
+    if (isFreeGlobal(node)) {
+      globals.add(node.text);
+      if (node.text === 'globalThis') for (const member of membersRead(node)) globalMembers.add(member);
+    }
+    ts.forEachChild(node, find);
+  };
+  find(file);
+
+  const keysRead = new Set<string>();
+  const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => {
+    const f = context.factory;
+    const helper = (name: string, args: readonly ts.Expression[]): ts.Expression =>
+      f.createCallExpression(f.createIdentifier(name), undefined, args);
+    const iterate = (expression: ts.Expression, depth: number): ts.Expression =>
+      helper(ITER, depth === 0 ? [expression] : [expression, f.createNumericLiteral(depth)]);
+    /** Whether an expression is (a member chain rooted at) a captured global. */
+    const rootedAtGlobal = (node: ts.Expression): boolean =>
+      isFreeGlobal(node) ||
+      (ts.isPropertyAccessExpression(node) && !node.questionDotToken && rootedAtGlobal(node.expression));
+    const visitExpression = (node: ts.Expression): ts.Expression => ts.visitNode(node, visit) as ts.Expression;
+    const visitArguments = (args: ts.NodeArray<ts.Expression> | undefined): ts.Expression[] =>
+      (args ?? []).map((arg) => visitExpression(arg));
+
+    /** `function f([a, b])` → `function f(__ptc_p0) { const [a, b] = __ptc_iter(__ptc_p0); … }`. */
+    const unpackParameters = (node: ts.SignatureDeclaration & { body?: ts.ConciseBody }): ts.Node | undefined => {
+      if (node.body === undefined || !node.parameters.some((p) => ts.isArrayBindingPattern(p.name))) return undefined;
+      const unpack: ts.Statement[] = [];
+      const parameters = node.parameters.map((parameter, index) => {
+        if (!ts.isArrayBindingPattern(parameter.name)) return visit(parameter) as ts.ParameterDeclaration;
+        const name = f.createIdentifier(`__ptc_p${index}`);
+        let value: ts.Expression = name;
+        if (parameter.initializer !== undefined)
+          value = f.createConditionalExpression(
+            f.createStrictEquality(name, f.createVoidZero()),
+            undefined,
+            visitExpression(parameter.initializer),
+            undefined,
+            name,
+          );
+        const pattern = ts.visitNode(parameter.name, visit) as ts.ArrayBindingPattern;
+        unpack.push(
+          f.createVariableStatement(
+            undefined,
+            f.createVariableDeclarationList(
+              [
+                f.createVariableDeclaration(
+                  pattern,
+                  undefined,
+                  undefined,
+                  iterate(value, patternDepth(parameter.name) - 1),
+                ),
+              ],
+              ts.NodeFlags.Let,
+            ),
+          ),
+        );
+        return f.createParameterDeclaration(undefined, parameter.dotDotDotToken, name);
+      });
+      const body = ts.visitNode(node.body, visit) as ts.ConciseBody;
+      const block = ts.isBlock(body)
+        ? f.createBlock([...unpack, ...body.statements], true)
+        : f.createBlock([...unpack, f.createReturnStatement(body as ts.Expression)], true);
+      if (ts.isFunctionDeclaration(node))
+        return f.updateFunctionDeclaration(
+          node,
+          node.modifiers,
+          node.asteriskToken,
+          node.name,
+          node.typeParameters,
+          parameters,
+          undefined,
+          block,
+        );
+      if (ts.isFunctionExpression(node))
+        return f.updateFunctionExpression(
+          node,
+          node.modifiers,
+          node.asteriskToken,
+          node.name,
+          node.typeParameters,
+          parameters,
+          undefined,
+          block,
+        );
+      if (ts.isArrowFunction(node))
+        return f.updateArrowFunction(
+          node,
+          node.modifiers,
+          node.typeParameters,
+          parameters,
+          undefined,
+          node.equalsGreaterThanToken,
+          block,
+        );
+      if (ts.isMethodDeclaration(node))
+        return f.updateMethodDeclaration(
+          node,
+          node.modifiers,
+          node.asteriskToken,
+          node.name,
+          node.questionToken,
+          node.typeParameters,
+          parameters,
+          undefined,
+          block,
+        );
+      if (ts.isConstructorDeclaration(node))
+        return f.updateConstructorDeclaration(node, node.modifiers, parameters, block);
+      throw new Error(
+        `hardenUrlLibrary: array pattern in the parameters of a ${ts.SyntaxKind[node.kind]}: ${node.getText().slice(0, 120)}`,
+      );
+    };
+
+    const visit = (node: ts.Node): ts.Node => {
+      if (ts.isFunctionLike(node)) {
+        const unpacked = unpackParameters(node as ts.SignatureDeclaration & { body?: ts.ConciseBody });
+        if (unpacked !== undefined) return unpacked;
+      }
+      if (ts.isForOfStatement(node) && node.awaitModifier === undefined) {
+        const initializer = node.initializer;
+        const pattern = ts.isVariableDeclarationList(initializer) ? initializer.declarations[0]?.name : initializer;
+        return f.updateForOfStatement(
+          node,
+          undefined,
+          ts.visitNode(initializer, visit) as ts.ForInitializer,
+          iterate(visitExpression(node.expression), pattern === undefined ? 0 : patternDepth(pattern)),
+          ts.visitNode(node.statement, visit) as ts.Statement,
+        );
+      }
+      if (ts.isTemplateExpression(node) && !ts.isTaggedTemplateExpression(node.parent))
+        return f.updateTemplateExpression(
+          node,
+          node.head,
+          node.templateSpans.map((span) =>
+            f.updateTemplateSpan(span, helper(TEXT, [visitExpression(span.expression)]), span.literal),
+          ),
+        );
+      if (ts.isSpreadElement(node)) return f.updateSpreadElement(node, iterate(visitExpression(node.expression), 0));
+      if (ts.isYieldExpression(node) && node.asteriskToken !== undefined && node.expression !== undefined)
+        return f.updateYieldExpression(node, node.asteriskToken, iterate(visitExpression(node.expression), 0));
+      if (ts.isVariableDeclaration(node) && ts.isArrayBindingPattern(node.name) && node.initializer !== undefined)
+        return f.updateVariableDeclaration(
+          node,
+          ts.visitNode(node.name, visit) as ts.BindingName,
+          undefined,
+          undefined,
+          iterate(visitExpression(node.initializer), patternDepth(node.name) - 1),
+        );
+      if (ts.isBinaryExpression(node)) {
+        const operator = node.operatorToken.kind;
+        if (operator === ts.SyntaxKind.EqualsToken && ts.isArrayLiteralExpression(node.left))
+          return f.updateBinaryExpression(
+            node,
+            ts.visitNode(node.left, visit) as ts.Expression,
+            node.operatorToken,
+            iterate(visitExpression(node.right), patternDepth(node.left) - 1),
+          );
+        if (operator === ts.SyntaxKind.InstanceOfKeyword)
+          return helper(IS_A, [visitExpression(node.left), visitExpression(node.right)]);
+      }
+      if (
+        ts.isNewExpression(node) &&
+        ts.isIdentifier(node.expression) &&
+        isFreeGlobal(node.expression) &&
+        (ITERABLE_FILLED.has(node.expression.text) || /Array$/.test(node.expression.text)) &&
+        (node.arguments?.length ?? 0) > 0
+      )
+        return helper(NEW, [node.expression, ...visitArguments(node.arguments)]);
+      if (ts.isCallExpression(node) && node.questionDotToken === undefined) {
+        const callee = node.expression;
+        if (ts.isPropertyAccessExpression(callee) && callee.expression.kind !== ts.SyntaxKind.SuperKeyword) {
+          keysRead.add(callee.name.text);
+          const key = f.createStringLiteral(callee.name.text);
+          if (callee.questionDotToken === undefined)
+            return helper(CALL, [visitExpression(callee.expression), key, ...visitArguments(node.arguments)]);
+          if (ts.isIdentifier(callee.expression))
+            // `list?.push(x)`: the library's optional calls are on plain identifiers.
+            return f.createConditionalExpression(
+              f.createEquality(callee.expression, f.createNull()),
+              undefined,
+              f.createVoidZero(),
+              undefined,
+              helper(CALL, [callee.expression, key, ...visitArguments(node.arguments)]),
+            );
+        }
+        if (
+          ts.isElementAccessExpression(callee) &&
+          callee.questionDotToken === undefined &&
+          callee.expression.kind !== ts.SyntaxKind.SuperKeyword
+        ) {
+          const key = callee.argumentExpression;
+          if (ts.isPropertyAccessExpression(key) && ts.isIdentifier(key.expression) && key.expression.text === 'Symbol')
+            keysRead.add(`@@${key.name.text}`);
+          return helper(CALL, [
+            visitExpression(callee.expression),
+            visitExpression(callee.argumentExpression),
+            ...visitArguments(node.arguments),
+          ]);
+        }
+      }
+      if (
+        ts.isPropertyAccessExpression(node) &&
+        node.questionDotToken === undefined &&
+        node.expression.kind !== ts.SyntaxKind.SuperKeyword &&
+        !ts.isPrivateIdentifier(node.name) &&
+        !isWritten(node) &&
+        !(ts.isCallExpression(node.parent) && node.parent.expression === node) &&
+        (rootedAtGlobal(node.expression) || accessorNames.has(node.name.text))
+      ) {
+        keysRead.add(node.name.text);
+        return helper(GET, [visitExpression(node.expression), f.createStringLiteral(node.name.text)]);
+      }
+      return ts.visitEachChild(node, visit, context);
+    };
+    return (source) => ts.visitEachChild(source, visit, context);
+  };
+  const result = ts.transform(file, [transformer]);
+  const printed = ts.createPrinter({ removeComments: true }).printFile(result.transformed[0] as ts.SourceFile);
+  result.dispose();
+  return {
+    code: printed,
+    reads: {
+      globals: [...globals].sort(),
+      globalMembers: [...globalMembers].sort(),
+      holders: holdersRead([...globals].sort(), keysRead),
+    },
+  };
+}

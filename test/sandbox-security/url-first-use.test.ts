@@ -1,0 +1,191 @@
+// URL's library is evaluated on a program's first use of URL, after the program ran. A
+// program that first replaced every built-in it can reach (each global binding, every
+// replaceable method and accessor of the language's constructors, namespaces, their
+// prototypes and the iterator prototypes, and of the sandbox's web globals) gets the same
+// URL behaviour as Node, and the library calls none of its replacements.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createSandbox } from '../../sandbox/index.ts';
+import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
+import { expectOk, fakeHost } from '../sandbox/helpers.ts';
+
+// Globals whose reading would start the load itself, or that the library cannot reach.
+const NOT_REPLACED = new Set(['URL', 'URLSearchParams', 'globalThis', 'crypto', 'performance']);
+const REPLACED_GLOBALS = [...bareContextGlobals().names, ...WEB_GLOBALS].filter((name) => !NOT_REPLACED.has(name));
+
+/** The URL work, written with no built-in of the program's own (the program replaced them all). */
+const URL_WORK = `
+  const out: unknown[] = [];
+  const u = new URL('HTTP://User:Pw@例え.JP:8080/a/./b/../c d?x=1&y=2#frag');
+  out[out.length] = u.href; out[out.length] = u.host; out[out.length] = u.pathname; out[out.length] = u.origin;
+  u.searchParams.set('z', 'é ü');
+  u.searchParams.append('y', '3');
+  u.searchParams.delete('x');
+  u.searchParams.sort();
+  out[out.length] = u.search; out[out.length] = u.href;
+  const relative = new URL('../d/e?q#h', 'https://example.org/a/b/c');
+  out[out.length] = relative.href;
+  const params = new URLSearchParams([['a', '1'], ['b', '2'], ['a', '3']]);
+  out[out.length] = params.getAll('a'); out[out.length] = params.toString(); out[out.length] = params.size;
+  const keys: string[] = [];
+  const entries = new URLSearchParams({ k: 'v w', 'ü': '+' }).entries();
+  for (let step = entries.next(); !step.done; step = entries.next()) keys[keys.length] = step.value[0] + '=' + step.value[1];
+  out[out.length] = keys;
+  out[out.length] = new URLSearchParams('?a=b%20c&&d=%zz&e').toString();
+  out[out.length] = new URL('http://xn--nxasmq6b.com/').hostname;
+  out[out.length] = new URL('http://[::1]:80/').host;
+  out[out.length] = new URL('http://0x7f.1/').hostname;
+  out[out.length] = new URL('file:///C:/x/../y').pathname;
+  out[out.length] = URL.canParse('nope'); out[out.length] = URL.canParse('a:b');
+  out[out.length] = URL.parse('http://a/b', 'http://c')!.href;
+  try { new URL('http://exa mple.com'); out[out.length] = 'parsed'; } catch (error: any) { out[out.length] = error.code; }
+`;
+
+/** The same work in Node, whose URL is its own (native) parser. */
+function nodeResults(): unknown[] {
+  const out: unknown[] = [];
+  const u = new URL('HTTP://User:Pw@例え.JP:8080/a/./b/../c d?x=1&y=2#frag');
+  out.push(u.href, u.host, u.pathname, u.origin);
+  u.searchParams.set('z', 'é ü');
+  u.searchParams.append('y', '3');
+  u.searchParams.delete('x');
+  u.searchParams.sort();
+  out.push(u.search, u.href);
+  out.push(new URL('../d/e?q#h', 'https://example.org/a/b/c').href);
+  const params = new URLSearchParams([
+    ['a', '1'],
+    ['b', '2'],
+    ['a', '3'],
+  ]);
+  out.push(params.getAll('a'), params.toString(), params.size);
+  out.push([...new URLSearchParams({ k: 'v w', ü: '+' }).entries()].map(([key, value]) => `${key}=${value}`));
+  out.push(new URLSearchParams('?a=b%20c&&d=%zz&e').toString());
+  out.push(new URL('http://xn--nxasmq6b.com/').hostname, new URL('http://[::1]:80/').host);
+  out.push(new URL('http://0x7f.1/').hostname, new URL('file:///C:/x/../y').pathname);
+  out.push(URL.canParse('nope'), URL.canParse('a:b'), URL.parse('http://a/b', 'http://c')?.href);
+  try {
+    new URL('http://exa mple.com');
+    out.push('parsed');
+  } catch (error) {
+    out.push((error as { code?: string }).code);
+  }
+  return out;
+}
+
+/**
+ * Replaces, before any use of URL: each global binding by a recording Proxy; and every
+ * replaceable function-valued property and accessor of each global, of its prototype and
+ * of the intrinsic prototypes no global names, by a recording wrapper of the original.
+ * Then does the URL work while recording, and a control: the program's own use of a few
+ * built-ins, which the recorders must see.
+ */
+const HOSTILE_PROGRAM = `
+  const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
+  const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
+  const ProxyCtor = Proxy, get = Reflect.get, toText = String;
+  const hits: string[] = [];
+  let armed = false;
+  let replaced = 0;
+  const holders: [string, any][] = [];
+  const names: string[] = ${JSON.stringify(REPLACED_GLOBALS)};
+  for (let i = 0; i < names.length; i++) {
+    const value = (globalThis as any)[names[i]];
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) continue;
+    holders[holders.length] = [names[i], value];
+    const prototype = typeof value === 'function' ? describe(value, 'prototype')?.value : undefined;
+    if (prototype !== undefined && prototype !== null) holders[holders.length] = [names[i] + '.prototype', prototype];
+  }
+  const typed = protoOf(Uint8Array.prototype);
+  const iteratorOf = (value: any) => protoOf(value[Symbol.iterator]());
+  const intrinsic: [string, any][] = [
+    ['%TypedArray%', protoOf(Uint8Array)], ['%TypedArray%.prototype', typed],
+    ['%ArrayIteratorPrototype%', iteratorOf([])], ['%StringIteratorPrototype%', iteratorOf('')],
+    ['%SetIteratorPrototype%', iteratorOf(new Set())], ['%MapIteratorPrototype%', iteratorOf(new Map())],
+    ['%IteratorPrototype%', protoOf(iteratorOf([]))], ['%RegExpStringIteratorPrototype%', protoOf('a'.matchAll(/a/g))],
+  ];
+  for (let i = 0; i < intrinsic.length; i++) holders[holders.length] = intrinsic[i];
+  const recorder = (label: string, original: any) => function (this: any, ...args: any[]) {
+    if (armed) hits[hits.length] = label;
+    return new.target ? construct(original, args, new.target) : apply(original, this, args);
+  };
+  const seen = new Set();
+  for (let h = 0; h < holders.length; h++) {
+    const [holderName, holder] = holders[h];
+    if (seen.has(holder)) continue;
+    seen.add(holder);
+    const keys = ownKeys(holder);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments') continue;
+      const d = describe(holder, key)!;
+      const label = holderName + '.' + toText(key);
+      if ('value' in d) {
+        if (typeof d.value !== 'function' || (!d.writable && !d.configurable)) continue;
+        if (d.configurable) define(holder, key, { ...d, value: recorder(label, d.value) });
+        else holder[key] = recorder(label, d.value);
+        replaced++;
+      } else if (d.configurable) {
+        define(holder, key, {
+          ...d,
+          get: d.get && recorder(label + ' (get)', d.get),
+          set: d.set && recorder(label + ' (set)', d.set),
+        });
+        replaced++;
+      }
+    }
+  }
+  for (let i = 0; i < holders.length; i++) {
+    const [name, value] = holders[i];
+    if (name.endsWith('.prototype') || name.startsWith('%')) continue;
+    const d = describe(globalThis, name);
+    if (d === undefined || !('value' in d) || !d.configurable) continue;
+    define(globalThis, name, { ...d, value: new ProxyCtor(value, {
+      get: (target: any, key: any) => { if (armed) hits[hits.length] = 'global ' + name + '.' + toText(key); return get(target, key); },
+      apply: (target: any, self: any, args: any) => { if (armed) hits[hits.length] = 'global ' + name + '()'; return apply(target, self, args); },
+      construct: (target: any, args: any, newTarget: any) => { if (armed) hits[hits.length] = 'new ' + name; return construct(target, args, newTarget); },
+    }) });
+    replaced++;
+  }
+  armed = true;
+  ${URL_WORK}
+  const libraryCount = hits.length;
+  'a,b'.split(',');
+  [1, 2].map((x) => x);
+  Object.keys({});
+  armed = false;
+  return { out, libraryHits: hits.slice(0, libraryCount), controlHits: hits.slice(libraryCount), replaced };
+`;
+
+describe.each(['in-process', 'process'] as const)(
+  'URL first used after the program replaced built-ins (%s)',
+  (isolation) => {
+    const sandbox = createSandbox({ isolation, poolSize: 1, limits: { wallTimeMs: 30_000, cpuTimeMs: 10_000 } });
+    afterAll(() => sandbox.close());
+
+    it('parses as Node does, without a run that replaced nothing (the baseline)', async () => {
+      const outcome = await sandbox.run({
+        code: `${URL_WORK}\nreturn out;`,
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+      });
+      expectOk(outcome, nodeResults() as never);
+    });
+
+    it('parses the same and calls none of the replacements', async () => {
+      const outcome = await sandbox.run({ code: HOSTILE_PROGRAM, toolNames: [], hostCall: fakeHost().hostCall });
+      expectOk(outcome);
+      const result = (outcome.ok ? outcome.result : {}) as {
+        out: unknown[];
+        libraryHits: string[];
+        controlHits: string[];
+        replaced: number;
+      };
+      expect(result.libraryHits).toStrictEqual([]);
+      expect(result.out).toStrictEqual(nodeResults());
+      // The replacements were real and record: the program's own calls after the URL work are seen.
+      expect(result.controlHits).toEqual(
+        expect.arrayContaining(['String.prototype.split', 'Array.prototype.map', 'global Object.keys', 'Object.keys']),
+      );
+      expect(result.replaced).toBeGreaterThan(500);
+    });
+  },
+);
