@@ -69,6 +69,8 @@ export class CallFrameReader {
   #header: Omit<CallFrame, 'argsJson'> | undefined;
   #body: Buffer[] = [];
   #bodyNeeded = 0;
+  /** Headers read so far (which frame `bodyPending` is about). */
+  #headers = 0;
   #broken = false;
 
   constructor(onFrame: (frame: CallFrame) => void, onBroken: (why: string) => void) {
@@ -78,6 +80,18 @@ export class CallFrameReader {
 
   get broken(): boolean {
     return this.#broken;
+  }
+
+  /** The frame whose header was read and whose body has not fully come: bytes promised and still missing. */
+  get bodyPending(): { readonly frame: number; readonly promised: number; readonly missing: number } | undefined {
+    const header = this.#header as (Omit<CallFrame, 'argsJson'> & { bytes?: number }) | undefined;
+    if (header === undefined || this.#broken) return undefined;
+    return { frame: this.#headers, promised: header.bytes ?? 0, missing: this.#bodyNeeded };
+  }
+
+  /** Stops reading: the stream is treated as broken for `why` (reported once, like a malformed frame). */
+  abandon(why: string): void {
+    if (!this.#broken) this.#fail(why);
   }
 
   push(chunk: Buffer): void {
@@ -106,6 +120,7 @@ export class CallFrameReader {
           return;
         }
         this.#header = header;
+        this.#headers += 1;
         this.#bodyNeeded = header.bytes;
       }
       const take = Math.min(this.#bodyNeeded, chunk.length - at);

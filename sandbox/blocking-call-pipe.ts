@@ -25,7 +25,7 @@ import {
   readAnswerSync,
   writeFrameSync,
 } from './blocking-call-frames.ts';
-import { BLOCKING_CALL_WAIT_MS } from './limits.ts';
+import { BLOCKING_CALL_WAIT_MS, CALL_FRAME_BODY_WAIT_MS } from './limits.ts';
 import type { HostCallOutcome } from './types.ts';
 
 /** The sandbox process's fds: it reads answers from one, writes calls to the other. */
@@ -47,12 +47,17 @@ export class HostBlockingLink {
   #heardFromProcess = 0;
   /** Calls read before IPC messages the process sent ahead of them: handed on once those are in. */
   readonly #held: CallFrame[] = [];
+  readonly #reader: CallFrameReader;
+  readonly #bodyWaitMs: number;
+  /** Armed while a frame's header is in and its body is not: the body's deadline. */
+  #bodyTimer: ReturnType<typeof setTimeout> | undefined;
 
   /**
    * `onCall` gets every well-formed call, in order with the process's IPC messages;
-   * `onBroken` a frame that is not one (the process is broken; nothing more is read). A
-   * blocked call is released after `waitMs`. The owner reports each IPC message it sends
-   * to the process (`willSend`, `sent`) and receives from it (`heard`).
+   * `onBroken` a frame that is not one, or whose body has not fully come `bodyWaitMs`
+   * after its header (the process is broken; nothing more is read). A blocked call is
+   * released after `waitMs`. The owner reports each IPC message it sends to the process
+   * (`willSend`, `sent`) and receives from it (`heard`).
    */
   constructor(
     answers: Writable,
@@ -60,24 +65,64 @@ export class HostBlockingLink {
     onCall: (call: CallItem) => void,
     onBroken: (why: string) => void,
     waitMs = BLOCKING_CALL_WAIT_MS,
+    bodyWaitMs = CALL_FRAME_BODY_WAIT_MS,
   ) {
     this.#answers = answers;
     this.#calls = calls;
     this.#onCall = onCall;
     this.#waitMs = waitMs;
+    this.#bodyWaitMs = bodyWaitMs;
     const reader = new CallFrameReader(
       (frame) => this.#onFrame(frame),
       (why) => {
+        clearTimeout(this.#bodyTimer);
         calls.removeListener('data', onData);
         calls.destroy();
         onBroken(why);
       },
     );
-    const onData = (chunk: Buffer): void => reader.push(chunk);
+    this.#reader = reader;
+    const onData = (chunk: Buffer): void => {
+      reader.push(chunk);
+      this.#watchBody();
+    };
     calls.on('data', onData);
     // The pipes go when the process does; its 'exit' handles the runs.
     calls.on('error', () => undefined);
     answers.on('error', () => undefined);
+  }
+
+  /**
+   * A frame's body must follow its header (the process writes both at once). The deadline
+   * starts when a header is in; at the deadline, after the bytes already waiting are read
+   * (a host thread that was blocked does not count against the process), a body still
+   * incomplete marks the process as broken, unless bytes of it came since the last check
+   * (a large body behind a full pipe), for at most 10 deadlines in all.
+   */
+  #watchBody(started = Date.now()): void {
+    const pending = this.#reader.bodyPending;
+    if (pending === undefined) {
+      clearTimeout(this.#bodyTimer);
+      this.#bodyTimer = undefined;
+      return;
+    }
+    if (this.#bodyTimer !== undefined) return;
+    const { frame, missing } = pending;
+    this.#bodyTimer = setTimeout(() => {
+      setImmediate(() => {
+        this.#bodyTimer = undefined;
+        const now = this.#reader.bodyPending;
+        if (now === undefined) return;
+        if (now.frame !== frame) this.#watchBody();
+        else if (now.missing < missing && Date.now() - started < 10 * this.#bodyWaitMs) this.#watchBody(started);
+        else
+          this.#reader.abandon(
+            `a blocking call whose body never came (its header promised ${now.promised} bytes; ` +
+              `${now.missing} had not come within the ${this.#bodyWaitMs} ms wait)`,
+          );
+      });
+    }, this.#bodyWaitMs);
+    this.#bodyTimer.unref();
   }
 
   #onFrame(frame: CallFrame): void {

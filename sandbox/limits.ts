@@ -27,6 +27,16 @@ export const MAX_ARGS_BYTES = 4 * 1_048_576;
  */
 export const BLOCKING_CALL_WAIT_MS = 2;
 
+/**
+ * How long the body of a blocking call frame may take to arrive after its header
+ * (blocking-call-pipe.ts). The sandbox process writes a frame with one write, so its body
+ * follows the header at once; a header that promises more than ever comes holds the
+ * process in read(), and past this bound the process is killed as broken (its runs are
+ * re-run elsewhere) instead of waiting for the heartbeat watchdog. Time the host's own
+ * thread was blocked does not count: bytes that arrived meanwhile are read first.
+ */
+export const CALL_FRAME_BODY_WAIT_MS = 1_000;
+
 /** The longest delay a Node timer supports (about 24.8 days). */
 const MAX_TIMER_MS = 2 ** 31 - 1;
 

@@ -8,7 +8,7 @@ import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
-import { describe, expect, it } from '@jest/globals';
+import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { HostBlockingLink } from '../../sandbox/blocking-call-pipe.ts';
 import {
   type BlockingAnswer,
@@ -19,7 +19,7 @@ import {
   MAX_HEADER_BYTES,
   readAnswerSync,
 } from '../../sandbox/blocking-call-frames.ts';
-import { BLOCKING_CALL_WAIT_MS } from '../../sandbox/limits.ts';
+import { BLOCKING_CALL_WAIT_MS, CALL_FRAME_BODY_WAIT_MS } from '../../sandbox/limits.ts';
 import type { CallItem } from '../../sandbox/ipc-messages.ts';
 import { sleep } from './helpers.ts';
 
@@ -40,7 +40,7 @@ function decodeAnswers(bytes: Buffer): unknown[] {
   return answers;
 }
 
-function harness() {
+function harness(bodyWaitMs?: number) {
   const answers = new PassThrough();
   const calls = new PassThrough();
   const chunks: Buffer[] = [];
@@ -52,6 +52,8 @@ function harness() {
     calls,
     (call) => received.push(call),
     (why) => broken.push(why),
+    BLOCKING_CALL_WAIT_MS,
+    bodyWaitMs,
   );
   const frame = (item: CallItem, counts: { sent?: number; handled?: number } = {}): Buffer =>
     Buffer.concat(encodeCallFrame({ sent: 0, handled: 0, ...item, ...counts }) ?? []);
@@ -199,6 +201,86 @@ describe('HostBlockingLink', () => {
     long.calls.write('x'.repeat(MAX_HEADER_BYTES + 1));
     await tick();
     expect(long.broken).toStrictEqual(['a blocking call over the size limit']);
+  });
+
+  describe('a frame whose body does not follow its header', () => {
+    // Fake timers: the body's deadline is passed without waiting for it (the stream's own
+    // events still come on the next tick).
+    afterEach(() => jest.useRealTimers());
+    const fakeTimers = (): void => {
+      jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
+    };
+    /** A header promising `bytes` of body, and the first `sent` bytes of a body that long. */
+    const lyingFrame = (bytes: number, sent: number): string =>
+      `${JSON.stringify({ ...CALL, argsJson: undefined, sent: 0, handled: 0, bytes })}\n${'x'.repeat(sent)}`;
+
+    it('marks the process as broken once the body wait has passed: the call is not handed on, nothing is answered', async () => {
+      fakeTimers();
+      const h = harness();
+      h.calls.write(lyingFrame(100, 7));
+      await jest.advanceTimersByTimeAsync(CALL_FRAME_BODY_WAIT_MS - 1);
+      expect(h.broken).toStrictEqual([]);
+      // The check runs once the bytes already waiting are read (setImmediate after the deadline).
+      await jest.advanceTimersByTimeAsync(2);
+      expect(h.broken).toStrictEqual([
+        `a blocking call whose body never came (its header promised 100 bytes; 93 had not come within the ${CALL_FRAME_BODY_WAIT_MS} ms wait)`,
+      ]);
+      expect([h.received, h.written()]).toStrictEqual([[], []]);
+      // Nothing more is read: a well-formed call after it is not handed on.
+      h.calls.write(h.frame(CALL));
+      await jest.advanceTimersByTimeAsync(0);
+      expect(h.received).toStrictEqual([]);
+    });
+
+    it('a header with no body at all is broken the same way', async () => {
+      fakeTimers();
+      const h = harness(50);
+      h.calls.write(lyingFrame(10, 0));
+      await jest.advanceTimersByTimeAsync(51);
+      expect(h.broken).toStrictEqual([
+        'a blocking call whose body never came (its header promised 10 bytes; 10 had not come within the 50 ms wait)',
+      ]);
+    });
+
+    it('a body that keeps coming past the wait is read (a large call behind a full pipe), up to 10 waits in all', async () => {
+      fakeTimers();
+      const slow = harness(50);
+      const bytes = slow.frame(CALL);
+      const headerEnd = bytes.indexOf(0x0a) + 1;
+      // Each deadline sees bytes that came since the one before: 75 ms in all, over the 50 ms wait.
+      slow.calls.write(bytes.subarray(0, headerEnd + 2));
+      await jest.advanceTimersByTimeAsync(25);
+      slow.calls.write(bytes.subarray(headerEnd + 2, headerEnd + 4));
+      await jest.advanceTimersByTimeAsync(50);
+      expect(slow.broken).toStrictEqual([]);
+      slow.calls.write(bytes.subarray(headerEnd + 4));
+      await jest.advanceTimersByTimeAsync(500);
+      expect([slow.received, slow.broken]).toStrictEqual([[CALL], []]);
+      // A trickle is not enough for ever: one byte per wait is broken after 10 waits.
+      const trickle = harness(50);
+      trickle.calls.write(lyingFrame(100, 1));
+      const oneWait = async (): Promise<void> => {
+        await jest.advanceTimersByTimeAsync(25);
+        trickle.calls.write('x');
+        await jest.advanceTimersByTimeAsync(26);
+      };
+      for (let wait = 0; wait < 9; wait++) await oneWait();
+      expect(trickle.broken).toStrictEqual([]);
+      await oneWait();
+      expect(trickle.broken).toStrictEqual([
+        'a blocking call whose body never came (its header promised 100 bytes; 89 had not come within the 50 ms wait)',
+      ]);
+    });
+
+    it('complete frames arm nothing: no frame in the stream, no report however long it is quiet', async () => {
+      fakeTimers();
+      const h = harness(50);
+      h.call(CALL);
+      h.call({ ...CALL, seq: 8 });
+      await jest.advanceTimersByTimeAsync(5_000);
+      expect(h.broken).toStrictEqual([]);
+      expect(h.received).toHaveLength(2);
+    });
   });
 
   it('a call whose header would be too long is not framed (it goes over IPC)', () => {
