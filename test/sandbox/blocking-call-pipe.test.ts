@@ -206,7 +206,9 @@ describe('HostBlockingLink', () => {
   describe('a frame whose body does not follow its header', () => {
     // Fake timers: the body's deadline is passed without waiting for it (the stream's own
     // events still come on the next tick).
-    afterEach(() => jest.useRealTimers());
+    afterEach(() => {
+      jest.useRealTimers();
+    });
     const fakeTimers = (): void => {
       jest.useFakeTimers({ doNotFake: ['nextTick', 'queueMicrotask'] });
     };
