@@ -46,11 +46,21 @@ export const notDispatched = (toolName: string): HostCallOutcome => ({
   message: `tools.${toolName} was not dispatched: the run had already ended`,
 });
 
+/** A call started on the host and not settled yet; `index` is its place in the bridge's list. */
+interface Started {
+  readonly seq: number;
+  readonly controller: AbortController;
+  running: Promise<HostCallOutcome> | undefined;
+  index: number;
+}
+
 export class CallBridge implements CallDispatcher {
   readonly #options: CallBridgeOptions;
   readonly #toolNames: ReadonlySet<string>;
-  readonly #active = new Map<number, AbortController>();
-  readonly #running = new Set<Promise<HostCallOutcome>>();
+  // A list, not a Map and a Set: at most maxConcurrentCalls long, and a program awaiting
+  // one call at a time would add and delete a hash-table entry (and now and then rebuild
+  // the table) on every call.
+  readonly #started: Started[] = [];
   readonly #queue: {
     request: DispatchRequest;
     resolve: (outcome: HostCallOutcome | Promise<HostCallOutcome>) => void;
@@ -66,7 +76,7 @@ export class CallBridge implements CallDispatcher {
 
   /** Calls started on the host and not settled yet. */
   get inFlight(): number {
-    return this.#active.size;
+    return this.#started.length;
   }
 
   call(request: DispatchRequest): Promise<HostCallOutcome> {
@@ -91,21 +101,23 @@ export class CallBridge implements CallDispatcher {
         message: `tools.${request.toolName} is not bound in this run`,
       });
     }
-    if (this.#active.size < this.#options.maxConcurrentCalls) return this.#start(request);
+    if (this.#started.length < this.#options.maxConcurrentCalls) return this.#start(request);
     return new Promise((resolve) => this.#queue.push({ request, resolve }));
   }
 
   close(): void {
     if (this.#closed) return;
     this.#closed = true;
-    for (const controller of this.#active.values()) controller.abort(new Error('the run ended'));
+    // In the order the calls started.
+    const started = [...this.#started].sort((a, b) => a.seq - b.seq);
+    for (const call of started) call.controller.abort(new Error('the run ended'));
     for (const { request, resolve } of this.#queue.splice(0)) resolve(notDispatched(request.toolName));
   }
 
   cancel(seq: number): void {
-    const active = this.#active.get(seq);
+    const active = this.#started.find((started) => started.seq === seq);
     if (active !== undefined) {
-      active.abort(new Error('the program aborted this call'));
+      active.controller.abort(new Error('the program aborted this call'));
       return;
     }
     const index = this.#queue.findIndex((item) => item.request.seq === seq);
@@ -129,20 +141,21 @@ export class CallBridge implements CallDispatcher {
 
   /** Resolves once every started call has settled, or after `graceMs`; returns how many are still running. */
   async settled(graceMs: number): Promise<number> {
-    if (this.#running.size === 0) return 0;
+    if (this.#started.length === 0) return 0;
     let timer: ReturnType<typeof setTimeout> | undefined;
     const grace = new Promise<void>((resolve) => {
       timer = setTimeout(resolve, graceMs);
     });
-    await Promise.race([Promise.all(this.#running), grace]);
+    await Promise.race([Promise.all(this.#started.map((started) => started.running)), grace]);
     clearTimeout(timer);
-    return this.#running.size;
+    return this.#started.length;
   }
 
   /** Starts the host call now; its promise settles when the call is over (its slot is freed first). */
   #start(request: DispatchRequest): Promise<HostCallOutcome> {
     const controller = new AbortController();
-    this.#active.set(request.seq, controller);
+    const started: Started = { seq: request.seq, controller, running: undefined, index: this.#started.length };
+    this.#started.push(started);
     const hostRequest: HostCallRequest = {
       seq: request.seq,
       toolName: request.toolName,
@@ -150,8 +163,12 @@ export class CallBridge implements CallDispatcher {
       signal: controller.signal,
     };
     const settled = (outcome: HostCallOutcome): HostCallOutcome => {
-      this.#active.delete(request.seq);
-      this.#running.delete(running);
+      // Its place goes to the last one (order does not matter here).
+      const last = this.#started.pop()!;
+      if (last !== started) {
+        this.#started[started.index] = last;
+        last.index = started.index;
+      }
       this.#next();
       return outcome;
     };
@@ -167,7 +184,7 @@ export class CallBridge implements CallDispatcher {
       (outcome) => settled(normalizeOutcome(outcome, toolName)),
       (error: unknown) => settled(hostCallFailed(error)),
     );
-    this.#running.add(running);
+    started.running = running;
     return running;
   }
 
@@ -176,7 +193,7 @@ export class CallBridge implements CallDispatcher {
       !this.#closed &&
       !this.#retired &&
       this.#queue.length > 0 &&
-      this.#active.size < this.#options.maxConcurrentCalls
+      this.#started.length < this.#options.maxConcurrentCalls
     ) {
       const item = this.#queue.shift();
       if (item !== undefined) item.resolve(this.#start(item.request));

@@ -520,9 +520,10 @@ function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () =
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
     // No wrapper: the body's draft is the outcome, with no result object built for one to see.
-    // Without a wrapper only the caller's abort can give the body up.
-    const bodies = exec.callerSignal === NEVER_ABORTED ? undefined : tracker?.();
-    return dispatchBody(deps, exec, bodies, 'post');
+    // Without a wrapper only the caller's abort can give the body up, and the body is
+    // tracked from that moment (the grace ran out) rather than from its start.
+    const givenUp = exec.callerSignal === NEVER_ABORTED ? undefined : tracker;
+    return dispatchBody(deps, exec, undefined, 'post', givenUp);
   }
   return aroundWrappers(deps, exec, handlers, tracker);
 }
@@ -582,12 +583,15 @@ function draftOf(result: ToolResult): Draft {
 /**
  * The default end of the tools/execute waterfall: resolve again, fuse signals, run the
  * body; then the phase is `after` (back to `around` inside a wrapper, `post` without one).
+ * `bodies` tracks the body from its start; `givenUp` gives the tracker for a body that is
+ * given up on while it still runs.
  */
 async function dispatchBody(
   deps: PipelineDeps,
   exec: ExecutionState,
   bodies: BodyTracker | undefined,
   after: 'around' | 'post',
+  givenUp?: () => BodyTracker,
 ): Promise<Draft> {
   // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
   const tool = deps.resolveTool(exec.name, exec.agent);
@@ -637,6 +641,7 @@ async function dispatchBody(
     }
     const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
     if (raw === GIVEN_UP) {
+      if (bodies === undefined) givenUp?.().track(body);
       reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
         callId: exec.callId,
         name: exec.name,

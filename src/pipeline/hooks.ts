@@ -78,7 +78,14 @@ export class Hooks {
     const list = this.#lists[name] as HookMap[K][];
     if (list.length === 0) return NO_HANDLERS;
     if (exec === undefined || this.#conditional === 0) return [...list];
-    const chain = list.filter((entry) => this.#conditions.get(entry)?.(exec) !== false);
+    // A loop, not filter(): no closure per call, and no array until a handler is left out.
+    let chain: HookMap[K][] | undefined;
+    for (let i = 0; i < list.length; i += 1) {
+      const entry = list[i]!;
+      if (this.#conditions.get(entry)?.(exec) === false) chain ??= list.slice(0, i);
+      else chain?.push(entry);
+    }
+    if (chain === undefined) return [...list];
     return chain.length === 0 ? NO_HANDLERS : chain;
   }
 }

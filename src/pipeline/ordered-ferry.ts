@@ -28,35 +28,45 @@ export function orderedFerry(
   exec: Pick<ToolExecution, 'deferContext' | 'concludeTurn'>,
   budget?: FerryBudget,
 ): OrderedFerry {
+  // Calls that committed ahead of an earlier one; a call in order is handed up at once.
   const pending = new Map<number, Handed | null>();
   let next = 1;
-  const flush = (): void => {
-    while (pending.has(next)) {
-      const handed = pending.get(next)!;
+  const handUp = (handed: Handed | null): void => {
+    if (handed === null) return;
+    if (budget !== undefined && handed.contexts.length > 0) {
+      const bytes = handed.contexts.reduce((sum, c) => sum + JSON.stringify(c).length, 0);
+      if (!budget(bytes, handed.name)) return;
+    }
+    for (const context of handed.contexts) exec.deferContext(context);
+    if (handed.concludes) exec.concludeTurn();
+  };
+  const arrive = (seq: number, handed: Handed | null): void => {
+    if (seq !== next) {
+      pending.set(seq, handed);
+      return;
+    }
+    next += 1;
+    handUp(handed);
+    while (pending.size > 0 && pending.has(next)) {
+      const waiting = pending.get(next)!;
       pending.delete(next);
       next += 1;
-      if (handed === null) continue;
-      if (budget !== undefined && handed.contexts.length > 0) {
-        const bytes = handed.contexts.reduce((sum, c) => sum + JSON.stringify(c).length, 0);
-        if (!budget(bytes, handed.name)) continue;
-      }
-      for (const context of handed.contexts) exec.deferContext(context);
-      if (handed.concludes) exec.concludeTurn();
+      handUp(waiting);
     }
   };
   return {
     commit(seq, result) {
-      const contexts = [...(result.additionalContexts ?? [])];
-      if (!result.isError) {
-        const images = result.content.filter((block) => block.type === 'image');
-        if (images.length > 0) contexts.push({ role: 'user', content: images });
+      const extra = result.additionalContexts;
+      let contexts: readonly ContextMessage[] = extra === undefined || extra.length === 0 ? NOTHING : [...extra];
+      if (!result.isError && result.content.some((block) => block.type === 'image')) {
+        contexts = [...contexts, { role: 'user', content: result.content.filter((block) => block.type === 'image') }];
       }
-      pending.set(seq, { name: result.name, contexts, concludes: !result.isError && result.concludesTurn === true });
-      flush();
+      arrive(seq, { name: result.name, contexts, concludes: !result.isError && result.concludesTurn === true });
     },
     skip(seq) {
-      pending.set(seq, null);
-      flush();
+      arrive(seq, null);
     },
   };
 }
+
+const NOTHING: readonly ContextMessage[] = Object.freeze([]);

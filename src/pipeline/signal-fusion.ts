@@ -5,8 +5,10 @@ export interface FusedSignal {
   dispose(): void;
 }
 
+const nothingToDispose = (): void => {};
+
 export function fuseSignals(caller: AbortSignal, wrapper: AbortSignal): FusedSignal {
-  if (caller === wrapper) return { signal: caller, dispose: () => {} };
+  if (caller === wrapper) return { signal: caller, dispose: nothingToDispose };
   const controller = new AbortController();
   const relays: Array<() => void> = [];
   for (const source of [caller, wrapper]) {
