@@ -2,6 +2,7 @@
 // tool are all in flight at once and all succeed (a run awaiting tools holds no CPU
 // slot); a run the admission refuses fails with kind busy, the reason and when to retry.
 import { describe, expect, it } from '@jest/globals';
+import { createToolRuntime } from '../../src/index.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
 
 const runtime = ptcRuntimes();
@@ -42,6 +43,43 @@ describe('run_code admission by resources', () => {
       Array.from({ length: RUNS }, () => 'done'),
     );
   }, 120_000);
+
+  for (const isolation of ['process', 'in-process'] as const) {
+    it(`100 runs fired at a runtime created just before, with its own sandbox (${isolation}): all reach their tool while the sandbox starts, none refused`, async () => {
+      const RUNS = 100;
+      let entered = 0;
+      let allIn!: () => void;
+      const everyoneWaiting = new Promise<void>((resolve) => (allIn = resolve));
+      // Its sandbox is made by the first run: no process, ready isolate or compiled program yet.
+      const rt = createToolRuntime({ mode: 'ptc', ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}) });
+      try {
+        rt.register(
+          probeTool({
+            name: 'wait',
+            safe: true,
+            body: async () => {
+              entered += 1;
+              if (entered === RUNS) allIn();
+              await everyoneWaiting;
+              return 'done';
+            },
+          }),
+        );
+        const runs = Array.from({ length: RUNS }, (_, i) =>
+          runCode(rt, 'return await tools.wait({})', { callId: `cold-${i}` }),
+        );
+        const early = Promise.race(runs.map((run) => run.then((result) => result)));
+        const first = await Promise.race([everyoneWaiting.then(() => undefined), early]);
+        expect(first === undefined ? undefined : first.error?.message).toBeUndefined();
+        const results = await Promise.all(runs);
+        expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
+          Array.from({ length: RUNS }, () => 'done'),
+        );
+      } finally {
+        await rt.close();
+      }
+    }, 120_000);
+  }
 
   it('a run whose heap limit can never fit the memory budget is refused at once: kind busy, reason memory', async () => {
     const rt = runtime({ admission: { memoryBudgetBytes: 64 * 1_048_576 } });
