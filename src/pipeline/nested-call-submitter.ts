@@ -16,6 +16,11 @@ export interface NestedCallOptions {
   readonly agent: string | undefined;
   /** Aborts every nested call (the parent's signal, or a run-scoped one). */
   readonly signal: AbortSignal;
+  /**
+   * The caller makes every callId new itself (run_code numbers its calls): no duplicate
+   * check, and no id kept per call for one.
+   */
+  readonly callIdsUnique?: boolean;
 }
 
 /** A fresh submitter for one parent execution. */

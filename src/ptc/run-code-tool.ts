@@ -239,7 +239,8 @@ async function runSandboxed(
 ): Promise<ProgramValue> {
   const signal = exec.signal;
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
-  const sequencer = deps.sequencer({ agent: exec.agent, signal });
+  // Its calls are numbered here (`<run>:ptc:<n>`): each callId is new.
+  const sequencer = deps.sequencer({ agent: exec.agent, signal, callIdsUnique: true });
   const budget = new RetentionBudget(deps.maxRetainedBytes);
   // Ferried contexts stay until the run ends; past the budget the run stops (output-limit).
   const overBudget = new AbortController();

@@ -399,6 +399,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     createCallSequencer(deps, {
       ...(o.agent === undefined ? {} : { agent: o.agent }),
       signal: o.signal,
+      ...(o.callIdsUnique === true ? { callIdsUnique: true } : {}),
       concurrency: nestedConcurrency,
       ...(journal === undefined ? {} : { journal }),
     });

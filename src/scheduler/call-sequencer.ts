@@ -64,6 +64,12 @@ export interface CallSequencerOptions {
    * else 30 s.
    */
   readonly holdAfterGiveUpMs?: number;
+  /**
+   * The caller makes every callId new itself (run_code numbers its calls `<run>:ptc:<n>`):
+   * the duplicate check is skipped and no id is kept per call (a Set lookup and insert of
+   * a fresh string per call, and the ids of a long run held until it ends).
+   */
+  readonly callIdsUnique?: boolean;
 }
 
 export interface CallSequencer {
@@ -130,6 +136,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Calls submitted and not yet committed or failed; a slot leaves at its commit.
   const open = new Set<Slot>();
   const callIds = new Set<string>();
+  const callIdsUnique = options.callIdsUnique === true;
   let failure: SchedulerError | undefined;
   let closed = false;
   // Start order: each link waits for the gate the previous call sets for the next.
@@ -305,7 +312,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       throw new TypeError('submit: callId must be a non-empty string');
     if (request.parent === undefined) checkCallIdLength(callId, 'submit');
     if (typeof name !== 'string') throw new TypeError(`submit(${callId}): name must be a string`);
-    if (callIds.has(callId))
+    if (!callIdsUnique && callIds.has(callId))
       throw new TypeError(`submit(${callId}): duplicate callId; every call of a sequence needs its own id`);
     const agent = request.agent === undefined ? defaultAgent : deps.registry.agentId(request.agent);
     const own = request.signal;
@@ -350,7 +357,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       unlink: linked === undefined ? noop : linked.unlink,
     };
     slot.committed.promise.catch(noop);
-    callIds.add(callId);
+    if (!callIdsUnique) callIds.add(callId);
     return slot;
   };
 
