@@ -21,6 +21,10 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
       throw new TypeError(`createSandbox: ${key} must be a non-negative integer (milliseconds), got ${String(value)}`);
     }
   }
+  const budget = options.memoryBudgetBytes;
+  if (budget !== undefined && (!Number.isSafeInteger(budget) || budget <= 0)) {
+    throw new TypeError(`createSandbox: memoryBudgetBytes must be a positive integer (bytes), got ${String(budget)}`);
+  }
   if (options.blockingCalls !== undefined && typeof options.blockingCalls !== 'boolean') {
     throw new TypeError(`createSandbox: blockingCalls must be a boolean, got ${typeof options.blockingCalls}`);
   }
@@ -29,6 +33,7 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
     ...(options.blockingCalls === undefined ? {} : { blockingCalls: options.blockingCalls }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.settleGraceMs === undefined ? {} : { settleGraceMs: options.settleGraceMs }),
+    ...(budget === undefined ? {} : { memoryBudgetBytes: budget }),
   };
   if (isolation === 'in-process') return new InProcessSandbox(common);
   return new ProcessSandbox({

@@ -16,6 +16,8 @@ import type { RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts'
 
 export interface InProcessSandboxOptions {
   readonly poolSize?: number;
+  /** See SandboxOptions.memoryBudgetBytes: the pool fills within it. */
+  readonly memoryBudgetBytes?: number;
   /** See SandboxOptions.blockingCalls. @default true */
   readonly blockingCalls?: boolean;
   readonly limits?: Partial<SandboxLimits>;
@@ -42,6 +44,7 @@ export class InProcessSandbox implements Sandbox {
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#pool = new IsolatePool({
       size: options.poolSize ?? DEFAULT_IN_PROCESS_POOL_SIZE,
+      ...(options.memoryBudgetBytes === undefined ? {} : { fillBudgetBytes: options.memoryBudgetBytes }),
       blockingCalls: options.blockingCalls !== false,
       memoryMb: this.#defaults.memoryMb,
       onCatastrophic: (message) => {

@@ -11,6 +11,8 @@ export interface ChildConfig {
   readonly memoryMb: number;
   /** See SandboxOptions.blockingCalls. */
   readonly blockingCalls: boolean;
+  /** This process's share of SandboxOptions.memoryBudgetBytes: its pool fills within it. */
+  readonly fillBudgetBytes?: number;
 }
 
 export type HostToChild =

@@ -260,6 +260,14 @@ export interface IsolatePoolOptions {
   readonly blockingCalls?: boolean;
   /** How long no run may have taken an isolate before the pool fills beyond `PROMPT_REFILL`. @default IDLE_FILL_MS */
   readonly idleFillMs?: number;
+  /**
+   * The pool fills (in the background, `replenish`/`warm`) only while this process's
+   * resident memory plus one more ready isolate stays within this many bytes; past it,
+   * filling stops until a run ends and the pool is replenished again. @default no bound
+   */
+  readonly fillBudgetBytes?: number;
+  /** This process's resident memory now (bytes). @default process.memoryUsage.rss */
+  readonly residentBytes?: () => number;
 }
 
 /**
@@ -315,11 +323,16 @@ export class IsolatePool {
    */
   #lastTake = Number.NEGATIVE_INFINITY;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
+  #stoppedForMemory = 0;
 
   constructor(options: IsolatePoolOptions) {
     this.#options = options;
     this.#idleFillMs = options.idleFillMs ?? IDLE_FILL_MS;
     if (!(this.#idleFillMs >= 0)) throw new TypeError(`idleFillMs must be >= 0, got ${String(options.idleFillMs)}`);
+    const budget = options.fillBudgetBytes;
+    if (budget !== undefined && !(Number.isSafeInteger(budget) && budget > 0)) {
+      throw new TypeError(`fillBudgetBytes must be a positive integer, got ${String(budget)}`);
+    }
     this.#maxPreparing = options.maxPreparing ?? MAX_PREPARING;
     if (!Number.isSafeInteger(this.#maxPreparing) || this.#maxPreparing < 1) {
       throw new TypeError(`maxPreparing must be a positive integer, got ${String(options.maxPreparing)}`);
@@ -402,9 +415,25 @@ export class IsolatePool {
     for (const prepared of this.#ready.splice(0)) prepared.dispose();
   }
 
+  /** Whether one more ready isolate fits in `fillBudgetBytes`. */
+  #roomForOne(): boolean {
+    const budget = this.#options.fillBudgetBytes;
+    if (budget === undefined) return true;
+    const resident = (this.#options.residentBytes ?? process.memoryUsage.rss)();
+    if (resident + READY_ISOLATE_BYTES <= budget) return true;
+    this.#stoppedForMemory += 1;
+    return false;
+  }
+
+  /** Times the fill stopped because one more ready isolate would not fit in `fillBudgetBytes`. */
+  get stoppedForMemory(): number {
+    return this.#stoppedForMemory;
+  }
+
   /** Prepares one more isolate for the pool (then the next), now or once the pool is idle. */
   #refill(now: boolean): void {
     if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#options.size) return;
+    if (!this.#roomForOne()) return;
     if (!now && this.#ready.length >= PROMPT_REFILL) {
       this.#fillWhenIdle();
       return;

@@ -36,6 +36,8 @@ import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, Sand
 
 export interface ProcessSandboxOptions {
   readonly poolSize?: number;
+  /** See SandboxOptions.memoryBudgetBytes: each process's pool fills within its share. */
+  readonly memoryBudgetBytes?: number;
   /** See SandboxOptions.blockingCalls. @default true */
   readonly blockingCalls?: boolean;
   readonly limits?: Partial<SandboxLimits>;
@@ -168,6 +170,8 @@ function killOnHostExit(childProcess: ChildProcess): void {
 export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #poolSize: number;
+  /** Each process's share of the memory budget its pool fills within. */
+  readonly #fillBudgetBytes: number | undefined;
   readonly #blockingCalls: boolean;
   readonly #hangGraceMs: number;
   readonly #heartbeatMs: number;
@@ -224,6 +228,10 @@ export class ProcessSandbox implements Sandbox {
     if (!Number.isSafeInteger(processes) || processes < 1) {
       throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
     }
+    this.#fillBudgetBytes =
+      options.memoryBudgetBytes === undefined
+        ? undefined
+        : Math.max(1, Math.floor(options.memoryBudgetBytes / processes));
     this.#slots = new Array<Child | undefined>(processes).fill(undefined);
     // Every process starts now: a burst right after the sandbox is made finds them all
     // booting rather than the second waiting for the first run's compile.
@@ -372,7 +380,12 @@ export class ProcessSandbox implements Sandbox {
   }
 
   #spawn(poolSize: number = this.#poolSize): Child {
-    const config: ChildConfig = { poolSize, memoryMb: this.#defaults.memoryMb, blockingCalls: this.#blockingCalls };
+    const config: ChildConfig = {
+      poolSize,
+      memoryMb: this.#defaults.memoryMb,
+      blockingCalls: this.#blockingCalls,
+      ...(this.#fillBudgetBytes === undefined ? {} : { fillBudgetBytes: this.#fillBudgetBytes }),
+    };
     const env = sandboxProcessEnv(process.env);
     const output = this.#childOutput;
     const childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {

@@ -148,6 +148,7 @@ const pool = new IsolatePool({
   size: config.poolSize ?? DEFAULT_POOL_SIZE,
   blockingCalls: config.blockingCalls !== false,
   memoryMb: config.memoryMb ?? 128,
+  ...(config.fillBudgetBytes === undefined ? {} : { fillBudgetBytes: config.fillBudgetBytes }),
   onCatastrophic: (reason) => {
     if (retiring) return;
     retiring = true;

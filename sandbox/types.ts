@@ -136,6 +136,15 @@ export interface SandboxOptions {
    * tool works). @default true
    */
   readonly blockingCalls?: boolean;
+  /**
+   * Memory the pool of ready isolates may fill up to (bytes): the pool stops filling when
+   * the sandbox's resident memory, its ready isolates included, plus one more ready
+   * isolate would exceed it, and fills again after runs end once there is room. In process
+   * mode each sandbox process keeps to its share (the budget divided by `processes`).
+   * `createToolRuntime` passes its admission memory budget. Runs are never refused for it.
+   * @default no bound
+   */
+  readonly memoryBudgetBytes?: number;
   /** Defaults for every run; a run's own limits override them. */
   readonly limits?: Partial<SandboxLimits>;
   /** After a run ends, how long it waits for its aborted in-flight host calls to settle. @default 2000 */

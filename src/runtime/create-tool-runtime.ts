@@ -19,7 +19,7 @@ import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
 import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
 import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
-import { RunAdmission, type AdmissionOptions } from '../ptc/run-admission.ts';
+import { defaultMemoryBudgetBytes, RunAdmission, type AdmissionOptions } from '../ptc/run-admission.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
 import {
@@ -371,7 +371,12 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
         'PTC_NOT_CONFIGURED',
         'run_code needs a sandbox, but the runtime was created with sandbox: false',
       );
-    sandbox ??= createLazySandbox(isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption);
+    // The pool of ready isolates fills within the memory budget runs are admitted against.
+    const sandboxOptions = isSandbox(sandboxOption) || sandboxOption === undefined ? {} : sandboxOption;
+    sandbox ??= createLazySandbox({
+      memoryBudgetBytes: options.admission?.memoryBudgetBytes ?? defaultMemoryBudgetBytes(),
+      ...sandboxOptions,
+    });
     return sandbox;
   };
 
