@@ -52,6 +52,8 @@ export type ChildToHost =
   | { readonly type: 'ready'; readonly pid: number; readonly rss?: number }
   /** `rss`: the process's resident memory in bytes less its ready isolates (for admission by memory). */
   | { readonly type: 'pong'; readonly rss?: number }
+  /** The same figure, sent while runs are in flight when it has moved (sandbox-process.ts). */
+  | { readonly type: 'memory'; readonly rss: number }
   | {
       readonly type: 'call';
       readonly runId: number;
@@ -105,6 +107,8 @@ export function parseChildMessage(value: unknown): ChildToHost | undefined {
       return runIdOk && isRawRunOutcome(m['outcome']) ? (value as ChildToHost) : undefined;
     case 'pong':
       return value as ChildToHost;
+    case 'memory':
+      return typeof m['rss'] === 'number' ? (value as ChildToHost) : undefined;
     case 'retire':
       return typeof m['reason'] === 'string' ? (value as ChildToHost) : undefined;
     default:

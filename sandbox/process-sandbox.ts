@@ -538,7 +538,7 @@ export class ProcessSandbox implements Sandbox {
     const message = parseChildMessage(value);
     if (message === undefined) return;
     if ('rss' in message && typeof message.rss === 'number' && message.rss >= 0) child.rss = message.rss;
-    if (message.type === 'pong') return;
+    if (message.type === 'pong' || message.type === 'memory') return;
     if (message.type === 'calls') {
       for (const call of message.calls) {
         const run = child.runs.get(call.runId);

@@ -159,10 +159,42 @@ const runs = new Map<number, ChildRun>();
 /** Runs reported CPU-bound (cpu-lanes.ts). */
 const heavyRuns = new Set<number>();
 
+/**
+ * While runs are in flight, this process's memory figure (resident, less its ready
+ * isolates) goes to the host every MEMORY_REPORT_MS when it has moved by MEMORY_REPORT_STEP
+ * since the last one sent: admission by memory sees a run's heap grow between the
+ * messages that carry the figure anyway (ready, done, the heartbeat's pong, ~1 s apart).
+ */
+const MEMORY_REPORT_MS = 250;
+const MEMORY_REPORT_STEP = 1_048_576;
+let memoryReported = 0;
+let memoryTimer: ReturnType<typeof setInterval> | undefined;
+
+/** The figure, noted as the last one the host was sent. */
+function memoryFigure(): number {
+  memoryReported = residentBeyondReady(pool);
+  return memoryReported;
+}
+
+function reportMemoryWhileBusy(): void {
+  if (memoryTimer !== undefined) return;
+  memoryTimer = setInterval(() => {
+    if (runs.size === 0) {
+      clearInterval(memoryTimer);
+      memoryTimer = undefined;
+      return;
+    }
+    if (Math.abs(residentBeyondReady(pool) - memoryReported) >= MEMORY_REPORT_STEP) {
+      send({ type: 'memory', rss: memoryFigure() });
+    }
+  }, MEMORY_REPORT_MS);
+}
+
 async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
   const { runId, program, toolNames, limits, determinism } = message;
   const run: ChildRun = { dispatcher: new IpcDispatcher(runId) };
   runs.set(runId, run);
+  reportMemoryWhileBusy();
   try {
     const prepared = await pool.take(limits.memoryMb);
     const handle = startIsolateRun({
@@ -182,7 +214,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     run.handle = handle;
     if (run.cancel !== undefined) handle.terminate(run.cancel.kind, run.cancel.message);
     const outcome = await handle.outcome;
-    send({ type: 'done', runId, outcome, rss: residentBeyondReady(pool) });
+    send({ type: 'done', runId, outcome, rss: memoryFigure() });
     pool.replenish();
   } catch (error) {
     send({
@@ -225,7 +257,7 @@ function onMessage(value: unknown): void {
       void demoteBusyThreads();
       return;
     case 'ping':
-      send({ type: 'pong', rss: residentBeyondReady(pool) });
+      send({ type: 'pong', rss: memoryFigure() });
       return;
     case 'close':
       pool.close();
@@ -246,5 +278,5 @@ process.on('message', (value) => {
 // The host is gone. Not process.exit(): its teardown waits for the isolates, and one
 // still busy in native code (a huge BigInt product, say) would leave this process behind.
 process.on('disconnect', () => process.kill(process.pid, 'SIGKILL'));
-send({ type: 'ready', pid: process.pid, rss: residentBeyondReady(pool) });
+send({ type: 'ready', pid: process.pid, rss: memoryFigure() });
 pool.replenish();
