@@ -40,7 +40,12 @@ function decodeAnswers(bytes: Buffer): unknown[] {
   return answers;
 }
 
-function harness(bodyWaitMs?: number) {
+/**
+ * The host end over two in-memory streams. Its release wait is long unless a test is
+ * about it (`waitMs`): on a loaded machine a 2 ms timer can fire between a frame and the
+ * test's answer.
+ */
+function harness(bodyWaitMs?: number, waitMs = 60_000) {
   const answers = new PassThrough();
   const calls = new PassThrough();
   const chunks: Buffer[] = [];
@@ -52,7 +57,7 @@ function harness(bodyWaitMs?: number) {
     calls,
     (call) => received.push(call),
     (why) => broken.push(why),
-    BLOCKING_CALL_WAIT_MS,
+    waitMs,
     bodyWaitMs,
   );
   const frame = (item: CallItem, counts: { sent?: number; handled?: number } = {}): Buffer =>
@@ -93,7 +98,7 @@ describe('HostBlockingLink', () => {
   });
 
   it('releases a call not answered within the blocking wait; its outcome then goes elsewhere', async () => {
-    const h = harness();
+    const h = harness(undefined, BLOCKING_CALL_WAIT_MS);
     h.call(CALL);
     await sleep(BLOCKING_CALL_WAIT_MS * 10);
     expect(h.written()).toStrictEqual([{ release: true }]);
@@ -158,7 +163,7 @@ describe('HostBlockingLink', () => {
   });
 
   it('holds a call until the IPC messages the process sent before it are in, in order', async () => {
-    const h = harness();
+    const h = harness(undefined, BLOCKING_CALL_WAIT_MS);
     h.call(CALL, { sent: 2 });
     await tick();
     expect(h.received).toStrictEqual([]);
