@@ -18,6 +18,7 @@
 //   `new Set(list)` / `new Map(list)` / `new Uint8Array(list)` fill with captured methods.
 // Runs at bundle time (Node's built-ins name the accessors worth routing).
 import ts from 'typescript';
+import { INTRINSIC_HOLDERS, keyOf, resolveHolder } from './guest/url-holders.ts';
 
 /** The parameter the rewritten library receives its captured built-ins and helpers in. */
 export const URL_INTRINSICS_PARAMETER = '__ptc_url_intrinsics';
@@ -38,11 +39,14 @@ export interface UrlLibraryReads {
   readonly globals: readonly string[];
   /** Members read from `globalThis` (`globalThis.TextEncoder`, feature checks). */
   readonly globalMembers: readonly string[];
-  /**
-   * The globals (`Object`) and their prototypes (`Array.prototype`) whose own properties
-   * include a key the library reads as a member: the ones worth capturing.
-   */
-  readonly holders: readonly string[];
+  /** The objects whose own properties the library reads (guest/url-holders.ts), with those keys. */
+  readonly holders: readonly UrlLibraryHolder[];
+}
+
+/** One object the prelude captures, by name, and the keys of it the library reads (`@@iterator` for a symbol). */
+export interface UrlLibraryHolder {
+  readonly path: string;
+  readonly keys: readonly string[];
 }
 
 export interface HardenedUrlLibrary {
@@ -196,30 +200,28 @@ function membersRead(object: ts.Identifier): string[] {
   return names;
 }
 
-/** The globals and prototypes (as Node's built-ins have them) that own a key in `keys`. */
-function holdersRead(globals: readonly string[], keys: ReadonlySet<string>): string[] {
-  // A function's length and name, a prototype's constructor, and what cannot change
-  // (`Object.prototype`, `Symbol.iterator`) are not worth a capture.
-  const replaceable = (holder: object, key: string | symbol): boolean => {
-    const descriptor = Object.getOwnPropertyDescriptor(holder, key);
-    if (key === 'length' || key === 'name' || key === 'constructor') return false;
-    return descriptor !== undefined && (descriptor.configurable === true || descriptor.writable === true);
-  };
-  const owns = (holder: unknown): boolean =>
-    ((typeof holder === 'object' && holder !== null) || typeof holder === 'function') &&
-    Reflect.ownKeys(holder as object).some(
-      (key) =>
-        keys.has(typeof key === 'symbol' ? `@@${key.description?.slice('Symbol.'.length) ?? ''}` : key) &&
-        replaceable(holder as object, key),
-    );
-  const holders: string[] = [];
+/**
+ * For each global, global's prototype and intrinsic prototype (as Node's built-ins have
+ * them, the same V8 as the guest's), the replaceable keys it owns that the library reads:
+ * what the prelude captures.
+ */
+function holdersRead(globals: readonly string[], keys: ReadonlySet<string>): UrlLibraryHolder[] {
   const scope = globalThis as unknown as Record<string, unknown>;
-  for (const name of globals) {
-    if (name === 'globalThis') continue;
-    const value = scope[name];
-    if (owns(value)) holders.push(name);
-    if (typeof value === 'function' && owns((value as { prototype?: unknown }).prototype))
-      holders.push(`${name}.prototype`);
+  const paths = [...INTRINSIC_HOLDERS];
+  for (const name of globals) if (name !== 'globalThis') paths.push(name, `${name}.prototype`);
+  const holders: UrlLibraryHolder[] = [];
+  for (const path of [...new Set(paths)]) {
+    const holder = resolveHolder(path, scope);
+    if (holder === undefined) continue;
+    const read = [...keys].filter((name) => {
+      const key = keyOf(name);
+      const descriptor = Object.getOwnPropertyDescriptor(holder, key);
+      // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture, nor a
+      // function's own length and name.
+      if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) return false;
+      return !(typeof holder === 'function' && (key === 'length' || key === 'name'));
+    });
+    if (read.length > 0) holders.push({ path, keys: read.sort() });
   }
   return holders;
 }

@@ -13,25 +13,24 @@ import {
   hasOwn,
   isArray,
   MapProto,
-  ObjectCtor,
-  setPrototypeOf,
   SetProto,
   stringSlice,
   TypeErrorCtor,
 } from './intrinsics.ts';
+import { keyOf, resolveHolder } from './url-holders.ts';
 
 /** What the library reads of the global scope: derived from its text when it is bundled. */
 declare const __PTC_URL_LIBRARY_READS__: {
   readonly globals: readonly string[];
   readonly globalMembers: readonly string[];
-  /** `Name` or `Name.prototype`: the globals and prototypes that own a key the library reads. */
-  readonly holders: readonly string[];
+  /** The objects (guest/url-holders.ts) whose own properties the library reads, with those keys. */
+  readonly holders: readonly { readonly path: string; readonly keys: readonly string[] }[];
 };
 
-type Descriptors = Record<PropertyKey, PropertyDescriptor | undefined>;
+/** A captured object's properties the library reads, as they were: key → Entry. */
+type Captures = Record<PropertyKey, Entry | undefined>;
 type Callable = (...args: unknown[]) => unknown;
 
-const describeAll = ObjectCtor.getOwnPropertyDescriptors;
 const reflectGet = Reflect.get;
 const MapCtor = MapProto.constructor as MapConstructor;
 const SetCtor = SetProto.constructor as SetConstructor;
@@ -68,62 +67,92 @@ const PRIMITIVE_PROTOTYPES: Record<string, object> = {
   symbol: Symbol.prototype,
   bigint: BigInt.prototype,
 } as unknown as Record<string, object>;
-/** Prototypes reached without naming a global (literals, iterators, typed arrays). */
-const INTRINSIC_PROTOTYPES: readonly object[] = [
-  ObjectCtor.prototype,
-  Function.prototype,
-  Array.prototype,
-  StringProto,
-  RegExp.prototype,
-  MapProto,
-  SetProto,
-  typedArrayProto,
-  arrayIteratorProto,
-  stringIteratorProto,
-  getPrototypeOf(new SetCtor().values()) as object,
-  getPrototypeOf(new MapCtor().entries()) as object,
-  getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object,
-];
 
-/** Own property descriptors of each captured object, as they were before any program. */
-const captured = new MapCtor<object, Descriptors>();
+/** Each captured object's properties the library reads, as they were before any program. */
+const captured = new MapCtor<object, Captures>();
 const NOT_CAPTURED: unknown = freeze(create(null));
 
 function isObject(value: unknown): value is object {
   return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
-function capture(target: unknown): void {
-  if (!isObject(target) || apply(mapGet, captured, [target]) !== undefined) return;
-  const descriptors = describeAll(target) as Descriptors;
-  setPrototypeOf(descriptors, null);
-  apply(mapSet, captured, [target, descriptors]);
+/** A captured property in the form lookups read: its value, or its getter. */
+interface Entry {
+  readonly value: unknown;
+  readonly getter: Callable | undefined;
 }
 
-function fromCapture(holder: object, key: PropertyKey, receiver: unknown): unknown {
-  const descriptors = apply(mapGet, captured, [holder]) as Descriptors | undefined;
-  const descriptor = descriptors?.[key as string];
-  if (descriptor === undefined) return NOT_CAPTURED;
-  if (apply(hasOwn, descriptor, ['value'])) return descriptor.value;
-  const getter = descriptor.get;
-  return getter === undefined ? undefined : apply(getter, receiver, []);
+/** `holder` as a captured object, with what it already has captured. */
+function know(holder: object): void {
+  capture(holder, []);
 }
+
+/** Captures `keys` of `holder` (those it has). */
+function capture(holder: object, keys: readonly string[]): void {
+  let captures = apply(mapGet, captured, [holder]) as Captures | undefined;
+  if (captures === undefined) {
+    captures = create(null) as Captures;
+    apply(mapSet, captured, [holder, captures]);
+  }
+  for (let index = 0; index < keys.length; index++) {
+    const key = keyOf(keys[index] as string);
+    const descriptor = getOwnPropertyDescriptor(holder, key);
+    if (descriptor === undefined) continue;
+    const data = apply(hasOwn, descriptor, ['value']) as boolean;
+    captures[key as string] = {
+      __proto__: null,
+      value: data ? descriptor.value : undefined,
+      getter: data ? undefined : descriptor.get,
+    } as Entry;
+  }
+}
+
+/** The captured property `key` of one captured object, or NOT_CAPTURED. */
+function valueIn(captures: Captures, key: PropertyKey, receiver: unknown): unknown {
+  const entry = captures[key as string];
+  if (entry === undefined) return NOT_CAPTURED;
+  return entry.getter === undefined ? entry.value : apply(entry.getter, receiver, []);
+}
+
+/** The captures of String.prototype and Array.prototype: most lookups start there. */
+let stringProtoCapture: Captures | undefined;
+let arrayProtoCapture: Captures | undefined;
 
 /**
  * `receiver[key]` as the built-ins were before any program: the prototype chain walked
- * as `[[Get]]` walks it, with each captured object's own properties as they were
- * captured (a key it did not have then, it does not have now). An object of the library's
- * own or of the program that has the key is read as written.
+ * as `[[Get]]` walks it, each captured property as it was captured. A property not
+ * captured (of the library's own objects, of the program's, or one the library reads by
+ * a computed key) is read as it is.
  */
 function lookup(receiver: unknown, key: PropertyKey): unknown {
-  if (typeof receiver === 'string' && key === 'length') return receiver.length;
-  let holder: object | null = isObject(receiver) ? receiver : (PRIMITIVE_PROTOTYPES[typeof receiver] ?? null);
-  if (holder === null) return (receiver as Record<PropertyKey, unknown>)[key];
-  while (holder !== null) {
-    if (apply(mapGet, captured, [holder]) !== undefined) {
-      const value = fromCapture(holder, key, receiver);
+  let holder: object | null;
+  if (typeof receiver === 'string') {
+    if (key === 'length') return receiver.length;
+    if (stringProtoCapture !== undefined) {
+      const value = valueIn(stringProtoCapture, key, receiver);
       if (value !== NOT_CAPTURED) return value;
-    } else if (apply(hasOwn, holder, [key])) return reflectGet(holder, key, receiver);
+    }
+    holder = StringProto;
+  } else if (isObject(receiver)) {
+    holder = receiver;
+    if (arrayProtoCapture !== undefined && isArray(receiver) && !(apply(hasOwn, receiver, [key]) as boolean)) {
+      if (getPrototypeOf(receiver) === ArrayProto) {
+        const value = valueIn(arrayProtoCapture, key, receiver);
+        if (value !== NOT_CAPTURED) return value;
+      }
+    }
+  } else {
+    holder = PRIMITIVE_PROTOTYPES[typeof receiver] ?? null;
+    if (holder === null) return (receiver as Record<PropertyKey, unknown>)[key];
+  }
+  while (holder !== null) {
+    const captures = apply(mapGet, captured, [holder]) as Captures | undefined;
+    if (captures !== undefined) {
+      const value = valueIn(captures, key, receiver);
+      if (value !== NOT_CAPTURED) return value;
+    }
+    // A key the library reads by a computed name, or an object not captured: as it is.
+    if (apply(hasOwn, holder, [key])) return reflectGet(holder, key, receiver);
     holder = getPrototypeOf(holder) as object | null;
   }
   return undefined;
@@ -450,21 +479,25 @@ export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrins
     globals[name] = value;
   }
   for (let index = 0; index < reads.holders.length; index++) {
-    const path = apply(stringSplit, reads.holders[index], ['.']) as string[];
-    const value = globals[path[0] as string];
-    capture(
-      path.length === 1 ? value : isObject(value) ? getOwnPropertyDescriptor(value, 'prototype')?.value : undefined,
-    );
+    const { path, keys } = reads.holders[index] as { readonly path: string; readonly keys: readonly string[] };
+    const holder = resolveHolder(path, scope);
+    if (holder !== undefined) capture(holder, keys);
   }
-
-  for (let index = 0; index < INTRINSIC_PROTOTYPES.length; index++) capture(INTRINSIC_PROTOTYPES[index]);
-  capture(Array);
+  // The hardened built-ins below go into these objects' captures.
+  know(ArrayProto);
+  know(Array);
+  know(StringProto);
+  know(RegExpProto);
+  know(typedArrayProto);
+  stringProtoCapture = apply(mapGet, captured, [StringProto]) as Captures;
+  arrayProtoCapture = apply(mapGet, captured, [ArrayProto]) as Captures;
   for (let index = 0; index < HARDENED.length; index++) {
     const [holder, key, value] = HARDENED[index] as readonly [object, PropertyKey, Callable];
-    (apply(mapGet, captured, [holder]) as Descriptors)[key as string] = {
+    (apply(mapGet, captured, [holder]) as Captures)[key as string] = {
       __proto__: null,
       value,
-    } as PropertyDescriptor;
+      getter: undefined,
+    } as Entry;
   }
   const members = create(null) as Record<string, unknown>;
   for (let index = 0; index < reads.globalMembers.length; index++) {

@@ -1,0 +1,58 @@
+// The objects whose properties the URL library's captures are taken from, by name: a
+// global (`Object`), a global's prototype (`Array.prototype`), or an intrinsic no global
+// names (`%TypedArray%.prototype`, the iterator prototypes). The names are chosen when the
+// library is bundled (sandbox/harden-url-library.ts, in Node) and resolved in the guest
+// before any program (guest/url-intrinsics.ts); both sides read them with this file.
+
+/** Holders every library needs: what literals, iterators and typed arrays inherit from. */
+export const INTRINSIC_HOLDERS: readonly string[] = [
+  'Object.prototype',
+  'Function.prototype',
+  'Array.prototype',
+  'String.prototype',
+  'RegExp.prototype',
+  'Map.prototype',
+  'Set.prototype',
+  '%TypedArray%.prototype',
+  '%ArrayIteratorPrototype%',
+  '%StringIteratorPrototype%',
+  '%SetIteratorPrototype%',
+  '%MapIteratorPrototype%',
+  '%IteratorPrototype%',
+];
+
+const protoOf = Object.getPrototypeOf;
+const describe = Object.getOwnPropertyDescriptor;
+
+/** The object `path` names in `scope` (read at the time of the call), or undefined. */
+export function resolveHolder(path: string, scope: Record<string, unknown>): object | undefined {
+  const arrayIterator = (): object => protoOf([][Symbol.iterator]()) as object;
+  switch (path) {
+    case '%TypedArray%.prototype':
+      return protoOf(Uint8Array.prototype) as object;
+    case '%ArrayIteratorPrototype%':
+      return arrayIterator();
+    case '%StringIteratorPrototype%':
+      return protoOf(''[Symbol.iterator]()) as object;
+    case '%SetIteratorPrototype%':
+      return protoOf(new Set().values()) as object;
+    case '%MapIteratorPrototype%':
+      return protoOf(new Map().entries()) as object;
+    case '%IteratorPrototype%':
+      return protoOf(arrayIterator()) as object;
+  }
+  const dot = path.indexOf('.prototype');
+  const value = describe(scope, dot < 0 ? path : path.slice(0, dot))?.value as unknown;
+  if ((typeof value !== 'object' && typeof value !== 'function') || value === null) return undefined;
+  if (dot < 0) return value;
+  const prototype = describe(value, 'prototype')?.value as unknown;
+  // Function.prototype is itself a function.
+  return (typeof prototype === 'object' && prototype !== null) || typeof prototype === 'function'
+    ? prototype
+    : undefined;
+}
+
+/** A property key as the library's reads name it: `@@iterator` for Symbol.iterator. */
+export function keyOf(name: string): PropertyKey {
+  return name.startsWith('@@') ? ((Symbol as unknown as Record<string, symbol>)[name.slice(2)] ?? name) : name;
+}
