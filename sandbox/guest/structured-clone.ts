@@ -22,6 +22,7 @@ import {
   TypeErrorCtor,
 } from './intrinsics.ts';
 import { DOMException } from './dom-exception.ts';
+import { TYPED_ARRAY_TYPES } from './typed-array-types.ts';
 import { missingArgs } from './node-errors.ts';
 
 const MapCtor = Map;
@@ -101,24 +102,8 @@ const TYPED_ARRAYS = create(null) as Record<
     length: number,
   ) => object
 >;
-for (const ctor of [
-  Int8Array,
-  Uint8Array,
-  Uint8ClampedArray,
-  Int16Array,
-  Uint16Array,
-  Int32Array,
-  Uint32Array,
-  Float32Array,
-  Float64Array,
-  BigInt64Array,
-  BigUint64Array,
-] as const) {
-  TYPED_ARRAYS[ctor.name] = ctor as unknown as new (buffer: ArrayBuffer, offset: number, length: number) => object;
-}
-const float16 = (globalThis as { Float16Array?: unknown }).Float16Array;
-if (typeof float16 === 'function') {
-  TYPED_ARRAYS['Float16Array'] = float16 as new (buffer: ArrayBuffer, offset: number, length: number) => object;
+for (const ctor of TYPED_ARRAY_TYPES) {
+  TYPED_ARRAYS[ctor.name] = ctor;
 }
 const ERROR_CTORS = create(null) as Record<string, ErrorConstructor>;
 for (const ctor of [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError] as const) {

@@ -17,6 +17,7 @@ import {
   stringSlice,
   TypeErrorCtor,
 } from './intrinsics.ts';
+import { TYPED_ARRAY_TYPES } from './typed-array-types.ts';
 import { keyOf, resolveHolder } from './url-holders.ts';
 
 /** What the library reads of the global scope: derived from its text when it is bundled. */
@@ -401,19 +402,7 @@ function test(this: RegExp, text: unknown): boolean {
 type TypedArrayType = (new (...args: unknown[]) => object) & { readonly BYTES_PER_ELEMENT: number };
 /** Each typed array type by its prototype (both unchangeable), for `subarray` and `slice`. */
 const TYPED_ARRAYS = new MapCtor<object, TypedArrayType>();
-for (const type of [
-  Int8Array,
-  Uint8Array,
-  Uint8ClampedArray,
-  Int16Array,
-  Uint16Array,
-  Int32Array,
-  Uint32Array,
-  Float32Array,
-  Float64Array,
-  BigInt64Array,
-  BigUint64Array,
-] as unknown as TypedArrayType[])
+for (const type of TYPED_ARRAY_TYPES as unknown as readonly TypedArrayType[])
   apply(mapSet, TYPED_ARRAYS, [getOwnPropertyDescriptor(type, 'prototype')?.value, type]);
 
 function typedConstructor(typed: object): TypedArrayType | undefined {

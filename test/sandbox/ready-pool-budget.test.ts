@@ -1,13 +1,14 @@
 // The pool of ready isolates fills only within the sandbox's memory budget: it stops when
 // one more ready isolate would take the sandbox's resident memory past it, fills again
 // once there is room, and runs are admitted and run as before.
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { expect, it } from '@jest/globals';
 import { InProcessSandbox } from '../../sandbox/in-process-sandbox.ts';
 import { IsolatePool, READY_ISOLATE_BYTES } from '../../sandbox/isolate-pool.ts';
 import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { createToolRuntime } from '../../src/index.ts';
 import { runCode, runValue } from '../ptc/helpers.ts';
+import { childProcesses } from '../sandbox-security/helpers.ts';
 import { expectOk, sleep } from './helpers.ts';
 
 const MiB = 1_048_576;
@@ -128,20 +129,13 @@ it('createToolRuntime gives the sandbox it makes the admission memory budget, an
   }
 }, 120_000);
 
-/** Live sandbox processes that are children of this one. */
+/** Live sandbox processes that are children of this one (not esbuild's service). */
 function sandboxProcesses(): number[] {
-  const pids: number[] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
+  return childProcesses().filter((pid) => {
     try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const [state, ppid] = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      const command = readFileSync(`/proc/${entry}/cmdline`, 'utf8');
-      if (Number(ppid) === process.pid && state !== 'Z' && command.includes('sandbox-process'))
-        pids.push(Number(entry));
+      return readFileSync(`/proc/${pid}/cmdline`, 'utf8').includes('sandbox-process');
     } catch {
-      // the process ended meanwhile
+      return false; // the process ended meanwhile
     }
-  }
-  return pids;
+  });
 }
