@@ -15,8 +15,6 @@ const sandboxes: InProcessSandbox[] = [];
 afterAll(() => Promise.all(sandboxes.map((s) => s.close())));
 
 it('in-process: an idle runtime still admits, once its ready pool has filled, the run it admitted at start', async () => {
-  // Measured before the sandbox exists: its pool starts filling in idle time at once.
-  const rssBefore = process.memoryUsage.rss();
   const sandbox = new InProcessSandbox();
   sandboxes.push(sandbox);
   const atStart = sandbox.memoryInUse();
@@ -29,10 +27,9 @@ it('in-process: an idle runtime still admits, once its ready pool has filled, th
   (await admission.admit(128 * MiB)).release();
   await sandbox.warm();
   (await admission.admit(128 * MiB)).release();
-  // The pool did take real memory, which the sandbox's figure leaves out.
-  expect(process.memoryUsage.rss() - rssBefore).toBeGreaterThan(
-    (DEFAULT_IN_PROCESS_POOL_SIZE * READY_ISOLATE_BYTES) / 4,
-  );
+  // The full pool is left out of the sandbox's figure. (How much the process's RSS grows
+  // for it is not asserted: in a jest worker the pool reuses memory freed by earlier
+  // suites' isolates, so the growth ranged from ~10 to ~100 MiB.)
   expect(process.memoryUsage.rss() - sandbox.memoryInUse()).toBeGreaterThanOrEqual(
     DEFAULT_IN_PROCESS_POOL_SIZE * READY_ISOLATE_BYTES - READY_ISOLATE_BYTES,
   );
