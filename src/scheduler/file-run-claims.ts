@@ -1,66 +1,146 @@
-// Run claims of the JSONL store: one lock file per claimed run beside the journal
-// (`<journal>.runs/<runId>.claim`), created with O_EXCL, so of two processes claiming a
-// run at once exactly one creates it. The file holds the claim as JSON; a stale one (its
-// process is gone) is removed and the claim tried once more (O_EXCL again decides).
-import { mkdir, open, readFile, unlink } from 'node:fs/promises';
+// Run claims of the JSONL store, on nothing but a local file system's atomic link(2).
+// Each run has a directory beside the journal (`<journal>.runs/<runId>/`) of numbered
+// records, `<n>.claim`; the highest number is the run's state: a claim (who holds it)
+// or a release. A record is written whole to a temporary file and then linked to its
+// number, which fails if the number exists: of two processes writing number n+1, exactly
+// one succeeds, and a reader never sees a half-written claim.
+//
+// Why numbered records, not one lock file: a single file must be removed to take over a
+// dead holder's claim, and "read, judge stale, remove" races — two processes judge the
+// same stale claim and the second removes the first's fresh one, so both hold the run.
+// Here a takeover adds n+1 instead of removing n, and a writer checks after writing that
+// no higher record exists (else it lost to a later writer). The highest record is never
+// removed (records below it are), so numbers never go back and that check is sound.
+import { randomUUID } from 'node:crypto';
+import { link, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
 
-/** Run ids are file names here: the runtime's own ids (UUIDs) always pass. */
+/** Run ids are directory names here: the runtime's own ids (UUIDs) always pass. */
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
+const RECORD_NAME = /^(\d{1,15})\.claim$/;
+/** Rounds of "look, write n+1" before giving up: each lost round means another writer won one. */
+const MAX_CLAIM_ROUNDS = 64;
+
+/** What a record holds: the holder's claim, or that `owner` released the run. */
+type ClaimRecord = { readonly claim: RunClaim } | { readonly released: string };
+
+interface TopRecord {
+  readonly n: number;
+  /** Undefined when the record cannot be read (a damaged file): it holds nothing. */
+  readonly record: ClaimRecord | undefined;
+}
+
+function parseRecord(text: string): ClaimRecord | undefined {
+  try {
+    const parsed = JSON.parse(text) as { claim?: unknown; released?: unknown } | null;
+    if (parsed === null || typeof parsed !== 'object') return undefined;
+    if (isRunClaim(parsed.claim)) return { claim: parsed.claim };
+    if (typeof parsed.released === 'string') return { released: parsed.released };
+    return undefined;
+  } catch {
+    return undefined;
+  }
+}
 
 export function createFileRunClaims(journalPath: string): RunClaims {
-  const dir = `${journalPath}.runs`;
-  const fileOf = (runId: string): string => {
+  const root = `${journalPath}.runs`;
+  const dirOf = (runId: string): string => {
     if (!SAFE_RUN_ID.test(runId))
       throw new TypeError(`run id ${JSON.stringify(runId)} is not a valid run id (letters, digits, - and _)`);
-    return join(dir, `${runId}.claim`);
+    return join(root, runId);
   };
-  const readClaim = async (file: string): Promise<RunClaim | undefined> => {
+
+  const numbers = async (dir: string): Promise<number[]> => {
+    let names: string[];
     try {
-      const parsed: unknown = JSON.parse(await readFile(file, 'utf8'));
-      return isRunClaim(parsed) ? parsed : undefined;
-    } catch {
-      return undefined; // absent, or torn by a crash while being written: no live holder
-    }
-  };
-  const create = async (file: string, claim: RunClaim): Promise<boolean> => {
-    let handle;
-    try {
-      handle = await open(file, 'wx');
+      names = await readdir(dir);
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+    const found: number[] = [];
+    for (const name of names) {
+      const match = RECORD_NAME.exec(name);
+      if (match !== null) found.push(Number(match[1]));
+    }
+    return found;
+  };
+
+  const top = async (dir: string): Promise<TopRecord | undefined> => {
+    const found = await numbers(dir);
+    if (found.length === 0) return undefined;
+    const n = Math.max(...found);
     try {
-      await handle.writeFile(JSON.stringify(claim));
+      return { n, record: parseRecord(await readFile(join(dir, `${n}.claim`), 'utf8')) };
+    } catch (error) {
+      // Removed between the listing and the read: only records below a higher one are, so look again.
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return top(dir);
+      throw error;
+    }
+  };
+
+  /** Writes record number `n` unless it exists; true when this call wrote it. */
+  const place = async (dir: string, n: number, record: ClaimRecord): Promise<boolean> => {
+    const temporary = join(dir, `.${n}.${randomUUID()}.tmp`);
+    const handle = await open(temporary, 'wx');
+    try {
+      await handle.writeFile(JSON.stringify(record));
       await handle.sync();
     } finally {
       await handle.close();
     }
-    return true;
+    try {
+      await link(temporary, join(dir, `${n}.claim`));
+      return true;
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      throw error;
+    } finally {
+      await unlink(temporary).catch(() => {});
+    }
   };
+
+  /** Drops records below `n` (best effort): they no longer decide anything. */
+  const removeBelow = async (dir: string, n: number): Promise<void> => {
+    for (const below of await numbers(dir)) {
+      if (below < n) await unlink(join(dir, `${below}.claim`)).catch(() => {});
+    }
+  };
+
   return {
     async claimRun(claim) {
-      const file = fileOf(claim.runId);
+      const dir = dirOf(claim.runId);
       await mkdir(dir, { recursive: true });
-      for (let attempt = 0; attempt < 2; attempt++) {
-        if (await create(file, claim)) return undefined;
-        const current = await readClaim(file);
-        if (current !== undefined && isClaimLive(current)) return current;
-        // Stale (or unreadable after a crash): remove it and race for it once more.
-        await unlink(file).catch(() => {});
+      for (let round = 0; round < MAX_CLAIM_ROUNDS; round++) {
+        const current = await top(dir);
+        const held = current?.record !== undefined && 'claim' in current.record ? current.record.claim : undefined;
+        if (held !== undefined) {
+          if (held.owner === claim.owner) return undefined; // already ours
+          if (isClaimLive(held)) return held;
+        }
+        // Free, released, damaged or stale: add the next record.
+        const n = (current?.n ?? 0) + 1;
+        if (!(await place(dir, n, { claim }))) continue; // another writer took n: look again
+        const after = await top(dir);
+        if (after !== undefined && after.n > n) continue; // a later writer is above ours: look again
+        await removeBelow(dir, n);
+        return undefined;
       }
-      const holder = await readClaim(file);
-      return holder ?? { ...claim, owner: 'unknown' };
+      throw new Error(
+        `could not claim run ${claim.runId}: its claim changed ${MAX_CLAIM_ROUNDS} times while claiming; try again`,
+      );
     },
     async releaseRun(runId, owner) {
-      const file = fileOf(runId);
-      const current = await readClaim(file);
-      if (current?.owner === owner) await unlink(file).catch(() => {});
+      const dir = dirOf(runId);
+      const current = await top(dir);
+      if (current?.record === undefined || !('claim' in current.record) || current.record.claim.owner !== owner) return;
+      // If n+1 exists someone took the run over already: nothing of ours to release.
+      if (await place(dir, current.n + 1, { released: owner })) await removeBelow(dir, current.n + 1);
     },
     async runClaim(runId) {
-      return readClaim(fileOf(runId));
+      const current = await top(dirOf(runId));
+      return current?.record !== undefined && 'claim' in current.record ? current.record.claim : undefined;
     },
   };
 }

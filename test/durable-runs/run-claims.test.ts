@@ -102,6 +102,61 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     expect(await store.journal.claims!.claimRun(newClaim('shared-run', 'parent'))).toBeUndefined();
     await store.close();
   }, 60_000);
+
+  it('of many claims of one run at once in one process, exactly one wins, round after round', async () => {
+    const store = openStore(kind, await fresh(kind));
+    const claims = store.journal.claims!;
+    for (let round = 0; round < 40; round++) {
+      const runId = `busy-${round}`;
+      const owners = Array.from({ length: 8 }, (_, i) => `r${round}-o${i}`);
+      const results = await Promise.all(owners.map((owner) => claims.claimRun(newClaim(runId, owner))));
+      const won = owners.filter((_, i) => results[i] === undefined);
+      expect(won).toHaveLength(1);
+      for (const holder of results) if (holder !== undefined) expect(holder.owner).toBe(won[0]);
+      expect((await claims.runClaim(runId))?.owner).toBe(won[0]);
+      // Released, it is free again for exactly one of the next crowd.
+      await claims.releaseRun(runId, won[0]!);
+      expect(await claims.runClaim(runId)).toBeUndefined();
+      const again = await Promise.all(owners.map((owner) => claims.claimRun(newClaim(runId, `${owner}-again`))));
+      const wonAgain = owners.filter((_, i) => again[i] === undefined);
+      expect(wonAgain).toHaveLength(1);
+      await claims.releaseRun(runId, `${wonAgain[0]!}-again`);
+    }
+    await store.close();
+  }, 60_000);
+
+  it('of many claims taking over one dead holder at once, exactly one wins, round after round', async () => {
+    const path = await fresh(kind);
+    await openStore(kind, path).close();
+    // A holder that claims the run and dies without releasing it.
+    const dead = claimInChild(kind, path, 'orphan-run', 'dead-owner', 'exit');
+    expect(await dead.report).toEqual({ won: true });
+    await dead.kill();
+    const store = openStore(kind, path);
+    const claims = store.journal.claims!;
+    const takeOver = async (runId: string, round: number): Promise<void> => {
+      const stale = await claims.runClaim(runId);
+      if (stale !== undefined) expect(isClaimLive(stale)).toBe(false);
+      const owners = Array.from({ length: 8 }, (_, i) => `taker-${round}-${i}`);
+      const results = await Promise.all(owners.map((owner) => claims.claimRun(newClaim(runId, owner))));
+      const won = owners.filter((_, i) => results[i] === undefined);
+      expect(won).toHaveLength(1);
+      for (const holder of results) if (holder !== undefined) expect(holder.owner).toBe(won[0]);
+      expect((await claims.runClaim(runId))?.owner).toBe(won[0]);
+    };
+    await takeOver('orphan-run', 0);
+    if (kind !== 'postgres') {
+      // More rounds on claims left by a process that is gone (its pid): the race is in the
+      // store's takeover, which must hold however the claims interleave. (PostgreSQL judges
+      // liveness by the holder's session, which only a real process ending gives up.)
+      for (let round = 1; round < 40; round++) {
+        const runId = `orphan-${round}`;
+        expect(await claims.claimRun({ ...newClaim(runId, `dead-${round}`), pid: dead.pid })).toBeUndefined();
+        await takeOver(runId, round);
+      }
+    }
+    await store.close();
+  }, 60_000);
 });
 
 it('the memory journal keeps claims in memory and says it is not durable', async () => {
