@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
-import { CallToolResultSchema, type Progress } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolResultSchema, type JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import { readdirSync, readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { commandLine, FS, PTC_BIN, scratchDir } from './helpers.ts';
@@ -46,9 +46,21 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
   let stderr = '';
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'serve-test', version: '1' });
+  /** Every message ptc serve wrote to stdout since the handshake, in the order the client read them. */
+  const wire: JSONRPCMessage[] = [];
 
   beforeAll(async () => {
     await client.connect(transport);
+    // The SDK's client hands a notification to its handler a microtask after reading it but a
+    // response at once, and drops progress read after its response: progress written just
+    // before the response but read in the same chunk is lost on the client side (whether it
+    // is depends on when the client gets to read). What ptc serve wrote, and in which order,
+    // is read here, as the client's transport delivers it.
+    const deliver = transport.onmessage;
+    transport.onmessage = (message, extra) => {
+      wire.push(message);
+      deliver?.(message, extra);
+    };
   });
   afterAll(async () => {
     await client.close();
@@ -92,7 +104,7 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
   });
 
   it('sends progress notifications over stdio while a run goes on (log lines, call counts)', async () => {
-    const progress: Progress[] = [];
+    const tap = wire.length;
     const result = await client.callTool(
       {
         name: 'run_code',
@@ -102,15 +114,27 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
         },
       },
       CallToolResultSchema,
-      { onprogress: (p) => progress.push(p) },
+      // Asks for progress (the client sends a progressToken, the request's id).
+      { onprogress: () => {} },
     );
     expect(result.structuredContent).toEqual({ logs: ['starting', 'sum 3'], result: 3 });
-    expect(progress.map((p) => [p.progress, p.message])).toEqual([
-      [1, 'starting'],
-      [2, 'call 1 add started (calls: 1 started, 0 finished)'],
-      [3, 'call 1 add finished (calls: 1 started, 1 finished)'],
-      [4, 'sum 3'],
-    ]);
+    // Each progress notice went out, in order, before the response that ends the call.
+    const written = wire.slice(tap);
+    const response = written.at(-1);
+    expect(response !== undefined && 'id' in response && 'result' in response).toBe(true);
+    const requestId = (response as { id: number }).id;
+    expect(written.slice(0, -1)).toEqual(
+      [
+        'starting',
+        'call 1 add started (calls: 1 started, 0 finished)',
+        'call 1 add finished (calls: 1 started, 1 finished)',
+        'sum 3',
+      ].map((message, i) => ({
+        jsonrpc: '2.0',
+        method: 'notifications/progress',
+        params: { progressToken: requestId, progress: i + 1, message },
+      })),
+    );
   });
 
   it('when the client disconnects, ptc exits and its --mcp server is gone too', async () => {
