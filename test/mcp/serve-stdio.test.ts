@@ -57,9 +57,9 @@ describe(`ptc serve over stdio (with --mcp @modelcontextprotocol/server-filesyst
     // is depends on when the client gets to read). What ptc serve wrote, and in which order,
     // is read here, as the client's transport delivers it.
     const deliver = transport.onmessage;
-    transport.onmessage = (message, extra) => {
+    transport.onmessage = (message: JSONRPCMessage) => {
       wire.push(message);
-      deliver?.(message, extra);
+      deliver?.(message);
     };
   });
   afterAll(async () => {
