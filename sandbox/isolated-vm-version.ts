@@ -6,10 +6,15 @@ export const MIN_ISOLATED_VM = '7.0.1';
 
 let checked = false;
 
+/** Throws when isolated-vm's package.json cannot be read (not installed, or no file descriptor left). */
+function readIsolatedVmVersion(): string | undefined {
+  const version = (createRequire(import.meta.url)('isolated-vm/package.json') as { version?: unknown }).version;
+  return typeof version === 'string' ? version : undefined;
+}
+
 export function installedIsolatedVmVersion(): string | undefined {
   try {
-    const version = (createRequire(import.meta.url)('isolated-vm/package.json') as { version?: unknown }).version;
-    return typeof version === 'string' ? version : undefined;
+    return readIsolatedVmVersion();
   } catch {
     return undefined;
   }
@@ -34,8 +39,14 @@ export function versionAtLeast(version: string, minimum: string): boolean {
 
 export function warnIfOldIsolatedVm(): void {
   if (checked) return;
+  let version: string | undefined;
+  try {
+    version = readIsolatedVmVersion();
+  } catch (error) {
+    // Unreadable for now (EMFILE, say), not missing: no false warning; a later call checks.
+    if ((error as { code?: unknown } | null)?.code !== 'MODULE_NOT_FOUND') return;
+  }
   checked = true;
-  const version = installedIsolatedVmVersion();
   if (version === undefined || !versionAtLeast(version, MIN_ISOLATED_VM)) {
     console.warn(
       `ptc-runtime sandbox: isolated-vm ${version ?? '(version unknown)'} is installed; ${MIN_ISOLATED_VM} or later is required ` +

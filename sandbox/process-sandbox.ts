@@ -151,9 +151,11 @@ export const MAX_RERUN_PROCESSES = 4;
 // never sees its host go away; the host takes its live sandbox processes with it.
 const liveProcesses = new Set<ChildProcess>();
 let exitHookInstalled = false;
+function forgetOnHostExit(childProcess: ChildProcess): void {
+  liveProcesses.delete(childProcess);
+}
 function killOnHostExit(childProcess: ChildProcess): void {
   liveProcesses.add(childProcess);
-  childProcess.once('exit', () => liveProcesses.delete(childProcess));
   if (exitHookInstalled) return;
   exitHookInstalled = true;
   process.once('exit', () => {
@@ -396,6 +398,18 @@ export class ProcessSandbox implements Sandbox {
       stdio: ['ignore', output, output, 'ipc', ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : [])],
       env,
     });
+    // A process that could not be started (no file descriptor or process left: EMFILE,
+    // EAGAIN) reports 'error' instead of 'spawn', has no stdio and never emits 'exit':
+    // it counts as one that died at once. Listened to first: an 'error' without a
+    // listener would take the host down.
+    let spawned = false;
+    childProcess.once('spawn', () => {
+      spawned = true;
+    });
+    childProcess.on('error', (error) => {
+      // After 'spawn': an IPC failure; 'exit' (or the watchdog) follows and fails the runs.
+      if (!spawned && !child.dead) onGone(`it could not be started: ${error.message}`);
+    });
     let markExited!: () => void;
     const child: Child = {
       process: childProcess,
@@ -431,7 +445,8 @@ export class ProcessSandbox implements Sandbox {
         child.blocking?.heard();
       }
     });
-    const [answers, calls] = (childProcess.stdio as readonly unknown[]).slice(4, 6) as [Writable?, Readable?];
+    const stdio = childProcess.stdio as readonly unknown[] | null | undefined;
+    const [answers, calls] = (stdio ?? []).slice(4, 6) as [Writable?, Readable?];
     if (answers && calls) {
       child.blocking = new HostBlockingLink(
         answers,
@@ -448,16 +463,13 @@ export class ProcessSandbox implements Sandbox {
         },
       );
     }
-    childProcess.on('error', () => {
-      // spawn/IPC failure: 'exit' (or the watchdog) follows and fails the runs
-    });
-    childProcess.on('exit', (code, signal) => {
+    const onGone = (how: string): void => {
       child.dead = true;
+      forgetOnHostExit(childProcess);
       this.#children.delete(child);
       if (!child.ready) this.#earlyDeaths++;
       const slot = this.#slots.indexOf(child);
       if (slot >= 0) this.#slots[slot] = undefined;
-      const how = child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`);
       this.#failRuns(child, `the sandbox process stopped (${how})`);
       if (this.#rerunChildren.delete(child)) this.#startWaitingReruns();
       markExited();
@@ -465,6 +477,9 @@ export class ProcessSandbox implements Sandbox {
       if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
         this.#slots[0] = this.#spawn();
       }
+    };
+    childProcess.on('exit', (code, signal) => {
+      onGone(child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`));
     });
     this.#unrefChild(child);
     return child;

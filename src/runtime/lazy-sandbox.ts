@@ -20,8 +20,21 @@ export function createLazySandbox(options: SandboxOptions): Sandbox {
   let loading: Promise<Sandbox> | undefined;
   let loaded: Sandbox | undefined;
   const load = (): Promise<Sandbox> => {
-    loading ??= createSandboxFor(options).then((sandbox) => (loaded = sandbox));
-    return loading;
+    if (loading !== undefined) return loading;
+    // A failed load is not kept (its modules could not be read, or no sandbox process could
+    // be forked, e.g. with no file descriptor left): the next run tries again.
+    const attempt = createSandboxFor(options).then(
+      (sandbox) => {
+        if (loading === attempt) loaded = sandbox;
+        return sandbox;
+      },
+      (error: unknown) => {
+        if (loading === attempt) loading = undefined;
+        throw error;
+      },
+    );
+    loading = attempt;
+    return attempt;
   };
   return {
     run: async (request) => (await load()).run(request),
