@@ -28,6 +28,9 @@ import {
 import { BLOCKING_CALL_WAIT_MS, CALL_FRAME_BODY_WAIT_MS } from './limits.ts';
 import type { HostCallOutcome } from './types.ts';
 
+/** Deadlines a call frame's body may take in all while bytes of it keep coming. */
+const MAX_BODY_WAITS = 10;
+
 /** The sandbox process's fds: it reads answers from one, writes calls to the other. */
 export const ANSWER_FD = 4;
 export const CALL_FD = 5;
@@ -97,9 +100,11 @@ export class HostBlockingLink {
    * starts when a header is in; at the deadline, after the bytes already waiting are read
    * (a host thread that was blocked does not count against the process), a body still
    * incomplete marks the process as broken, unless bytes of it came since the last check
-   * (a large body behind a full pipe), for at most 10 deadlines in all.
+   * (a large body behind a full pipe), for at most 10 deadlines in all (counted, not timed
+   * from the header: a host stall longer than 10 waits, with the body still coming, does
+   * not count against the process either).
    */
-  #watchBody(started = Date.now()): void {
+  #watchBody(waits = 1): void {
     const pending = this.#reader.bodyPending;
     if (pending === undefined) {
       clearTimeout(this.#bodyTimer);
@@ -114,7 +119,7 @@ export class HostBlockingLink {
         const now = this.#reader.bodyPending;
         if (now === undefined) return;
         if (now.frame !== frame) this.#watchBody();
-        else if (now.missing < missing && Date.now() - started < 10 * this.#bodyWaitMs) this.#watchBody(started);
+        else if (now.missing < missing && waits < MAX_BODY_WAITS) this.#watchBody(waits + 1);
         else
           this.#reader.abandon(
             `a blocking call whose body never came (its header promised ${now.promised} bytes; ` +

@@ -279,6 +279,24 @@ describe('HostBlockingLink', () => {
       ]);
     });
 
+    it('a host thread blocked for longer than 10 waits while the body was coming does not count against the process', async () => {
+      fakeTimers();
+      const h = harness(50);
+      const bytes = h.frame(CALL);
+      const headerEnd = bytes.indexOf(0x0a) + 1;
+      h.calls.write(bytes.subarray(0, headerEnd + 2));
+      await jest.advanceTimersByTimeAsync(0);
+      // More of the body is in, then the host's thread is busy for 2 s: the clock moves,
+      // no timer fires until the thread is free again.
+      h.calls.write(bytes.subarray(headerEnd + 2, headerEnd + 4));
+      jest.setSystemTime(Date.now() + 2_000);
+      await jest.advanceTimersByTimeAsync(51);
+      expect(h.broken).toStrictEqual([]);
+      h.calls.write(bytes.subarray(headerEnd + 4));
+      await jest.advanceTimersByTimeAsync(500);
+      expect([h.received, h.broken]).toStrictEqual([[CALL], []]);
+    });
+
     it('complete frames arm nothing: no frame in the stream, no report however long it is quiet', async () => {
       fakeTimers();
       const h = harness(50);
