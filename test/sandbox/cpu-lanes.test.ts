@@ -6,7 +6,13 @@
 import { describe, expect, it } from '@jest/globals';
 import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
-import { DEMOTED_NICE, demoteBusyThreads, mayRestorePriority, restoreThreads } from '../../sandbox/cpu-lanes.ts';
+import {
+  DEMOTED_NICE,
+  demoteBusyThreads,
+  mayRestorePriority,
+  restoreThreads,
+  WATCH_MS,
+} from '../../sandbox/cpu-lanes.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { expectKind, expectOk, fakeHost, ok } from './helpers.ts';
 
@@ -28,18 +34,47 @@ function demotedThreads(): number[] {
   return found;
 }
 
+/** Times thread `tid` of this process gave up the CPU by itself (Linux). */
+function voluntarySwitches(tid: number): number {
+  const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+  return Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
+}
+
+/** Resolves once thread `tid` has run WATCH_MS without yielding (fails after 20 tries). */
+async function quietStretch(tid: number): Promise<void> {
+  for (let tries = 0; tries < 20; tries += 1) {
+    const before = voluntarySwitches(tid);
+    await sleep(WATCH_MS);
+    if (voluntarySwitches(tid) === before) return;
+  }
+  throw new Error(`thread ${tid} kept yielding: it is not spinning`);
+}
+
 describe('CPU lanes', () => {
   it('demotes a spinning thread (Linux; nothing elsewhere), and restoring succeeds after that thread has ended', async () => {
-    const spinner = new Worker('for (;;) {}', { eval: true });
+    // The thread says which it is and starts spinning. Right after that it may still yield
+    // once (seen under load: one voluntary switch in the first 300 ms, none later), so the
+    // test waits for a quiet stretch of the length the sandbox watches before the demotion.
+    const spinner = new Worker(
+      `let tid = 0;
+       try { tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()); } catch {}
+       require('node:worker_threads').parentPort.postMessage(tid);
+       for (;;) {}`,
+      { eval: true },
+    );
     try {
-      await sleep(200);
+      const tid = await new Promise<number>((resolve, reject) => {
+        spinner.once('message', resolve);
+        spinner.once('error', reject);
+      });
+      if (linux) await quietStretch(tid);
       const count = await demoteBusyThreads();
       if (!linux) {
         expect(count).toBe(0);
         return;
       }
       expect(count).toBeGreaterThanOrEqual(1);
-      expect(demotedThreads().length).toBeGreaterThanOrEqual(1);
+      expect(demotedThreads()).toContain(tid);
     } finally {
       await spinner.terminate();
     }
