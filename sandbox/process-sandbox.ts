@@ -15,7 +15,7 @@ import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { HostBlockingLink } from './blocking-call-pipe.ts';
 import { CallBridge } from './call-bridge.ts';
-import { CallRecord, DEFAULT_RERUN_RECORD_BYTES, type Divergence } from './call-record.ts';
+import { CallRecord, type Divergence } from './call-record.ts';
 import type { CompiledProgram } from './compiled-program.ts';
 import {
   type CallItem,
@@ -29,6 +29,7 @@ import { resolveLimits, wallClockMessage } from './limits.ts';
 import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
+import { resolveProcessSettings } from './process-settings.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { sandboxProcessEnv } from './sandbox-process-env.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
@@ -200,36 +201,14 @@ export class ProcessSandbox implements Sandbox {
     this.#poolSize = options.poolSize ?? DEFAULT_POOL_SIZE;
     this.#blockingCalls = options.blockingCalls !== false;
     this.#hangGraceMs = options.hangGraceMs ?? 1_000;
-    this.#heartbeatMs = options.heartbeatMs ?? 1_000;
-    this.#unresponsiveMs = options.unresponsiveMs ?? Math.max(5_000, 2 * this.#heartbeatMs);
-    for (const [name, value] of [
-      ['heartbeatMs', this.#heartbeatMs],
-      ['unresponsiveMs', this.#unresponsiveMs],
-    ] as const) {
-      if (!Number.isSafeInteger(value) || value < 1) {
-        throw new TypeError(`${name} must be a positive integer (milliseconds), got ${String(value)}`);
-      }
-    }
-    // A healthy child answers each ping, so it is silent for about one heartbeat at a time.
-    if (this.#unresponsiveMs < 2 * this.#heartbeatMs) {
-      throw new TypeError(
-        `unresponsiveMs (${this.#unresponsiveMs}) must be at least twice heartbeatMs (${this.#heartbeatMs}): a healthy sandbox process answers a ping only every heartbeatMs and would be killed`,
-      );
-    }
+    const settings = resolveProcessSettings(options);
+    this.#heartbeatMs = settings.heartbeatMs;
+    this.#unresponsiveMs = settings.unresponsiveMs;
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
-    this.#recycleAfterRuns = options.recycleAfterRuns ?? 2_000;
-    if (!Number.isSafeInteger(this.#recycleAfterRuns) || this.#recycleAfterRuns < 1) {
-      throw new TypeError(`recycleAfterRuns must be a positive integer, got ${String(options.recycleAfterRuns)}`);
-    }
+    this.#recycleAfterRuns = settings.recycleAfterRuns;
     this.#childOutput = options.childOutput ?? 'ignore';
-    this.#rerunRecordBytes = options.rerunRecordBytes ?? DEFAULT_RERUN_RECORD_BYTES;
-    if (!Number.isSafeInteger(this.#rerunRecordBytes) || this.#rerunRecordBytes < 0) {
-      throw new TypeError(`rerunRecordBytes must be a non-negative integer, got ${String(options.rerunRecordBytes)}`);
-    }
-    const processes = options.processes ?? 2;
-    if (!Number.isSafeInteger(processes) || processes < 1) {
-      throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
-    }
+    this.#rerunRecordBytes = settings.rerunRecordBytes;
+    const { processes } = settings;
     this.#fillBudgetBytes =
       options.memoryBudgetBytes === undefined
         ? undefined

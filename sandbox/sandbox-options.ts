@@ -1,9 +1,11 @@
 // Checks SandboxOptions and resolves the defaults, apart from the two sandbox classes: a
 // caller that loads only the one it needs (the runtime's lazy sandbox) checks them the
-// same way createSandbox does.
+// same way createSandbox does, and can check them before it makes the sandbox.
 import type { InProcessSandboxOptions } from './in-process-sandbox.ts';
 import { warnIfOldIsolatedVm } from './isolated-vm-version.ts';
+import { resolveLimits } from './limits.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE, DEFAULT_POOL_SIZE } from './pool-size.ts';
+import { resolveProcessSettings } from './process-settings.ts';
 import type { ProcessSandboxOptions } from './process-sandbox.ts';
 import type { SandboxOptions } from './types.ts';
 
@@ -13,6 +15,19 @@ export type ResolvedSandboxOptions =
 
 /** Throws a TypeError naming the bad option; warns once if isolated-vm is too old. */
 export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  const resolved = checkSandboxOptions(options);
+  warnIfOldIsolatedVm();
+  return resolved;
+}
+
+/**
+ * Throws a TypeError naming the bad option, the limits and the process mode's own
+ * settings included (what the sandbox classes would refuse); reads nothing else.
+ */
+export function checkSandboxOptions(options: SandboxOptions = {}): ResolvedSandboxOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new TypeError(`createSandbox: options must be an object, got ${options === null ? 'null' : typeof options}`);
+  }
   const isolation = options.isolation ?? 'process';
   if (isolation !== 'process' && isolation !== 'in-process') {
     throw new TypeError(`createSandbox: isolation must be 'process' or 'in-process', got ${JSON.stringify(isolation)}`);
@@ -21,7 +36,8 @@ export function resolveSandboxOptions(options: SandboxOptions = {}): ResolvedSan
   if (!Number.isSafeInteger(poolSize) || poolSize < 0) {
     throw new TypeError(`createSandbox: poolSize must be a non-negative integer, got ${String(poolSize)}`);
   }
-  warnIfOldIsolatedVm();
+  resolveLimits(options.limits);
+  if (isolation === 'process') resolveProcessSettings(options);
   for (const key of ['settleGraceMs', 'hangGraceMs'] as const) {
     const value = options[key];
     if (value !== undefined && (!Number.isSafeInteger(value) || value < 0)) {

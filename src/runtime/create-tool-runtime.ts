@@ -1,6 +1,7 @@
 // The public face: one runtime object composing the registry, the hooks, the
 // execution pipeline, the turn scheduler and the PTC layer (modes, run_code, SDK).
 import { DEFAULT_LIMITS, resolveLimits } from '../../sandbox/limits.ts';
+import { checkSandboxOptions } from '../../sandbox/sandbox-options.ts';
 import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
 import { generateSdk } from '../../sdk-gen/generate-sdk.ts';
 import type { ToolSchema } from '../../sdk-gen/tool-schema.ts';
@@ -318,6 +319,19 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       resolveLimits(options.limits);
     } catch (error) {
       throw new TypeError(`createToolRuntime: limits: ${(error as Error).message}`);
+    }
+  }
+  // The built-in sandbox is made on the first run: its options are checked now.
+  if (sandboxOption !== undefined && sandboxOption !== false && !isSandbox(sandboxOption)) {
+    if (typeof sandboxOption !== 'object' || sandboxOption === null) {
+      throw new TypeError(
+        `createToolRuntime: sandbox must be a Sandbox, options for the built-in one (e.g. { isolation: 'in-process' }) or false, got ${sandboxOption === null ? 'null' : typeof sandboxOption}`,
+      );
+    }
+    try {
+      checkSandboxOptions(sandboxOption);
+    } catch (error) {
+      throw new TypeError(`createToolRuntime: sandbox: ${(error as Error).message.replace(/^createSandbox: /, '')}`);
     }
   }
   const timeoutPolicy = options.timeoutPolicy ?? {};

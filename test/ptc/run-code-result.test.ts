@@ -123,6 +123,29 @@ describe('configuration', () => {
       );
     }
   });
+
+  it('bad options for the built-in sandbox fail at createToolRuntime, not as an error the model reads on every run', () => {
+    const refused: Array<[unknown, RegExp]> = [
+      [{ poolSize: -1 }, /^createToolRuntime: sandbox: poolSize must be a non-negative integer, got -1$/],
+      [{ isolation: 'nope' }, /^createToolRuntime: sandbox: isolation must be 'process' or 'in-process'/],
+      [{ processes: 0 }, /^createToolRuntime: sandbox: processes must be a positive integer, got 0$/],
+      [{ heartbeatMs: 0 }, /^createToolRuntime: sandbox: heartbeatMs must be a positive integer/],
+      [{ heartbeatMs: 1_000, unresponsiveMs: 1_500 }, /unresponsiveMs \(1500\) must be at least twice heartbeatMs/],
+      [{ recycleAfterRuns: 0 }, /recycleAfterRuns must be a positive integer/],
+      [{ memoryBudgetBytes: 0 }, /memoryBudgetBytes must be a positive integer/],
+      [{ limits: { memoryMb: 4 } }, /^createToolRuntime: sandbox: .*memoryMb must be at least 8/],
+      [
+        'in-process',
+        /^createToolRuntime: sandbox must be a Sandbox, options for the built-in one .* or false, got string$/,
+      ],
+      [true, /got boolean$/],
+    ];
+    for (const [sandbox, message] of refused) {
+      expect(() => createToolRuntime({ mode: 'ptc', sandbox: sandbox as never })).toThrow(message);
+    }
+    // Nothing is loaded or started for good options: the sandbox is still made on the first run.
+    expect(() => createToolRuntime({ mode: 'ptc', sandbox: { isolation: 'in-process', poolSize: 0 } })).not.toThrow();
+  });
 });
 
 describe('failures: CODE_RUN_FAILED with info.kind and the captured output', () => {
