@@ -44,8 +44,8 @@ export interface PostgresJournalOptions {
   /** Connections for appends and reads (a URL only; a given pool keeps its own size). @default 10 */
   readonly poolSize?: number;
   /**
-   * Connections that hold a session: one per resource key held or awaited, and one per
-   * durable run this host is running (its claim). @default 20
+   * Connections that hold a session: one per resource key held or awaited, and one
+   * shared by the claims of every durable run this host is running. @default 20
    */
   readonly sessionPoolSize?: number;
   /** How long to wait for a connection to the server. @default 10000 */

@@ -1,17 +1,23 @@
 // Run claims of the PostgreSQL store, for many hosts: a claim is a session-level
 // advisory lock on the run (pg_try_advisory_lock, so of two hosts claiming at once
-// exactly one gets it — no read-then-write race) held on a dedicated connection for as
-// long as the claim lasts, plus a row in ptc_run_claims saying who holds it. When the
-// holder's host dies its session ends and the lock with it: the row is then stale, and
-// the next claim (on any host) takes the run over. Liveness is the lock, not a pid, so
-// it holds across hosts.
+// exactly one gets it — no read-then-write race) plus a row in ptc_run_claims saying who
+// holds it. When the holder's host dies its session ends and the lock with it: the row
+// is then stale, and the next claim (on any host) takes the run over. Liveness is the
+// lock, not a pid, so it holds across hosts.
+//
+// All claims of one process share one dedicated session (advisory locks are per session,
+// any number per session): a connection per claim would cap a process at its session
+// pool's size in runs in flight. In-process, claims of one run are taken one at a time,
+// since a session's advisory locks are re-entrant and would let both of two local
+// claimers in.
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
 
+/** One run's claim held by this process, on the claims session of generation `session`. */
 interface Held {
   readonly claim: RunClaim;
-  readonly client: PostgresPoolClient;
+  readonly session: number;
 }
 
 /** The bigint advisory-lock id of a run. */
@@ -37,8 +43,74 @@ export function createPostgresRunClaims(
   ready: () => Promise<void>,
   pools: () => { readonly main: PostgresPool; readonly sessions: PostgresPool },
 ): RunClaims & { dispose(): void } {
-  // Claims this process holds, with the connection that holds each one's lock.
+  // Claims this process holds, by run.
   const held = new Map<string, Held>();
+  // The session holding them; a new generation after it is lost (its claims went with it).
+  let session:
+    | { readonly generation: number; readonly client: Promise<PostgresPoolClient>; readonly onError: () => void }
+    | undefined;
+  let generation = 0;
+  // Per run, the tail of its in-process claim/release operations (they run one at a time).
+  const tails = new Map<string, Promise<unknown>>();
+
+  const serial = <T>(runId: string, f: () => Promise<T>): Promise<T> => {
+    const run = (tails.get(runId) ?? Promise.resolve()).then(f, f);
+    const tail = run.then(
+      () => {},
+      () => {},
+    );
+    tails.set(runId, tail);
+    void tail.then(() => {
+      if (tails.get(runId) === tail) tails.delete(runId);
+    });
+    return run;
+  };
+
+  // claimRun calls between taking the session and recording their claim (or giving up).
+  let claiming = 0;
+
+  type ErrorEvents = { on?(e: 'error', l: () => void): void; off?(e: 'error', l: () => void): void };
+
+  /**
+   * Lets go of the claims session of generation `lost`: destroyed when its locks must go
+   * (lost, or in an unknown state), else returned to the pool (it holds no lock then).
+   */
+  const endSession = (lost: number, destroy: boolean): void => {
+    if (session?.generation !== lost) return;
+    const { client, onError } = session;
+    session = undefined;
+    for (const [runId, h] of held) if (h.session === lost) held.delete(runId);
+    void client
+      .then((c) => {
+        (c as ErrorEvents).off?.('error', onError);
+        c.release(destroy);
+      })
+      .catch(() => {});
+  };
+
+  /** A session holding no claim and used by no claim in progress goes back to the pool (so an idle process can exit). */
+  const releaseIfIdle = (): void => {
+    if (session === undefined || claiming > 0) return;
+    for (const h of held.values()) if (h.session === session.generation) return;
+    endSession(session.generation, false);
+  };
+
+  const claimsSession = (): { readonly generation: number; readonly client: Promise<PostgresPoolClient> } => {
+    if (session !== undefined) return session;
+    generation += 1;
+    const mine = generation;
+    // A dropped connection ends the session and its claims; the host must not crash.
+    const onError = (): void => endSession(mine, true);
+    const client = pools()
+      .sessions.connect()
+      .then((c) => {
+        (c as ErrorEvents).on?.('error', onError);
+        return c;
+      });
+    session = { generation: mine, client, onError };
+    client.catch(() => endSession(mine, false)); // could not connect: the next claim tries again
+    return session;
+  };
 
   const rowOf = async (runId: string): Promise<RunClaim | undefined> => {
     const { rows } = await pools().main.query('SELECT claim FROM ptc_run_claims WHERE run_id = $1', [runId]);
@@ -71,71 +143,85 @@ export function createPostgresRunClaims(
 
   const claimRun = async (claim: RunClaim, deadline: number): Promise<RunClaim | undefined> => {
     await ready();
-    const mine = held.get(claim.runId);
-    if (mine !== undefined) return mine.claim.owner === claim.owner ? undefined : mine.claim;
-    const client = await pools().sessions.connect();
-    let kept = false;
-    let released = false;
-    try {
-      const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [runLockId(claim.runId)]);
-      if ((rows[0] as { ok?: unknown } | undefined)?.ok !== true) {
-        // A live session holds it: report its claim (written right after its lock)...
-        const row = await rowOf(claim.runId);
-        const holder = row ?? { runId: claim.runId, owner: '(another session)', pid: 0, host: '', at: 0 };
-        if (Date.now() >= deadline) return holder;
-        // ...once its row is written (the holder may be between its lock and its row), and
-        // unless its process on this host is gone while the server is still ending its session.
-        if (row !== undefined && isClaimLive(row)) return row;
-        client.release();
-        released = true;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-        return claimRun(claim, deadline);
+    for (;;) {
+      const mine = held.get(claim.runId);
+      if (mine !== undefined) return mine.claim.owner === claim.owner ? undefined : mine.claim;
+      const current = claimsSession();
+      const client = await current.client;
+      let locked: boolean;
+      try {
+        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [runLockId(claim.runId)]);
+        locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
+      } catch (error) {
+        endSession(current.generation, true); // whether the lock was taken is unknown
+        throw error;
       }
-      // The lock is ours: any row left is a dead holder's, replaced.
-      await client.query(
-        'INSERT INTO ptc_run_claims (run_id, owner, claim) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, claim = EXCLUDED.claim',
-        [claim.runId, claim.owner, JSON.stringify(claim)],
-      );
-      // A dropped connection ends the session and the claim with it; the host must not crash.
-      (client as { on?: (event: 'error', listener: () => void) => void }).on?.('error', () => {});
-      held.set(claim.runId, { claim, client });
-      kept = true;
-      return undefined;
-    } finally {
-      if (!kept && !released) client.release();
+      if (locked) {
+        try {
+          // The lock is ours: any row left is a dead holder's, replaced.
+          await client.query(
+            'INSERT INTO ptc_run_claims (run_id, owner, claim) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, claim = EXCLUDED.claim',
+            [claim.runId, claim.owner, JSON.stringify(claim)],
+          );
+        } catch (error) {
+          endSession(current.generation, true);
+          throw error;
+        }
+        if (session?.generation !== current.generation) throw new Error('the claims session to PostgreSQL was lost');
+        held.set(claim.runId, { claim, session: current.generation });
+        return undefined;
+      }
+      // Another session holds it: report its claim (written right after its lock)...
+      const row = await rowOf(claim.runId);
+      const holder = row ?? { runId: claim.runId, owner: '(another session)', pid: 0, host: '', at: 0 };
+      if (Date.now() >= deadline) return holder;
+      // ...once its row is written (the holder may be between its lock and its row), and
+      // unless its process on this host is gone while the server is still ending its session.
+      if (row !== undefined && isClaimLive(row)) return row;
+      await new Promise((resolve) => setTimeout(resolve, 20));
     }
   };
 
   return {
-    claimRun: (claim) => claimRun(claim, Date.now() + 2_000),
-    /** Ends the sessions of held claims (the store closes): their runs become claimable elsewhere. */
+    claimRun: (claim) =>
+      serial(claim.runId, async () => {
+        claiming += 1;
+        try {
+          return await claimRun(claim, Date.now() + 2_000);
+        } finally {
+          claiming -= 1;
+          releaseIfIdle();
+        }
+      }),
+    /** Ends the claims session (the store closes): its runs become claimable elsewhere. */
     dispose() {
-      for (const { client } of held.values()) client.release(true);
+      if (session !== undefined) endSession(session.generation, true);
       held.clear();
     },
-    async releaseRun(runId, owner) {
-      await ready();
-      const mine = held.get(runId);
-      if (mine !== undefined) {
-        if (mine.claim.owner !== owner) return;
-        held.delete(runId);
-        let destroy = false;
-        try {
-          await mine.client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]);
-          await mine.client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
-        } catch {
-          // Its session ends with the connection: the lock goes, the row is stale.
-          destroy = true;
-        } finally {
-          mine.client.release(destroy);
+    releaseRun: (runId, owner) =>
+      serial(runId, async () => {
+        await ready();
+        const mine = held.get(runId);
+        if (mine !== undefined) {
+          if (mine.claim.owner !== owner) return;
+          held.delete(runId);
+          if (session?.generation !== mine.session) return; // its session, and the lock, are gone
+          const client = await session.client;
+          try {
+            await client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]);
+            await client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
+          } catch {
+            // Whether the lock is still held is unknown: end the session (its locks go with it).
+            endSession(mine.session, true);
+          }
+          releaseIfIdle();
+          return;
         }
-        return;
-      }
-      // Another process's claim is not ours to end while its session lives.
-      await withFreeLock(runId, (client) =>
-        client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]),
-      );
-    },
+        // Another process's claim is not ours to end while its session lives.
+        await withFreeLock(runId, (client) =>
+          client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]),
+        );
+      }),
     async runClaim(runId) {
       await ready();
       const mine = held.get(runId);

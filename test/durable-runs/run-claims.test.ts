@@ -38,8 +38,13 @@ function claimInChild(
   path: string,
   runId: string,
   owner: string,
-  mode: 'hold' | 'exit',
-): { report: Promise<{ won: boolean; holder?: string }>; kill(): Promise<void>; pid: number } {
+  mode: 'hold' | 'exit' | 'release',
+): {
+  report: Promise<{ won: boolean; holder?: string }>;
+  exited: Promise<void>;
+  kill(): Promise<void>;
+  pid: number;
+} {
   const child = spawn(process.execPath, ['--no-node-snapshot', CLAIMER, kind, path, runId, owner, mode], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -58,6 +63,7 @@ function claimInChild(
   });
   return {
     report,
+    exited,
     pid: child.pid ?? 0,
     kill: async () => {
       child.kill('SIGKILL');
@@ -100,6 +106,23 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     const stale = await store.journal.claims!.runClaim('shared-run');
     expect(stale === undefined ? false : isClaimLive(stale)).toBe(false);
     expect(await store.journal.claims!.claimRun(newClaim('shared-run', 'parent'))).toBeUndefined();
+    await store.close();
+  }, 60_000);
+
+  it('a process that released its claims and left its store open still exits on its own', async () => {
+    const path = await fresh(kind);
+    await openStore(kind, path).close();
+    const child = claimInChild(kind, path, 'done-run', 'short-lived', 'release');
+    expect(await child.report).toEqual({ won: true });
+    // Nothing it holds keeps it alive (a claim's connection goes back to an idle pool).
+    const exited = await Promise.race([
+      child.exited.then(() => true),
+      new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000)),
+    ]);
+    if (!exited) await child.kill();
+    expect(exited).toBe(true);
+    const store = openStore(kind, path);
+    expect(await store.journal.claims!.runClaim('done-run')).toBeUndefined();
     await store.close();
   }, 60_000);
 
