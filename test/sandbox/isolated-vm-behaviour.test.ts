@@ -53,13 +53,17 @@ describe(`isolated-vm ${installedIsolatedVmVersion() ?? '?'} host-killers`, () =
     expect(String(reports[0]?.['settled'])).toMatch(/^rejected: /);
   });
 
-  it('still lets 1 GiB of Wasm memory, resizable and growable shared buffers past a 64 MiB memoryLimit (plain buffers are refused)', async () => {
-    const { exitCode, reports } = await runProbe('off-heap');
-    expect(exitCode).toBe(0);
-    expect(reports[0]).toMatchObject({ wasm: 2 ** 30, resizable: 2 ** 30, growableShared: 2 ** 30 });
-    expect(String(reports[0]?.['plain'])).toMatch(/^refused: /);
-    // Touching 3 GiB of fresh memory costs this VM ~14 s of CPU (each first touch of a page
-    // is slow here); at load 9 on its 2 cores that took 100 s, and two of the 20 s attempts
-    // timed out. The bounds only stop a hang.
-  }, PROBE_MS + 20_000);
+  it(
+    'still lets 1 GiB of Wasm memory, resizable and growable shared buffers past a 64 MiB memoryLimit (plain buffers are refused)',
+    async () => {
+      const { exitCode, reports } = await runProbe('off-heap');
+      expect(exitCode).toBe(0);
+      expect(reports[0]).toMatchObject({ wasm: 2 ** 30, resizable: 2 ** 30, growableShared: 2 ** 30 });
+      expect(String(reports[0]?.['plain'])).toMatch(/^refused: /);
+      // Touching 3 GiB of fresh memory costs this VM ~14 s of CPU (each first touch of a page
+      // is slow here); at load 9 on its 2 cores that took 100 s, and two of the 20 s attempts
+      // timed out. The bounds only stop a hang.
+    },
+    PROBE_MS + 20_000,
+  );
 });
