@@ -102,6 +102,12 @@ async function compileUncached(
     options.deadlineMs ?? COMPILE_TIME_LIMIT_MS,
   );
   if (!result.ok) {
+    if (result.reason === 'unavailable') {
+      return {
+        ok: false,
+        message: `The compiler could not be started (${result.message}); the program did not run. Retry later: this is the host's condition, not the program's.`,
+      };
+    }
     if (result.reason === 'compiler') {
       return {
         ok: false,

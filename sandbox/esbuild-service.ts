@@ -8,17 +8,23 @@
 // First: the service's stderr goes to a file of ours, not the host's stderr (see the file).
 import { takeEsbuildStderr } from './esbuild-stderr.ts';
 import { stop, transform, type TransformOptions, type TransformResult } from 'esbuild';
+import { closeSync, openSync } from 'node:fs';
+import { devNull } from 'node:os';
 
 export type BoundedTransformResult =
   | { readonly ok: true; readonly output: TransformResult }
   /** esbuild reported errors in the input (the thrown TransformFailure). */
   | { readonly ok: false; readonly reason: 'syntax'; readonly error: unknown }
   /** The compiler itself failed on this input: it died twice, or took too long. */
-  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string };
+  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string }
+  /** The compiler could not be started on this host now (no free file descriptor); not the input's doing. */
+  | { readonly ok: false; readonly reason: 'unavailable'; readonly message: string };
 
 // Restarts are counted so that a failure seen after someone else's restart is known to
 // be collateral damage, not this input's doing.
 let generation = 0;
+/** The generation whose service a transform has started (the next transform after a restart starts one). */
+let serviceStartedIn: number | undefined;
 let running = 0;
 let exclusive: Promise<void> | undefined;
 const idleWaiters: Array<() => void> = [];
@@ -31,7 +37,7 @@ export async function boundedTransform(
 ): Promise<BoundedTransformResult> {
   while (exclusive !== undefined) await exclusive;
   const first = await attempt(input, options, deadlineMs);
-  if (first.ok || first.reason === 'syntax' || first.timedOut) return settle(first);
+  if (first.ok || first.reason !== 'compiler' || first.timedOut) return settle(first);
   // The service died under this input and others: try again with the compiler to itself,
   // so that only the input that kills it fails.
   let release!: () => void;
@@ -50,15 +56,29 @@ export async function boundedTransform(
 
 type Attempt =
   | (BoundedTransformResult & { readonly timedOut?: false })
-  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string; readonly timedOut: boolean };
+  | { readonly ok: false; readonly reason: 'compiler'; readonly message: string; readonly timedOut: boolean }
+  | { readonly ok: false; readonly reason: 'unavailable'; readonly message: string };
 
 function settle(result: Attempt): BoundedTransformResult {
-  if (result.ok || result.reason === 'syntax') return result;
+  if (result.ok || result.reason !== 'compiler') return result;
   return { ok: false, reason: 'compiler', message: result.message };
 }
 
 async function attempt(input: string, options: TransformOptions, deadlineMs: number): Promise<Attempt> {
   const startedIn = generation;
+  if (serviceStartedIn !== generation) {
+    // This transform starts esbuild's service. esbuild listens for its spawn's 'error' only
+    // after it has set up the pipes, which fails first when no file descriptor is free: the
+    // 'error' would then crash the host. Checked just before, in the same tick.
+    if (!descriptorsFree(SPAWN_DESCRIPTORS)) {
+      return {
+        ok: false,
+        reason: 'unavailable',
+        message: 'this host has no free file descriptor to start it (EMFILE: the open-file limit)',
+      };
+    }
+    serviceStartedIn = generation;
+  }
   running += 1;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const deadline = new Promise<'deadline'>((resolve) => {
@@ -87,6 +107,23 @@ function restart(seenGeneration: number): void {
   if (seenGeneration !== generation) return;
   generation += 1;
   void stop().catch(() => undefined);
+}
+
+/** File descriptors starting esbuild's service takes (its stdin and stdout pipes, spawn's own), with room to spare. */
+const SPAWN_DESCRIPTORS = 8;
+
+/** Whether `count` more file descriptors can be opened now (false only for EMFILE/ENFILE). */
+function descriptorsFree(count: number): boolean {
+  const opened: number[] = [];
+  try {
+    while (opened.length < count) opened.push(openSync(devNull, 'r'));
+    return true;
+  } catch (error) {
+    const code = (error as { code?: unknown } | null)?.code;
+    return code !== 'EMFILE' && code !== 'ENFILE';
+  } finally {
+    for (const fd of opened) closeSync(fd);
+  }
 }
 
 /** A TransformFailure whose errors point into the input (not the service's own failure). */
