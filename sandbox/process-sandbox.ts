@@ -11,6 +11,7 @@
 // Up to `processes` children share the runs in flight, each run going to the one with
 // the fewest, spreading the work over the cores.
 import { fork, type ChildProcess } from 'node:child_process';
+import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { HostBlockingLink } from './blocking-call-pipe.ts';
@@ -152,6 +153,27 @@ export const MAX_RERUN_PROCESSES = 4;
 // never sees its host go away; the host takes its live sandbox processes with it.
 const liveProcesses = new Set<ChildProcess>();
 let exitHookInstalled = false;
+/**
+ * Stands for a process fork() threw for: never started, it reports that the way a spawn
+ * that failed later does (an 'error' on the next tick, no 'spawn', no 'exit').
+ */
+function unstartedProcess(error: unknown): ChildProcess {
+  const unstarted = Object.assign(new EventEmitter(), {
+    pid: undefined,
+    connected: false,
+    stdio: null,
+    channel: undefined,
+    kill: () => false,
+    ref: () => undefined,
+    unref: () => undefined,
+  });
+  // Not `instanceof Error`: an error from another realm is one too.
+  const reason =
+    typeof (error as { message?: unknown } | null)?.message === 'string' ? error : new Error(String(error));
+  process.nextTick(() => unstarted.emit('error', reason));
+  return unstarted as unknown as ChildProcess;
+}
+
 function forgetOnHostExit(childProcess: ChildProcess): void {
   liveProcesses.delete(childProcess);
 }
@@ -369,14 +391,21 @@ export class ProcessSandbox implements Sandbox {
     };
     const env = sandboxProcessEnv(process.env);
     const output = this.#childOutput;
-    const childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
-      execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
-      // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
-      serialization: 'json',
-      // fds 4 and 5: the blocking-call pipes (blocking-call-pipe.ts).
-      stdio: ['ignore', output, output, 'ipc', ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : [])],
-      env,
-    });
+    let childProcess: ChildProcess;
+    try {
+      childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
+        execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning'],
+        // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
+        serialization: 'json',
+        // fds 4 and 5: the blocking-call pipes (blocking-call-pipe.ts).
+        stdio: ['ignore', output, output, 'ipc', ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : [])],
+        env,
+      });
+    } catch (error) {
+      // fork() itself threw (ENOMEM, E2BIG…), maybe inside an 'exit' handler that respawns:
+      // reported like a process that could not be started, never as a throw.
+      childProcess = unstartedProcess(error);
+    }
     // A process that could not be started (no file descriptor or process left: EMFILE,
     // EAGAIN) reports 'error' instead of 'spawn', has no stdio and never emits 'exit':
     // it counts as one that died at once. Listened to first: an 'error' without a

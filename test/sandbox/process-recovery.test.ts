@@ -94,6 +94,31 @@ describe('process isolation: crash recovery', () => {
     }
   });
 
+  it('a replacement process that cannot be forked (fork throws: E2BIG, ENOMEM) fails the runs with the reason; the host goes on, and so do later runs', async () => {
+    const sandbox = new ProcessSandbox({ poolSize: 1, processes: 1, limits: { wallTimeMs: 20_000 } });
+    const huge = 'PTC_TEST_OVER_EXEC_LIMIT';
+    try {
+      await expectHealthy(sandbox);
+      const pid = await childPid(sandbox);
+      // One environment string over Linux's 128 KiB: every fork() throws E2BIG at once.
+      process.env[huge] = 'x'.repeat(200_000);
+      try {
+        // Its 'exit' handler forks a replacement (which throws): the host must not crash.
+        process.kill(pid, 'SIGKILL');
+        while (isAlive(pid)) await sleep(5);
+        await sleep(50);
+        const outcome = await sandbox.run({ code: 'return 1;', toolNames: [], hostCall: fakeHost().hostCall });
+        expectKind(outcome, 'crash', /could not be started: spawn E2BIG/);
+      } finally {
+        delete process.env[huge];
+      }
+      await expectHealthy(sandbox);
+    } finally {
+      delete process.env[huge];
+      await sandbox.close();
+    }
+  });
+
   it('rerunRecordBytes must be a non-negative integer', () => {
     expect(() => new ProcessSandbox({ rerunRecordBytes: -1 })).toThrow(
       /rerunRecordBytes must be a non-negative integer/,
