@@ -1,7 +1,8 @@
 // The parallel pool's bound under a mixed concurrent load: calls submitted at once and
 // one at a time (as run_code does), bodies that fail, throw at once or are aborted while
-// they run or wait, exclusive barriers between them; concurrency 1, 2, 3 and 5. Counts the
-// bodies really running at every moment, and their start order.
+// they run or wait, the whole sequence aborted part-way, exclusive barriers between them;
+// concurrency 1, 2, 3 and 5. Counts the bodies really running at every moment, and their
+// start order.
 import { describe, expect, it } from '@jest/globals';
 import { defineTool } from '../../src/index.ts';
 import type { PipelineDeps } from '../../src/pipeline/execute-tool.ts';
@@ -103,10 +104,14 @@ async function runLoad(seed: number, concurrency: number) {
   const next = random(seed);
   const pick = <T>(items: readonly T[]): T => items[Math.floor(next() * items.length)]!;
   const load = loadPipeline();
-  const sequencer = createCallSequencer(load.deps, { concurrency, callIdsUnique: true });
+  // Every fourth load is aborted as a whole part-way (a run that ends while its calls are out).
+  const whole = new AbortController();
+  const abortAt = seed % 4 === 0 ? 20 + Math.floor(next() * 30) : -1;
+  const sequencer = createCallSequencer(load.deps, { concurrency, callIdsUnique: true, signal: whole.signal });
   const results: Array<Promise<unknown>> = [];
   const safeSubmitted: string[] = [];
   for (let i = 0; i < 60; i += 1) {
+    if (i === abortAt) whole.abort(new Error('the run ended'));
     const id = `c${i}`;
     const ending = pick<Ending>(['ok', 'ok', 'ok', 'ok', 'fail', 'throwAtOnce', 'abortRunning', 'abortWaiting']);
     const safe = next() < 0.85;
