@@ -438,6 +438,7 @@ export class IsolatePool {
       this.#fillWhenIdle();
       return;
     }
+    let failed = false;
     this.#warming = new Promise<void>((resolve) => setImmediate(resolve))
       .then(() => this.#prepare(this.#options.memoryMb))
       .then(
@@ -445,11 +446,16 @@ export class IsolatePool {
           if (this.#closed) prepared.dispose();
           else this.#ready.push(prepared);
         },
-        () => undefined, // a failed warm-up only costs the next run a cold start
+        () => {
+          // A failed warm-up only costs the next run a cold start.
+          failed = true;
+        },
       )
       .finally(() => {
         this.#warming = undefined;
-        this.#refill(false);
+        // Not again at once after a failure (it would fail again, back to back, burning a
+        // core): the next run's replenish tries again.
+        if (!failed) this.#refill(false);
       });
   }
 

@@ -4,7 +4,13 @@
 // isolates at once and the rest of its size in idle time only.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from '@jest/globals';
-import { IsolatePool, MAX_PREPARING, PROMPT_REFILL, type PreparedIsolate } from '../../sandbox/isolate-pool.ts';
+import {
+  IsolatePool,
+  MAX_PREPARING,
+  PreparedIsolate as PreparedIsolateClass,
+  PROMPT_REFILL,
+  type PreparedIsolate,
+} from '../../sandbox/isolate-pool.ts';
 
 async function until(condition: () => boolean, timeoutMs: number): Promise<void> {
   const deadline = Date.now() + timeoutMs;
@@ -106,6 +112,29 @@ describe('isolate pool', () => {
       await sleep(100);
       expect(pool.readyCount).toBe(size);
     } finally {
+      pool.close();
+    }
+  });
+
+  it('an isolate that cannot be made is not tried again back to back: the next replenish tries once more', async () => {
+    // Below isolated-vm's smallest heap: every isolate fails to be made.
+    const pool = new IsolatePool({ size: 4, memoryMb: 1 });
+    let attempts = 0;
+    const create = PreparedIsolateClass.create;
+    PreparedIsolateClass.create = (...args: Parameters<typeof create>) => {
+      attempts += 1;
+      return create.apply(PreparedIsolateClass, args);
+    };
+    try {
+      pool.replenish();
+      for (let hop = 0; hop < 200; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect([attempts, pool.readyCount]).toStrictEqual([1, 0]);
+      pool.replenish();
+      for (let hop = 0; hop < 200; hop++) await new Promise<void>((resolve) => setImmediate(resolve));
+      expect([attempts, pool.readyCount]).toStrictEqual([2, 0]);
+      await expect(pool.take(1)).rejects.toThrow();
+    } finally {
+      PreparedIsolateClass.create = create;
       pool.close();
     }
   });
