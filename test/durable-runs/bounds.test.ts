@@ -25,11 +25,12 @@ const pausedOf = (result: ToolResult): PausedRun => {
 
 it('a paused run expires after pausedRunTtlMs: resume refuses it, runs() no longer lists it', async () => {
   const log = join(dir, 'expiry.log');
-  const rt = gatedRuntime(join(dir, 'expiry.jsonl'), log, { ...inProcess, pausedRunTtlMs: 300 });
+  // 3 s: listing the run right after its pause must come before it expires on a loaded machine.
+  const rt = gatedRuntime(join(dir, 'expiry.jsonl'), log, { ...inProcess, pausedRunTtlMs: 3_000 });
   const paused = pausedOf(await rt.execute(runCall('c1', 'return (await tools.write({ v: 1 })).wrote;')));
-  expect(paused.expiresAt - Date.now()).toBeLessThanOrEqual(300);
+  expect(paused.expiresAt - Date.now()).toBeLessThanOrEqual(3_000);
   expect((await rt.runs()).map((r) => r.status)).toStrictEqual(['paused']);
-  await new Promise((resolve) => setTimeout(resolve, 400));
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, paused.expiresAt - Date.now()) + 100));
   expect(await rt.runs()).toStrictEqual([]);
   await expect(rt.resume(paused.runId, { 'c1:ptc:1': 'approve' })).rejects.toMatchObject({ code: 'RUN_EXPIRED' });
   // The expiry is journaled: the run has ended.
