@@ -8,17 +8,20 @@
 // - a method call `x.m(…)` / `x[k](…)` takes `m` from the capture when `x` is a captured
 //   namespace or its prototype is a captured one (strings, arrays, regexps, functions…);
 //   other objects (the library's own, or the program's arguments) are called as written;
-// - a read of a global's member (`Symbol.iterator`, `Object.prototype`) or of a built-in
-//   accessor (`.length` of a typed array, `.size`) goes through the capture the same way;
+// - a read of a global's member (`Symbol.iterator`, `Object.prototype`), of a built-in
+//   accessor (`.length` of a typed array, `.size`) or of a name the library calls as a
+//   method (`arr.toBase64 === web64`) goes through the capture the same way;
 // - iteration (for-of, spread, array destructuring, `yield*`) over arrays, strings, Sets
 //   and Maps walks them with captured methods, not their (replaceable) iterators;
 // - a template literal's values are made text with the captured `toString` of functions
 //   and arrays;
 // - `instanceof` uses the captured `Function.prototype[Symbol.hasInstance]`, and
 //   `new Set(list)` / `new Map(list)` / `new Uint8Array(list)` fill with captured methods.
-// Runs at bundle time (Node's built-ins name the accessors worth routing).
+// Runs at bundle time, and its output depends only on the library's text and the TypeScript
+// compiler's declarations, never on the Node that runs it: the reads it reports are names,
+// and the prelude captures, of the guest's own built-ins, whichever of them exist there
+// (a newer engine has more, e.g. `Uint8Array.prototype.toBase64`).
 import ts from 'typescript';
-import { INTRINSIC_HOLDERS, keyOf, resolveHolder } from './guest/url-holders.ts';
 
 /** The parameter the rewritten library receives its captured built-ins and helpers in. */
 export const URL_INTRINSICS_PARAMETER = '__ptc_url_intrinsics';
@@ -39,13 +42,10 @@ export interface UrlLibraryReads {
   readonly globals: readonly string[];
   /** Members read from `globalThis` (`globalThis.TextEncoder`, feature checks). */
   readonly globalMembers: readonly string[];
-  /** The objects whose own properties the library reads (guest/url-holders.ts), with those keys. */
-  readonly holders: readonly UrlLibraryHolder[];
-}
-
-/** One object the prelude captures, by name, and the keys of it the library reads (`@@iterator` for a symbol). */
-export interface UrlLibraryHolder {
-  readonly path: string;
+  /**
+   * The property names it reads (`@@iterator` for a symbol): the prelude captures those of
+   * them that the globals, their prototypes and the intrinsic prototypes own.
+   */
   readonly keys: readonly string[];
 }
 
@@ -58,27 +58,70 @@ export interface HardenedUrlLibrary {
 const ITERABLE_FILLED = new Set(['Set', 'Map']);
 const NOT_CAPTURED = new Set(['arguments', 'undefined', 'NaN', 'Infinity']);
 
-/** Names of accessor properties of the built-ins' prototypes (a read of one is routed). */
+/**
+ * The built-ins a read like `x.length` may reach as a replaceable getter: the library reads
+ * these by name on values that may be typed arrays, buffers, views, Sets, Maps, regexps,
+ * symbols or text codecs.
+ */
+const ACCESSOR_HOLDER_TYPES = [
+  'Uint8Array',
+  'ArrayBuffer',
+  'DataView',
+  'Set<unknown>',
+  'Map<unknown, unknown>',
+  'RegExp',
+  'Symbol',
+  'Object',
+  'TextDecoder',
+  'TextEncoder',
+];
+let accessorNamesMemo: ReadonlySet<string> | undefined;
+
+/**
+ * Names of the accessor properties of those built-ins (a read of one is routed), as the
+ * TypeScript compiler's own declarations of the language and the web platform give them
+ * (a `readonly` member or a `get`): the same on every Node line the bundle is made on.
+ */
 function builtinAccessorNames(): ReadonlySet<string> {
-  const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object;
-  const prototypes: object[] = [
-    typedArrayPrototype,
-    ArrayBuffer.prototype,
-    DataView.prototype,
-    Set.prototype,
-    Map.prototype,
-    RegExp.prototype,
-    Symbol.prototype,
-    Object.prototype,
-    TextDecoder.prototype,
-    TextEncoder.prototype,
-  ];
+  if (accessorNamesMemo !== undefined) return accessorNamesMemo;
+  const probeName = 'accessor-probe.ts';
+  const probe = `declare const probe: [${ACCESSOR_HOLDER_TYPES.join(', ')}];`;
+  const options: ts.CompilerOptions = {
+    lib: ['lib.esnext.d.ts', 'lib.dom.d.ts'],
+    target: ts.ScriptTarget.ESNext,
+    types: [],
+    noEmit: true,
+  };
+  const host = ts.createCompilerHost(options);
+  const readSourceFile = host.getSourceFile.bind(host);
+  const fileExists = host.fileExists.bind(host);
+  host.getSourceFile = (name, language, ...rest) =>
+    name === probeName ? ts.createSourceFile(name, probe, language) : readSourceFile(name, language, ...rest);
+  host.fileExists = (name) => name === probeName || fileExists(name);
+  const program = ts.createProgram([probeName], options, host);
+  const checker = program.getTypeChecker();
+  const source = program.getSourceFile(probeName);
+  const statement = source?.statements[0];
+  const declaration = statement !== undefined && ts.isVariableStatement(statement) ? statement.declarationList.declarations[0] : undefined;
+  if (declaration === undefined) throw new Error('hardenUrlLibrary: the accessor probe did not parse');
+  const tuple = checker.getTypeAtLocation(declaration.name) as ts.TypeReference;
   const names = new Set<string>();
-  for (const prototype of prototypes)
-    for (const name of Object.getOwnPropertyNames(prototype)) {
-      const descriptor = Object.getOwnPropertyDescriptor(prototype, name);
-      if (descriptor?.get !== undefined) names.add(name);
+  for (const type of checker.getTypeArguments(tuple))
+    for (const property of checker.getPropertiesOfType(type)) {
+      const declarations = property.getDeclarations() ?? [];
+      const isAccessor =
+        declarations.length > 0 &&
+        declarations.every(
+          (member) =>
+            ts.isGetAccessorDeclaration(member) ||
+            (ts.isPropertySignature(member) &&
+              (ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Readonly) !== 0),
+        );
+      // Symbol-keyed members (`[Symbol.toStringTag]`) are not read by name.
+      if (isAccessor && !property.name.startsWith('__@')) names.add(property.name);
     }
+  if (!names.has('length') || !names.has('size')) throw new Error('hardenUrlLibrary: no accessor names found');
+  accessorNamesMemo = names;
   return names;
 }
 
@@ -201,32 +244,6 @@ function membersRead(object: ts.Identifier): string[] {
 }
 
 /**
- * For each global, global's prototype and intrinsic prototype (as Node's built-ins have
- * them, the same V8 as the guest's), the replaceable keys it owns that the library reads:
- * what the prelude captures.
- */
-function holdersRead(globals: readonly string[], keys: ReadonlySet<string>): UrlLibraryHolder[] {
-  const scope = globalThis as unknown as Record<string, unknown>;
-  const paths = [...INTRINSIC_HOLDERS];
-  for (const name of globals) if (name !== 'globalThis') paths.push(name, `${name}.prototype`);
-  const holders: UrlLibraryHolder[] = [];
-  for (const path of [...new Set(paths)]) {
-    const holder = resolveHolder(path, scope);
-    if (holder === undefined) continue;
-    const read = [...keys].filter((name) => {
-      const key = keyOf(name);
-      const descriptor = Object.getOwnPropertyDescriptor(holder, key);
-      // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture, nor a
-      // function's own length and name.
-      if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) return false;
-      return !(typeof holder === 'function' && (key === 'length' || key === 'name'));
-    });
-    if (read.length > 0) holders.push({ path, keys: read.sort() });
-  }
-  return holders;
-}
-
-/**
  * Rewrites the library's CommonJS text; see the file comment. `bound` names what the
  * wrapper around it binds (`module`, `exports`, its parameters): not globals.
  */
@@ -239,7 +256,12 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
   for (const name of bound) declared.add(name);
   const isFreeGlobal = (node: ts.Node): node is ts.Identifier =>
     ts.isIdentifier(node) && !declared.has(node.text) && !NOT_CAPTURED.has(node.text) && isReference(node);
+  // Names the library calls as methods: a plain read of one (`arr.toBase64 === web64`) may
+  // reach a built-in method too, so it is routed like the call.
+  const methodNames = new Set<string>();
   const find = (node: ts.Node): void => {
+    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && !ts.isPrivateIdentifier(node.expression.name))
+      methodNames.add(node.expression.name.text);
     if (isFreeGlobal(node)) {
       globals.add(node.text);
       if (node.text === 'globalThis') for (const member of membersRead(node)) globalMembers.add(member);
@@ -447,7 +469,7 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
         !ts.isPrivateIdentifier(node.name) &&
         !isWritten(node) &&
         !(ts.isCallExpression(node.parent) && node.parent.expression === node) &&
-        (rootedAtGlobal(node.expression) || accessorNames.has(node.name.text))
+        (rootedAtGlobal(node.expression) || accessorNames.has(node.name.text) || methodNames.has(node.name.text))
       ) {
         keysRead.add(node.name.text);
         return helper(GET, [visitExpression(node.expression), f.createStringLiteral(node.name.text)]);
@@ -464,7 +486,7 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
     reads: {
       globals: [...globals].sort(),
       globalMembers: [...globalMembers].sort(),
-      holders: holdersRead([...globals].sort(), keysRead),
+      keys: [...keysRead].sort(),
     },
   };
 }

@@ -1,10 +1,9 @@
-// The objects whose properties the URL library's captures are taken from, by name: a
-// global (`Object`), a global's prototype (`Array.prototype`), or an intrinsic no global
-// names (`%TypedArray%.prototype`, the iterator prototypes). The names are chosen when the
-// library is bundled (sandbox/harden-url-library.ts, in Node) and resolved in the guest
-// before any program (guest/url-intrinsics.ts); both sides read them with this file.
+// The objects whose properties the URL library's captures are taken from besides the
+// globals it names and their prototypes: those of the intrinsics literals, iterators and
+// typed arrays inherit from, by name (`Array.prototype`, `%TypedArray%.prototype`),
+// resolved in the guest before any program (guest/url-intrinsics.ts).
 
-/** Holders every library needs: what literals, iterators and typed arrays inherit from. */
+/** Holders every library needs, whichever globals it names. */
 export const INTRINSIC_HOLDERS: readonly string[] = [
   'Object.prototype',
   'Function.prototype',

@@ -9,6 +9,8 @@ import {
   create,
   freeze,
   getOwnPropertyDescriptor,
+  getOwnPropertyNames,
+  getOwnPropertySymbols,
   getPrototypeOf,
   hasOwn,
   isArray,
@@ -18,14 +20,17 @@ import {
   TypeErrorCtor,
 } from './intrinsics.ts';
 import { TYPED_ARRAY_TYPES } from './typed-array-types.ts';
-import { keyOf, resolveHolder } from './url-holders.ts';
+import { INTRINSIC_HOLDERS, keyOf, resolveHolder } from './url-holders.ts';
 
-/** What the library reads of the global scope: derived from its text when it is bundled. */
+/**
+ * What the library reads of the global scope: derived from its text when it is bundled,
+ * as names only. Which holders exist and which of the keys each owns is this engine's.
+ */
 declare const __PTC_URL_LIBRARY_READS__: {
   readonly globals: readonly string[];
   readonly globalMembers: readonly string[];
-  /** The objects (guest/url-holders.ts) whose own properties the library reads, with those keys. */
-  readonly holders: readonly { readonly path: string; readonly keys: readonly string[] }[];
+  /** The property names it reads (`@@iterator` for a symbol). */
+  readonly keys: readonly string[];
 };
 
 /** A captured object's properties the library reads, as they were: key → Entry. */
@@ -83,22 +88,34 @@ interface Entry {
   readonly getter: Callable | undefined;
 }
 
-/** `holder` as a captured object, with what it already has captured. */
-function know(holder: object): void {
-  capture(holder, []);
-}
-
-/** Captures `keys` of `holder` (those it has). */
-function capture(holder: object, keys: readonly string[]): void {
+/** The captures of `holder`, made empty the first time. */
+function capturesOf(holder: object): Captures {
   let captures = apply(mapGet, captured, [holder]) as Captures | undefined;
   if (captures === undefined) {
     captures = create(null) as Captures;
     apply(mapSet, captured, [holder, captures]);
   }
-  for (let index = 0; index < keys.length; index++) {
-    const key = keyOf(keys[index] as string);
+  return captures;
+}
+
+/**
+ * Captures the own properties of `holder` the library reads (`wanted`: key → true) that a
+ * program could change. A key this engine's `holder` lacks is not captured (the library's
+ * feature checks see it missing, as they would have before any program).
+ */
+function capture(holder: object, wanted: Record<PropertyKey, boolean>): void {
+  const captures = capturesOf(holder);
+  const names = getOwnPropertyNames(holder);
+  const symbols = getOwnPropertySymbols(holder);
+  const count = names.length + symbols.length;
+  for (let index = 0; index < count; index++) {
+    const key: PropertyKey = index < names.length ? (names[index] as string) : (symbols[index - names.length] as symbol);
+    if (wanted[key as string] !== true) continue;
     const descriptor = getOwnPropertyDescriptor(holder, key);
-    if (descriptor === undefined) continue;
+    // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture, nor a
+    // function's own length and name.
+    if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) continue;
+    if (typeof holder === 'function' && (key === 'length' || key === 'name')) continue;
     const data = apply(hasOwn, descriptor, ['value']) as boolean;
     captures[key as string] = {
       __proto__: null,
@@ -455,8 +472,9 @@ export interface UrlIntrinsics {
 
 /**
  * Captures, from `scope` (the guest's global object, before any program), every global
- * the library reads, the own properties of those globals and prototypes that hold a key
- * it reads, and of the intrinsic prototypes literals and iterators reach. `globalThis` stands for a record of
+ * the library reads (undefined where this engine has none), and the own properties of
+ * those globals, their prototypes and the intrinsic prototypes literals and iterators
+ * reach, that have a name the library reads. `globalThis` stands for a record of
  * just the members the library reads of it.
  */
 export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrinsics {
@@ -467,22 +485,26 @@ export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrins
     const value = getOwnPropertyDescriptor(scope, name)?.value;
     globals[name] = value;
   }
-  for (let index = 0; index < reads.holders.length; index++) {
-    const { path, keys } = reads.holders[index] as { readonly path: string; readonly keys: readonly string[] };
-    const holder = resolveHolder(path, scope);
-    if (holder !== undefined) capture(holder, keys);
+  const wanted = create(null) as Record<PropertyKey, boolean>;
+  for (let index = 0; index < reads.keys.length; index++) wanted[keyOf(reads.keys[index] as string) as string] = true;
+  for (let index = 0; index < INTRINSIC_HOLDERS.length; index++) {
+    const holder = resolveHolder(INTRINSIC_HOLDERS[index] as string, scope);
+    if (holder !== undefined) capture(holder, wanted);
+  }
+  for (let index = 0; index < reads.globals.length; index++) {
+    const name = reads.globals[index] as string;
+    const value = globals[name];
+    if (name === 'globalThis' || !isObject(value)) continue;
+    capture(value, wanted);
+    const prototype = getOwnPropertyDescriptor(value, 'prototype')?.value as unknown;
+    if (isObject(prototype)) capture(prototype, wanted);
   }
   // The hardened built-ins below go into these objects' captures.
-  know(ArrayProto);
-  know(Array);
-  know(StringProto);
-  know(RegExpProto);
-  know(typedArrayProto);
-  stringProtoCapture = apply(mapGet, captured, [StringProto]) as Captures;
-  arrayProtoCapture = apply(mapGet, captured, [ArrayProto]) as Captures;
+  stringProtoCapture = capturesOf(StringProto);
+  arrayProtoCapture = capturesOf(ArrayProto);
   for (let index = 0; index < HARDENED.length; index++) {
     const [holder, key, value] = HARDENED[index] as readonly [object, PropertyKey, Callable];
-    (apply(mapGet, captured, [holder]) as Captures)[key as string] = {
+    capturesOf(holder)[key as string] = {
       __proto__: null,
       value,
       getter: undefined,
