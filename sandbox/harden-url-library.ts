@@ -11,6 +11,8 @@
 // - a read of a global's member (`Symbol.iterator`, `Object.prototype`), of a built-in
 //   accessor (`.length` of a typed array, `.size`) or of a name the library calls as a
 //   method (`arr.toBase64 === web64`) goes through the capture the same way;
+// - an object destructuring `const { name } = func` / `({ isWellFormed } = String.prototype)`
+//   takes its names from the value read the same way;
 // - iteration (for-of, spread, array destructuring, `yield*`) over arrays, strings, Sets
 //   and Maps walks them with captured methods, not their (replaceable) iterators;
 // - a template literal's values are made text with the captured `toString` of functions
@@ -33,8 +35,9 @@ export const URL_INTRINSIC_HELPERS = [
   '__ptc_isa',
   '__ptc_new',
   '__ptc_text',
+  '__ptc_pick',
 ] as const;
-const [CALL, GET, ITER, IS_A, NEW, TEXT] = URL_INTRINSIC_HELPERS;
+const [CALL, GET, ITER, IS_A, NEW, TEXT, PICK] = URL_INTRINSIC_HELPERS;
 
 /** What the library reads of the guest's global scope, derived from its text. */
 export interface UrlLibraryReads {
@@ -216,6 +219,33 @@ function patternDepth(pattern: ts.Node): number {
   return 0;
 }
 
+/** The text of a static property name (`a`, `'a'`), or undefined. */
+function staticName(name: ts.Node | undefined): string | undefined {
+  return name !== undefined && (ts.isIdentifier(name) || ts.isStringLiteral(name)) ? name.text : undefined;
+}
+
+/** The names an object destructuring takes, when all are static and it has no rest; else undefined. */
+function destructuredNames(pattern: ts.ObjectBindingPattern | ts.ObjectLiteralExpression): string[] | undefined {
+  const names: string[] = [];
+  if (ts.isObjectBindingPattern(pattern)) {
+    for (const element of pattern.elements) {
+      const name = element.dotDotDotToken === undefined ? staticName(element.propertyName ?? element.name) : undefined;
+      if (name === undefined) return undefined;
+      names.push(name);
+    }
+    return names;
+  }
+  for (const property of pattern.properties) {
+    const name =
+      ts.isShorthandPropertyAssignment(property) || ts.isPropertyAssignment(property)
+        ? staticName(property.name)
+        : undefined;
+    if (name === undefined) return undefined;
+    names.push(name);
+  }
+  return names;
+}
+
 /** Names read from `object`: `object.name`, `({ name } = object)`, `const { name } = object`. */
 function membersRead(object: ts.Identifier): string[] {
   const parent = object.parent;
@@ -284,6 +314,11 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
     const visitExpression = (node: ts.Expression): ts.Expression => ts.visitNode(node, visit) as ts.Expression;
     const visitArguments = (args: ts.NodeArray<ts.Expression> | undefined): ts.Expression[] =>
       (args ?? []).map((arg) => visitExpression(arg));
+    /** `value` as the source of a destructuring that takes `names`: `__ptc_pick(value, "a", "b")`. */
+    const picked = (value: ts.Expression, names: readonly string[]): ts.Expression => {
+      for (const name of names) keysRead.add(name);
+      return helper(PICK, [visitExpression(value), ...names.map((name) => f.createStringLiteral(name))]);
+    };
 
     /** `function f([a, b])` → `function f(__ptc_p0) { const [a, b] = __ptc_iter(__ptc_p0); … }`. */
     const unpackParameters = (node: ts.SignatureDeclaration & { body?: ts.ConciseBody }): ts.Node | undefined => {
@@ -402,6 +437,31 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
       if (ts.isSpreadElement(node)) return f.updateSpreadElement(node, iterate(visitExpression(node.expression), 0));
       if (ts.isYieldExpression(node) && node.asteriskToken !== undefined && node.expression !== undefined)
         return f.updateYieldExpression(node, node.asteriskToken, iterate(visitExpression(node.expression), 0));
+      if (ts.isVariableDeclaration(node) && ts.isObjectBindingPattern(node.name) && node.initializer !== undefined) {
+        const names = destructuredNames(node.name);
+        if (names !== undefined)
+          return f.updateVariableDeclaration(
+            node,
+            ts.visitNode(node.name, visit) as ts.BindingName,
+            undefined,
+            undefined,
+            picked(node.initializer, names),
+          );
+      }
+      if (
+        ts.isBinaryExpression(node) &&
+        node.operatorToken.kind === ts.SyntaxKind.EqualsToken &&
+        ts.isObjectLiteralExpression(node.left)
+      ) {
+        const names = destructuredNames(node.left);
+        if (names !== undefined)
+          return f.updateBinaryExpression(
+            node,
+            ts.visitNode(node.left, visit) as ts.Expression,
+            node.operatorToken,
+            picked(node.right, names),
+          );
+      }
       if (ts.isVariableDeclaration(node) && ts.isArrayBindingPattern(node.name) && node.initializer !== undefined)
         return f.updateVariableDeclaration(
           node,

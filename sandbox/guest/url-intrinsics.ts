@@ -112,10 +112,8 @@ function capture(holder: object, wanted: Record<PropertyKey, boolean>): void {
     const key: PropertyKey = index < names.length ? (names[index] as string) : (symbols[index - names.length] as symbol);
     if (wanted[key as string] !== true) continue;
     const descriptor = getOwnPropertyDescriptor(holder, key);
-    // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture, nor a
-    // function's own length and name.
+    // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture.
     if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) continue;
-    if (typeof holder === 'function' && (key === 'length' || key === 'name')) continue;
     const data = apply(hasOwn, descriptor, ['value']) as boolean;
     captures[key as string] = {
       __proto__: null,
@@ -178,6 +176,17 @@ function lookup(receiver: unknown, key: PropertyKey): unknown {
 
 function call(receiver: unknown, key: PropertyKey, ...args: unknown[]): unknown {
   return apply(lookup(receiver, key) as Callable, receiver, args);
+}
+
+/** What an object destructuring `{ a, b } = value` takes of `value`, each name read as `lookup` reads it. */
+function pick(value: unknown, ...names: string[]): object {
+  if (value === null || value === undefined) throw new TypeErrorCtor('Cannot destructure ' + StringCtor(value));
+  const picked = create(null) as Record<string, unknown>;
+  for (let index = 0; index < names.length; index++) {
+    const name = names[index] as string;
+    picked[name] = lookup(value, name);
+  }
+  return picked;
 }
 
 interface Step {
@@ -468,6 +477,7 @@ export interface UrlIntrinsics {
   readonly __ptc_isa: typeof isA;
   readonly __ptc_new: typeof make;
   readonly __ptc_text: typeof text;
+  readonly __ptc_pick: typeof pick;
 }
 
 /**
@@ -525,5 +535,6 @@ export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrins
     __ptc_isa: isA,
     __ptc_new: make,
     __ptc_text: text,
+    __ptc_pick: pick,
   }) as unknown as UrlIntrinsics;
 }

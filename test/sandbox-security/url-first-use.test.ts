@@ -2,7 +2,9 @@
 // program that first replaced every built-in it can reach (each global binding, every
 // replaceable method and accessor of the language's constructors, namespaces, their
 // prototypes and the iterator prototypes, and of the sandbox's web globals) gets the same
-// URL behaviour as Node, and the library calls none of its replacements.
+// URL behaviour as Node, and the library calls none of its replacements, nor reads them.
+// What is replaced is whatever this engine has: on a newer Node line that includes its
+// newer built-ins (Node 26's Uint8Array.prototype.toBase64, which the library reads).
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
@@ -72,13 +74,23 @@ function nodeResults(): unknown[] {
 }
 
 /**
- * Replaces, before any use of URL: each global binding by a recording Proxy; and every
- * replaceable function-valued property and accessor of each global, of its prototype and
- * of the intrinsic prototypes no global names, by a recording wrapper of the original.
- * Then does the URL work while recording, and a control: the program's own use of a few
- * built-ins, which the recorders must see.
+ * How the program replaces a built-in's data property: by a recording wrapper of the
+ * function (`calls`: a call of it is seen), or by an accessor that records each read and
+ * gives that wrapper (`reads`: also a method only looked at, as a feature check does, is
+ * seen, and any configurable data property the library reads).
  */
-const HOSTILE_PROGRAM = `
+type Replacement = 'calls' | 'reads';
+
+/**
+ * Replaces, before any use of URL: each global binding by a recording Proxy; and every
+ * replaceable function-valued property (with `reads`, every configurable data property)
+ * and accessor of each global, of its prototype and of the intrinsic prototypes no global
+ * names, by a recording wrapper of the original. The holders and keys are whatever this
+ * engine has (a newer V8 has more, e.g. Uint8Array.prototype.toBase64). Then does the URL
+ * work while recording, and a control: the program's own use of a few built-ins, which
+ * the recorders must see.
+ */
+const hostileProgram = (replacement: Replacement): string => `
   const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys;
   const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
   const ProxyCtor = Proxy, get = Reflect.get, toText = String;
@@ -118,7 +130,17 @@ const HOSTILE_PROGRAM = `
       if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments') continue;
       const d = describe(holder, key)!;
       const label = holderName + '.' + toText(key);
-      if ('value' in d) {
+      if ('value' in d && ${JSON.stringify(replacement)} === 'reads' && d.configurable) {
+        const value = typeof d.value === 'function' ? recorder(label, d.value) : d.value;
+        define(holder, key, {
+          configurable: true,
+          enumerable: d.enumerable,
+          get() { if (armed) hits[hits.length] = label + ' (read)'; return value; },
+          // Assigning the name to an object that inherits it still makes an own property.
+          set(this: any, next: unknown) { define(this, key, { value: next, writable: true, enumerable: true, configurable: true }); },
+        });
+        replaced++;
+      } else if ('value' in d) {
         if (typeof d.value !== 'function' || (!d.writable && !d.configurable)) continue;
         if (d.configurable) define(holder, key, { ...d, value: recorder(label, d.value) });
         else holder[key] = recorder(label, d.value);
@@ -155,6 +177,16 @@ const HOSTILE_PROGRAM = `
   return { out, libraryHits: hits.slice(0, libraryCount), controlHits: hits.slice(libraryCount), replaced };
 `;
 
+/**
+ * What the library may read of the program's own values: WebIDL looks up the iterator
+ * method of the sequence the program passes to `URLSearchParams` (Node does too), and the
+ * program's array has the replaced one.
+ */
+const READS_OF_THE_PROGRAMS_OWN: Record<Replacement, readonly string[]> = {
+  calls: [],
+  reads: ['Array.prototype.Symbol(Symbol.iterator) (read)'],
+};
+
 describe.each(['in-process', 'process'] as const)(
   'URL first used after the program replaced built-ins (%s)',
   (isolation) => {
@@ -170,8 +202,15 @@ describe.each(['in-process', 'process'] as const)(
       expectOk(outcome, nodeResults() as never);
     });
 
-    it('parses the same and calls none of the replacements', async () => {
-      const outcome = await sandbox.run({ code: HOSTILE_PROGRAM, toolNames: [], hostCall: fakeHost().hostCall });
+    it.each([
+      ['calls none of the replaced methods', 'calls'],
+      ['reads none of the replaced properties', 'reads'],
+    ] as const)('parses the same and %s', async (_, replacement) => {
+      const outcome = await sandbox.run({
+        code: hostileProgram(replacement),
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+      });
       expectOk(outcome);
       const result = (outcome.ok ? outcome.result : {}) as {
         out: unknown[];
@@ -179,12 +218,15 @@ describe.each(['in-process', 'process'] as const)(
         controlHits: string[];
         replaced: number;
       };
-      expect(result.libraryHits).toStrictEqual([]);
+      expect(result.libraryHits).toStrictEqual(READS_OF_THE_PROGRAMS_OWN[replacement]);
       expect(result.out).toStrictEqual(nodeResults());
       // The replacements were real and record: the program's own calls after the URL work are seen.
-      expect(result.controlHits).toEqual(
-        expect.arrayContaining(['String.prototype.split', 'Array.prototype.map', 'global Object.keys', 'Object.keys']),
-      );
+      const control = ['String.prototype.split', 'Array.prototype.map', 'global Object.keys', 'Object.keys'];
+      expect(result.controlHits).toEqual(expect.arrayContaining(control));
+      if (replacement === 'reads')
+        expect(result.controlHits).toEqual(
+          expect.arrayContaining(['String.prototype.split (read)', 'Array.prototype.map (read)', 'Object.keys (read)']),
+        );
       expect(result.replaced).toBeGreaterThan(500);
     });
   },
