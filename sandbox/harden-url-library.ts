@@ -46,10 +46,12 @@ export interface UrlLibraryReads {
   /** Members read from `globalThis` (`globalThis.TextEncoder`, feature checks). */
   readonly globalMembers: readonly string[];
   /**
-   * The property names it reads (`@@iterator` for a symbol): the prelude captures those of
-   * them that the globals, their prototypes and the intrinsic prototypes own.
+   * The property names it reads: the prelude captures those of them that the globals, their
+   * prototypes and the intrinsic prototypes own.
    */
   readonly keys: readonly string[];
+  /** The well-known symbols it reads properties by (`iterator` for `Symbol.iterator`), likewise. */
+  readonly symbols: readonly string[];
 }
 
 export interface HardenedUrlLibrary {
@@ -105,7 +107,10 @@ function builtinAccessorNames(): ReadonlySet<string> {
   const checker = program.getTypeChecker();
   const source = program.getSourceFile(probeName);
   const statement = source?.statements[0];
-  const declaration = statement !== undefined && ts.isVariableStatement(statement) ? statement.declarationList.declarations[0] : undefined;
+  const declaration =
+    statement !== undefined && ts.isVariableStatement(statement)
+      ? statement.declarationList.declarations[0]
+      : undefined;
   if (declaration === undefined) throw new Error('hardenUrlLibrary: the accessor probe did not parse');
   const tuple = checker.getTypeAtLocation(declaration.name) as ts.TypeReference;
   const names = new Set<string>();
@@ -117,8 +122,7 @@ function builtinAccessorNames(): ReadonlySet<string> {
         declarations.every(
           (member) =>
             ts.isGetAccessorDeclaration(member) ||
-            (ts.isPropertySignature(member) &&
-              (ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Readonly) !== 0),
+            (ts.isPropertySignature(member) && (ts.getCombinedModifierFlags(member) & ts.ModifierFlags.Readonly) !== 0),
         );
       // Symbol-keyed members (`[Symbol.toStringTag]`) are not read by name.
       if (isAccessor && !property.name.startsWith('__@')) names.add(property.name);
@@ -290,7 +294,11 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
   // reach a built-in method too, so it is routed like the call.
   const methodNames = new Set<string>();
   const find = (node: ts.Node): void => {
-    if (ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && !ts.isPrivateIdentifier(node.expression.name))
+    if (
+      ts.isCallExpression(node) &&
+      ts.isPropertyAccessExpression(node.expression) &&
+      !ts.isPrivateIdentifier(node.expression.name)
+    )
       methodNames.add(node.expression.name.text);
     if (isFreeGlobal(node)) {
       globals.add(node.text);
@@ -301,6 +309,7 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
   find(file);
 
   const keysRead = new Set<string>();
+  const symbolsRead = new Set<string>();
   const transformer: ts.TransformerFactory<ts.SourceFile> = (context) => {
     const f = context.factory;
     const helper = (name: string, args: readonly ts.Expression[]): ts.Expression =>
@@ -514,7 +523,7 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
         ) {
           const key = callee.argumentExpression;
           if (ts.isPropertyAccessExpression(key) && ts.isIdentifier(key.expression) && key.expression.text === 'Symbol')
-            keysRead.add(`@@${key.name.text}`);
+            symbolsRead.add(key.name.text);
           return helper(CALL, [
             visitExpression(callee.expression),
             visitExpression(callee.argumentExpression),
@@ -547,6 +556,7 @@ export function hardenUrlLibrary(code: string, bound: readonly string[]): Harden
       globals: [...globals].sort(),
       globalMembers: [...globalMembers].sort(),
       keys: [...keysRead].sort(),
+      symbols: [...symbolsRead].sort(),
     },
   };
 }

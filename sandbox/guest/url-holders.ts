@@ -50,8 +50,3 @@ export function resolveHolder(path: string, scope: Record<string, unknown>): obj
     ? prototype
     : undefined;
 }
-
-/** A property key as the library's reads name it: `@@iterator` for Symbol.iterator. */
-export function keyOf(name: string): PropertyKey {
-  return name.startsWith('@@') ? ((Symbol as unknown as Record<string, symbol>)[name.slice(2)] ?? name) : name;
-}

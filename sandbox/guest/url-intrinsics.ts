@@ -9,8 +9,6 @@ import {
   create,
   freeze,
   getOwnPropertyDescriptor,
-  getOwnPropertyNames,
-  getOwnPropertySymbols,
   getPrototypeOf,
   hasOwn,
   isArray,
@@ -20,7 +18,7 @@ import {
   TypeErrorCtor,
 } from './intrinsics.ts';
 import { TYPED_ARRAY_TYPES } from './typed-array-types.ts';
-import { INTRINSIC_HOLDERS, keyOf, resolveHolder } from './url-holders.ts';
+import { INTRINSIC_HOLDERS, resolveHolder } from './url-holders.ts';
 
 /**
  * What the library reads of the global scope: derived from its text when it is bundled,
@@ -29,8 +27,10 @@ import { INTRINSIC_HOLDERS, keyOf, resolveHolder } from './url-holders.ts';
 declare const __PTC_URL_LIBRARY_READS__: {
   readonly globals: readonly string[];
   readonly globalMembers: readonly string[];
-  /** The property names it reads (`@@iterator` for a symbol). */
+  /** The property names it reads. */
   readonly keys: readonly string[];
+  /** The well-known symbols it reads properties by (`iterator`). */
+  readonly symbols: readonly string[];
 };
 
 /** A captured object's properties the library reads, as they were: key → Entry. */
@@ -38,12 +38,17 @@ type Captures = Record<PropertyKey, Entry | undefined>;
 type Callable = (...args: unknown[]) => unknown;
 
 const reflectGet = Reflect.get;
+const ownKeys = Reflect.ownKeys;
+const arrayFilter = Array.prototype.filter;
+const functionBind = Function.prototype.bind;
 const MapCtor = MapProto.constructor as MapConstructor;
 const SetCtor = SetProto.constructor as SetConstructor;
 const mapGet = MapProto.get;
 const mapSet = MapProto.set;
 const mapEntries = MapProto.entries;
 const setAdd = SetProto.add;
+const setHas = SetProto.has;
+const SymbolCtor = Symbol;
 const setValues = SetProto.values;
 const StringProto = String.prototype;
 const codePointAt = StringProto.codePointAt;
@@ -99,18 +104,17 @@ function capturesOf(holder: object): Captures {
 }
 
 /**
- * Captures the own properties of `holder` the library reads (`wanted`: key → true) that a
- * program could change. A key this engine's `holder` lacks is not captured (the library's
- * feature checks see it missing, as they would have before any program).
+ * Captures the own properties of `holder` the library reads (`isWanted`) that a program
+ * could change. A key this engine's `holder` lacks is not captured (the library's feature
+ * checks see it missing, as they would have before any program). The engine picks the
+ * keys (`filter` with a built-in test): a loop over the ~700 keys of the holders in the
+ * prelude's cold code would cost more than all the rest of the capture.
  */
-function capture(holder: object, wanted: Record<PropertyKey, boolean>): void {
+function capture(holder: object, isWanted: (key: PropertyKey) => boolean): void {
   const captures = capturesOf(holder);
-  const names = getOwnPropertyNames(holder);
-  const symbols = getOwnPropertySymbols(holder);
-  const count = names.length + symbols.length;
-  for (let index = 0; index < count; index++) {
-    const key: PropertyKey = index < names.length ? (names[index] as string) : (symbols[index - names.length] as symbol);
-    if (wanted[key as string] !== true) continue;
+  const keys = apply(arrayFilter, ownKeys(holder), [isWanted]) as PropertyKey[];
+  for (let index = 0; index < keys.length; index++) {
+    const key = keys[index] as PropertyKey;
     const descriptor = getOwnPropertyDescriptor(holder, key);
     // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture.
     if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) continue;
@@ -495,19 +499,24 @@ export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrins
     const value = getOwnPropertyDescriptor(scope, name)?.value;
     globals[name] = value;
   }
-  const wanted = create(null) as Record<PropertyKey, boolean>;
-  for (let index = 0; index < reads.keys.length; index++) wanted[keyOf(reads.keys[index] as string) as string] = true;
+  // Made by the engine from the list, not by a loop (cold code, see capture()).
+  const wanted = construct(SetCtor, [reads.keys]) as Set<PropertyKey>;
+  for (let index = 0; index < reads.symbols.length; index++) {
+    const symbol = (SymbolCtor as unknown as Record<string, unknown>)[reads.symbols[index] as string];
+    if (typeof symbol === 'symbol') apply(setAdd, wanted, [symbol]);
+  }
+  const isWanted = apply(functionBind, setHas, [wanted]) as (key: PropertyKey) => boolean;
   for (let index = 0; index < INTRINSIC_HOLDERS.length; index++) {
     const holder = resolveHolder(INTRINSIC_HOLDERS[index] as string, scope);
-    if (holder !== undefined) capture(holder, wanted);
+    if (holder !== undefined) capture(holder, isWanted);
   }
   for (let index = 0; index < reads.globals.length; index++) {
     const name = reads.globals[index] as string;
     const value = globals[name];
     if (name === 'globalThis' || !isObject(value)) continue;
-    capture(value, wanted);
+    capture(value, isWanted);
     const prototype = getOwnPropertyDescriptor(value, 'prototype')?.value as unknown;
-    if (isObject(prototype)) capture(prototype, wanted);
+    if (isObject(prototype)) capture(prototype, isWanted);
   }
   // The hardened built-ins below go into these objects' captures.
   stringProtoCapture = capturesOf(StringProto);
