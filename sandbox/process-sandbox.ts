@@ -33,6 +33,7 @@ import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { resolveProcessSettings } from './process-settings.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { sandboxProcessEnv } from './sandbox-process-env.ts';
+import { StartupStderr } from './startup-stderr.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
@@ -129,6 +130,8 @@ interface Child {
   resultsScheduled: boolean;
   /** The pipes of calls it blocks on (blocking-call-pipe.ts), when blocking calls are on. */
   blocking?: HostBlockingLink;
+  /** Its stderr until it is ready (not when its output is inherited). */
+  startupStderr?: StartupStderr;
 }
 
 // The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
@@ -139,6 +142,8 @@ interface Child {
 const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
 /** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
 const STARTUP_LIMIT_MS = 30_000;
+/** How long the host reads what a process that died at start still has on its stderr. */
+const STARTUP_STDERR_WAIT_MS = 200;
 /** A watchdog timer this late means the host's own thread was blocked, not that a child hung. */
 const LATE_TIMER_MS = 50;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
@@ -398,7 +403,14 @@ export class ProcessSandbox implements Sandbox {
         // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
         serialization: 'json',
         // fds 4 and 5: the blocking-call pipes (blocking-call-pipe.ts).
-        stdio: ['ignore', output, output, 'ipc', ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : [])],
+        // stderr is read until the process is ready (startup-stderr.ts), unless inherited.
+        stdio: [
+          'ignore',
+          output,
+          output === 'ignore' ? 'pipe' : output,
+          'ipc',
+          ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : []),
+        ],
         env,
       });
     } catch (error) {
@@ -454,6 +466,8 @@ export class ProcessSandbox implements Sandbox {
       }
     });
     const stdio = childProcess.stdio as readonly unknown[] | null | undefined;
+    const stderr = stdio?.[2] as Readable | null | undefined;
+    if (stderr) child.startupStderr = new StartupStderr(stderr);
     const [answers, calls] = (stdio ?? []).slice(4, 6) as [Writable?, Readable?];
     if (answers && calls) {
       child.blocking = new HostBlockingLink(
@@ -487,7 +501,21 @@ export class ProcessSandbox implements Sandbox {
       }
     };
     childProcess.on('exit', (code, signal) => {
-      onGone(child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`));
+      const how = child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`);
+      const startup = child.ready ? undefined : child.startupStderr;
+      if (startup === undefined) {
+        onGone(how);
+        return;
+      }
+      // Died before it was ready: what it wrote says why (read to its end, briefly). No run
+      // goes to it meanwhile.
+      child.dead = true;
+      const slot = this.#slots.indexOf(child);
+      if (slot >= 0) this.#slots[slot] = undefined;
+      startup.afterEnd(STARTUP_STDERR_WAIT_MS, () => {
+        const said = startup.reason;
+        onGone(said === '' ? how : `${how}; at start it wrote: ${said}`);
+      });
     });
     this.#unrefChild(child);
     return child;
@@ -571,6 +599,7 @@ export class ProcessSandbox implements Sandbox {
     }
     if (message.type === 'ready') {
       child.ready = true;
+      child.startupStderr?.stop();
       this.#earlyDeaths = 0;
       for (const arm of child.onReady.splice(0)) arm();
       return;
