@@ -4,14 +4,19 @@
 // run away (TypeScript has no time limit of its own) is stopped: past the deadline the
 // worker is terminated and the run goes on unchecked, with a note.
 // Up to TYPECHECK_WORKERS checks run at once, so one slow check does not hold every other
-// run; a check's deadline counts from when it was asked for (waiting for a worker
+// run; a check's deadline counts from when it was asked for (waiting for a busy worker
 // included), and the run's abort ends it at once (a running check's worker is stopped).
+// A new worker's start (loading TypeScript and its lib files: seconds on a loaded machine)
+// is no program's doing and does not count against the checker's own deadline (it has a
+// bound of its own); the run's wall clock (`timeoutMs` of a check) counts everything.
 import { Worker } from 'node:worker_threads';
 import type { ProgramDiagnostic } from '../../sdk-gen/check-program.ts';
-import type { CheckRequest, CheckResponse } from '../../sdk-gen/check-program-worker.ts';
+import type { CheckerReady, CheckRequest, CheckResponse } from '../../sdk-gen/check-program-worker.ts';
 
-/** The longest a type check may take (waiting for a worker included); past it the check is abandoned. */
+/** The longest a type check may take (waiting for a busy worker included, a new worker's start not); past it the check is abandoned. */
 export const TYPECHECK_TIMEOUT_MS = 10_000;
+/** The longest a new worker may take to load TypeScript (not counted in TYPECHECK_TIMEOUT_MS). */
+export const TYPECHECK_START_TIMEOUT_MS = 60_000;
 /** Type checks that run at once per runtime (each a worker thread with TypeScript loaded). */
 export const TYPECHECK_WORKERS = 2;
 
@@ -41,6 +46,8 @@ export interface ProgramTypeChecker {
 
 interface Slot {
   worker: Worker | undefined;
+  /** TypeScript is loaded in `worker`: it said so with its first message. */
+  ready: boolean;
   sentSdk: string | undefined;
   busy: Job | undefined;
 }
@@ -51,6 +58,9 @@ interface Job {
   readonly program: string;
   /** `abandoned`: the check did not answer (timeout, abort, close); its worker is stopped. */
   settle(outcome: TypeCheckOutcome, abandoned?: boolean): void;
+  /** Its worker is starting: the checker's own deadline stops counting until `started()`. */
+  starting(): void;
+  started(): void;
   slot?: Slot;
 }
 
@@ -60,6 +70,7 @@ export function createProgramTypeChecker(
   const timeoutMs = options.timeoutMs ?? TYPECHECK_TIMEOUT_MS;
   const slots: Slot[] = Array.from({ length: options.workers ?? TYPECHECK_WORKERS }, () => ({
     worker: undefined,
+    ready: false,
     sentSdk: undefined,
     busy: undefined,
   }));
@@ -70,16 +81,33 @@ export function createProgramTypeChecker(
   const stop = (slot: Slot): void => {
     const current = slot.worker;
     slot.worker = undefined;
+    slot.ready = false;
     slot.sentSdk = undefined;
     void current?.terminate();
+  };
+  const send = (slot: Slot, worker: Worker, job: Job): void => {
+    const request: CheckRequest =
+      job.sdk === slot.sentSdk
+        ? { id: job.id, program: job.program }
+        : { id: job.id, program: job.program, sdk: job.sdk };
+    slot.sentSdk = job.sdk;
+    worker.postMessage(request);
   };
   const start = (slot: Slot): Worker => {
     if (slot.worker !== undefined) return slot.worker;
     const created = new Worker(WORKER_ENTRY);
     created.unref();
-    created.on('message', (response: CheckResponse) => {
+    created.on('message', (response: CheckResponse | CheckerReady) => {
       const job = slot.busy;
-      if (slot.worker !== created || job === undefined || job.id !== response.id) return;
+      if (slot.worker !== created) return;
+      if ('ready' in response) {
+        slot.ready = true;
+        if (job === undefined) return;
+        job.started();
+        send(slot, created, job);
+        return;
+      }
+      if (job === undefined || job.id !== response.id) return;
       job.settle(
         'error' in response ? { ok: false, reason: response.error } : { ok: true, diagnostics: response.diagnostics },
       );
@@ -101,13 +129,9 @@ export function createProgramTypeChecker(
       if (job === undefined) return;
       slot.busy = job;
       job.slot = slot;
-      const request: CheckRequest =
-        job.sdk === slot.sentSdk
-          ? { id: job.id, program: job.program }
-          : { id: job.id, program: job.program, sdk: job.sdk };
       const worker = start(slot);
-      slot.sentSdk = job.sdk;
-      worker.postMessage(request);
+      if (slot.ready) send(slot, worker, job);
+      else job.starting();
     }
   };
 
@@ -116,9 +140,20 @@ export function createProgramTypeChecker(
       const { signal } = checkOptions;
       if (closed) return Promise.resolve({ ok: false, reason: 'the runtime was closed' });
       if (signal?.aborted) return Promise.resolve({ ok: false, reason: 'the run was aborted' });
-      const limit = Math.min(timeoutMs, checkOptions.timeoutMs ?? Number.POSITIVE_INFINITY);
+      const runLimit = checkOptions.timeoutMs;
+      const askedAt = performance.now();
       return new Promise<TypeCheckOutcome>((resolve) => {
         let done = false;
+        const stopAfter = (limit: number, ms = limit): NodeJS.Timeout =>
+          setTimeout(
+            () =>
+              job.settle({ ok: false, reason: `the type check took longer than ${limit} ms and was stopped` }, true),
+            ms,
+          );
+        // The checker's own deadline (paused while the worker starts) and the run's (counts everything).
+        let ownTimer = stopAfter(timeoutMs);
+        const runTimer = runLimit === undefined || !Number.isFinite(runLimit) ? undefined : stopAfter(runLimit);
+        let startingAt = askedAt;
         const job: Job = {
           id: ++nextId,
           sdk,
@@ -126,13 +161,15 @@ export function createProgramTypeChecker(
           settle(outcome, abandoned = false) {
             if (done) return;
             done = true;
-            clearTimeout(timer);
+            clearTimeout(ownTimer);
+            clearTimeout(runTimer);
             signal?.removeEventListener('abort', onAbort);
             const slot = job.slot;
             if (slot !== undefined && slot.busy === job) {
               slot.busy = undefined;
               // A check abandoned mid-way: stopping the worker is the only way to stop TypeScript.
-              if (abandoned) stop(slot);
+              // One still starting has not been sent the check: it starts on for the next.
+              if (abandoned && slot.ready) stop(slot);
             } else {
               const at = waiting.indexOf(job);
               if (at >= 0) waiting.splice(at, 1);
@@ -140,12 +177,24 @@ export function createProgramTypeChecker(
             resolve(outcome);
             pump();
           },
+          starting() {
+            clearTimeout(ownTimer);
+            startingAt = performance.now();
+            ownTimer = setTimeout(() => {
+              // A worker that cannot load TypeScript in this long is replaced.
+              if (job.slot !== undefined) stop(job.slot);
+              job.settle({
+                ok: false,
+                reason: `the type checker did not start within ${TYPECHECK_START_TIMEOUT_MS} ms; the check was stopped`,
+              });
+            }, TYPECHECK_START_TIMEOUT_MS);
+          },
+          started() {
+            clearTimeout(ownTimer);
+            ownTimer = stopAfter(timeoutMs, Math.max(0, timeoutMs - (startingAt - askedAt)));
+          },
         };
         const onAbort = (): void => job.settle({ ok: false, reason: 'the run was aborted' }, true);
-        const timer = setTimeout(
-          () => job.settle({ ok: false, reason: `the type check took longer than ${limit} ms and was stopped` }, true),
-          limit,
-        );
         signal?.addEventListener('abort', onAbort, { once: true });
         waiting.push(job);
         pump();
