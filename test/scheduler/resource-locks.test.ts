@@ -28,8 +28,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** A bank whose deposit is a read, a wait and a write: overlapping deposits lose updates. */
-function bank(journal: string | undefined, keyed: boolean, holdMs = 10) {
+/** A bank whose deposit is a read, a wait (`hold` ms, or until `hold` settles) and a write: overlapping deposits lose updates. */
+function bank(journal: string | undefined, keyed: boolean, hold: number | Promise<void> = 10) {
   const balances = new Map<string, number>();
   let running = 0;
   let maxRunning = 0;
@@ -50,8 +50,8 @@ function bank(journal: string | undefined, keyed: boolean, holdMs = 10) {
         const before = balances.get(account) ?? 0;
         // Unkeyed, a body waits (up to 5 s) for another to be running with it, so the
         // lost update shows however the machine's load spaces the starts; keyed, another
-        // never runs with it, so it only holds the key a while.
-        if (keyed) await sleep(holdMs);
+        // never runs with it, so it only holds the key a while (or until `hold` settles).
+        if (keyed) await (typeof hold === 'number' ? sleep(hold) : hold);
         else for (const end = Date.now() + 5_000; running < 2 && Date.now() < end; ) await sleep(2);
         balances.set(account, before + amount);
         running -= 1;
@@ -93,6 +93,13 @@ function bank(journal: string | undefined, keyed: boolean, holdMs = 10) {
   return { rt, balances, deposits, stats: () => ({ maxRunning, bodies }) };
 }
 
+/** Resolves once `done()` holds (checked every 5 ms); fails after 20 s naming `what`. */
+async function waitFor(done: () => boolean, what: string): Promise<void> {
+  for (const until = Date.now() + 20_000; !done(); await sleep(5)) {
+    if (Date.now() > until) throw new Error(`waited 20 s for ${what}`);
+  }
+}
+
 let journals = 0;
 const STORES: readonly (readonly [string, () => string | undefined])[] = [
   ['no journal', () => undefined],
@@ -123,12 +130,16 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
   });
 
   it('a wait ends with the abort signal (body not run) or the timeout, and is seen as run/lock-wait events', async () => {
-    // The holder keeps the key long enough for a loaded machine's timers (the waits end at ~30 and ~50 ms).
-    const b = bank(journal(), true, 1_000);
+    // Each step waits for the previous one's lock-wait event, not for a time: the wait of
+    // a call begins once it is journaled (an fsync first), which takes long under load.
+    let release!: () => void;
+    const b = bank(journal(), true, new Promise<void>((resolve) => (release = resolve)));
     const events: RunLockWaitEvent[] = [];
+    const seenEvent = (callId: string, state: RunLockWaitEvent['state']): Promise<void> =>
+      waitFor(() => events.some((e) => e.callId === callId && e.state === state), `${callId}:${state}`);
     b.rt.on('run/lock-wait', (e) => void events.push(e));
     const holder = b.rt.execute({ callId: 'h', name: 'deposit', arguments: { account: 'acme', amount: 1 } });
-    await sleep(20);
+    await seenEvent('h', 'acquired');
     const stop = new AbortController();
     const waiter = b.rt.execute({
       callId: 'w',
@@ -136,9 +147,14 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
       arguments: { account: 'acme', amount: 1 },
       signal: stop.signal,
     });
-    setTimeout(() => stop.abort(), 30);
+    await seenEvent('w', 'waiting');
     const timed = b.rt.execute({ callId: 't', name: 'slow_deposit', arguments: { account: 'acme' } });
-    const [held, aborted, timedOut] = await Promise.all([holder, waiter, timed]);
+    await seenEvent('t', 'waiting');
+    stop.abort();
+    // The holder keeps the key until both waits have ended.
+    const [aborted, timedOut] = await Promise.all([waiter, timed]);
+    release();
+    const held = await holder;
     expect(held.isError).toBe(false);
     expect(aborted.error?.code).toBe('ABORTED_BEFORE_DISPATCH');
     expect(timedOut.error?.code).toBe('TOOL_TIMEOUT');
@@ -154,8 +170,7 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
       key: 'account:acme',
       shared: false,
     });
-    // The abort comes 30 ms after execute(); the wait itself begins once the call is
-    // journaled (an fsync first), so it lasted some part of those 30 ms.
+    // The abort came once the wait had begun.
     const waited = events.find((e) => e.callId === 'w' && e.state === 'aborted')!.waitedMs;
     expect(waited).toBeGreaterThan(0);
     expect(waited).toBeLessThan(10_000);
