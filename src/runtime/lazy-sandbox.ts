@@ -21,8 +21,8 @@ export function createLazySandbox(options: SandboxOptions): Sandbox {
   let loaded: Sandbox | undefined;
   const load = (): Promise<Sandbox> => {
     if (loading !== undefined) return loading;
-    // A failed load is not kept (its modules could not be read, or no sandbox process could
-    // be forked, e.g. with no file descriptor left): the next run tries again.
+    // A failed load is not kept (its modules could not be read, e.g. with no file
+    // descriptor left): the next run tries again.
     const attempt = createSandboxFor(options).then(
       (sandbox) => {
         if (loading === attempt) loaded = sandbox;
