@@ -18,7 +18,7 @@ describe('a run holds only the calls in flight', () => {
 
   it('the same with ten calls in flight at a time', async () => {
     const report = await runHostCase<{ run: BriefResult }>('retention-parallel-args', 128);
-    expect(report.seen.run).toMatchObject({ isError: false, result: 100 * 2_000_002 });
+    expect(report.seen.run).toMatchObject({ isError: false, message: '', result: 100 * 2_000_002 });
     expectHeapKept(report);
     expectFollowingRunFine(report);
   }, 150_000);
