@@ -7,14 +7,14 @@
 // one INSERT: one round trip for all of them (group commit), one batch in flight at a
 // time, so a host's events keep their order. Beside the events it keeps each call's
 // root, parent and agent and the append time, indexed, for `query`. It also serves the
-// cross-host resource locks (`lockResource`): a session-level advisory lock on a
-// dedicated connection, held only while the body runs and released with the session
-// when its host dies.
-import { createHash } from 'node:crypto';
+// cross-host resource locks (`lockResource`, postgres-resource-locks.ts): session-level
+// advisory locks, held only while the body runs and released with the session when its
+// host dies.
 import type { Pool, PoolConfig } from 'pg';
 import { deepFreeze } from '../json/json-value.ts';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
 import { isJournalEvent } from './parse-journal.ts';
+import { createPostgresResourceLocks } from './postgres-resource-locks.ts';
 import { createPostgresRunClaims } from './postgres-run-claims.ts';
 import type { RunClaims } from './run-claims.ts';
 import { RUN_EVENT_TYPES } from './run-journal-events.ts';
@@ -44,8 +44,11 @@ export interface PostgresJournalOptions {
   /** Connections for appends and reads (a URL only; a given pool keeps its own size). @default 10 */
   readonly poolSize?: number;
   /**
-   * Connections that hold a session: one per resource key held or awaited, and one
-   * shared by the claims of every durable run this host is running. @default 20
+   * Connections that hold a session: one shared by every resource key this host holds
+   * while no other host holds it, one shared by the claims of every durable run this
+   * host is running, and one per key this host waits for (and then holds) because
+   * another host held it. Neither the number of keys held nor of runs in flight is
+   * bounded by it; only keys contended across hosts at once are. @default 20
    */
   readonly sessionPoolSize?: number;
   /** How long to wait for a connection to the server. @default 10000 */
@@ -328,6 +331,14 @@ export function openPostgresJournal(
   };
 
   const claims = createPostgresRunClaims(ready, () => ({ main: pool!, sessions: lockPool! }));
+  const locks = createPostgresResourceLocks({
+    ready,
+    pools: () => ({ main: pool!, sessions: lockPool! }),
+    label,
+    sessionPoolSize: ownsPools ? sessionPoolSize : undefined,
+    connectTimeoutMs,
+    describe: (error) => describePostgresError(error, connectTimeoutMs),
+  });
 
   const select = async (sql: string, params: unknown[]): Promise<StoredRow[]> => {
     await drained();
@@ -406,105 +417,19 @@ export function openPostgresJournal(
       }
       return entries;
     },
-    async lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>> {
-      if (signal.aborted) throw signal.reason;
-      await ready();
-      const client = await untilAborted(lockPool!.connect(), signal, (c) => c.release());
-      const id = advisoryKey(key);
-      const pid = (client as { processID?: unknown }).processID;
-      // A held connection that drops (server restart, terminated session) must not crash
-      // the host: its lock is gone with the session, and release() finds out.
-      const onError = (): void => {};
-      const events = client as { on?: (e: 'error', f: () => void) => void; off?: (e: 'error', f: () => void) => void };
-      events.on?.('error', onError);
-      let returned = false;
-      const done = (destroy: boolean): void => {
-        if (returned) return;
-        returned = true;
-        events.off?.('error', onError);
-        client.release(destroy);
-      };
-      // A wait cannot be interrupted from its own connection: cancel it from another one,
-      // again until the wait ends (a cancel that arrives before the wait began does nothing).
-      let waiting = true;
-      let retry: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => {
-        if (!waiting) return;
-        if (typeof pid !== 'number') return done(true);
-        void pool!.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => done(true));
-        retry = setTimeout(onAbort, 100);
-      };
-      signal.addEventListener('abort', onAbort, { once: true });
-      try {
-        const wait = client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
-        // Aborted while connecting: the listener above will never fire.
-        if (signal.aborted) onAbort();
-        await wait;
-      } catch (error) {
-        done(true);
-        throw signal.aborted
-          ? signal.reason
-          : new Error(`${label}: resource lock failed (${describePostgresError(error, connectTimeoutMs)})`, {
-              cause: error,
-            });
-      } finally {
-        waiting = false;
-        clearTimeout(retry);
-        signal.removeEventListener('abort', onAbort);
-      }
-      let released = false;
-      const release = async (): Promise<void> => {
-        if (released) return;
-        released = true;
-        try {
-          await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
-          done(false);
-        } catch {
-          // The session ends with the connection, and its locks with it.
-          done(true);
-        }
-      };
-      if (signal.aborted) {
-        await release();
-        throw signal.reason;
-      }
-      return release;
-    },
+    lockResource: (key, signal) => locks.lockResource(key, signal),
     async close(): Promise<void> {
       if (closed) return;
       closed = true;
       await drained().catch(() => {});
       claims.dispose();
+      locks.dispose();
       if (ownsPools) {
         const ends = [pool?.end(), lockPool === pool ? undefined : lockPool?.end()];
         await Promise.all(ends.map((p) => p?.catch(() => {})));
       }
     },
   };
-}
-
-/** The bigint advisory-lock id of a resource key (the first 8 bytes of its SHA-256). */
-function advisoryKey(key: string): string {
-  return createHash('sha256').update(`ptc-resource:${key}`).digest().readBigInt64BE(0).toString();
-}
-
-function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (value: T) => void): Promise<T> {
-  return new Promise((resolve, reject) => {
-    const onAbort = (): void => reject(signal.reason);
-    if (signal.aborted) onAbort();
-    signal.addEventListener('abort', onAbort, { once: true });
-    promise.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        if (signal.aborted) dispose(value);
-        else resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
 }
 
 /**

@@ -1,0 +1,291 @@
+// Resource locks of the PostgreSQL store, across hosts: a key is a session-level
+// advisory lock on a hash of it, held while the body runs and released with its session
+// when the host dies.
+//
+// Keys nobody else holds cost no connection of their own: they are taken with
+// pg_try_advisory_lock on one session shared by the whole process (a session holds any
+// number of advisory locks), so the number of keys held at once is not bounded by the
+// session pool. Only a key another host holds is waited for on a dedicated connection
+// (pg_advisory_lock, cancelled from another connection when the wait's signal aborts),
+// and held on it until released: the lock cannot move between sessions without letting
+// go of it. Advisory locks are re-entrant per session, so within the process a key is
+// taken one holder at a time (a FIFO keyed mutex first).
+//
+// The shared session goes back to the pool once it holds no key (an idle process can
+// exit). If it is lost (a dropped connection, a terminated backend), every key on it
+// is lost with it: the bodies holding them run on unprotected and are not told (they
+// cannot be interrupted); the host gets a JournalWarning naming how many, their
+// releases do nothing, and the next lock opens a new session.
+import { createHash } from 'node:crypto';
+import { createKeyedMutex } from '../pipeline/resource-locks.ts';
+import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
+
+/** What the store gives its resource locks. */
+export interface PostgresResourceLockOptions {
+  /** Connects and migrates. */
+  readonly ready: () => Promise<void>;
+  /** The pool for short queries (cancels) and the one whose connections hold sessions. */
+  readonly pools: () => { readonly main: PostgresPool; readonly sessions: PostgresPool };
+  /** "journal postgres://…", the start of every error and warning. */
+  readonly label: string;
+  /** The size of the session pool the store created; undefined for a pool the caller gave. */
+  readonly sessionPoolSize: number | undefined;
+  readonly connectTimeoutMs: number;
+  /** Turns a driver error into one sentence. */
+  readonly describe: (error: unknown) => string;
+}
+
+export interface PostgresResourceLocks {
+  /** Holds `key` on every host of the database until the returned function is called (again: nothing). */
+  lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  /** Ends the shared session (the store closes): its keys are free elsewhere. */
+  dispose(): void;
+}
+
+type ErrorEvents = { on?(e: 'error', l: () => void): void; off?(e: 'error', l: () => void): void };
+
+/** The bigint advisory-lock id of a resource key (the first 8 bytes of its SHA-256). */
+export function advisoryKey(key: string): string {
+  return createHash('sha256').update(`ptc-resource:${key}`).digest().readBigInt64BE(0).toString();
+}
+
+export function createPostgresResourceLocks(options: PostgresResourceLockOptions): PostgresResourceLocks {
+  const { ready, pools, label } = options;
+  // One holder per key id in this process (the shared session would let a second one in).
+  const local = createKeyedMutex();
+  // Keys held on the shared session, with the generation of the session holding them.
+  const held = new Map<string, number>();
+  let session:
+    | { readonly generation: number; readonly client: Promise<PostgresPoolClient>; readonly onError: () => void }
+    | undefined;
+  let generation = 0;
+  // Operations between taking the shared session and recording (or dropping) their key.
+  let using = 0;
+
+  const fail = (error: unknown): Error => {
+    const message = error instanceof Error ? error.message : String(error);
+    // pg-pool's words when every connection of the pool stayed checked out.
+    if (message.includes('timeout exceeded when trying to connect')) {
+      const limit =
+        options.sessionPoolSize === undefined
+          ? 'every connection of the given pool is in use'
+          : `all sessionPoolSize (${options.sessionPoolSize}) session connections are in use`;
+      const raise =
+        options.sessionPoolSize === undefined
+          ? 'give the pool more connections (its max)'
+          : 'raise it: openPostgresJournal(url, { sessionPoolSize })';
+      return new Error(
+        `${label}: resource lock failed: no session connection was free within ${options.connectTimeoutMs} ms — ${limit} (one shared by the keys this process holds, one shared by its durable runs' claims, and one per key it waits for or holds while another process held it); ${raise}`,
+        { cause: error },
+      );
+    }
+    return new Error(`${label}: resource lock failed (${options.describe(error)})`, { cause: error });
+  };
+
+  /** Lets go of the shared session of generation `gen`: destroyed when its locks must go, else back to the pool. */
+  const endSession = (gen: number, destroy: boolean, lost?: string): void => {
+    if (session?.generation !== gen) return;
+    const { client, onError } = session;
+    session = undefined;
+    let dropped = 0;
+    for (const [id, g] of held)
+      if (g === gen) {
+        held.delete(id);
+        dropped += 1;
+      }
+    if (lost !== undefined && dropped > 0)
+      process.emitWarning(
+        `${label}: the session holding ${dropped} resource lock${dropped === 1 ? '' : 's'} was lost (${lost}); the calls holding them run on without their locks, and other processes may take those keys meanwhile`,
+        'JournalWarning',
+      );
+    void client
+      .then((c) => {
+        (c as ErrorEvents).off?.('error', onError);
+        c.release(destroy);
+      })
+      .catch(() => {});
+  };
+
+  /** A shared session holding no key and used by no operation goes back to the pool (so an idle process can exit). */
+  const releaseIfIdle = (): void => {
+    if (session === undefined || using > 0) return;
+    for (const g of held.values()) if (g === session.generation) return;
+    endSession(session.generation, false);
+  };
+
+  const sharedSession = (): { readonly generation: number; readonly client: Promise<PostgresPoolClient> } => {
+    if (session !== undefined) return session;
+    generation += 1;
+    const mine = generation;
+    // A dropped connection ends the session and its locks; the host must not crash.
+    const onError = (): void => endSession(mine, true, 'its connection failed');
+    const client = pools()
+      .sessions.connect()
+      .then((c) => {
+        (c as ErrorEvents).on?.('error', onError);
+        return c;
+      });
+    session = { generation: mine, client, onError };
+    client.catch(() => endSession(mine, false)); // could not connect: the next lock tries again
+    return session;
+  };
+
+  /** Lets go of a key held on the shared session of generation `gen` (nothing if that session is gone). */
+  const unlockShared = async (id: string, gen: number): Promise<void> => {
+    if (held.get(id) !== gen) return;
+    held.delete(id);
+    if (session?.generation !== gen) return;
+    using += 1;
+    try {
+      const client = await session.client;
+      await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
+    } catch {
+      // Whether the key is still held is unknown: end the session (its locks go with it).
+      endSession(gen, true, 'an unlock failed');
+    } finally {
+      using -= 1;
+      releaseIfIdle();
+    }
+  };
+
+  /** The key on the shared session when nobody holds it: its release, or undefined when another session holds it. */
+  const tryShared = async (id: string, signal: AbortSignal): Promise<(() => Promise<void>) | undefined> => {
+    using += 1;
+    try {
+      const current = sharedSession();
+      let client: PostgresPoolClient;
+      try {
+        client = await untilAborted(current.client, signal, () => {});
+      } catch (error) {
+        throw signal.aborted ? signal.reason : fail(error);
+      }
+      let locked: boolean;
+      try {
+        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]);
+        locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
+      } catch (error) {
+        endSession(current.generation, true, 'a lock failed'); // whether it was taken is unknown
+        throw fail(error);
+      }
+      if (!locked) return undefined;
+      if (session?.generation !== current.generation)
+        throw fail(new Error('the session to PostgreSQL was lost while taking the lock'));
+      held.set(id, current.generation);
+      return () => unlockShared(id, current.generation);
+    } finally {
+      using -= 1;
+      releaseIfIdle();
+    }
+  };
+
+  /** Waits for a key another session holds, on a connection of its own, and holds it there. */
+  const waitDedicated = async (id: string, signal: AbortSignal): Promise<() => Promise<void>> => {
+    const { main, sessions } = pools();
+    let client: PostgresPoolClient;
+    try {
+      client = await untilAborted(sessions.connect(), signal, (c) => c.release());
+    } catch (error) {
+      throw signal.aborted ? signal.reason : fail(error);
+    }
+    const pid = (client as { processID?: unknown }).processID;
+    // A held connection that drops must not crash the host: its lock is gone with the
+    // session, and release() finds out.
+    const onError = (): void => {};
+    (client as ErrorEvents).on?.('error', onError);
+    let returned = false;
+    const done = (destroy: boolean): void => {
+      if (returned) return;
+      returned = true;
+      (client as ErrorEvents).off?.('error', onError);
+      client.release(destroy);
+    };
+    // A wait cannot be interrupted from its own connection: cancel it from another one,
+    // again until the wait ends (a cancel that arrives before the wait began does nothing).
+    let waiting = true;
+    let retry: ReturnType<typeof setTimeout> | undefined;
+    const onAbort = (): void => {
+      if (!waiting) return;
+      if (typeof pid !== 'number') return done(true);
+      void main.query('SELECT pg_cancel_backend($1)', [pid]).catch(() => done(true));
+      retry = setTimeout(onAbort, 100);
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    try {
+      const wait = client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
+      // Aborted while connecting: the listener above will never fire.
+      if (signal.aborted) onAbort();
+      await wait;
+    } catch (error) {
+      done(true);
+      throw signal.aborted ? signal.reason : fail(error);
+    } finally {
+      waiting = false;
+      clearTimeout(retry);
+      signal.removeEventListener('abort', onAbort);
+    }
+    return async () => {
+      try {
+        await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
+        done(false);
+      } catch {
+        // The session ends with the connection, and its locks with it.
+        done(true);
+      }
+    };
+  };
+
+  return {
+    async lockResource(key, signal) {
+      if (signal.aborted) throw signal.reason;
+      await ready();
+      const id = advisoryKey(key);
+      const releaseLocal = await local(id, signal);
+      let unlock: () => Promise<void>;
+      try {
+        unlock = (await tryShared(id, signal)) ?? (await waitDedicated(id, signal));
+      } catch (error) {
+        releaseLocal();
+        throw error;
+      }
+      let released = false;
+      const release = async (): Promise<void> => {
+        if (released) return;
+        released = true;
+        try {
+          await unlock();
+        } finally {
+          releaseLocal();
+        }
+      };
+      if (signal.aborted) {
+        await release();
+        throw signal.reason;
+      }
+      return release;
+    },
+    dispose() {
+      if (session !== undefined) endSession(session.generation, true);
+      held.clear();
+    },
+  };
+}
+
+/** `promise`, or the signal's reason once it aborts (a value that comes after is given to `dispose`). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal, dispose: (value: T) => void): Promise<T> {
+  return new Promise((resolve, reject) => {
+    const onAbort = (): void => reject(signal.reason);
+    if (signal.aborted) onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        if (signal.aborted) dispose(value);
+        else resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
