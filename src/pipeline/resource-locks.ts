@@ -1,8 +1,8 @@
 // Resource locks: calls of tools that declare `resourceKey(args)` never overlap when
 // their keys are equal. Within one process an in-process keyed mutex (FIFO per key)
 // serves every store; a journal store that can lock across hosts (the PostgreSQL
-// store's `lockResource`: a session advisory lock on its own connection) is taken
-// after it, so one host holds at most one connection per key. A lock is held only
+// store's `lockResource`: a session advisory lock) is taken after it, so the database
+// sees at most one holder per key and host. A lock is held only
 // while the body runs; a wait ends with the call's signal (abort or timeout).
 
 /** Releases a held lock; calling it again does nothing. */
