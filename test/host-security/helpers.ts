@@ -28,15 +28,15 @@ export interface HostReport<S> {
   readonly elapsedMs: number;
 }
 
-/** Runs `name` with `--max-old-space-size=maxOldSpaceMb`; rejects when the process printed no report. */
-export function runHostCase<S>(name: string, maxOldSpaceMb: number): Promise<HostReport<S>> {
+/** Runs `name` with `--max-old-space-size=maxOldSpaceMb`; rejects when the process printed no report (or ran past `timeoutMs`). */
+export function runHostCase<S>(name: string, maxOldSpaceMb: number, timeoutMs = 140_000): Promise<HostReport<S>> {
   const env = { ...process.env };
   delete env['NODE_OPTIONS'];
   return new Promise((resolve, reject) => {
     execFile(
       process.execPath,
       ['--no-node-snapshot', '--expose-gc', '--no-warnings', `--max-old-space-size=${maxOldSpaceMb}`, FIXTURE, name],
-      { env, timeout: 140_000, maxBuffer: 16 * 1024 * 1024 },
+      { env, timeout: timeoutMs, maxBuffer: 16 * 1024 * 1024 },
       (error, stdout, stderr) => {
         const line = stdout.split('\n').find((l) => l.startsWith('RESULT '));
         if (line === undefined) {
