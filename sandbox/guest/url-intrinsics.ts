@@ -14,6 +14,7 @@ import {
   isArray,
   MapProto,
   SetProto,
+  setPrototypeOf,
   stringSlice,
   TypeErrorCtor,
 } from './intrinsics.ts';
@@ -87,10 +88,10 @@ function isObject(value: unknown): value is object {
   return (typeof value === 'object' && value !== null) || typeof value === 'function';
 }
 
-/** A captured property in the form lookups read: its value, or its getter. */
+/** A captured property as its descriptor (with no prototype): its value, or its getter. */
 interface Entry {
-  readonly value: unknown;
-  readonly getter: Callable | undefined;
+  readonly value?: unknown;
+  readonly get?: Callable | undefined;
 }
 
 /** The captures of `holder`, made empty the first time. */
@@ -118,12 +119,9 @@ function capture(holder: object, isWanted: (key: PropertyKey) => boolean): void 
     const descriptor = getOwnPropertyDescriptor(holder, key);
     // What cannot change (`Object.prototype`, `Symbol.iterator`) needs no capture.
     if (descriptor === undefined || (descriptor.configurable !== true && descriptor.writable !== true)) continue;
-    const data = apply(hasOwn, descriptor, ['value']) as boolean;
-    captures[key as string] = {
-      __proto__: null,
-      value: data ? descriptor.value : undefined,
-      getter: data ? undefined : descriptor.get,
-    } as Entry;
+    // The descriptor itself, cut from Object.prototype (which a program may add `get` to).
+    setPrototypeOf(descriptor, null);
+    captures[key as string] = descriptor as Entry;
   }
 }
 
@@ -131,7 +129,8 @@ function capture(holder: object, isWanted: (key: PropertyKey) => boolean): void 
 function valueIn(captures: Captures, key: PropertyKey, receiver: unknown): unknown {
   const entry = captures[key as string];
   if (entry === undefined) return NOT_CAPTURED;
-  return entry.getter === undefined ? entry.value : apply(entry.getter, receiver, []);
+  const getter = entry.get;
+  return getter === undefined ? entry.value : apply(getter, receiver, []);
 }
 
 /** The captures of String.prototype and Array.prototype: most lookups start there. */
@@ -523,11 +522,7 @@ export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrins
   arrayProtoCapture = capturesOf(ArrayProto);
   for (let index = 0; index < HARDENED.length; index++) {
     const [holder, key, value] = HARDENED[index] as readonly [object, PropertyKey, Callable];
-    capturesOf(holder)[key as string] = {
-      __proto__: null,
-      value,
-      getter: undefined,
-    } as Entry;
+    capturesOf(holder)[key as string] = { __proto__: null, value } as Entry;
   }
   const members = create(null) as Record<string, unknown>;
   for (let index = 0; index < reads.globalMembers.length; index++) {
