@@ -42,7 +42,9 @@ describe('$search bounds', () => {
     searchTools(many, 'warm', 10);
     const started = performance.now();
     for (let i = 0; i < 50; i++) searchTools(many, `shipping number ${i}`, 10);
-    expect(performance.now() - started).toBeLessThan(1_000);
+    // Tokenizing on every call made these 50 take ~10 s; indexed once, tens of ms (a loaded
+    // machine's preemption included, well under this).
+    expect(performance.now() - started).toBeLessThan(3_000);
   });
 
   const runtime = ptcRuntimes();
