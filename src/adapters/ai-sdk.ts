@@ -8,7 +8,7 @@ import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
-import { createTurnBatcher } from './create-turn-batcher.ts';
+import { createStepTurnBatchers } from './step-turn-batchers.ts';
 import { isBlank, nonEmptyText } from './non-empty-text.ts';
 import { isRunProgress, streamRunProgress, type RunProgress } from './run-progress-stream.ts';
 import { promptText, type RequestOptions } from './prompt-text.ts';
@@ -58,6 +58,8 @@ export interface ToAiSdkToolsOptions {
  * is the ToolResult (read `value` in your code); the model reads `content` through
  * `toModelOutput`. The calls of one model step that arrive together run as one
  * `rt.executeTurn`, so the turn rules hold (exclusive unless concurrency-safe).
+ * One ToolSet may serve any number of conversations at once: their turns do not wait
+ * for each other (a step's calls are recognized by the `messages` array they share).
  * In ptc and both modes run_code's description carries the SDK (the default); with
  * `embedSdkInDescription: false` use {@link toAiSdkRequest}, which adds the prompt.
  * Tool names the providers would refuse (outside `^[a-zA-Z0-9_-]{1,64}$`, e.g.
@@ -69,7 +71,7 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
     throw new TypeError(
       "toAiSdkTools: hosted mode (the provider runs the model's programs) is built by the Anthropic and OpenAI Responses adapters, not the AI SDK's tool set",
     );
-  const turns = createTurnBatcher(rt, scope);
+  const turns = createStepTurnBatchers(rt, scope);
   const set: ToolSet = {};
   const schemas = rt.schemas(scope);
   const aliases = providerToolNames(
@@ -82,8 +84,8 @@ export function toAiSdkTools(rt: ToolRuntime, options: ToAiSdkToolsOptions = {})
     const aiTool = tool<JsonValue, ToolResult | RunProgress, Record<string, unknown>>({
       description: projection.description,
       inputSchema: jsonSchema<JsonValue>(projection.parameters as JsonSchema7),
-      execute: (input, { toolCallId, abortSignal }) => {
-        const result = turns.submit({ callId: toolCallId, name, arguments: input }, abortSignal);
+      execute: (input, { toolCallId, messages, abortSignal }) => {
+        const result = turns.forStep(messages).submit({ callId: toolCallId, name, arguments: input }, abortSignal);
         // run_code streams preliminary results (its log lines and calls) to streamText; the last one is the ToolResult.
         return name === RUN_CODE ? streamRunProgress(rt, toolCallId, result) : result;
       },
