@@ -20,12 +20,13 @@ import {
   createToolRuntime,
   defineTool,
   type ApprovalService,
+  type PausedRun,
   type ToolResult,
   type ToolRuntime,
 } from '../../src/index.ts';
 import type { ToolRuntimeOptions } from '../../src/runtime/create-tool-runtime.ts';
-import { serveMcpHttp } from '../../src/mcp/index.ts';
-import { PTC_BIN } from '../mcp/helpers.ts';
+import { importMcpTools, serveMcpHttp } from '../../src/mcp/index.ts';
+import { commandLine, PTC_BIN } from '../mcp/helpers.ts';
 import { allDone, allInside, type AllInside } from './fixtures/all-inside.ts';
 
 const RUNS = 100;
@@ -63,14 +64,14 @@ function answer(result: ToolResult): string {
   return String((result.value as { result?: unknown }).result);
 }
 
-function runAll(rt: ToolRuntime, extra: object = {}): Promise<string[]> {
+function runAll(rt: ToolRuntime, extra: object = {}, code = PROGRAM): Promise<string[]> {
   return Promise.all(
     Array.from({ length: RUNS }, (_, i) =>
       rt
         .execute({
           callId: `run-${i}`,
           name: 'run_code',
-          arguments: { description: 'Wait with the others', code: PROGRAM },
+          arguments: { description: 'Wait with the others', code },
           ...extra,
         })
         .then(answer),
@@ -107,6 +108,97 @@ describe('100 concurrent runs awaiting a tool, default settings', () => {
     rt.on('tools/pre-execute', (exec, next) => (exec.name === 'wait_all' ? ask({ title: 'Wait?' }) : next()));
     expect(await runAll(rt)).toEqual(allDone(RUNS));
   }, 120_000);
+
+  it('through a composite tool (its body calls the waiting tool with exec.callTool)', async () => {
+    const { rt } = runtime();
+    rt.register(
+      defineTool({
+        name: 'relay',
+        description: 'Calls wait_all.',
+        parameters: {},
+        isConcurrencySafe: () => true,
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        execute: async (_args, exec) => String((await exec.callTool('wait_all', { of: RUNS })).value),
+      }),
+    );
+    expect(await runAll(rt, {}, 'return await tools.relay({})')).toEqual(allDone(RUNS));
+  }, 120_000);
+
+  it('each holding its own resource key (in-process locks)', async () => {
+    const gate = allInside(RUNS);
+    const { rt } = runtime();
+    rt.register(
+      defineTool({
+        name: 'write_account',
+        description: 'Waits, holding the account.',
+        parameters: { id: { type: 'string', required: true } },
+        resourceKey: ({ id }) => `account:${id}`,
+        output: { schema: { type: 'string' }, render: (_a, v) => [{ type: 'text', text: v }] },
+        execute: () => gate.enter(),
+      }),
+    );
+    const runs = Array.from({ length: RUNS }, (_, i) =>
+      rt
+        .execute({
+          callId: `key-${i}`,
+          name: 'run_code',
+          arguments: { description: 'Hold a key', code: `return await tools.write_account({ id: 'a${i}' })` },
+        })
+        .then(answer),
+    );
+    expect(await Promise.all(runs)).toEqual(allDone(RUNS));
+  }, 120_000);
+
+  it('calling a tool imported from an MCP server over Streamable HTTP', async () => {
+    const TOKEN = 'capacity-upstream-token-0123456789';
+    const upstream = runtime({ mode: 'native', sandbox: false });
+    const server = await serveMcpHttp(upstream.rt, { token: TOKEN });
+    closers.push(() => server.close());
+    const rt = createToolRuntime({ mode: 'ptc', sandbox });
+    closers.push(() => rt.close());
+    const imported = await importMcpTools(rt, {
+      servers: [{ url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } }],
+      onWarning: () => {},
+    });
+    closers.push(() => imported.close());
+    expect(await runAll(rt)).toEqual(allDone(RUNS));
+  }, 120_000);
+
+  it('calling a tool imported from an MCP server over stdio (`ptc serve`)', async () => {
+    const rt = createToolRuntime({ mode: 'ptc', sandbox });
+    closers.push(() => rt.close());
+    const imported = await importMcpTools(rt, {
+      servers: [commandLine(PTC_BIN, 'serve', '--mode', 'native', '--tools', GATE_TOOLS)],
+      onWarning: () => {},
+    });
+    closers.push(() => imported.close());
+    expect(await runAll(rt)).toEqual(allDone(RUNS));
+  }, 120_000);
+
+  // The JSONL journal takes the same path (it passed too, in about 12 s on a loaded machine).
+  for (const file of ['paused.db']) {
+    it(`100 runs paused for approval, then resumed together (${file})`, async () => {
+      const dir = mkdtempSync(join(tmpdir(), 'ptc-capacity-'));
+      closers.push(async () => rmSync(dir, { recursive: true, force: true }));
+      const { rt } = runtime({ journal: join(dir, file), approval: { request: async () => 'pause' } });
+      rt.on('tools/pre-execute', (exec, next) => (exec.name === 'wait_all' ? ask({ title: 'Wait?' }) : next()));
+      const first = await Promise.all(
+        Array.from({ length: RUNS }, (_, i) =>
+          rt.execute({
+            callId: `paused-${i}`,
+            name: 'run_code',
+            arguments: { description: 'Wait with the others', code: PROGRAM },
+          }),
+        ),
+      );
+      const paused = first.map((r) => (r.value as { paused?: PausedRun } | undefined)?.paused);
+      expect(paused.filter((p) => p === undefined).length).toBe(0);
+      const resumed = paused.map((p) =>
+        rt.resume(p!.runId, Object.fromEntries(p!.pending.map((c) => [c.callId, 'approve' as const]))).then(answer),
+      );
+      expect(await Promise.all(resumed)).toEqual(allDone(RUNS));
+    }, 120_000);
+  }
 
   it('as 100 concurrent one-call turns (rt.executeTurn, as the OpenAI and Anthropic loops call it)', async () => {
     const { rt } = runtime();
