@@ -42,7 +42,8 @@ describe('serveMcpHttp close() deadline', () => {
     while (server.inFlight === 0) await new Promise((resolve) => setTimeout(resolve, 10));
     const started = Date.now();
     await server.close();
-    expect(Date.now() - started).toBeLessThan(3_000);
+    // Not the 30 s default, nor never; generous for a loaded machine.
+    expect(Date.now() - started).toBeLessThan(10_000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(450);
     await answer.catch(() => 'closed');
     release();
