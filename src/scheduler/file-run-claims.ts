@@ -19,6 +19,8 @@ import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-cl
 /** Run ids are directory names here: the runtime's own ids (UUIDs) always pass. */
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;
 const RECORD_NAME = /^(\d{1,15})\.claim$/;
+/** A record being written: `.<n>.<uuid>.tmp`, linked to `<n>.claim` once whole. */
+const TEMPORARY_NAME = /^\.(\d{1,15})\.[0-9a-f-]{36}\.tmp$/;
 /** Rounds of "look, write n+1" before giving up: each lost round means another writer won one. */
 const MAX_CLAIM_ROUNDS = 64;
 
@@ -51,16 +53,18 @@ export function createFileRunClaims(journalPath: string): RunClaims {
     return join(root, runId);
   };
 
-  const numbers = async (dir: string): Promise<number[]> => {
-    let names: string[];
+  const names = async (dir: string): Promise<string[]> => {
     try {
-      names = await readdir(dir);
+      return await readdir(dir);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code === 'ENOENT') return [];
       throw error;
     }
+  };
+
+  const numbers = async (dir: string): Promise<number[]> => {
     const found: number[] = [];
-    for (const name of names) {
+    for (const name of await names(dir)) {
       const match = RECORD_NAME.exec(name);
       if (match !== null) found.push(Number(match[1]));
     }
@@ -94,17 +98,27 @@ export function createFileRunClaims(journalPath: string): RunClaims {
       await link(temporary, join(dir, `${n}.claim`));
       return true;
     } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'EEXIST') return false;
+      // ENOENT: a writer of a higher record removed our temporary file as a crashed
+      // writer's leftover; number n is decided already, so we lost it either way.
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'EEXIST' || code === 'ENOENT') return false;
       throw error;
     } finally {
       await unlink(temporary).catch(() => {});
     }
   };
 
-  /** Drops records below `n` (best effort): they no longer decide anything. */
+  /**
+   * Drops records below `n`, the top (best effort): they no longer decide anything. Also
+   * temporary files up to `n`, left by writers that crashed before linking them (a live
+   * writer of one would lose its number anyway), so crashes leave no growing garbage.
+   */
   const removeBelow = async (dir: string, n: number): Promise<void> => {
-    for (const below of await numbers(dir)) {
-      if (below < n) await unlink(join(dir, `${below}.claim`)).catch(() => {});
+    for (const name of await names(dir)) {
+      const record = RECORD_NAME.exec(name);
+      const temporary = TEMPORARY_NAME.exec(name);
+      const stale = record !== null ? Number(record[1]) < n : temporary !== null && Number(temporary[1]) <= n;
+      if (stale) await unlink(join(dir, name)).catch(() => {});
     }
   };
 

@@ -3,7 +3,7 @@
 // owner releases.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -180,6 +180,57 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     }
     await store.close();
   }, 60_000);
+});
+
+describe.each(['file', 'sqlite'] as const)('a claim whose pid now belongs to another process (%s store)', (kind) => {
+  it('a claim of an earlier process with this pid (a restarted container) is stale and taken over', async () => {
+    const store = openStore(kind, await fresh(kind));
+    const claims = store.journal.claims!;
+    const earlier = { ...newClaim('restarted-run', 'before-restart'), process: 'random:an-earlier-process' };
+    expect(isClaimLive(earlier)).toBe(false);
+    expect(isClaimLive(newClaim('restarted-run', 'now'))).toBe(true);
+    expect(await claims.claimRun(earlier)).toBeUndefined();
+    expect(await claims.claimRun(newClaim('restarted-run', 'after-restart'))).toBeUndefined();
+    expect((await claims.runClaim('restarted-run'))?.owner).toBe('after-restart');
+    await store.close();
+  });
+
+  it('a claim whose pid was reused by a live process is stale (Linux: the process start time differs)', async () => {
+    const store = openStore(kind, await fresh(kind));
+    const claims = store.journal.claims!;
+    const other = spawn(process.execPath, ['-e', 'setInterval(() => {}, 1000)'], { stdio: 'ignore' });
+    const exited = new Promise((resolve) => other.on('exit', resolve));
+    try {
+      const mine = newClaim('reused-run', 'dead-holder');
+      // The claim of a process that had this pid before, started at another time.
+      const reused = { ...mine, pid: other.pid!, process: mine.process?.replace(/:\d+$/, ':1') };
+      const onLinux = process.platform === 'linux';
+      expect(isClaimLive(reused)).toBe(!onLinux);
+      expect(await claims.claimRun(reused)).toBeUndefined();
+      const taken = await claims.claimRun(newClaim('reused-run', 'taker'));
+      expect(taken?.owner).toBe(onLinux ? undefined : 'dead-holder');
+    } finally {
+      other.kill('SIGKILL');
+      await exited;
+      await store.close();
+    }
+  });
+});
+
+it('the file store leaves no temporary file of a writer that crashed before linking its record', async () => {
+  const path = await fresh('file');
+  const store = openStore('file', path);
+  const claims = store.journal.claims!;
+  expect(await claims.claimRun(newClaim('crash-run', 'a'))).toBeUndefined();
+  // What a writer killed between writing record 2 and linking it leaves behind.
+  const runDir = join(`${path}.runs`, 'crash-run');
+  const leftover = join(runDir, '.2.00000000-0000-4000-8000-000000000000.tmp');
+  await writeFile(leftover, JSON.stringify({ claim: newClaim('crash-run', 'crashed') }));
+  await claims.releaseRun('crash-run', 'a');
+  expect(await claims.claimRun(newClaim('crash-run', 'b'))).toBeUndefined();
+  await claims.releaseRun('crash-run', 'b');
+  expect(await readdir(runDir)).toEqual(['4.claim']);
+  await store.close();
 });
 
 it('the memory journal keeps claims in memory and says it is not durable', async () => {
