@@ -330,7 +330,7 @@ export function openPostgresJournal(
     return { type: event.type, callId: event.callId, chain, text };
   };
 
-  const claims = createPostgresRunClaims(ready, () => ({ main: pool!, sessions: lockPool! }));
+  const claims = createPostgresRunClaims(ready, () => ({ main: pool!, sessions: lockPool! }), label);
   const locks = createPostgresResourceLocks({
     ready,
     pools: () => ({ main: pool!, sessions: lockPool! }),

@@ -9,7 +9,10 @@
 // any number per session): a connection per claim would cap a process at its session
 // pool's size in runs in flight. In-process, claims of one run are taken one at a time,
 // since a session's advisory locks are re-entrant and would let both of two local
-// claimers in.
+// claimers in. If that session is lost (a dropped connection, a terminated backend), every
+// claim on it goes: the runs go on here unprotected (nothing can stop them from the
+// store) while another process may resume them, so the host gets a JournalWarning naming
+// them; their releases end nothing of the new holders'.
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
@@ -42,6 +45,7 @@ function parseClaim(text: unknown): RunClaim | undefined {
 export function createPostgresRunClaims(
   ready: () => Promise<void>,
   pools: () => { readonly main: PostgresPool; readonly sessions: PostgresPool },
+  label: string,
 ): RunClaims & { dispose(): void } {
   // Claims this process holds, by run.
   const held = new Map<string, Held>();
@@ -75,11 +79,23 @@ export function createPostgresRunClaims(
    * Lets go of the claims session of generation `lost`: destroyed when its locks must go
    * (lost, or in an unknown state), else returned to the pool (it holds no lock then).
    */
-  const endSession = (lost: number, destroy: boolean): void => {
+  const endSession = (lost: number, destroy: boolean, why?: string): void => {
     if (session?.generation !== lost) return;
     const { client, onError } = session;
     session = undefined;
-    for (const [runId, h] of held) if (h.session === lost) held.delete(runId);
+    const dropped: string[] = [];
+    for (const [runId, h] of held)
+      if (h.session === lost) {
+        held.delete(runId);
+        dropped.push(runId);
+      }
+    if (why !== undefined && dropped.length > 0) {
+      const named = dropped.slice(0, 10).join(', ') + (dropped.length > 10 ? `, and ${dropped.length - 10} more` : '');
+      process.emitWarning(
+        `${label}: the session holding the claims of ${dropped.length} durable run${dropped.length === 1 ? '' : 's'} (${named}) was lost (${why}); they run on here without their claims, and another process may resume them meanwhile`,
+        'JournalWarning',
+      );
+    }
     void client
       .then((c) => {
         (c as ErrorEvents).off?.('error', onError);
@@ -100,7 +116,7 @@ export function createPostgresRunClaims(
     generation += 1;
     const mine = generation;
     // A dropped connection ends the session and its claims; the host must not crash.
-    const onError = (): void => endSession(mine, true);
+    const onError = (): void => endSession(mine, true, 'its connection failed');
     const client = pools()
       .sessions.connect()
       .then((c) => {
@@ -153,7 +169,7 @@ export function createPostgresRunClaims(
         const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [runLockId(claim.runId)]);
         locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
       } catch (error) {
-        endSession(current.generation, true); // whether the lock was taken is unknown
+        endSession(current.generation, true, 'a claim failed'); // whether the lock was taken is unknown
         throw error;
       }
       if (locked) {
@@ -164,7 +180,7 @@ export function createPostgresRunClaims(
             [claim.runId, claim.owner, JSON.stringify(claim)],
           );
         } catch (error) {
-          endSession(current.generation, true);
+          endSession(current.generation, true, 'a claim failed');
           throw error;
         }
         if (session?.generation !== current.generation) throw new Error('the claims session to PostgreSQL was lost');
@@ -212,7 +228,7 @@ export function createPostgresRunClaims(
             await client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
           } catch {
             // Whether the lock is still held is unknown: end the session (its locks go with it).
-            endSession(mine.session, true);
+            endSession(mine.session, true, 'a release failed');
           }
           releaseIfIdle();
           return;

@@ -203,7 +203,7 @@ describe.each(['file', 'sqlite'] as const)('a claim whose pid now belongs to ano
     try {
       const mine = newClaim('reused-run', 'dead-holder');
       // The claim of a process that had this pid before, started at another time.
-      const reused = { ...mine, pid: other.pid!, process: mine.process?.replace(/:\d+$/, ':1') };
+      const reused = { ...mine, pid: other.pid!, process: (mine.process ?? '').replace(/:\d+$/, ':1') };
       const onLinux = process.platform === 'linux';
       expect(isClaimLive(reused)).toBe(!onLinux);
       expect(await claims.claimRun(reused)).toBeUndefined();

@@ -1,0 +1,82 @@
+// The shared claims session of the PostgreSQL store under attack (a throwaway cluster, no
+// mock): every durable-run claim of a process is an advisory lock on one session, so
+// losing that session loses all of them at once, and closing the store ends them.
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { openPostgresJournal } from '../../src/index.ts';
+import { newClaim } from '../../src/scheduler/run-claims.ts';
+import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+
+let cluster: PostgresCluster;
+beforeAll(async () => {
+  cluster = await startPostgres();
+}, 120_000);
+afterAll(async () => {
+  await cluster?.stop();
+});
+
+/** Backend pids of the database's sessions holding advisory locks. */
+async function advisoryHolders(database: string): Promise<number[]> {
+  const rows = (await cluster.sql(
+    `SELECT DISTINCT l.pid FROM pg_locks l JOIN pg_database d ON d.oid = l.database
+     WHERE l.locktype = 'advisory' AND l.granted AND d.datname = '${database}'`,
+  )) as { pid: number }[];
+  return rows.map((r) => r.pid);
+}
+
+describe('run claims on one shared PostgreSQL session', () => {
+  it('a lost claims session: the process is warned which runs it lost, another process takes them, a late release ends nothing of theirs', async () => {
+    const url = await cluster.createDatabase('claims_lost');
+    const warnings: string[] = [];
+    const emitWarning = process.emitWarning;
+    process.emitWarning = ((warning: string | Error) => {
+      warnings.push(String(warning));
+    }) as typeof process.emitWarning;
+    const a = openPostgresJournal(url);
+    const b = openPostgresJournal(url);
+    try {
+      for (const run of ['lost-1', 'lost-2', 'lost-3'])
+        expect(await a.claims.claimRun(newClaim(run, `a-${run}`))).toBeUndefined();
+      const holders = await advisoryHolders('claims_lost');
+      expect(holders).toHaveLength(1); // one session holds all three
+      await cluster.sql(`SELECT pg_terminate_backend(${holders[0]!})`);
+      // Another process takes a lost run (its claim may wait for the server to end the session).
+      let taken = await b.claims.claimRun(newClaim('lost-1', 'b-lost-1'));
+      for (let i = 0; taken !== undefined && i < 100; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        taken = await b.claims.claimRun(newClaim('lost-1', 'b-lost-1'));
+      }
+      expect(taken).toBeUndefined();
+      expect(warnings.filter((m) => m.includes('claim'))).toEqual([
+        expect.stringMatching(/the session holding the claims of 3 durable runs \(lost-1, lost-2, lost-3\) was lost/u),
+      ]);
+      // The first process sees the run as another's; its late release leaves that claim alone.
+      expect((await a.claims.runClaim('lost-1'))?.owner).toBe('b-lost-1');
+      expect((await a.claims.claimRun(newClaim('lost-1', 'a-again')))?.owner).toBe('b-lost-1');
+      await a.claims.releaseRun('lost-1', 'a-lost-1');
+      expect((await b.claims.runClaim('lost-1'))?.owner).toBe('b-lost-1');
+      // A run nobody took is claimed again on a new session.
+      expect(await a.claims.claimRun(newClaim('lost-2', 'a-lost-2-again'))).toBeUndefined();
+    } finally {
+      process.emitWarning = emitWarning;
+      await Promise.all([a.close(), b.close()]);
+    }
+  }, 60_000);
+
+  it('close() while claims are in flight: every claim settles, and another process can take every run', async () => {
+    const url = await cluster.createDatabase('claims_close');
+    const a = openPostgresJournal(url);
+    const runs = Array.from({ length: 20 }, (_, i) => `closing-${i}`);
+    await a.claims.claimRun(newClaim('warm-up', 'a')); // connected and migrated
+    const inFlight = runs.map((run) => a.claims.claimRun(newClaim(run, `a-${run}`)));
+    await a.close();
+    const settled = await Promise.allSettled(inFlight);
+    expect(settled).toHaveLength(runs.length);
+    const b = openPostgresJournal(url);
+    try {
+      for (const run of [...runs, 'warm-up'])
+        expect(await b.claims.claimRun(newClaim(run, `b-${run}`))).toBeUndefined();
+    } finally {
+      await b.close();
+    }
+  }, 60_000);
+});
