@@ -26,9 +26,18 @@ export const DEFAULT_QUEUE_TIMEOUT_MS = 10_000;
  */
 export const DEFAULT_RUN_FOOTPRINT_BYTES = 4 * 1_048_576;
 
-/** The memory budget when none is given: half of this machine's memory. */
-export function defaultMemoryBudgetBytes(): number {
-  return Math.floor(totalmem() / 2);
+/**
+ * The memory budget when none is given: half of the memory this process may use — the
+ * machine's, or its container's limit (cgroup) when that is lower: in a container the
+ * machine's memory is not what the kernel lets the process have.
+ */
+export function defaultMemoryBudgetBytes(
+  machineBytes: number = totalmem(),
+  constrainedBytes: number = process.constrainedMemory(),
+): number {
+  // No constraint reads as 0 or as an enormous number, depending on the platform.
+  const usable = constrainedBytes > 0 && constrainedBytes < machineBytes ? constrainedBytes : machineBytes;
+  return Math.floor(usable / 2);
 }
 
 /** `cpuSlotsPerCore` × the cores Node may use. */
@@ -42,7 +51,7 @@ export interface AdmissionOptions {
   readonly cpuSlots?: number;
   /** A run CPU-active longer than this stops holding a CPU slot. @default 100 */
   readonly sliceMs?: number;
-  /** Bytes the runs in flight may reserve together (each new run needs its heap limit free). @default half of os.totalmem() */
+  /** Bytes the runs in flight may reserve together (each new run needs its heap limit free). @default half of the machine's memory, or of the container's limit when lower */
   readonly memoryBudgetBytes?: number;
   /** Bytes one run in flight is assumed to hold, unless the sandbox measures more. @default 4 MiB */
   readonly runFootprintBytes?: number;

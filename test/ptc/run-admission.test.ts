@@ -3,7 +3,13 @@
 // limit, and a refusal says why and when to retry. The clock is injected where a test
 // needs time to pass; real timers only bound the queue.
 import { describe, expect, it } from '@jest/globals';
-import { AdmissionRefusal, RunAdmission, type AdmissionTicket } from '../../src/ptc/run-admission.ts';
+import os from 'node:os';
+import {
+  AdmissionRefusal,
+  type AdmissionTicket,
+  defaultMemoryBudgetBytes,
+  RunAdmission,
+} from '../../src/ptc/run-admission.ts';
 
 const MiB = 1_048_576;
 
@@ -191,5 +197,22 @@ describe('RunAdmission', () => {
         `admission: cpuSlots must be a positive integer, got ${String(bad)}`,
       );
     }
+  });
+});
+
+describe('the default memory budget', () => {
+  const GiB = 1_073_741_824;
+  it("is half of a container's memory limit when that is below the machine's memory", () => {
+    expect(defaultMemoryBudgetBytes(64 * GiB, 2 * GiB)).toBe(GiB);
+  });
+  it("is half of the machine's memory when there is no limit (0, or an enormous number) or a larger one", () => {
+    expect(defaultMemoryBudgetBytes(8 * GiB, 0)).toBe(4 * GiB);
+    expect(defaultMemoryBudgetBytes(8 * GiB, 2 ** 64)).toBe(4 * GiB);
+    expect(defaultMemoryBudgetBytes(8 * GiB, 16 * GiB)).toBe(4 * GiB);
+  });
+  it("reads this process's limit and this machine's memory", () => {
+    const limit = process.constrainedMemory();
+    const total = os.totalmem();
+    expect(defaultMemoryBudgetBytes()).toBe(Math.floor((limit > 0 && limit < total ? limit : total) / 2));
   });
 });
