@@ -70,8 +70,10 @@ export function createPostgresRunClaims(
     return run;
   };
 
-  // claimRun calls between taking the session and recording their claim (or giving up).
-  let claiming = 0;
+  // Claims and releases between taking the session and being done with it: the session
+  // must not go back to the pool (which unrefs its socket, so the process could exit)
+  // while one of their queries is still on it.
+  let using = 0;
 
   type ErrorEvents = { on?(e: 'error', l: () => void): void; off?(e: 'error', l: () => void): void };
 
@@ -106,7 +108,7 @@ export function createPostgresRunClaims(
 
   /** A session holding no claim and used by no claim in progress goes back to the pool (so an idle process can exit). */
   const releaseIfIdle = (): void => {
-    if (session === undefined || claiming > 0) return;
+    if (session === undefined || using > 0) return;
     for (const h of held.values()) if (h.session === session.generation) return;
     endSession(session.generation, false);
   };
@@ -201,11 +203,11 @@ export function createPostgresRunClaims(
   return {
     claimRun: (claim) =>
       serial(claim.runId, async () => {
-        claiming += 1;
+        using += 1;
         try {
           return await claimRun(claim, Date.now() + 2_000);
         } finally {
-          claiming -= 1;
+          using -= 1;
           releaseIfIdle();
         }
       }),
@@ -222,15 +224,18 @@ export function createPostgresRunClaims(
           if (mine.claim.owner !== owner) return;
           held.delete(runId);
           if (session?.generation !== mine.session) return; // its session, and the lock, are gone
-          const client = await session.client;
+          using += 1;
           try {
+            const client = await session.client;
             await client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]);
             await client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
           } catch {
             // Whether the lock is still held is unknown: end the session (its locks go with it).
             endSession(mine.session, true, 'a release failed');
+          } finally {
+            using -= 1;
+            releaseIfIdle();
           }
-          releaseIfIdle();
           return;
         }
         // Another process's claim is not ours to end while its session lives.

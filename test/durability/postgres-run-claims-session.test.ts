@@ -2,10 +2,13 @@
 // mock): every durable-run claim of a process is an advisory lock on one session, so
 // losing that session loses all of them at once, and closing the store ends them.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { openPostgresJournal } from '../../src/index.ts';
 import { newClaim } from '../../src/scheduler/run-claims.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
 
+const LANES = fileURLToPath(new URL('./fixtures/claim-lanes.ts', import.meta.url));
 let cluster: PostgresCluster;
 beforeAll(async () => {
   cluster = await startPostgres();
@@ -78,5 +81,23 @@ describe('run claims on one shared PostgreSQL session', () => {
     } finally {
       await b.close();
     }
+  }, 60_000);
+
+  it('claims and releases of several runs at once on the shared session all finish before the process may exit', async () => {
+    const url = await cluster.createDatabase('claims_lanes');
+    const child = spawn(process.execPath, ['--no-node-snapshot', LANES, url, '3', '40'], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+    let out = '';
+    let err = '';
+    child.stdout.on('data', (c: Buffer) => void (out += c.toString()));
+    child.stderr.on('data', (c: Buffer) => void (err += c.toString()));
+    const code = await new Promise<number | null>((resolve) => child.on('exit', (c) => resolve(c)));
+    // Exit code 13 and no "done": the loop emptied while a release was still running.
+    expect({ code, out, err: err.replace(/\(node:\d+\) DeprecationWarning[^\n]*\n(\(Use[^\n]*\n)?/gu, '') }).toEqual({
+      code: 0,
+      out: 'done\n',
+      err: '',
+    });
   }, 60_000);
 });
