@@ -19,6 +19,7 @@
 import { createHash } from 'node:crypto';
 import { createKeyedMutex } from '../pipeline/resource-locks.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
+import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
 
 /** What the store gives its resource locks. */
 export interface PostgresResourceLockOptions {
@@ -41,8 +42,6 @@ export interface PostgresResourceLocks {
   /** Ends the shared session (the store closes): its keys are free elsewhere. */
   dispose(): void;
 }
-
-type ErrorEvents = { on?(e: 'error', l: () => void): void; off?(e: 'error', l: () => void): void };
 
 /** The bigint advisory-lock id of a resource key (the first 8 bytes of its SHA-256). */
 export function advisoryKey(key: string): string {
@@ -123,7 +122,7 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       .sessions.connect()
       .then((c) => {
         (c as ErrorEvents).on?.('error', onError);
-        return c;
+        return oneQueryAtATime(c);
       });
     session = { generation: mine, client, onError };
     client.catch(() => endSession(mine, false)); // could not connect: the next lock tries again

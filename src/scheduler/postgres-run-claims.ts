@@ -15,6 +15,7 @@
 // them; their releases end nothing of the new holders'.
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
+import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
 
 /** One run's claim held by this process, on the claims session of generation `session`. */
@@ -75,8 +76,6 @@ export function createPostgresRunClaims(
   // while one of their queries is still on it.
   let using = 0;
 
-  type ErrorEvents = { on?(e: 'error', l: () => void): void; off?(e: 'error', l: () => void): void };
-
   /**
    * Lets go of the claims session of generation `lost`: destroyed when its locks must go
    * (lost, or in an unknown state), else returned to the pool (it holds no lock then).
@@ -123,7 +122,7 @@ export function createPostgresRunClaims(
       .sessions.connect()
       .then((c) => {
         (c as ErrorEvents).on?.('error', onError);
-        return c;
+        return oneQueryAtATime(c);
       });
     session = { generation: mine, client, onError };
     client.catch(() => endSession(mine, false)); // could not connect: the next claim tries again
