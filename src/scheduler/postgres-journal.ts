@@ -330,7 +330,12 @@ export function openPostgresJournal(
     return { type: event.type, callId: event.callId, chain, text };
   };
 
-  const claims = createPostgresRunClaims(ready, () => ({ main: pool!, sessions: lockPool! }), label);
+  const claims = createPostgresRunClaims(
+    ready,
+    () => ({ main: pool!, sessions: lockPool! }),
+    label,
+    (error) => describePostgresError(error, connectTimeoutMs),
+  );
   const locks = createPostgresResourceLocks({
     ready,
     pools: () => ({ main: pool!, sessions: lockPool! }),

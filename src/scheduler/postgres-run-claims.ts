@@ -47,6 +47,7 @@ export function createPostgresRunClaims(
   ready: () => Promise<void>,
   pools: () => { readonly main: PostgresPool; readonly sessions: PostgresPool },
   label: string,
+  describe: (error: unknown) => string,
 ): RunClaims & { dispose(): void } {
   // Claims this process holds, by run.
   const held = new Map<string, Held>();
@@ -205,6 +206,13 @@ export function createPostgresRunClaims(
         using += 1;
         try {
           return await claimRun(claim, Date.now() + 2_000);
+        } catch (error) {
+          // The driver's words alone ("Connection terminated") say neither where nor what.
+          if (error instanceof Error && error.message.startsWith(label)) throw error;
+          throw new Error(
+            `${label}: claiming durable run ${claim.runId} failed (${describe(error)}); it was not claimed, try again`,
+            { cause: error },
+          );
         } finally {
           using -= 1;
           releaseIfIdle();

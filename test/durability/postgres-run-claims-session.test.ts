@@ -103,4 +103,26 @@ describe('run claims on one shared PostgreSQL session', () => {
       err: '',
     });
   }, 60_000);
+
+  it('a claim that fails at the database says which store and which run, and why', async () => {
+    const url = await cluster.createDatabase('claims_refused');
+    const a = openPostgresJournal(url);
+    try {
+      await a.claims.runClaim('warm-up'); // connected and migrated; no claims session yet
+      // No new connection, and the open ones ended (the pool keeps idle ones).
+      await cluster.sql(`ALTER DATABASE claims_refused ALLOW_CONNECTIONS false`);
+      await cluster.sql(`SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = 'claims_refused'`);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      const failed = await a.claims.claimRun(newClaim('refused-run', 'a')).then(
+        () => 'claimed',
+        (error: unknown) => (error as Error).message,
+      );
+      expect(failed).toMatch(
+        /^journal postgres:\/\/\S+: claiming durable run refused-run failed \(.+\); it was not claimed, try again$/u,
+      );
+    } finally {
+      await cluster.sql(`ALTER DATABASE claims_refused ALLOW_CONNECTIONS true`);
+      await a.close();
+    }
+  }, 60_000);
 });
