@@ -19,7 +19,8 @@
 import { createHash } from 'node:crypto';
 import { createKeyedMutex } from '../pipeline/resource-locks.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
-import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
+import type { ErrorEvents } from './postgres-query-queue.ts';
+import { PostgresSharedSession } from './postgres-shared-session.ts';
 
 /** What the store gives its resource locks. */
 export interface PostgresResourceLockOptions {
@@ -52,14 +53,17 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
   const { ready, pools, label } = options;
   // One holder per key id in this process (the shared session would let a second one in).
   const local = createKeyedMutex();
-  // Keys held on the shared session, with the generation of the session holding them.
-  const held = new Map<string, number>();
-  let session:
-    | { readonly generation: number; readonly client: Promise<PostgresPoolClient>; readonly onError: () => void }
-    | undefined;
-  let generation = 0;
-  // Operations between taking the shared session and recording (or dropping) their key.
-  let using = 0;
+  // Keys nobody else held, on the session shared by the process.
+  const session = new PostgresSharedSession(
+    () => pools().sessions.connect(),
+    (ids, lost) => {
+      if (lost === undefined) return;
+      process.emitWarning(
+        `${label}: the session holding ${ids.length} resource lock${ids.length === 1 ? '' : 's'} was lost (${lost}); the calls holding them run on without their locks, and other processes may take those keys meanwhile`,
+        'JournalWarning',
+      );
+    },
+  );
 
   const fail = (error: unknown): Error => {
     const message = error instanceof Error ? error.message : String(error);
@@ -81,80 +85,27 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
     return new Error(`${label}: resource lock failed (${options.describe(error)})`, { cause: error });
   };
 
-  /** Lets go of the shared session of generation `gen`: destroyed when its locks must go, else back to the pool. */
-  const endSession = (gen: number, destroy: boolean, lost?: string): void => {
-    if (session?.generation !== gen) return;
-    const { client, onError } = session;
-    session = undefined;
-    let dropped = 0;
-    for (const [id, g] of held)
-      if (g === gen) {
-        held.delete(id);
-        dropped += 1;
-      }
-    if (lost !== undefined && dropped > 0)
-      process.emitWarning(
-        `${label}: the session holding ${dropped} resource lock${dropped === 1 ? '' : 's'} was lost (${lost}); the calls holding them run on without their locks, and other processes may take those keys meanwhile`,
-        'JournalWarning',
-      );
-    void client
-      .then((c) => {
-        (c as ErrorEvents).off?.('error', onError);
-        c.release(destroy);
-      })
-      .catch(() => {});
-  };
-
-  /** A shared session holding no key and used by no operation goes back to the pool (so an idle process can exit). */
-  const releaseIfIdle = (): void => {
-    if (session === undefined || using > 0) return;
-    for (const g of held.values()) if (g === session.generation) return;
-    endSession(session.generation, false);
-  };
-
-  const sharedSession = (): { readonly generation: number; readonly client: Promise<PostgresPoolClient> } => {
-    if (session !== undefined) return session;
-    generation += 1;
-    const mine = generation;
-    // A dropped connection ends the session and its locks; the host must not crash.
-    const onError = (): void => endSession(mine, true, 'its connection failed');
-    const client = pools()
-      .sessions.connect()
-      .then((c) => {
-        (c as ErrorEvents).on?.('error', onError);
-        return oneQueryAtATime(c);
-      });
-    session = { generation: mine, client, onError };
-    client.catch(() => endSession(mine, false)); // could not connect: the next lock tries again
-    return session;
-  };
-
   /** Lets go of a key held on the shared session of generation `gen` (nothing if that session is gone). */
   const unlockShared = async (id: string, gen: number): Promise<void> => {
-    if (held.get(id) !== gen) return;
-    held.delete(id);
-    if (session?.generation !== gen) return;
-    using += 1;
-    try {
-      const client = await session.client;
-      await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
-    } catch {
-      // Whether the key is still held is unknown: end the session (its locks go with it).
-      endSession(gen, true, 'an unlock failed');
-    } finally {
-      using -= 1;
-      releaseIfIdle();
-    }
+    if (session.holder(id) !== gen) return;
+    session.forget(id);
+    if (!session.isOpen(gen)) return;
+    await session.use(async ({ client }) => {
+      try {
+        await (await client).query('SELECT pg_advisory_unlock($1::bigint)', [id]);
+      } catch {
+        // Whether the key is still held is unknown: end the session (its locks go with it).
+        session.end(gen, true, 'an unlock failed');
+      }
+    });
   };
 
   /** The key on the shared session when nobody holds it: its release, or undefined when another session holds it. */
-  const tryShared = async (id: string, signal: AbortSignal): Promise<(() => Promise<void>) | undefined> => {
-    using += 1;
-    try {
-      const current = sharedSession();
+  const tryShared = (id: string, signal: AbortSignal): Promise<(() => Promise<void>) | undefined> =>
+    session.use(async ({ generation, client: connecting }) => {
       let client: PostgresPoolClient;
       try {
-        client = await untilAborted(current.client, signal, () => {});
+        client = await untilAborted(connecting, signal, () => {});
       } catch (error) {
         throw signal.aborted ? signal.reason : fail(error);
       }
@@ -163,19 +114,14 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
         const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]);
         locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
       } catch (error) {
-        endSession(current.generation, true, 'a lock failed'); // whether it was taken is unknown
+        session.end(generation, true, 'a lock failed'); // whether it was taken is unknown
         throw fail(error);
       }
       if (!locked) return undefined;
-      if (session?.generation !== current.generation)
+      if (!session.hold(id, generation))
         throw fail(new Error('the session to PostgreSQL was lost while taking the lock'));
-      held.set(id, current.generation);
-      return () => unlockShared(id, current.generation);
-    } finally {
-      using -= 1;
-      releaseIfIdle();
-    }
-  };
+      return () => unlockShared(id, generation);
+    });
 
   /** Waits for a key another session holds, on a connection of its own, and holds it there. */
   const waitDedicated = async (id: string, signal: AbortSignal): Promise<() => Promise<void>> => {
@@ -263,8 +209,7 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       return release;
     },
     dispose() {
-      if (session !== undefined) endSession(session.generation, true);
-      held.clear();
+      session.dispose();
     },
   };
 }

@@ -15,14 +15,8 @@
 // them; their releases end nothing of the new holders'.
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
-import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
+import { PostgresSharedSession } from './postgres-shared-session.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
-
-/** One run's claim held by this process, on the claims session of generation `session`. */
-interface Held {
-  readonly claim: RunClaim;
-  readonly session: number;
-}
 
 /** The bigint advisory-lock id of a run. */
 function runLockId(runId: string): string {
@@ -49,13 +43,20 @@ export function createPostgresRunClaims(
   label: string,
   describe: (error: unknown) => string,
 ): RunClaims & { dispose(): void } {
-  // Claims this process holds, by run.
-  const held = new Map<string, Held>();
-  // The session holding them; a new generation after it is lost (its claims went with it).
-  let session:
-    | { readonly generation: number; readonly client: Promise<PostgresPoolClient>; readonly onError: () => void }
-    | undefined;
-  let generation = 0;
+  // Claims this process holds, by run (each on the shared session, which knows which generation).
+  const claims = new Map<string, RunClaim>();
+  const session = new PostgresSharedSession(
+    () => pools().sessions.connect(),
+    (runIds, lost) => {
+      for (const runId of runIds) claims.delete(runId);
+      if (lost === undefined) return;
+      const named = runIds.slice(0, 10).join(', ') + (runIds.length > 10 ? `, and ${runIds.length - 10} more` : '');
+      process.emitWarning(
+        `${label}: the session holding the claims of ${runIds.length} durable run${runIds.length === 1 ? '' : 's'} (${named}) was lost (${lost}); they run on here without their claims, and another process may resume them meanwhile`,
+        'JournalWarning',
+      );
+    },
+  );
   // Per run, the tail of its in-process claim/release operations (they run one at a time).
   const tails = new Map<string, Promise<unknown>>();
 
@@ -70,64 +71,6 @@ export function createPostgresRunClaims(
       if (tails.get(runId) === tail) tails.delete(runId);
     });
     return run;
-  };
-
-  // Claims and releases between taking the session and being done with it: the session
-  // must not go back to the pool (which unrefs its socket, so the process could exit)
-  // while one of their queries is still on it.
-  let using = 0;
-
-  /**
-   * Lets go of the claims session of generation `lost`: destroyed when its locks must go
-   * (lost, or in an unknown state), else returned to the pool (it holds no lock then).
-   */
-  const endSession = (lost: number, destroy: boolean, why?: string): void => {
-    if (session?.generation !== lost) return;
-    const { client, onError } = session;
-    session = undefined;
-    const dropped: string[] = [];
-    for (const [runId, h] of held)
-      if (h.session === lost) {
-        held.delete(runId);
-        dropped.push(runId);
-      }
-    if (why !== undefined && dropped.length > 0) {
-      const named = dropped.slice(0, 10).join(', ') + (dropped.length > 10 ? `, and ${dropped.length - 10} more` : '');
-      process.emitWarning(
-        `${label}: the session holding the claims of ${dropped.length} durable run${dropped.length === 1 ? '' : 's'} (${named}) was lost (${why}); they run on here without their claims, and another process may resume them meanwhile`,
-        'JournalWarning',
-      );
-    }
-    void client
-      .then((c) => {
-        (c as ErrorEvents).off?.('error', onError);
-        c.release(destroy);
-      })
-      .catch(() => {});
-  };
-
-  /** A session holding no claim and used by no claim in progress goes back to the pool (so an idle process can exit). */
-  const releaseIfIdle = (): void => {
-    if (session === undefined || using > 0) return;
-    for (const h of held.values()) if (h.session === session.generation) return;
-    endSession(session.generation, false);
-  };
-
-  const claimsSession = (): { readonly generation: number; readonly client: Promise<PostgresPoolClient> } => {
-    if (session !== undefined) return session;
-    generation += 1;
-    const mine = generation;
-    // A dropped connection ends the session and its claims; the host must not crash.
-    const onError = (): void => endSession(mine, true, 'its connection failed');
-    const client = pools()
-      .sessions.connect()
-      .then((c) => {
-        (c as ErrorEvents).on?.('error', onError);
-        return oneQueryAtATime(c);
-      });
-    session = { generation: mine, client, onError };
-    client.catch(() => endSession(mine, false)); // could not connect: the next claim tries again
-    return session;
   };
 
   const rowOf = async (runId: string): Promise<RunClaim | undefined> => {
@@ -162,33 +105,29 @@ export function createPostgresRunClaims(
   const claimRun = async (claim: RunClaim, deadline: number): Promise<RunClaim | undefined> => {
     await ready();
     for (;;) {
-      const mine = held.get(claim.runId);
-      if (mine !== undefined) return mine.claim.owner === claim.owner ? undefined : mine.claim;
-      const current = claimsSession();
-      const client = await current.client;
-      let locked: boolean;
-      try {
-        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [runLockId(claim.runId)]);
-        locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
-      } catch (error) {
-        endSession(current.generation, true, 'a claim failed'); // whether the lock was taken is unknown
-        throw error;
-      }
-      if (locked) {
+      const mine = claims.get(claim.runId);
+      if (mine !== undefined) return mine.owner === claim.owner ? undefined : mine;
+      const locked = await session.use(async ({ generation, client: connecting }) => {
+        const client = await connecting;
         try {
+          const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [
+            runLockId(claim.runId),
+          ]);
+          if ((rows[0] as { ok?: unknown } | undefined)?.ok !== true) return false;
           // The lock is ours: any row left is a dead holder's, replaced.
           await client.query(
             'INSERT INTO ptc_run_claims (run_id, owner, claim) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, claim = EXCLUDED.claim',
             [claim.runId, claim.owner, JSON.stringify(claim)],
           );
         } catch (error) {
-          endSession(current.generation, true, 'a claim failed');
+          session.end(generation, true, 'a claim failed'); // whether the lock is held is unknown
           throw error;
         }
-        if (session?.generation !== current.generation) throw new Error('the claims session to PostgreSQL was lost');
-        held.set(claim.runId, { claim, session: current.generation });
-        return undefined;
-      }
+        if (!session.hold(claim.runId, generation)) throw new Error('the claims session to PostgreSQL was lost');
+        claims.set(claim.runId, claim);
+        return true;
+      });
+      if (locked) return undefined;
       // Another session holds it: report its claim (written right after its lock)...
       const row = await rowOf(claim.runId);
       const holder = row ?? { runId: claim.runId, owner: '(another session)', pid: 0, host: '', at: 0 };
@@ -203,7 +142,6 @@ export function createPostgresRunClaims(
   return {
     claimRun: (claim) =>
       serial(claim.runId, async () => {
-        using += 1;
         try {
           return await claimRun(claim, Date.now() + 2_000);
         } catch (error) {
@@ -213,36 +151,33 @@ export function createPostgresRunClaims(
             `${label}: claiming durable run ${claim.runId} failed (${describe(error)}); it was not claimed, try again`,
             { cause: error },
           );
-        } finally {
-          using -= 1;
-          releaseIfIdle();
         }
       }),
     /** Ends the claims session (the store closes): its runs become claimable elsewhere. */
     dispose() {
-      if (session !== undefined) endSession(session.generation, true);
-      held.clear();
+      session.dispose();
+      claims.clear();
     },
     releaseRun: (runId, owner) =>
       serial(runId, async () => {
         await ready();
-        const mine = held.get(runId);
+        const mine = claims.get(runId);
         if (mine !== undefined) {
-          if (mine.claim.owner !== owner) return;
-          held.delete(runId);
-          if (session?.generation !== mine.session) return; // its session, and the lock, are gone
-          using += 1;
-          try {
-            const client = await session.client;
-            await client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]);
-            await client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
-          } catch {
-            // Whether the lock is still held is unknown: end the session (its locks go with it).
-            endSession(mine.session, true, 'a release failed');
-          } finally {
-            using -= 1;
-            releaseIfIdle();
-          }
+          if (mine.owner !== owner) return;
+          claims.delete(runId);
+          const generation = session.holder(runId);
+          session.forget(runId);
+          if (generation === undefined || !session.isOpen(generation)) return; // its session, and the lock, are gone
+          await session.use(async ({ client: connecting }) => {
+            try {
+              const client = await connecting;
+              await client.query('DELETE FROM ptc_run_claims WHERE run_id = $1 AND owner = $2', [runId, owner]);
+              await client.query('SELECT pg_advisory_unlock($1::bigint)', [runLockId(runId)]);
+            } catch {
+              // Whether the lock is still held is unknown: end the session (its locks go with it).
+              session.end(generation, true, 'a release failed');
+            }
+          });
           return;
         }
         // Another process's claim is not ours to end while its session lives.
@@ -252,8 +187,8 @@ export function createPostgresRunClaims(
       }),
     async runClaim(runId) {
       await ready();
-      const mine = held.get(runId);
-      if (mine !== undefined) return mine.claim;
+      const mine = claims.get(runId);
+      if (mine !== undefined) return mine;
       // Free lock: whatever row is left belongs to a session that is gone; it is cleared.
       const free = await withFreeLock(runId, async (client) => {
         await client.query('DELETE FROM ptc_run_claims WHERE run_id = $1', [runId]);
