@@ -6,7 +6,7 @@
 // MAX_PENDING_TIMERS timers; they all end with the run.
 import { WAKE_NONE } from '../guest-protocol.ts';
 import { post } from './host-link.ts';
-import { apply, create, defineProperty, NumberCtor, RangeErrorCtor } from './intrinsics.ts';
+import { apply, create, NumberCtor, RangeErrorCtor } from './intrinsics.ts';
 import { advanceClockTo, clockNow, realNow } from './clock.ts';
 import { invalidArgType } from './node-errors.ts';
 import { run } from './run-state.ts';
