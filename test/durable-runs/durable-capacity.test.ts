@@ -14,6 +14,7 @@ import {
   startStoreServers,
   stopStoreServers,
 } from '../durability/fixtures/stores.ts';
+import { allDone, allInside } from '../capacity/fixtures/all-inside.ts';
 import { probeTool, runCode, runValue } from '../ptc/helpers.ts';
 
 let dir = '';
@@ -31,33 +32,16 @@ describe.each(STORE_KINDS)('durable runs at capacity (%s store)', (kind) => {
     const RUNS = 100;
     const store = openStore(kind, await freshStore(dir, kind, `capacity_${kind}`));
     const rt = createToolRuntime({ mode: 'ptc', journal: store.journal });
-    let entered = 0;
-    let allIn!: () => void;
-    const everyoneWaiting = new Promise<void>((resolve) => (allIn = resolve));
+    // Each tool call answers 'done' once all 100 are inside it together, else how many got in.
+    const gate = allInside(RUNS);
     try {
-      rt.register(
-        probeTool({
-          name: 'wait',
-          safe: true,
-          body: async () => {
-            entered += 1;
-            if (entered === RUNS) allIn();
-            await everyoneWaiting;
-            return 'done';
-          },
-        }),
-      );
+      rt.register(probeTool({ name: 'wait', safe: true, body: () => gate.enter() }));
       const runs = Array.from({ length: RUNS }, (_, i) =>
         runCode(rt, 'return await tools.wait({})', { callId: `durable-${i}` }),
       );
-      // Every run reached its tool while none had finished (one that ends early, refused
-      // or failed, ends the wait and shows here).
-      const early = Promise.race(runs.map((run) => run.then((result) => result)));
-      const first = await Promise.race([everyoneWaiting.then(() => undefined), early]);
-      expect(first === undefined ? undefined : (first.error?.message ?? 'finished early')).toBeUndefined();
       const results = await Promise.all(runs);
       expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
-        Array.from({ length: RUNS }, () => 'done'),
+        allDone(RUNS),
       );
     } finally {
       await rt.close();
