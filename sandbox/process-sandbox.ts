@@ -17,6 +17,7 @@ import type { Readable, Writable } from 'node:stream';
 import { HostBlockingLink } from './blocking-call-pipe.ts';
 import { CallBridge } from './call-bridge.ts';
 import { CallRecord, type Divergence } from './call-record.ts';
+import { CpuWaitMeter } from './cpu-wait-meter.ts';
 import type { CompiledProgram } from './compiled-program.ts';
 import {
   type CallItem,
@@ -44,7 +45,10 @@ export interface ProcessSandboxOptions {
   /** See SandboxOptions.blockingCalls. @default true */
   readonly blockingCalls?: boolean;
   readonly limits?: Partial<SandboxLimits>;
-  /** How long a cancelled run's child may take to confirm before it is killed. @default 1000 */
+  /**
+   * How long a cancelled run's child may take to confirm before it is killed; time its main
+   * thread waited for a CPU meanwhile (Linux) is added. @default 1000
+   */
   readonly hangGraceMs?: number;
   /**
    * A sandbox process with runs in flight is pinged this often; one that has sent nothing
@@ -52,7 +56,11 @@ export interface ProcessSandboxOptions {
    * killed, and its runs are re-run elsewhere. @default 1000
    */
   readonly heartbeatMs?: number;
-  /** See `heartbeatMs`; at least twice `heartbeatMs`. @default 5000 (twice `heartbeatMs` if that is more) */
+  /**
+   * See `heartbeatMs`; at least twice `heartbeatMs`. Counts only time the process could
+   * have answered in: not time this host's thread was late, nor (Linux) time the process's
+   * main thread waited for a CPU (cpu-wait-meter.ts). @default 5000 (twice `heartbeatMs` if that is more)
+   */
   readonly unresponsiveMs?: number;
   /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
   readonly settleGraceMs?: number;
@@ -113,8 +121,13 @@ interface Child {
   readonly onReady: Array<() => void>;
   draining: boolean;
   dead: boolean;
-  /** When the child last sent anything (any message is a sign of life). */
+  /**
+   * When the child last sent anything (any message is a sign of life), moved on by the
+   * time nobody could hear it: the host's own thread blocked, or the child's waiting for a CPU.
+   */
   lastHeard: number;
+  /** What Linux says about its main thread (cpu-wait-meter.ts); undefined where it has no pid. */
+  readonly cpuWait: CpuWaitMeter | undefined;
   /** Why the host killed it, if it did, for the runs' messages. */
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
@@ -337,7 +350,10 @@ export class ProcessSandbox implements Sandbox {
   /** Gives `run` to `child` and keeps the heartbeat going while any child has runs. */
   #assign(child: Child, run: HostRun): void {
     // An idle child owed no sign of life: its silence counts from now.
-    if (child.runs.size === 0) child.lastHeard = Date.now();
+    if (child.runs.size === 0) {
+      child.lastHeard = Date.now();
+      child.cpuWait?.reset();
+    }
     child.runs.set(run.runId, run);
     this.#refChild(child);
     if (this.#heartbeat === undefined) {
@@ -347,7 +363,13 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
-  /** Pings busy children; kills one that has been silent too long (its runs are re-run). */
+  /**
+   * Pings busy children; kills one that has been silent too long (its runs are re-run).
+   * Silence is time the child could have used to answer: not the time this host's own
+   * thread was late to read it, nor the time the child's main thread waited for a CPU
+   * (an overloaded host starves healthy processes; killing them would turn overload into
+   * lost runs). A stopped, sleeping (deadlocked) or spinning main thread gets no such credit.
+   */
   #checkLiveness(): void {
     let busy = false;
     const now = Date.now();
@@ -358,13 +380,18 @@ export class ProcessSandbox implements Sandbox {
     for (const child of this.#children) {
       if (child.dead || child.runs.size === 0 || !child.ready) continue;
       busy = true;
-      if (stalled > 0) child.lastHeard = Math.min(now, child.lastHeard + stalled);
+      const excused = Math.max(0, stalled) + (child.cpuWait?.waitedMs(now) ?? 0);
+      if (excused > 0) child.lastHeard = Math.min(now, child.lastHeard + excused);
       if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
-        child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed`;
-        child.process.kill('SIGKILL');
-      } else {
-        this.#send(child, { type: 'ping' });
+        // Asked only now: a wait for a CPU still under way is counted when it ends.
+        if (now - child.lastHeard - (child.cpuWait?.unseenWaitMs() ?? 0) > this.#unresponsiveMs) {
+          const state = child.cpuWait?.describeState();
+          child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed${state === undefined ? '' : ` (its main thread was ${state})`}`;
+          child.process.kill('SIGKILL');
+          continue;
+        }
       }
+      this.#send(child, { type: 'ping' });
     }
     if (!busy && this.#heartbeat !== undefined) {
       clearInterval(this.#heartbeat);
@@ -440,6 +467,7 @@ export class ProcessSandbox implements Sandbox {
       ready: false,
       runsTaken: 0,
       lastHeard: Date.now(),
+      cpuWait: childProcess.pid === undefined ? undefined : new CpuWaitMeter(childProcess.pid),
       callsOut: 0,
       heavyRuns: new Set(),
       demoted: false,
@@ -726,13 +754,23 @@ export class ProcessSandbox implements Sandbox {
     run.cancelMessage = message;
     this.#send(child, { type: 'cancel', runId: run.runId, kind, message });
     const armKill = (graceMs: number, lateAllowed: boolean): void => {
-      const due = Date.now() + graceMs;
+      const now = Date.now();
+      const due = now + graceMs;
+      // One /proc read per cancel (and per extension), none per run.
+      const mark = child.cpuWait?.mark(now);
       run.killTimer = setTimeout(() => {
         // Fired late: this host's own thread was blocked (a synchronous tool, say) and the
         // confirmation may be waiting unread; the child gets back the time nobody listened
         // (once: a host lagging all the time must still kill a hung child).
         const late = Date.now() - due;
-        if (lateAllowed && late > LATE_TIMER_MS) armKill(late, false);
+        if (lateAllowed && late > LATE_TIMER_MS) {
+          armKill(late, false);
+          return;
+        }
+        // Its main thread waited for a CPU meanwhile (an overloaded host): it gets that time
+        // back. A stopped or deadlocked one waits for none, a spinning one only for part.
+        const starved = child.cpuWait?.waitedSince(mark, Date.now()) ?? 0;
+        if (starved > LATE_TIMER_MS) armKill(starved, false);
         // No confirmation: the child is hung (e.g. deadlocked inside isolated-vm).
         else child.process.kill('SIGKILL');
       }, graceMs);

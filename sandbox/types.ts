@@ -167,6 +167,11 @@ export interface SandboxOptions {
   /**
    * `process` only: a sandbox process with runs in flight is pinged every `heartbeatMs`;
    * one silent for `unresponsiveMs` (stuck, e.g. deadlocked) is killed and its runs re-run.
+   * Silence is time it could have answered in: time the host's own thread was late to read
+   * it does not count, nor (Linux, from /proc) time its main thread was runnable but waited
+   * for a CPU, so an overloaded host does not kill its healthy, starved processes. A
+   * stopped, sleeping or spinning main thread earns no such time: it is killed within
+   * `unresponsiveMs` of its own time plus two heartbeats. Without /proc, the clock alone.
    * `unresponsiveMs` must be at least twice `heartbeatMs` (a healthy process is silent for
    * about one heartbeat at a time). @default 1000 and 5000 (or twice `heartbeatMs`)
    */

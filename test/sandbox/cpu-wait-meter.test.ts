@@ -1,0 +1,119 @@
+// The watchdog's view of a process's main thread, read from /proc of real processes
+// (Linux): a starved one waited for a CPU (time it could not use), while a sleeping
+// (deadlocked), stopped or spinning one gets no credit that would keep it alive. A process
+// /proc says nothing about gives no credit either: the watchdog goes by the clock alone.
+import { type ChildProcess, spawn } from 'node:child_process';
+import { describe, expect, it } from '@jest/globals';
+import { CpuWaitMeter } from '../../sandbox/cpu-wait-meter.ts';
+import { sleep } from './helpers.ts';
+import { procState, starve } from './starvation.ts';
+
+/** A Node process running `code`; resolves once its main thread is in `state`. */
+async function processIn(code: string, state: string): Promise<ChildProcess & { pid: number }> {
+  const child = spawn(process.execPath, ['-e', code], { stdio: 'ignore' });
+  const { pid } = child;
+  if (pid === undefined) throw new Error('the process did not start');
+  for (let tries = 0; procState(pid) !== state; tries++) {
+    if (tries > 2_000) throw new Error(`process ${pid} never got to state ${state}`);
+    await sleep(10);
+  }
+  return Object.assign(child, { pid });
+}
+
+const SLEEPER = 'setTimeout(() => {}, 60_000);';
+const SPINNER = 'const end = Date.now() + 60_000; while (Date.now() < end);';
+/** Wakes every millisecond: healthy, but needs the CPU often. */
+const TICKER =
+  'const end = Date.now() + 60_000; const t = setInterval(() => { if (Date.now() > end) clearInterval(t); }, 1);';
+
+/** Two heartbeat readings `ms` apart; returns the wait the second one counted. */
+async function twoReadings(meter: CpuWaitMeter, ms: number): Promise<number> {
+  meter.waitedMs(Date.now());
+  await sleep(ms);
+  return meter.waitedMs(Date.now());
+}
+
+describe('CPU wait meter', () => {
+  if (process.platform !== 'linux') return;
+
+  it('a process /proc cannot tell about (gone) gives no credit and no state', async () => {
+    const gone = spawn(process.execPath, ['-e', ''], { stdio: 'ignore' });
+    await new Promise((resolve) => gone.once('exit', resolve));
+    const meter = new CpuWaitMeter(gone.pid ?? -1);
+    expect(meter.waitedMs(Date.now())).toBe(0);
+    expect(meter.waitedMs(Date.now() + 100)).toBe(0);
+    expect(meter.unseenWaitMs()).toBe(0);
+    const mark = meter.mark(Date.now());
+    expect(mark).toBeUndefined();
+    expect(meter.waitedSince(mark, Date.now())).toBe(0);
+    expect(meter.describeState()).toBeUndefined();
+  });
+
+  it('a sleeping main thread (as a deadlocked one) waits for no CPU: no credit', async () => {
+    const sleeper = await processIn(SLEEPER, 'S');
+    try {
+      const meter = new CpuWaitMeter(sleeper.pid);
+      const mark = meter.mark(Date.now());
+      const waited = await twoReadings(meter, 300);
+      expect(waited).toBeLessThan(50);
+      expect(meter.unseenWaitMs()).toBe(0);
+      expect(meter.waitedSince(mark, Date.now())).toBeLessThan(50);
+      expect(meter.describeState()).toBe('sleeping');
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('a stopped process waits for no CPU: no credit', async () => {
+    const sleeper = await processIn(SLEEPER, 'S');
+    try {
+      process.kill(sleeper.pid, 'SIGSTOP');
+      while (procState(sleeper.pid) !== 'T') await sleep(5);
+      const meter = new CpuWaitMeter(sleeper.pid);
+      const mark = meter.mark(Date.now());
+      expect(await twoReadings(meter, 300)).toBe(0);
+      expect(meter.unseenWaitMs()).toBe(0);
+      expect(meter.waitedSince(mark, Date.now())).toBe(0);
+      expect(meter.describeState()).toBe('stopped');
+    } finally {
+      sleeper.kill('SIGKILL');
+    }
+  });
+
+  it('a spinning main thread runs: a wait under way is bounded by the interval, never open-ended', async () => {
+    const spinner = await processIn(SPINNER, 'R');
+    const starvation = starve(spinner.pid, 2);
+    try {
+      const meter = new CpuWaitMeter(spinner.pid);
+      const started = Date.now();
+      await twoReadings(meter, 500);
+      const unseen = meter.unseenWaitMs();
+      expect(Number.isFinite(unseen)).toBe(true);
+      expect(unseen).toBeLessThanOrEqual(Date.now() - started);
+      expect(meter.describeState()).toBe('runnable');
+    } finally {
+      starvation.stop();
+      spinner.kill('SIGKILL');
+    }
+  });
+
+  it('a healthy process starved of CPU (pinned with busy loops, nice 19) is credited with its waits', async () => {
+    const ticker = await processIn(TICKER, 'S');
+    const starvation = starve(ticker.pid, 2);
+    try {
+      const meter = new CpuWaitMeter(ticker.pid);
+      const mark = meter.mark(Date.now());
+      const started = Date.now();
+      const waited = await twoReadings(meter, 1_000);
+      const since = meter.waitedSince(mark, Date.now());
+      const elapsed = Date.now() - started;
+      // Most of its time went waiting for the CPU; a wait under way counts too.
+      expect(waited + Math.min(meter.unseenWaitMs(), elapsed)).toBeGreaterThan(300);
+      expect(since).toBeGreaterThan(elapsed / 2);
+      expect(since).toBeLessThanOrEqual(elapsed + 1);
+    } finally {
+      starvation.stop();
+      ticker.kill('SIGKILL');
+    }
+  });
+});

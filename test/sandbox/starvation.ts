@@ -1,0 +1,59 @@
+// Starves a real process of CPU (Linux): pins it and several busy-loop processes to one
+// CPU with `taskset` and lowers its threads to nice 19, so it is runnable but mostly waits
+// for that CPU, as a healthy process does on an overloaded host.
+import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
+
+/** The CPU the starved process and the busy loops share. */
+const SHARED_CPU = '0';
+/** A busy loop ends by itself after this long even if nobody stops it. */
+const BUSY_LOOP_LIFETIME_MS = 90_000;
+
+/** The main thread's counters from /proc/<pid>/schedstat, in ms: time it ran, time it waited for a CPU. */
+export function schedstat(pid: number): { ranMs: number; waitedMs: number } {
+  const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+  return { ranMs: (ran ?? Number.NaN) / 1e6, waitedMs: (waited ?? Number.NaN) / 1e6 };
+}
+
+/** The main thread's scheduler state letter (R, S, T...) from /proc/<pid>/stat; undefined once it is gone. */
+export function procState(pid: number): string | undefined {
+  let stat: string;
+  try {
+    stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  } catch {
+    return undefined; // gone
+  }
+  return stat.slice(stat.lastIndexOf(')') + 2)[0];
+}
+
+export interface Starvation {
+  /** Stops the busy loops (the starved process keeps its CPU pin and nice value). */
+  readonly stop: () => void;
+}
+
+/** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at nice 19. */
+export function starve(pid: number, loops: number): Starvation {
+  const busy: ChildProcess[] = [];
+  const stop = (): void => {
+    for (const loop of busy) loop.kill('SIGKILL');
+  };
+  try {
+    for (let i = 0; i < loops; i++) {
+      const loop = spawn(
+        process.execPath,
+        ['-e', `const end = Date.now() + ${BUSY_LOOP_LIFETIME_MS}; while (Date.now() < end);`],
+        { stdio: 'ignore' },
+      );
+      busy.push(loop);
+      execFileSync('taskset', ['-p', '-c', SHARED_CPU, String(loop.pid)], { stdio: 'ignore' });
+    }
+    execFileSync('taskset', ['-a', '-p', '-c', SHARED_CPU, String(pid)], { stdio: 'ignore' });
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      execFileSync('renice', ['-n', '19', '-p', tid], { stdio: 'ignore' });
+    }
+  } catch (error) {
+    stop();
+    throw error;
+  }
+  return { stop };
+}

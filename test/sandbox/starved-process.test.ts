@@ -1,0 +1,165 @@
+// The watchdog on an overloaded host (Linux): a healthy sandbox process that is runnable
+// but waits for a CPU (pinned with busy loops to one CPU at nice 19) is not killed for its
+// silence, nor for a cancel it confirms late; a stopped one on the same starved CPU still is.
+import { describe, expect, it } from '@jest/globals';
+import { ProcessSandbox } from '../../sandbox/index.ts';
+import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
+import { procState, schedstat, starve } from './starvation.ts';
+
+const HEARTBEAT_MS = 50;
+const UNRESPONSIVE_MS = 400;
+/** Busy loops sharing the sandbox process's CPU: at nice 19 it gets ~1% of that CPU. */
+const BUSY_LOOPS = 2;
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A sandbox whose watchdog kills a process silent for 400 ms, and whose runs cannot be re-run (a kill would lose them). */
+async function watchedSandbox(): Promise<{ sandbox: ProcessSandbox; pid: number }> {
+  const sandbox = new ProcessSandbox({
+    poolSize: 0,
+    processes: 1,
+    heartbeatMs: HEARTBEAT_MS,
+    unresponsiveMs: UNRESPONSIVE_MS,
+    hangGraceMs: 200,
+    rerunRecordBytes: 0,
+    limits: { wallTimeMs: 120_000 },
+  });
+  expectOk(await sandbox.run({ code: 'return 1', toolNames: [], hostCall: fakeHost().hostCall }), 1);
+  const pid = sandbox.childPid;
+  if (pid === undefined) throw new Error('no sandbox process');
+  return { sandbox, pid };
+}
+
+/** Each call answered after a short delay, so the program waits on the host between calls. */
+const tick = fakeHost;
+const slowly = async (): Promise<ReturnType<typeof ok>> => {
+  await sleep(10);
+  return ok(1);
+};
+
+const linux = process.platform === 'linux';
+
+describe('the watchdog on a starved CPU', () => {
+  if (!linux) return;
+
+  it('a healthy sandbox process that mostly waits for a CPU is not killed, though unresponsiveMs is low', async () => {
+    const { sandbox, pid } = await watchedSandbox();
+    const starvation = starve(pid, BUSY_LOOPS);
+    try {
+      const before = schedstat(pid);
+      const host = tick(slowly);
+      const outcome = await sandbox.run({
+        code: 'let n = 0; for (let i = 0; i < 20; i++) n += await tools.tick({ i }); return n;',
+        toolNames: ['tick'],
+        hostCall: host.hostCall,
+      });
+      const after = schedstat(pid);
+      // It really was starved: its main thread waited for the CPU far longer than the watchdog's bound.
+      expect(after.waitedMs - before.waitedMs).toBeGreaterThan(2 * UNRESPONSIVE_MS);
+      // Not killed: the same process, every call made once (a re-run is impossible without a record).
+      expectOk(outcome, 20);
+      expect(host.calls).toHaveLength(20);
+      expect(sandbox.childPid).toBe(pid);
+      expect(isAlive(pid)).toBe(true);
+    } finally {
+      starvation.stop();
+      await sandbox.close();
+    }
+  }, 120_000);
+
+  it('a starved sandbox process confirms a cancel late and is not killed for it: its other run finishes', async () => {
+    const { sandbox, pid } = await watchedSandbox();
+    const park = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+    const parked = sandbox.run({
+      code: 'await tools.park({}); return 1;',
+      toolNames: ['park'],
+      hostCall: park.hostCall,
+      limits: { wallTimeMs: 3_000 },
+    });
+    while (park.calls.length === 0) await sleep(5);
+    const starvation = starve(pid, BUSY_LOOPS);
+    try {
+      const before = schedstat(pid);
+      const host = tick(slowly);
+      const bystander = sandbox.run({
+        code: 'let n = 0; for (let i = 0; i < 20; i++) n += await tools.tick({ i }); return n;',
+        toolNames: ['tick'],
+        hostCall: host.hostCall,
+      });
+      // Its deadline passes while the process is starved: the cancel's confirmation is late.
+      expectKind(await parked, 'timeout', /wall-clock limit/);
+      expectOk(await bystander, 20);
+      expect(host.calls).toHaveLength(20);
+      expect(schedstat(pid).waitedMs - before.waitedMs).toBeGreaterThan(2 * UNRESPONSIVE_MS);
+      expect(sandbox.childPid).toBe(pid);
+    } finally {
+      starvation.stop();
+      await sandbox.close();
+    }
+  }, 120_000);
+
+  it('a stopped sandbox process on the starved CPU is still killed; its run is re-run and finishes', async () => {
+    const sandbox = new ProcessSandbox({
+      poolSize: 0,
+      processes: 1,
+      heartbeatMs: HEARTBEAT_MS,
+      unresponsiveMs: UNRESPONSIVE_MS,
+      limits: { wallTimeMs: 120_000 },
+    });
+    let starvation: { stop: () => void } | undefined;
+    try {
+      expectOk(await sandbox.run({ code: 'return 1', toolNames: [], hostCall: fakeHost().hostCall }), 1);
+      const pid = sandbox.childPid;
+      if (pid === undefined) throw new Error('no sandbox process');
+      let release!: () => void;
+      const gate = new Promise<void>((resolve) => (release = resolve));
+      const work = fakeHost(async () => {
+        await gate;
+        return ok('answered');
+      });
+      const pending = sandbox.run({
+        code: 'return await tools.work({});',
+        toolNames: ['work'],
+        hostCall: work.hostCall,
+      });
+      while (work.calls.length === 0) await sleep(5);
+      starvation = starve(pid, BUSY_LOOPS);
+      process.kill(pid, 'SIGSTOP');
+      // A starved process stops once it gets the CPU to take the signal.
+      while (isAlive(pid) && procState(pid) !== 'T') await sleep(5);
+      // No deadline is due for two minutes: only the watchdog ends it, well within the test's time.
+      while (isAlive(pid)) await sleep(20);
+      release();
+      expectOk(await pending, 'answered');
+      expect(work.calls).toHaveLength(1);
+      expect(sandbox.childPid).not.toBe(pid);
+    } finally {
+      starvation?.stop();
+      await sandbox.close();
+    }
+  }, 120_000);
+
+  it('the kill says what the main thread was doing', async () => {
+    const { sandbox, pid } = await watchedSandbox();
+    try {
+      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const pending = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: hang.hostCall,
+      });
+      while (hang.calls.length === 0) await sleep(5);
+      process.kill(pid, 'SIGSTOP');
+      expectKind(await pending, 'crash', /sent nothing for 400 ms and was killed \(its main thread was stopped\)/);
+    } finally {
+      await sandbox.close();
+    }
+  }, 60_000);
+});
