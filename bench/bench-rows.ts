@@ -1,7 +1,7 @@
 // Turns section results into the rows of the table `npm run bench` prints: each row a
 // measured figure, the baseline measured in the same run, their ratio, and the issue's
 // target where it sets one.
-import type { CapacityResult } from './capacity-bench.ts';
+import type { CapacityResult, WaitingRunsResult } from './capacity-bench.ts';
 import type { ConcurrencyResult } from './concurrency-bench.ts';
 import type { ContextSavingsResult, DefinitionCost } from './context-savings-bench.ts';
 import type { LatencyResult } from './latency-bench.ts';
@@ -108,10 +108,28 @@ export const WAITING_RUNS_TARGET_MS: Readonly<Record<number, number>> = { 100: 1
 
 export function capacityRows(r: CapacityResult): Row[] {
   const rows: Row[] = [];
+  // CPU per run with no pool, at the fewest and the most runs in flight: a run that cost
+  // more with more in flight would show here (per-tick work over live runs, GC growing
+  // with what runs leave behind, lists scanned per run).
+  const noPool = r.waiting.filter((w) => w.poolSize === 0 && w.refused === 0 && w.failed === 0);
+  const fewest = noPool.reduce<WaitingRunsResult | undefined>(
+    (a, w) => (a === undefined || w.runs < a.runs ? w : a),
+    undefined,
+  );
+  const most = noPool.reduce<WaitingRunsResult | undefined>(
+    (a, w) => (a === undefined || w.runs > a.runs ? w : a),
+    undefined,
+  );
   for (const w of r.waiting) {
     // The issue's targets are for the default settings; a tuned pool is shown beside them.
     const target = w.poolSize === undefined ? WAITING_RUNS_TARGET_MS[w.runs] : undefined;
-    const setting = `${w.poolSize === undefined ? '' : `, poolSize ${w.poolSize}: isolates pre-warmed`}${w.distinct ? ', a distinct program each' : ''}`;
+    const pool =
+      w.poolSize === undefined
+        ? ''
+        : w.poolSize === 0
+          ? ', poolSize 0: no isolate prepared before'
+          : `, poolSize ${w.poolSize}: isolates pre-warmed`;
+    const setting = `${pool}${w.distinct ? ', a distinct program each' : ''}`;
     const perGiB = w.rssPerRunMb === undefined || w.rssPerRunMb <= 0 ? undefined : 1024 / w.rssPerRunMb;
     rows.push({
       section: '8 capacity',
@@ -122,6 +140,17 @@ export function capacityRows(r: CapacityResult): Row[] {
       target: target === undefined ? '' : `≤ ${ms(target)}, none refused`,
       met: target === undefined ? null : w.wallMs <= target && w.refused === 0 && w.failed === 0,
     });
+    if (w === most && fewest !== undefined && most.runs > fewest.runs) {
+      rows.push({
+        section: '8 capacity',
+        name: `  … CPU per run with no pool: ${most.runs.toLocaleString('en-US')} runs in flight against ${fewest.runs.toLocaleString('en-US')} (${most.isolation})`,
+        value: `${ms(most.startCpuMsPerRun)} of CPU per run until every tool call had started`,
+        baseline: `${ms(fewest.startCpuMsPerRun)} with ${fewest.runs.toLocaleString('en-US')} runs`,
+        ratio: x(most.startCpuMsPerRun / fewest.startCpuMsPerRun),
+        target: 'about 1× (a run costs the same however many are in flight)',
+        met: null,
+      });
+    }
     if (target === undefined || w.distinct) continue;
     // What the machine could do on idle cores: the CPU this burst needed to start its runs.
     const idleFloor = (w.startCpuMsPerRun * Math.max(1, w.runs - w.refused)) / w.cores + w.toolMs;

@@ -5,6 +5,10 @@
 //    with 50 isolates pre-warmed per sandbox process (poolSize): the burst then skips
 //    preparing them, which is what the fresh-isolate-per-run floor costs; and once with a
 //    distinct program text per run (the other rows repeat one, compiled once).
+//    Once more with no pool (poolSize 0) at 100 and at 1,000 runs: every run then starts on
+//    an isolate prepared in the burst, so the two rows' CPU per run say whether a run costs
+//    more when more are in flight (the default rows cannot: at 100 runs most start on the
+//    isolates the pool prepared before the burst, at 1,000 few do).
 //    Each row also reads the CPU time (host + sandbox processes + compiler, from /proc)
 //    spent until every run awaits its tool: that CPU over the cores, plus the tool's
 //    second, is the earliest the last run could finish on idle cores. The floor of any
@@ -77,6 +81,8 @@ export interface CapacityOptions {
   readonly bareIsolates?: number;
   /** Also run the 100-run row with this many pre-warmed isolates per sandbox process (0 = not). @default 50 */
   readonly prewarmedPool?: number;
+  /** Also run these run counts with no pool (process mode), to compare their CPU per run. @default [100, 1000] */
+  readonly noPoolRunCounts?: readonly number[];
 }
 
 const TOOL_MS = 1_000;
@@ -94,6 +100,12 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
     if (isolation === 'process' && pool > 0) waiting.push(await waitingRuns(isolation, 100, { poolSize: pool }));
     // The rows above send one program text 100 times (compiled once, see compile-cache.ts).
     if (isolation === 'process') waiting.push(await waitingRuns(isolation, 100, { distinct: true }));
+    // Every run on an isolate prepared in the burst: CPU per run against runs in flight.
+    if (isolation === 'process') {
+      for (const runs of options.noPoolRunCounts ?? [100, 1_000]) {
+        waiting.push(await waitingRuns(isolation, runs, { poolSize: 0 }));
+      }
+    }
     runaway.push(await underRunaways(isolation, options.runaways ?? 50, options.samples ?? 15));
   }
   return { waiting, cold, runaway, bareIsolateFloor: await bareIsolateFloor(options.bareIsolates ?? 1_000) };
