@@ -115,10 +115,13 @@ describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {
     const child = claimInChild(kind, path, 'done-run', 'short-lived', 'release');
     expect(await child.report).toEqual({ won: true });
     // Nothing it holds keeps it alive (a claim's connection goes back to an idle pool).
+    // The bound's timer is cleared: left running, it kept the test worker alive 30 s after the file.
+    let bound: ReturnType<typeof setTimeout> | undefined;
     const exited = await Promise.race([
       child.exited.then(() => true),
-      new Promise<false>((resolve) => setTimeout(() => resolve(false), 30_000)),
+      new Promise<false>((resolve) => (bound = setTimeout(() => resolve(false), 30_000))),
     ]);
+    clearTimeout(bound);
     if (!exited) await child.kill();
     expect(exited).toBe(true);
     const store = openStore(kind, path);

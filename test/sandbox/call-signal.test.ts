@@ -22,8 +22,11 @@ function host(): { seen: Seen[]; hostCall: (request: HostCallRequest) => Promise
       const entry: Seen = { seq: request.seq, tool: request.toolName, aborted: false };
       seen.push(entry);
       if (request.toolName === 'fast') return ok({ fast: request.seq });
-      // 'slow' answers only when its call is aborted (or after 10 s).
-      await Promise.race([untilAborted(request.signal), new Promise((r) => setTimeout(r, 10_000))]);
+      // 'slow' answers only when its call is aborted (or after 10 s). The timer is cleared:
+      // left running, it would keep the test worker alive 10 s after the file ends.
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([untilAborted(request.signal), new Promise((r) => (timer = setTimeout(r, 10_000)))]);
+      clearTimeout(timer);
       entry.aborted = request.signal.aborted;
       return { ok: false, code: 'ABORTED', message: 'aborted on the host' };
     },
