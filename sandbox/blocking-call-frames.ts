@@ -29,30 +29,52 @@ const NEWLINE = 0x0a;
 /** With the u flag a surrogate pair is one code point, so this matches only an unpaired half. */
 const LONE_SURROGATE = /[\ud800-\udfff]/u;
 
-/** The frame's two parts, to write in order. */
-function encode(header: Record<string, unknown>, body: string): [Buffer, Buffer] {
-  const bodyBytes = Buffer.from(body, 'utf8');
-  return [Buffer.from(`${JSON.stringify({ ...header, bytes: bodyBytes.length })}\n`, 'utf8'), bodyBytes];
+/**
+ * A frame's header line, written by hand (numbers and JSON strings only): no object to
+ * spread or stringify per call. `fields` is the header's members before `bytes`, each
+ * followed by a comma. The frame is this line and the body in one buffer: one
+ * allocation, one write.
+ */
+function headerLine(fields: string, body: string): string {
+  return `{${fields}"bytes":${Buffer.byteLength(body, 'utf8')}}\n`;
 }
 
 /** Undefined when its header would be over MAX_HEADER_BYTES (a very long tool name): such a call goes over IPC. */
-export function encodeCallFrame(frame: CallFrame): [Buffer, Buffer] | undefined {
-  const { argsJson, ...header } = frame;
-  const parts = encode(header, argsJson);
-  return parts[0].length >= MAX_HEADER_BYTES ? undefined : parts;
+export function encodeCallFrame(frame: CallFrame): Buffer | undefined {
+  const { runId, seq, toolName, sent, handled, argsJson } = frame;
+  const header = headerLine(
+    `"runId":${runId},"seq":${seq},"toolName":${JSON.stringify(toolName)},"sent":${sent},"handled":${handled},`,
+    argsJson,
+  );
+  // Only the tool name makes a header long; a UTF-16 unit is at most 3 bytes.
+  if (header.length * 3 >= MAX_HEADER_BYTES && Buffer.byteLength(header, 'utf8') >= MAX_HEADER_BYTES) return undefined;
+  return Buffer.from(header + argsJson, 'utf8');
 }
 
-export function encodeAnswer(answer: BlockingAnswer): [Buffer, Buffer] {
-  if ('release' in answer) return [Buffer.from('{"release":true,"bytes":0}\n'), Buffer.alloc(0)];
+const RELEASE_FRAME = '{"release":true,"bytes":0}\n';
+
+/** The host's own text: the sandbox process reads its header unbounded. */
+export function encodeAnswer(answer: BlockingAnswer): Buffer {
+  if ('release' in answer) return Buffer.from(RELEASE_FRAME, 'utf8');
   const { outcome } = answer;
-  const at = outcome.at === undefined ? {} : { at: outcome.at };
-  // The host's own text: the sandbox process reads its header unbounded.
-  if (outcome.ok) return encode({ seq: answer.seq, ok: true, ...at }, outcome.valueJson);
-  // Raw UTF-8 cannot carry a lone surrogate (a message clipped mid-emoji): such a message
-  // crosses JSON-escaped, so it reads the same as over IPC.
-  return !LONE_SURROGATE.test(outcome.message)
-    ? encode({ seq: answer.seq, ok: false, code: outcome.code, ...at }, outcome.message)
-    : encode({ seq: answer.seq, ok: false, code: outcome.code, escaped: true, ...at }, JSON.stringify(outcome.message));
+  // A time that is not a finite number is left out (the sandbox process then takes its own).
+  const at = outcome.at !== undefined && Number.isFinite(outcome.at) ? `"at":${outcome.at},` : '';
+  let fields: string;
+  let body: string;
+  if (outcome.ok) {
+    fields = `"seq":${answer.seq},"ok":true,${at}`;
+    body = outcome.valueJson;
+  } else {
+    fields = `"seq":${answer.seq},"ok":false,"code":${JSON.stringify(outcome.code)},${at}`;
+    body = outcome.message;
+    // Raw UTF-8 cannot carry a lone surrogate (a message clipped mid-emoji): such a
+    // message crosses JSON-escaped, so it reads the same as over IPC.
+    if (LONE_SURROGATE.test(body)) {
+      fields += '"escaped":true,';
+      body = JSON.stringify(body);
+    }
+  }
+  return Buffer.from(headerLine(fields, body) + body, 'utf8');
 }
 
 /**
@@ -105,11 +127,20 @@ export class CallFrameReader {
           this.#fail('a blocking call over the size limit');
           return;
         }
-        this.#head.push(chunk.subarray(at, end));
-        if (newline < 0) return;
+        if (newline < 0) {
+          this.#head.push(chunk.subarray(at, end));
+          return;
+        }
+        // Usually the whole header is in this chunk: decoded in place, no copy.
+        let text: string;
+        if (this.#head.length === 0) text = chunk.toString('utf8', at, end);
+        else {
+          this.#head.push(chunk.subarray(at, end));
+          text = Buffer.concat(this.#head).toString('utf8');
+          this.#head = [];
+        }
         at = newline + 1;
-        const header = parseCallHeader(Buffer.concat(this.#head).toString('utf8'));
-        this.#head = [];
+        const header = parseCallHeader(text);
         this.#headBytes = 0;
         if (header === undefined) {
           this.#fail('a malformed blocking call');
@@ -124,14 +155,17 @@ export class CallFrameReader {
         this.#bodyNeeded = header.bytes;
       }
       const take = Math.min(this.#bodyNeeded, chunk.length - at);
+      // Usually the whole body is in this chunk too: decoded in place.
+      let whole: string | undefined;
       if (take > 0) {
-        this.#body.push(chunk.subarray(at, at + take));
+        if (this.#body.length === 0 && take === this.#bodyNeeded) whole = chunk.toString('utf8', at, at + take);
+        else this.#body.push(chunk.subarray(at, at + take));
         at += take;
         this.#bodyNeeded -= take;
       }
       if (this.#bodyNeeded === 0) {
         const { runId, seq, toolName, sent, handled } = this.#header;
-        const argsJson = Buffer.concat(this.#body).toString('utf8');
+        const argsJson = whole ?? Buffer.concat(this.#body).toString('utf8');
         this.#header = undefined;
         this.#body = [];
         this.#onFrame({ runId, seq, toolName, argsJson, sent, handled });
@@ -163,20 +197,10 @@ function parseCallHeader(text: string): (Omit<CallFrame, 'argsJson'> & { bytes: 
     : undefined;
 }
 
-/** Sandbox process side: writes both parts of a frame to `fd`, blocking until they are written. */
-export function writeFrameSync(fd: number, parts: readonly Buffer[]): void {
+/** Sandbox process side: writes a frame to `fd` in one write, blocking until it is written. */
+export function writeFrameSync(fd: number, frame: Buffer): void {
   // One write for the whole frame: the host wakes once for it, not once per part.
-  const frame = joinFrame(parts);
   for (let written = 0; written < frame.length; ) written += writeSync(fd, frame, written, frame.length - written);
-}
-
-/**
- * A frame's parts as one buffer, written with one call: the reader on the other end
- * blocks (or waits in its event loop) until data arrives, and each separate write can
- * wake it once more only to find the frame incomplete.
- */
-export function joinFrame(parts: readonly Buffer[]): Buffer {
-  return parts.length === 1 ? parts[0]! : Buffer.concat(parts);
 }
 
 /**
@@ -194,6 +218,7 @@ const answerChunk = Buffer.allocUnsafe(65_536);
 export function readAnswerSync(fd: number): BlockingAnswer {
   const chunk = answerChunk;
   const head: Buffer[] = [];
+  let headerText: string;
   let rest: Buffer;
   for (;;) {
     const read = readSync(fd, chunk, 0, chunk.length, null);
@@ -203,28 +228,39 @@ export function readAnswerSync(fd: number): BlockingAnswer {
       head.push(Buffer.from(chunk.subarray(0, read)));
       continue;
     }
-    head.push(chunk.subarray(0, newline));
+    // Usually the whole header is in the first read: decoded in place, no copy.
+    headerText = head.length === 0 ? chunk.toString('utf8', 0, newline) : joinText(head, chunk.subarray(0, newline));
     rest = chunk.subarray(newline + 1, read);
     break;
   }
-  const header = JSON.parse(Buffer.concat(head).toString('utf8')) as Record<string, unknown>;
+  const header = JSON.parse(headerText) as Record<string, unknown>;
   const bytes = header['bytes'];
   if (typeof bytes !== 'number' || !Number.isSafeInteger(bytes) || bytes < rest.length) {
     throw new Error('a malformed answer on the blocking-call pipe');
   }
   if (header['release'] === true) return { release: true };
-  const body = Buffer.allocUnsafe(bytes);
-  let filled = rest.copy(body);
-  while (filled < bytes) {
-    const read = readSync(fd, body, filled, bytes - filled, null);
-    if (read <= 0) throw new Error('the host closed the blocking-call pipe');
-    filled += read;
+  let text: string;
+  // Usually the whole body came with the header: decoded in place.
+  if (rest.length === bytes) text = rest.toString('utf8');
+  else {
+    const body = Buffer.allocUnsafe(bytes);
+    let filled = rest.copy(body);
+    while (filled < bytes) {
+      const read = readSync(fd, body, filled, bytes - filled, null);
+      if (read <= 0) throw new Error('the host closed the blocking-call pipe');
+      filled += read;
+    }
+    text = body.toString('utf8');
   }
-  const text = body.toString('utf8');
   const message = header['escaped'] === true ? String(JSON.parse(text)) : text;
   const seq = header['seq'] as number;
   const at = typeof header['at'] === 'number' ? { at: header['at'] } : {};
   return header['ok'] === true
     ? { seq, outcome: { ok: true, valueJson: text, ...at } }
     : { seq, outcome: { ok: false, code: String(header['code']), message, ...at } };
+}
+
+function joinText(parts: Buffer[], last: Buffer): string {
+  parts.push(last);
+  return Buffer.concat(parts).toString('utf8');
 }

@@ -13,6 +13,7 @@
 // messages the process sent before it (a log line stays before the call that follows
 // it), and is answered on the pipe only when the process has handled every message the
 // host sent it (a cancel already on its way is never overtaken by an answer).
+import { writeSync } from 'node:fs';
 import type { Readable, Writable } from 'node:stream';
 import type { CallItem } from './ipc-messages.ts';
 import {
@@ -20,7 +21,6 @@ import {
   type CallFrame,
   CallFrameReader,
   encodeAnswer,
-  joinFrame,
   encodeCallFrame,
   readAnswerSync,
   writeFrameSync,
@@ -44,7 +44,12 @@ export class HostBlockingLink {
   readonly #calls: Readable;
   readonly #onCall: (call: CallItem) => void;
   readonly #waitMs: number;
-  #blocked: { runId: number; seq: number; timer: ReturnType<typeof setTimeout> } | undefined;
+  /** The call the process is blocked on (runId -1: none), and when it is released (performance.now()). */
+  #blockedRunId = -1;
+  #blockedSeq = -1;
+  #releaseAt = 0;
+  /** One timer bounds every blocked call (see #onReleaseTimer). */
+  #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** IPC messages sent to the process, and received from it. */
   #sentToProcess = 0;
   #heardFromProcess = 0;
@@ -132,15 +137,34 @@ export class HostBlockingLink {
 
   #onFrame(frame: CallFrame): void {
     // The process is blocked until it hears back: the answer, or a release in time.
-    clearTimeout(this.#blocked?.timer);
-    const timer = setTimeout(() => this.release(), this.#waitMs);
-    timer.unref();
-    this.#blocked = { runId: frame.runId, seq: frame.seq, timer };
+    this.#blockedRunId = frame.runId;
+    this.#blockedSeq = frame.seq;
+    this.#releaseAt = performance.now() + this.#waitMs;
+    if (this.#releaseTimer === undefined) {
+      this.#releaseTimer = setTimeout(this.#onReleaseTimer, this.#waitMs);
+      this.#releaseTimer.unref();
+    }
     // Messages on their way to the process go first: its outcome follows them over IPC.
     if (frame.handled !== this.#sentToProcess) this.release();
     if (this.#held.length > 0 || frame.sent > this.#heardFromProcess) this.#held.push(frame);
     else this.#handOn(frame);
   }
+
+  // One timer for the link, not one per call: a process making quick calls one after
+  // another would otherwise arm and clear a timer each time. When it fires it releases
+  // the call blocked now if that call's time is up, else waits for the rest of it; with
+  // no call blocked it lapses.
+  readonly #onReleaseTimer = (): void => {
+    this.#releaseTimer = undefined;
+    if (this.#blockedRunId < 0) return;
+    const left = this.#releaseAt - performance.now();
+    if (left <= 0) {
+      this.release();
+      return;
+    }
+    this.#releaseTimer = setTimeout(this.#onReleaseTimer, left);
+    this.#releaseTimer.unref();
+  };
 
   #handOn(frame: CallFrame): void {
     const { runId, seq, toolName, argsJson } = frame;
@@ -167,8 +191,7 @@ export class HostBlockingLink {
 
   /** Answers the blocked call with its outcome; false if `runId`/`seq` is not the call the process is blocked on. */
   answer(runId: number, seq: number, outcome: HostCallOutcome): boolean {
-    const blocked = this.#blocked;
-    if (blocked === undefined || blocked.runId !== runId || blocked.seq !== seq) return false;
+    if (this.#blockedRunId < 0 || this.#blockedRunId !== runId || this.#blockedSeq !== seq) return false;
     blockingPipeStats.answered += 1;
     this.#write({ seq, outcome });
     return true;
@@ -176,7 +199,7 @@ export class HostBlockingLink {
 
   /** Lets the blocked process go on (its call's outcome will come over IPC); a no-op when none is blocked. */
   release(): void {
-    if (this.#blocked === undefined) return;
+    if (this.#blockedRunId < 0) return;
     blockingPipeStats.released += 1;
     this.#write({ release: true });
   }
@@ -190,10 +213,28 @@ export class HostBlockingLink {
   }
 
   #write(answer: BlockingAnswer): void {
-    clearTimeout(this.#blocked?.timer);
-    this.#blocked = undefined;
+    this.#blockedRunId = -1;
+    this.#blockedSeq = -1;
+    let frame = encodeAnswer(answer);
+    const answers = this.#answers;
+    // Straight to the pipe when nothing is queued on the stream (the process reads one
+    // answer per call, so nothing usually is): the stream's write path costs a request
+    // object and callbacks on the host's thread while the process waits. What the pipe
+    // does not take now goes through the stream, after what was written.
+    const fd = (answers as unknown as { _handle?: { fd?: unknown } | null })._handle?.fd;
+    if (typeof fd === 'number' && fd >= 0 && answers.writableLength === 0 && !answers.destroyed) {
+      try {
+        const written = writeSync(fd, frame);
+        if (written === frame.length) return;
+        frame = frame.subarray(written);
+      } catch (error) {
+        // Full (EAGAIN): the stream writes it when it can. Anything else: the process is
+        // going away; its 'exit' fails the runs.
+        if ((error as NodeJS.ErrnoException).code !== 'EAGAIN') return;
+      }
+    }
     try {
-      this.#answers.write(joinFrame(encodeAnswer(answer)));
+      answers.write(frame);
     } catch {
       // the process is going away; its 'exit' fails the runs
     }
@@ -207,9 +248,9 @@ export class HostBlockingLink {
  * over IPC. Throws when the host is gone (the pipe closed).
  */
 export function callAndWait(call: CallFrame): HostCallOutcome | undefined | 'not-sent' {
-  const parts = encodeCallFrame(call);
-  if (parts === undefined) return 'not-sent';
-  writeFrameSync(CALL_FD, parts);
+  const frame = encodeCallFrame(call);
+  if (frame === undefined) return 'not-sent';
+  writeFrameSync(CALL_FD, frame);
   const answer = readAnswerSync(ANSWER_FD);
   return 'release' in answer ? undefined : answer.outcome;
 }

@@ -61,7 +61,7 @@ function harness(bodyWaitMs?: number, waitMs = 60_000) {
     bodyWaitMs,
   );
   const frame = (item: CallItem, counts: { sent?: number; handled?: number } = {}): Buffer =>
-    Buffer.concat(encodeCallFrame({ sent: 0, handled: 0, ...item, ...counts }) ?? []);
+    encodeCallFrame({ sent: 0, handled: 0, ...item, ...counts }) ?? Buffer.alloc(0);
   const call = (item: CallItem, counts?: { sent?: number; handled?: number }): void => {
     calls.write(frame(item, counts));
   };
@@ -315,14 +315,15 @@ describe('HostBlockingLink', () => {
 
   it('answers keep the recorded time and the error code', () => {
     const answer: BlockingAnswer = { seq: 2, outcome: { ok: false, code: 'E_X', message: 'no\n"x"', at: 123 } };
-    const header = JSON.parse(encodeAnswer(answer)[0].toString('utf8')) as Record<string, unknown>;
+    const bytes = encodeAnswer(answer);
+    const header = JSON.parse(bytes.subarray(0, bytes.indexOf(0x0a)).toString('utf8')) as Record<string, unknown>;
     expect(header).toStrictEqual({ seq: 2, ok: false, code: 'E_X', at: 123, bytes: 6 });
   });
 
   it('an error message that is not well-formed UTF-16 reads back whole; well-formed ones cross unescaped', () => {
     const readBack = (answer: BlockingAnswer): BlockingAnswer => {
       const file = join(mkdtempSync(join(tmpdir(), 'ptc-answer-')), 'answer');
-      writeFileSync(file, Buffer.concat(encodeAnswer(answer)));
+      writeFileSync(file, encodeAnswer(answer));
       const fd = openSync(file, 'r');
       try {
         return readAnswerSync(fd);
@@ -335,6 +336,6 @@ describe('HostBlockingLink', () => {
       expect(readBack(answer)).toStrictEqual(answer);
     }
     const plain = encodeAnswer({ seq: 1, outcome: { ok: false, code: 'E', message: '"x"' } });
-    expect(plain[1].toString('utf8')).toBe('"x"');
+    expect(plain.subarray(plain.indexOf(0x0a) + 1).toString('utf8')).toBe('"x"');
   });
 });
