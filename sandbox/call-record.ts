@@ -61,16 +61,21 @@ export class CallRecord {
   }
 
   /**
-   * For the re-run: calls 1..size are answered from the record when they match it, later
-   * ones go to `hostCall`. The record stops growing. `onDiverge` is told of the first call
-   * that does not match (which is refused, not issued).
+   * For a re-run: calls 1..size (as recorded now) are answered from the record when they
+   * match it, later ones go to `hostCall`. `onDiverge` is told of the first call that does
+   * not match (which is refused, not issued). With `keepRecording` (a re-run that may
+   * itself be re-run: one sharing its process with other runs) the later calls are
+   * recorded too, so the next attempt answers them from the record as well; without it
+   * the record stops growing.
    */
-  replaying(hostCall: HostCall, onDiverge: (divergence: Divergence) => void): HostCall {
-    this.#frozen = true;
-    const calls = this.#calls;
+  replaying(hostCall: HostCall, onDiverge: (divergence: Divergence) => void, keepRecording = false): HostCall {
+    if (!keepRecording) this.#frozen = true;
+    // This attempt's view: calls a later attempt adds (or an overflow dropping them) do not change it.
+    const recordedCalls = this.#calls.slice();
+    const onward = keepRecording ? this.recording(hostCall) : hostCall;
     return (request: HostCallRequest) => {
-      const recorded = calls[request.seq - 1];
-      if (recorded === undefined) return hostCall(request);
+      const recorded = recordedCalls[request.seq - 1];
+      if (recorded === undefined) return onward(request);
       if (recorded.toolName === request.toolName && recorded.argsJson === request.argsJson) return recorded.outcome;
       onDiverge({ seq: request.seq, toolName: request.toolName, recordedToolName: recorded.toolName });
       return Promise.resolve({

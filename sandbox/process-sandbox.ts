@@ -3,11 +3,15 @@
 // whose deadline passed (or that was cancelled) is cancelled in the child; a child that
 // does not confirm within `hangGraceMs` is killed and replaced. The run whose cancel it
 // ignored ends with that kind (`timeout`, `abort`, ...). The other runs that child held
-// did nothing wrong: each is re-run once in a fresh process of its own, its nested calls
-// answered from the first attempt's record (call-record.ts: no tool body runs twice), so
-// one run's crash or hang loses no other run (a few re-run processes at a time, the
-// rest wait their turn). A run that cannot be re-run (its record
-// outgrew its budget, its re-run diverged or died too) ends with kind `crash`.
+// are re-run in fresh processes, their nested calls answered from the first attempt's
+// record (call-record.ts: no tool body runs twice), so one run's crash or hang loses no
+// other run. Which run killed the process cannot be known for sure; the ones that can
+// hardly have (each was waiting on a host call that had not been answered) are re-run
+// together in a few shared re-run processes, the others each alone (MAX_RERUN_PROCESSES
+// at a time, the rest wait their turn). A run whose shared re-run process dies too gets
+// one more attempt alone, so sharing never fails an innocent run and a culprit ends up
+// alone. A run that cannot be re-run (its record outgrew its budget, its re-run diverged,
+// its alone re-run died too) ends with kind `crash`.
 // Up to `processes` children share the runs in flight, each run going to the one with
 // the fewest, spreading the work over the cores.
 import { fork, type ChildProcess } from 'node:child_process';
@@ -96,10 +100,16 @@ interface HostRun {
   /** The same seed and clock start for every attempt: a re-run sees the first attempt's randomness and time. */
   readonly determinism: RunDeterminism;
   readonly resolve: (outcome: RawRunOutcome) => void;
-  /** 1, or 2 once re-run after its process died. */
+  /** 1, then 2 and 3 as it is re-run after its process died (see `#rerun`). */
   attempt: number;
+  /** The current attempt shares a re-run process with other runs' re-runs. */
+  shared: boolean;
   /** Its re-run waits for a re-run process (see MAX_RERUN_PROCESSES); it is in no child's runs. */
   waiting?: boolean;
+  /** Calls of the current attempt not answered yet. */
+  callsOut: number;
+  /** An outcome went back to the current attempt after its latest call (it may be running on it). */
+  answeredSinceCall: boolean;
   /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
   logLines: number;
   repeatedLogLines: number;
@@ -120,6 +130,8 @@ interface Child {
   /** Run once the child reports ready (its start-up does not count against a run's deadline). */
   readonly onReady: Array<() => void>;
   draining: boolean;
+  /** It asked to be replaced (isolated-vm parked a thread for good): no re-run joins it. */
+  retired: boolean;
   dead: boolean;
   /**
    * When the child last sent anything (any message is a sign of life), moved on by the
@@ -162,10 +174,23 @@ const LATE_TIMER_MS = 50;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
 /**
- * Re-run processes alive at once: a process that held many runs died, its runs wait
- * their turn for one instead of starting as many Node processes (tens of MB each) at once.
+ * Re-run processes holding one run each (a run that may have killed its process), alive
+ * at once: the others wait their turn instead of starting as many Node processes (tens of
+ * MB each) at once.
  */
 export const MAX_RERUN_PROCESSES = 4;
+/**
+ * Shared re-run processes alive at once. The runs of a dead process that were each
+ * waiting on an unanswered host call are re-run together in these (a waiting run costs
+ * an isolate, not a Node process), so a hundred runs awaiting tools are all back after
+ * one start-up rather than four at a time.
+ */
+export const MAX_SHARED_RERUN_PROCESSES = 2;
+/**
+ * Re-runs one shared re-run process holds at once (its blast radius if it dies too: each
+ * of them then takes its last attempt alone). Runs past the shared capacity wait for a place.
+ */
+export const MAX_RUNS_PER_SHARED_RERUN = 64;
 
 // A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
 // never sees its host go away; the host takes its live sandbox processes with it.
@@ -227,9 +252,12 @@ export class ProcessSandbox implements Sandbox {
   readonly #childOutput: 'ignore' | 'inherit';
   readonly #rerunRecordBytes: number;
   readonly #children = new Set<Child>();
-  /** Live re-run processes, and the re-runs waiting for one of them to exit. */
+  /** Live re-run processes of one run each, and the re-runs waiting for one of them to exit. */
   readonly #rerunChildren = new Set<Child>();
   readonly #rerunQueue: HostRun[] = [];
+  /** Live shared re-run processes, and the re-runs waiting for a place in one. */
+  readonly #sharedRerunChildren = new Set<Child>();
+  readonly #sharedRerunQueue: HostRun[] = [];
   /** One entry per process slot; a slot is empty until a run needs it (or after its process died). */
   readonly #slots: (Child | undefined)[];
   #nextRunId = 1;
@@ -269,6 +297,13 @@ export class ProcessSandbox implements Sandbox {
     return this.#slots.map((child) => (child === undefined || child.dead ? undefined : child.process.pid));
   }
 
+  /** Pids of the live re-run processes: those of one run each, and the shared ones (for tests and diagnostics). */
+  get rerunPids(): { readonly alone: number[]; readonly shared: number[] } {
+    const pids = (children: Set<Child>): number[] =>
+      [...children].flatMap((child) => (child.dead || child.process.pid === undefined ? [] : [child.process.pid]));
+    return { alone: pids(this.#rerunChildren), shared: pids(this.#sharedRerunChildren) };
+  }
+
   async run(request: RunRequest): Promise<RunOutcome> {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
     const prepared = await prepareRun(request, this.#defaults);
@@ -301,6 +336,9 @@ export class ProcessSandbox implements Sandbox {
         determinism,
         resolve,
         attempt: 1,
+        shared: false,
+        callsOut: 0,
+        answeredSinceCall: false,
         logLines: 0,
         repeatedLogLines: 0,
       };
@@ -329,7 +367,9 @@ export class ProcessSandbox implements Sandbox {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
     this.#slots.fill(undefined);
-    for (const run of this.#rerunQueue.splice(0)) this.#endWaiting(run, 'abort', 'The sandbox was closed.');
+    for (const run of [...this.#rerunQueue.splice(0), ...this.#sharedRerunQueue.splice(0)]) {
+      this.#endWaiting(run, 'abort', 'The sandbox was closed.');
+    }
     const exits: Promise<void>[] = [];
     for (const child of this.#children) {
       for (const run of child.runs.values()) {
@@ -476,6 +516,7 @@ export class ProcessSandbox implements Sandbox {
       resultsScheduled: false,
       onReady: [],
       draining: false,
+      retired: false,
       dead: false,
     };
     this.#children.add(child);
@@ -520,8 +561,10 @@ export class ProcessSandbox implements Sandbox {
       if (!child.ready) this.#earlyDeaths++;
       const slot = this.#slots.indexOf(child);
       if (slot >= 0) this.#slots[slot] = undefined;
+      // Its place as a re-run process is free for the re-runs of its own runs.
+      this.#rerunChildren.delete(child);
+      this.#sharedRerunChildren.delete(child);
       this.#failRuns(child, `the sandbox process stopped (${how})`);
-      if (this.#rerunChildren.delete(child)) this.#startWaitingReruns();
       markExited();
       // Keep one process warm for the next run.
       if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
@@ -638,6 +681,7 @@ export class ProcessSandbox implements Sandbox {
     }
     if (message.type === 'retire') {
       child.draining = true;
+      child.retired = true;
       this.#replace(child);
       if (child.runs.size === 0) child.process.kill('SIGKILL');
       return;
@@ -709,9 +753,13 @@ export class ProcessSandbox implements Sandbox {
 
   #onCall(child: Child, run: HostRun, call: Omit<CallItem, 'runId'>): void {
     child.callsOut += 1;
+    run.callsOut += 1;
+    run.answeredSinceCall = false;
     void run.bridge.call({ seq: call.seq, toolName: call.toolName, argsJson: call.argsJson }).then((outcome) => {
       child.callsOut -= 1;
       if (child.runs.get(run.runId) !== run) return;
+      run.callsOut -= 1;
+      run.answeredSinceCall = true;
       // The call the process is blocked on is answered on its pipe; any other over IPC.
       if (child.blocking?.answer(run.runId, call.seq, outcome) !== true) {
         this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
@@ -744,7 +792,8 @@ export class ProcessSandbox implements Sandbox {
   /** Asks the run's child to end it; kills the child if it does not confirm in time. */
   #cancel(run: HostRun, kind: FailureKind, message: string): void {
     if (run.waiting === true) {
-      this.#rerunQueue.splice(this.#rerunQueue.indexOf(run), 1);
+      const queue = run.shared ? this.#sharedRerunQueue : this.#rerunQueue;
+      queue.splice(queue.indexOf(run), 1);
       this.#endWaiting(run, kind, message);
       return;
     }
@@ -786,6 +835,8 @@ export class ProcessSandbox implements Sandbox {
     clearTimeout(run.wallTimer);
     clearTimeout(run.killTimer);
     run.resolve(outcome);
+    // Its place in a shared re-run process goes to a re-run waiting for one.
+    if (this.#sharedRerunChildren.has(child)) this.#startWaitingReruns();
     if (child.runs.size === 0) {
       if (child.draining) child.process.kill('SIGKILL');
       else this.#unrefChild(child);
@@ -796,14 +847,20 @@ export class ProcessSandbox implements Sandbox {
     for (const run of [...child.runs.values()]) {
       const kind = run.cancelKind ?? 'crash';
       if (kind === 'crash' && this.#rerun(child, run)) continue;
-      const message =
-        kind !== 'crash'
-          ? `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`
-          : run.attempt > 1
-            ? `The sandbox process stopped unexpectedly again when the run was re-run alone; the run was lost (${reason}).`
-            : `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
-      this.#finishRun(child, run, failure(kind, message));
+      this.#finishRun(child, run, failure(kind, this.#lostMessage(run, kind, reason)));
     }
+    this.#startWaitingReruns();
+  }
+
+  #lostMessage(run: HostRun, kind: FailureKind, reason: string): string {
+    if (kind !== 'crash') return `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`;
+    if (run.attempt === 1) {
+      return `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
+    }
+    if (!run.shared) {
+      return `The sandbox process stopped unexpectedly again when the run was re-run alone; the run was lost (${reason}).`;
+    }
+    return `The sandbox process stopped unexpectedly, and again when the run was re-run with other runs; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
   }
 
   #whyNoRerun(run: HostRun): string {
@@ -816,20 +873,35 @@ export class ProcessSandbox implements Sandbox {
   }
 
   /**
-   * Moves a run whose process died under it (it was not being cancelled) to a fresh
-   * process of its own, once, with the rest of its wall-clock time; its nested calls are
+   * Queues a run whose process died under it (it was not being cancelled) for a re-run
+   * in a fresh process, with the rest of its wall-clock time; its nested calls are
    * answered from its record. False when it cannot be re-run.
+   *
+   * Which run killed the process is not known: the host sees calls and outcomes, not
+   * whether an isolate was running guest code. A run that had a call out and no outcome
+   * back since its latest call was most likely waiting, and goes to a shared re-run
+   * process; any other (running, on a timer, just started, or just answered) goes alone.
+   * The guess is only about cost, never about outcomes: a run whose shared re-run process
+   * dies too gets a last attempt alone (its record kept growing meanwhile), so an innocent
+   * run is never lost to sharing and a culprit that looked idle is alone the next time.
+   * At most three attempts: first, shared, alone; or first, alone.
    */
   #rerun(from: Child, run: HostRun): boolean {
     // A process that died before it was ready never started the run's clock.
     const remaining = run.deadline === undefined ? run.limits.wallTimeMs : run.deadline - Date.now();
-    if (this.#closed || run.attempt > 1 || !run.record.replayable || remaining <= 0) return false;
+    const attemptsLeft = run.attempt === 1 || (run.attempt === 2 && run.shared);
+    if (this.#closed || !attemptsLeft || !run.record.replayable || remaining <= 0) return false;
+    const shared = run.attempt === 1 && run.callsOut > 0 && !run.answeredSinceCall;
     from.runs.delete(run.runId);
     run.bridge.retire();
     // Its first process died before its clock started: the clock starts now.
     if (run.deadline === undefined) this.#startClock(run, remaining);
     run.attempt += 1;
-    run.repeatedLogLines = run.logLines;
+    run.shared = shared;
+    run.callsOut = 0;
+    run.answeredSinceCall = false;
+    // The lines any earlier attempt logged (and streamed) are not repeated.
+    run.repeatedLogLines = Math.max(run.repeatedLogLines, run.logLines);
     run.logLines = 0;
     const onDiverge = (divergence: Divergence): void =>
       this.#cancel(
@@ -837,16 +909,13 @@ export class ProcessSandbox implements Sandbox {
         'crash',
         `The sandbox process stopped unexpectedly and the run was re-run in a fresh one, but the re-run diverged from the first attempt at call #${divergence.seq} (tools.${divergence.toolName}, first tools.${divergence.recordedToolName}, or other arguments), so it was stopped rather than repeat a tool call.`,
       );
-    const bridge = this.#bridgeFor(() => run, run.record.replaying(run.hostCall, onDiverge), run.toolNames, run.limits);
+    const replaying = run.record.replaying(run.hostCall, onDiverge, shared);
+    const bridge = this.#bridgeFor(() => run, replaying, run.toolNames, run.limits);
     run.bridge = bridge;
     run.bridges.push(bridge);
-    if (this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
-      this.#startRerun(run);
-    } else {
-      // Its clock keeps running while it waits: its deadline or an abort ends it there.
-      run.waiting = true;
-      this.#rerunQueue.push(run);
-    }
+    // Its clock keeps running while it waits: its deadline or an abort ends it there.
+    run.waiting = true;
+    (shared ? this.#sharedRerunQueue : this.#rerunQueue).push(run);
     return true;
   }
 
@@ -856,13 +925,42 @@ export class ProcessSandbox implements Sandbox {
     run.wallTimer = setTimeout(() => this.#cancel(run, 'timeout', wallClockMessage(run.limits.wallTimeMs)), ms);
   }
 
-  /** Starts a re-run in a fresh process of its own. */
-  #startRerun(run: HostRun): void {
-    run.waiting = false;
-    // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
+  /** Starts the waiting re-runs that have room: alone ones in fresh processes, shared ones where there is a place. */
+  #startWaitingReruns(): void {
+    if (this.#closed) return;
+    while (this.#rerunQueue.length > 0 && this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
+      // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
+      this.#startRerun(this.#rerunQueue.shift()!, this.#spawnRerunProcess(this.#rerunChildren));
+    }
+    while (this.#sharedRerunQueue.length > 0) {
+      const child = this.#sharedRerunProcessWithRoom();
+      if (child === undefined) return;
+      this.#startRerun(this.#sharedRerunQueue.shift()!, child);
+    }
+  }
+
+  /** A live shared re-run process with a place left (the fullest first: fewer processes), else a new one if allowed. */
+  #sharedRerunProcessWithRoom(): Child | undefined {
+    let best: Child | undefined;
+    for (const child of this.#sharedRerunChildren) {
+      if (child.dead || child.retired || child.killedBecause !== undefined) continue;
+      if (child.runs.size >= MAX_RUNS_PER_SHARED_RERUN) continue;
+      if (best === undefined || child.runs.size > best.runs.size) best = child;
+    }
+    if (best !== undefined || this.#sharedRerunChildren.size >= MAX_SHARED_RERUN_PROCESSES) return best;
+    return this.#spawnRerunProcess(this.#sharedRerunChildren);
+  }
+
+  /** A fresh process for re-runs (no pool: it prepares an isolate per run), gone once its runs are done. */
+  #spawnRerunProcess(kind: Set<Child>): Child {
     const child = this.#spawn(0);
     child.draining = true;
-    this.#rerunChildren.add(child);
+    kind.add(child);
+    return child;
+  }
+
+  #startRerun(run: HostRun, child: Child): void {
+    run.waiting = false;
     run.child = child;
     this.#assign(child, run);
     const remaining = (run.deadline ?? Date.now() + run.limits.wallTimeMs) - Date.now();
@@ -874,14 +972,6 @@ export class ProcessSandbox implements Sandbox {
       limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
       determinism: run.determinism,
     });
-  }
-
-  #startWaitingReruns(): void {
-    while (!this.#closed && this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
-      const run = this.#rerunQueue.shift();
-      if (run === undefined) return;
-      this.#startRerun(run);
-    }
   }
 
   /** Ends a re-run that never got a process (aborted, out of time, or the sandbox closed). */

@@ -1,7 +1,8 @@
 // One run's failure never takes another run in flight with it: runs in flight are spread
 // over the sandbox processes, and when a process crashes or hangs, the runs it held that
-// were not being cancelled are re-run alone in fresh processes, their nested calls
-// answered from the first attempt (no tool body runs twice). A run waiting on a tool
+// were not being cancelled are re-run in fresh processes (shared-re-runs.test.ts: which
+// ones together, which alone), their nested calls answered from the first attempt (no
+// tool body runs twice). A run waiting on a tool
 // holds no thread, so 100 runs each awaiting a 1-second tool are all in flight together.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
@@ -114,7 +115,7 @@ describe('fault isolation between runs in flight', () => {
   }, 60_000);
 });
 
-describe('runs sharing a process that dies: each is re-run alone, no tool body runs twice', () => {
+describe('runs sharing a process that dies: each is re-run, no tool body runs twice', () => {
   const shared = new ProcessSandbox({ processes: 1, hangGraceMs: 300, limits: { wallTimeMs: 30_000 } });
   afterAll(() => shared.close());
 
@@ -189,7 +190,7 @@ describe('runs sharing a process that dies: each is re-run alone, no tool body r
     await expectHealthy(shared);
   }, 60_000);
 
-  it('a run whose re-run process dies too is lost with crash, and nothing else is', async () => {
+  it('a run whose re-run processes die too (the shared one, then its own) is lost with crash, and nothing else is', async () => {
     await expectHealthy(shared);
     const pid = shared.childPid ?? 0;
     const { rec, release } = heldHost(['held']);
@@ -201,19 +202,26 @@ describe('runs sharing a process that dies: each is re-run alone, no tool body r
     while (rec.calls.length < 1) await sleep(5);
     const known = new Set(childProcesses());
     process.kill(pid, 'SIGKILL');
-    // The re-run's own process: a new child of this process that is not a pooled sandbox process.
-    let rerunPid: number | undefined;
-    while (rerunPid === undefined) {
-      await sleep(10);
-      rerunPid = childProcesses().find((p) => !known.has(p) && !shared.childPids.includes(p));
-    }
-    process.kill(rerunPid, 'SIGKILL');
+    // It was waiting on its call: re-run in a shared re-run process first, then alone.
+    process.kill(await rerunPid(shared, 'shared'), 'SIGKILL');
+    const alone = await rerunPid(shared, 'alone');
+    expect(known.has(alone)).toBe(false);
+    process.kill(alone, 'SIGKILL');
     expectFailure(await doomed, ['crash'], /stopped unexpectedly again when the run was re-run alone/);
     release();
     expect(rec.calls).toHaveLength(1);
     await expectHealthy(shared);
   }, 60_000);
 });
+
+/** The pid of the sandbox's first live re-run process of that kind, once there is one. */
+async function rerunPid(sandbox: ProcessSandbox, kind: 'alone' | 'shared'): Promise<number> {
+  for (;;) {
+    const [pid] = sandbox.rerunPids[kind];
+    if (pid !== undefined) return pid;
+    await sleep(10);
+  }
+}
 
 describe('runs waiting on tools hold no thread', () => {
   it('100 concurrent runs each awaiting a 1-second tool all complete, with all 100 tool bodies pending at once', async () => {

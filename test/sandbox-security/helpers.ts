@@ -143,12 +143,12 @@ export function untilAborted(request: HostCallRequest): Promise<HostCallOutcome>
   });
 }
 
-interface ProcMemory {
+export interface ProcMemory {
   rssKb: number;
   hwmKb: number;
 }
 
-function readProcMemory(pid: number): ProcMemory | undefined {
+export function readProcMemory(pid: number): ProcMemory | undefined {
   try {
     const status = readFileSync(`/proc/${pid}/status`, 'utf8');
     const field = (name: string): number =>

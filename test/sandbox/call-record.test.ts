@@ -71,6 +71,39 @@ describe('CallRecord', () => {
     expect(calls).toBe(1);
   });
 
+  it('a re-run that may be re-run again keeps recording: the next attempt answers its calls from the record too', async () => {
+    const record = new CallRecord(1_000);
+    const first = countingHost();
+    await record.recording(first.hostCall)(request(1, 'a', '{}'));
+    const second = countingHost();
+    const shared = record.replaying(second.hostCall, () => undefined, true);
+    expect(withoutAt(await shared(request(1, 'a', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await shared(request(2, 'b', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(record.size).toBe(2);
+    const third = countingHost();
+    const alone = record.replaying(third.hostCall, () => undefined);
+    expect(withoutAt(await alone(request(1, 'a', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await alone(request(2, 'b', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    expect(withoutAt(await alone(request(3, 'c', '{}')))).toStrictEqual({ ok: true, valueJson: '1' });
+    // Each body once: a on the first attempt, b on the shared one, c on the last; the last is not recorded.
+    expect([first.calls, second.calls, third.calls].map((calls) => calls.map((r) => r.toolName))).toStrictEqual([
+      ['a'],
+      ['b'],
+      ['c'],
+    ]);
+    expect(record.size).toBe(2);
+  });
+
+  it('a re-run that keeps recording and outgrows the budget leaves a record that cannot be replayed', async () => {
+    const record = new CallRecord(40);
+    await record.recording(countingHost().hostCall)(request(1, 'a', '{}'));
+    const shared = record.replaying(countingHost().hostCall, () => undefined, true);
+    await shared(request(1, 'a', '{}'));
+    expect(record.replayable).toBe(true);
+    await shared(request(2, 'b', JSON.stringify({ s: 'x'.repeat(50) })));
+    expect(record.replayable).toBe(false);
+  });
+
   it('refuses and reports the first call that differs in tool or arguments', async () => {
     const record = new CallRecord(1_000);
     await record.recording(countingHost().hostCall)(request(1, 'a', '{"r":0.1}'));

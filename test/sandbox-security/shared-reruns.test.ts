@@ -1,0 +1,173 @@
+// Runs that were waiting on a host call when their sandbox process died are re-run
+// together in a few shared re-run processes, not one process each: a hundred of them are
+// back inside their next tool call together. Sharing never costs an innocent run its
+// result: a shared re-run process that dies too has each of its runs re-run alone, so a
+// culprit that looked idle is isolated on the next round and fails alone. No tool body
+// runs twice on any round.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, ProcessSandbox } from '../../sandbox/process-sandbox.ts';
+import { allInside } from '../capacity/fixtures/all-inside.ts';
+import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost, sleep } from './helpers.ts';
+
+async function until(check: () => boolean): Promise<void> {
+  while (!check()) await sleep(5);
+}
+
+/** Calls that wait until `open()`. */
+function gate(): { readonly passed: Promise<void>; readonly open: () => void } {
+  let open!: () => void;
+  const passed = new Promise<void>((resolve) => (open = resolve));
+  return { passed, open };
+}
+
+/** The most re-run processes of each kind seen alive at once, until `stop()`. */
+function watchReruns(sandbox: ProcessSandbox): { stop: () => Promise<{ alone: number; shared: number }> } {
+  let watching = true;
+  const peak = { alone: 0, shared: 0 };
+  const loop = (async () => {
+    while (watching) {
+      const { alone, shared } = sandbox.rerunPids;
+      peak.alone = Math.max(peak.alone, alone.length);
+      peak.shared = Math.max(peak.shared, shared.length);
+      await sleep(10);
+    }
+  })();
+  return {
+    stop: async () => {
+      watching = false;
+      await loop;
+      return peak;
+    },
+  };
+}
+
+async function noRerunProcessesLeft(sandbox: ProcessSandbox): Promise<void> {
+  await until(() => sandbox.rerunPids.alone.length === 0 && sandbox.rerunPids.shared.length === 0);
+}
+
+const rssMb = (pid: number): number => (readProcMemory(pid)?.rssKb ?? 0) / 1024;
+
+describe('runs waiting on a tool when their sandbox process dies', () => {
+  const sandbox = new ProcessSandbox({ processes: 1, limits: { wallTimeMs: 120_000 } });
+  afterAll(() => sandbox.close());
+
+  it('100 of them are re-run together in shared re-run processes: all 100 are inside their next tool call at once', async () => {
+    const runs = 100;
+    await expectHealthy(sandbox);
+    const pid = sandbox.childPid ?? 0;
+    const first = gate();
+    // Four at a time (one process per re-run) would never get them all in.
+    const second = allInside(runs, 30_000);
+    const rec = recordingHost(['first', 'second'], async (request) => {
+      if (request.toolName === 'second') return okJson(await second.enter());
+      await first.passed;
+      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
+    });
+    const pending = Array.from({ length: runs }, (_, i) =>
+      sandbox.run({
+        code: `const a = await tools.first({ i: ${i} }); const b = await tools.second({ i: ${i} }); return [a, b];`,
+        toolNames: ['first', 'second'],
+        hostCall: rec.hostCall,
+      }),
+    );
+    await until(() => rec.calls.length === runs);
+    const watch = watchReruns(sandbox);
+    process.kill(pid, 'SIGKILL');
+    // The host has seen the death (the first calls were still out): now let them finish.
+    await until(() => sandbox.rerunPids.shared.length > 0);
+    first.open();
+    const outcomes = await Promise.all(pending);
+    const peak = await watch.stop();
+    outcomes.forEach((outcome, i) => expectResult(outcome, [i, 'done']));
+    // One body per call: the re-runs awaited the first attempt's calls and made the second ones.
+    expect(rec.calls.filter((call) => call.toolName === 'first')).toHaveLength(runs);
+    expect(rec.calls.filter((call) => call.toolName === 'second')).toHaveLength(runs);
+    expect(peak).toStrictEqual({ alone: 0, shared: Math.ceil(runs / MAX_RUNS_PER_SHARED_RERUN) });
+    await noRerunProcessesLeft(sandbox);
+    await expectHealthy(sandbox);
+  }, 120_000);
+
+  it('a shared re-run process that dies too: each of its runs is re-run alone, a few at a time, and finishes; no tool body runs twice, no log line is repeated', async () => {
+    const runs = 8;
+    await expectHealthy(sandbox);
+    const pid = sandbox.childPid ?? 0;
+    const first = gate();
+    const second = gate();
+    const rec = recordingHost(['first', 'second'], async (request) => {
+      await (request.toolName === 'first' ? first : second).passed;
+      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
+    });
+    const pending = Array.from({ length: runs }, (_, i) =>
+      sandbox.run({
+        code: `const a = await tools.first({ i: ${i} }); console.log("got " + a); const b = await tools.second({ i: ${i} }); return a * 10 + b;`,
+        toolNames: ['first', 'second'],
+        hostCall: rec.hostCall,
+      }),
+    );
+    await until(() => rec.calls.length === runs);
+    const watch = watchReruns(sandbox);
+    process.kill(pid, 'SIGKILL');
+    await until(() => sandbox.rerunPids.shared.length > 0);
+    const [shared] = sandbox.rerunPids.shared;
+    first.open();
+    // The shared re-runs made their second calls (past the first attempt's record): kill them there.
+    await until(() => rec.calls.length === 2 * runs);
+    process.kill(shared ?? 0, 'SIGKILL');
+    await until(() => sandbox.rerunPids.alone.length > 0);
+    expect(sandbox.rerunPids.shared).toStrictEqual([]);
+    await sleep(300);
+    second.open();
+    const outcomes = await Promise.all(pending);
+    const peak = await watch.stop();
+    outcomes.forEach((outcome, i) => {
+      expectResult(outcome, i * 11);
+      expect(outcome.logs).toStrictEqual([`got ${i}`]);
+    });
+    // The alone re-runs awaited the shared attempt's second calls instead of making them again.
+    expect(rec.calls).toHaveLength(2 * runs);
+    expect(peak.shared).toBe(1);
+    expect(peak.alone).toBe(MAX_RERUN_PROCESSES);
+    await noRerunProcessesLeft(sandbox);
+    await expectHealthy(sandbox);
+  }, 120_000);
+
+  it('a culprit that looked idle kills its shared re-run process again: it is alone on the next round and fails there; the runs that shared with it finish', async () => {
+    // The test plays the kernel's OOM killer: it kills the sandbox process holding the
+    // culprit's 160 MB, whichever that is, every time.
+    const hogMb = 160;
+    const innocents = 5;
+    await expectHealthy(sandbox);
+    const pid = sandbox.childPid ?? 0;
+    const first = gate();
+    const rec = recordingHost(['first'], async (request) => {
+      await first.passed;
+      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
+    });
+    const culprit = sandbox.run({
+      code: `const hog = new Uint8Array(${hogMb} * 1048576).fill(7); const a = await tools.first({ i: -1 }); return hog[0] + a;`,
+      toolNames: ['first'],
+      hostCall: rec.hostCall,
+      limits: { memoryMb: 2 * hogMb },
+    });
+    await until(() => rec.calls.length === 1);
+    const pending = Array.from({ length: innocents }, (_, i) =>
+      sandbox.run({ code: `return await tools.first({ i: ${i} });`, toolNames: ['first'], hostCall: rec.hostCall }),
+    );
+    await until(() => rec.calls.length === 1 + innocents);
+    const holdingHog = (pids: readonly number[]): number | undefined => pids.find((p) => rssMb(p) > hogMb);
+    process.kill(pid, 'SIGKILL');
+    // It was waiting on its call like the others: it shares a re-run process with them.
+    let shared: number | undefined;
+    await until(() => (shared = holdingHog(sandbox.rerunPids.shared)) !== undefined);
+    process.kill(shared ?? 0, 'SIGKILL');
+    let alone: number | undefined;
+    await until(() => (alone = holdingHog(sandbox.rerunPids.alone)) !== undefined);
+    process.kill(alone ?? 0, 'SIGKILL');
+    expectFailure(await culprit, ['crash'], /stopped unexpectedly again when the run was re-run alone/);
+    first.open();
+    (await Promise.all(pending)).forEach((outcome, i) => expectResult(outcome, i));
+    expect(rec.calls).toHaveLength(1 + innocents);
+    await noRerunProcessesLeft(sandbox);
+    await expectHealthy(sandbox);
+  }, 120_000);
+});
