@@ -155,7 +155,8 @@ export interface SandboxOptions {
    * `process` only: sandbox processes that share the runs in flight, each run going to
    * the one with the fewest, spread over the cores; all start with the sandbox (the
    * built-in one is made on the first run). When one crashes or hangs, the runs it held (other than the one it would not
-   * cancel) are re-run alone in fresh processes. @default 2
+   * cancel) are re-run in fresh processes: those waiting on a tool call together in a few
+   * shared ones, the others alone (docs/limits.md, fault domains). @default 2
    */
   readonly processes?: number;
   /**
