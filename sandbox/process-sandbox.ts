@@ -108,8 +108,11 @@ interface HostRun {
   waiting?: boolean;
   /** Calls of the current attempt not answered yet. */
   callsOut: number;
-  /** An outcome went back to the current attempt after its latest call (it may be running on it). */
-  answeredSinceCall: boolean;
+  /**
+   * When an outcome last went to the current attempt after its latest call: the count of
+   * its process's messages heard by then (see `#rerun`). Undefined: none since that call.
+   */
+  answeredAtMessage: number | undefined;
   /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
   logLines: number;
   repeatedLogLines: number;
@@ -140,6 +143,8 @@ interface Child {
   lastHeard: number;
   /** What Linux says about its main thread (cpu-wait-meter.ts); undefined where it has no pid. */
   readonly cpuWait: CpuWaitMeter | undefined;
+  /** Messages heard from it (IPC and blocking calls): what an outcome sent to it may have been followed by. */
+  messagesHeard: number;
   /** Why the host killed it, if it did, for the runs' messages. */
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
@@ -338,7 +343,7 @@ export class ProcessSandbox implements Sandbox {
         attempt: 1,
         shared: false,
         callsOut: 0,
-        answeredSinceCall: false,
+        answeredAtMessage: undefined,
         logLines: 0,
         repeatedLogLines: 0,
       };
@@ -507,6 +512,7 @@ export class ProcessSandbox implements Sandbox {
       ready: false,
       runsTaken: 0,
       lastHeard: Date.now(),
+      messagesHeard: 0,
       cpuWait: childProcess.pid === undefined ? undefined : new CpuWaitMeter(childProcess.pid),
       callsOut: 0,
       heavyRuns: new Set(),
@@ -544,6 +550,7 @@ export class ProcessSandbox implements Sandbox {
         calls,
         (call) => {
           child.lastHeard = Date.now();
+          child.messagesHeard += 1;
           const run = child.runs.get(call.runId);
           if (run === undefined) child.blocking?.release();
           else this.#onCall(child, run, call);
@@ -657,6 +664,7 @@ export class ProcessSandbox implements Sandbox {
 
   #onChildMessage(child: Child, value: unknown): void {
     child.lastHeard = Date.now();
+    child.messagesHeard += 1;
     const message = parseChildMessage(value);
     if (message === undefined) return;
     if ('rss' in message && typeof message.rss === 'number' && message.rss >= 0) child.rss = message.rss;
@@ -754,12 +762,12 @@ export class ProcessSandbox implements Sandbox {
   #onCall(child: Child, run: HostRun, call: Omit<CallItem, 'runId'>): void {
     child.callsOut += 1;
     run.callsOut += 1;
-    run.answeredSinceCall = false;
+    run.answeredAtMessage = undefined;
     void run.bridge.call({ seq: call.seq, toolName: call.toolName, argsJson: call.argsJson }).then((outcome) => {
       child.callsOut -= 1;
       if (child.runs.get(run.runId) !== run) return;
       run.callsOut -= 1;
-      run.answeredSinceCall = true;
+      run.answeredAtMessage = child.messagesHeard;
       // The call the process is blocked on is answered on its pipe; any other over IPC.
       if (child.blocking?.answer(run.runId, call.seq, outcome) !== true) {
         this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
@@ -878,9 +886,9 @@ export class ProcessSandbox implements Sandbox {
    * answered from its record. False when it cannot be re-run.
    *
    * Which run killed the process is not known: the host sees calls and outcomes, not
-   * whether an isolate was running guest code. A run that had a call out and no outcome
-   * back since its latest call was most likely waiting, and goes to a shared re-run
-   * process; any other (running, on a timer, just started, or just answered) goes alone.
+   * whether an isolate was running guest code. A run that was most likely waiting
+   * (`#wasWaiting`) goes to a shared re-run process; any other (running, on a timer, just
+   * started, or answered a while before) goes alone.
    * The guess is only about cost, never about outcomes: a run whose shared re-run process
    * dies too gets a last attempt alone (its record kept growing meanwhile), so an innocent
    * run is never lost to sharing and a culprit that looked idle is alone the next time.
@@ -891,7 +899,7 @@ export class ProcessSandbox implements Sandbox {
     const remaining = run.deadline === undefined ? run.limits.wallTimeMs : run.deadline - Date.now();
     const attemptsLeft = run.attempt === 1 || (run.attempt === 2 && run.shared);
     if (this.#closed || !attemptsLeft || !run.record.replayable || remaining <= 0) return false;
-    const shared = run.attempt === 1 && run.callsOut > 0 && !run.answeredSinceCall;
+    const shared = run.attempt === 1 && this.#wasWaiting(from, run);
     from.runs.delete(run.runId);
     run.bridge.retire();
     // Its first process died before its clock started: the clock starts now.
@@ -899,7 +907,7 @@ export class ProcessSandbox implements Sandbox {
     run.attempt += 1;
     run.shared = shared;
     run.callsOut = 0;
-    run.answeredSinceCall = false;
+    run.answeredAtMessage = undefined;
     // The lines any earlier attempt logged (and streamed) are not repeated.
     run.repeatedLogLines = Math.max(run.repeatedLogLines, run.logLines);
     run.logLines = 0;
@@ -917,6 +925,19 @@ export class ProcessSandbox implements Sandbox {
     run.waiting = true;
     (shared ? this.#sharedRerunQueue : this.#rerunQueue).push(run);
     return true;
+  }
+
+  /**
+   * Whether `run` was most likely waiting on the host when `from` died: a call out and no
+   * outcome back since its latest call, or its latest outcome went out after the last
+   * message heard from `from` — a process that dies is seen dead hundreds of ms later
+   * (the kernel frees its memory first), and outcomes sent meanwhile never arrived.
+   * A run that got its outcome and was heard from since (another run's call, a pong) may
+   * be running on it, and goes alone.
+   */
+  #wasWaiting(from: Child, run: HostRun): boolean {
+    if (run.answeredAtMessage === undefined) return run.callsOut > 0;
+    return run.answeredAtMessage === from.messagesHeard;
   }
 
   /** Starts the run's wall clock: `ms` from now, the host cancels it as timed out. */

@@ -31,15 +31,17 @@ async function until(check: () => boolean): Promise<void> {
 }
 
 /**
- * Starts `RUNS` runs of `code` whose first call (`tools.work`) is answered at once, and
- * returns once every answer went back: each run is then on a guest timer, not waiting on
- * the host, so it counts as one that may have killed its process.
+ * Starts `RUNS` runs of `code` whose first call (`tools.work`) is answered at once, then
+ * a beacon run whose call is held until `releaseBeacon()`. Returns once the beacon's call
+ * arrived: the process was heard from after every answer went out, so each of the runs
+ * may be running on its answer (it is on a guest timer) and counts as one that may have
+ * killed its process. The beacon was waiting on the host.
  */
 async function runningRuns(
   sandbox: ProcessSandbox,
   code: (i: number) => string,
   signals: readonly AbortSignal[] = [],
-): Promise<{ rec: Recorder; runs: Promise<RunOutcome>[] }> {
+): Promise<{ rec: Recorder; runs: Promise<RunOutcome>[]; beacon: Promise<RunOutcome>; releaseBeacon: () => void }> {
   const rec = recordingHost(['work'], (request) => okJson({ n: (JSON.parse(request.argsJson) as { i: number }).i }));
   const runs = Array.from({ length: RUNS }, (_, i) =>
     sandbox.run({
@@ -50,7 +52,19 @@ async function runningRuns(
     }),
   );
   await until(() => rec.calls.length === RUNS && rec.inFlight === 0);
-  return { rec, runs };
+  let releaseBeacon!: () => void;
+  const released = new Promise<void>((resolve) => (releaseBeacon = resolve));
+  const beaconHost = recordingHost(['beacon'], async () => {
+    await released;
+    return okJson('beacon');
+  });
+  const beacon = sandbox.run({
+    code: 'return await tools.beacon({});',
+    toolNames: ['beacon'],
+    hostCall: beaconHost.hostCall,
+  });
+  await until(() => beaconHost.calls.length === 1);
+  return { rec, runs, beacon, releaseBeacon };
 }
 
 const ON_A_LONG_TIMER = (i: number): string =>
@@ -64,7 +78,7 @@ describe('re-runs after a sandbox process died', () => {
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
     const before = new Set(childProcesses());
-    const { rec, runs } = await runningRuns(
+    const { rec, runs, beacon, releaseBeacon } = await runningRuns(
       sandbox,
       (i) =>
         `const a = await tools.work({ i: ${i} }); await new Promise((resolve) => setTimeout(resolve, 1_000)); const b = await tools.work({ i: -1 }); return a.n * 10 + b.n;`,
@@ -76,16 +90,19 @@ describe('re-runs after a sandbox process died', () => {
     let done = false;
     void settled.finally(() => (done = true));
     while (!done) {
-      peak = Math.max(peak, childProcesses().filter((p) => !before.has(p) && !sandbox.childPids.includes(p)).length);
+      peak = Math.max(peak, sandbox.rerunPids.alone.length);
       peakShared = Math.max(peakShared, sandbox.rerunPids.shared.length);
       await sleep(20);
     }
     (await settled).forEach((outcome, i) => expectResult(outcome, i * 10 - 1));
+    // Only the beacon, which was waiting on the host, shares a re-run process.
+    releaseBeacon();
+    expectResult(await beacon, 'beacon');
     // One body per call: the first calls once each (answered from the record on the re-runs), the second ones once each.
     expect(rec.calls.filter((call) => call.argsJson !== '{"i":-1}')).toHaveLength(RUNS);
     expect(rec.calls).toHaveLength(2 * RUNS);
     expect(peak).toBe(MAX_RERUN_PROCESSES);
-    expect(peakShared).toBe(0);
+    expect(peakShared).toBe(1);
     let left = childProcesses().filter((p) => !before.has(p) && !sandbox.childPids.includes(p));
     for (let i = 0; i < 200 && left.length > 0; i++) {
       await sleep(25);
@@ -136,7 +153,7 @@ describe('re-runs after a sandbox process died', () => {
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
     const controllers = Array.from({ length: RUNS }, () => new AbortController());
-    const { rec, runs } = await runningRuns(
+    const { rec, runs, beacon, releaseBeacon } = await runningRuns(
       sandbox,
       ON_A_LONG_TIMER,
       controllers.map((controller) => controller.signal),
@@ -147,6 +164,8 @@ describe('re-runs after a sandbox process died', () => {
     for (const controller of controllers) controller.abort();
     for (const outcome of await Promise.all(runs)) expectFailure(outcome, ['abort']);
     expect(rec.calls).toHaveLength(RUNS);
+    releaseBeacon();
+    expectResult(await beacon, 'beacon');
     await expectHealthy(sandbox);
   }, 120_000);
 });
@@ -156,11 +175,11 @@ describe('re-runs waiting for a process when the sandbox closes', () => {
     const sandbox = new ProcessSandbox({ processes: 1, limits: { wallTimeMs: 60_000 } });
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
-    const { rec, runs } = await runningRuns(sandbox, ON_A_LONG_TIMER);
+    const { rec, runs, beacon } = await runningRuns(sandbox, ON_A_LONG_TIMER);
     process.kill(pid, 'SIGKILL');
     await until(() => sandbox.rerunPids.alone.length === MAX_RERUN_PROCESSES);
     await sandbox.close();
-    for (const outcome of await Promise.all(runs)) expectFailure(outcome, ['abort'], /closed/);
+    for (const outcome of await Promise.all([...runs, beacon])) expectFailure(outcome, ['abort'], /closed/);
     expect(rec.calls).toHaveLength(RUNS);
   }, 120_000);
 });
