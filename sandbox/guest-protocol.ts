@@ -53,6 +53,12 @@ export interface GuestConfig {
   readonly clockStartMs: number;
   /** Major version of the Node the sandbox runs under: the web globals follow that line where Node lines differ. */
   readonly nodeMajor: number;
+  /**
+   * The program's text names URL (or URLSearchParams): the built-ins the URL library reads
+   * are captured now, before the program runs. Otherwise they are captured on its first
+   * use of URL, which only a program that reaches it by a computed name can make.
+   */
+  readonly urlBeforeProgram: boolean;
 }
 
 /** Kinds a guest `done` failure may carry. */

@@ -156,6 +156,9 @@ class Run {
       seed: determinism.seed,
       clockStartMs: determinism.clockStartMs,
       nodeMajor: NODE_MAJOR,
+      // A program can name URL only in its text, or reach it by a computed name (rare):
+      // the built-ins the URL library reads are captured before the first kind runs.
+      urlBeforeProgram: program.js.includes('URL'),
     };
     if (
       !(await this.#op(prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } })))

@@ -1,7 +1,8 @@
 // The warm-up run that makes the prelude's code cache (isolate-pool.ts): once per
 // process, a run of our own small program in a throwaway isolate goes through what
 // nearly every run does (configure, a tool call blocked on and answered, a log line,
-// the result), so the prelude functions on that path are compiled once here and come
+// the result; its text names URL, so the built-ins the URL library reads are captured as
+// for such a program), so the prelude functions on that path are compiled once here and come
 // from the code cache in every later isolate instead of being compiled in each run.
 // Nothing of any model's program is involved: the code cache holds only our own code.
 import type { CallDispatcher } from './call-bridge.ts';
@@ -12,7 +13,7 @@ import { DEFAULT_LIMITS } from './limits.ts';
 
 const WARM_UP_TOOL = 'warm_up';
 /** Compiled form of the warm-up program (what compile-program.ts makes of a body, written out). */
-const WARM_UP_JS = `${START_GLOBAL}(async function () { const value = await tools.${WARM_UP_TOOL}({ n: 1 }); console.log('warm', value); return { value, list: [1, 'a', null] }; });\n;void 0;\n`;
+const WARM_UP_JS = `${START_GLOBAL}(async function () { /* URL */ const value = await tools.${WARM_UP_TOOL}({ n: 1 }); console.log('warm', value); return { value, list: [1, 'a', null] }; });\n;void 0;\n`;
 
 /** Runs the warm-up program in `prepared` (which it does not dispose); true if it completed. */
 export async function warmUpRun(prepared: PreparedIsolate): Promise<boolean> {

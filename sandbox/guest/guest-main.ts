@@ -20,6 +20,7 @@ import { installDeterministicSources, seedSources } from './deterministic-source
 import { startPerformanceClock } from './performance.ts';
 import { wake } from './timers.ts';
 import { onUncaught } from './uncaught.ts';
+import { captureUrlBuiltins } from './url.ts';
 import { installNodeLineGlobals, installWebGlobals } from './web-globals.ts';
 import './blocking-calls.ts';
 
@@ -95,6 +96,8 @@ function configure(text: string): void {
   if (run.configured) return;
   run.configured = true;
   const config = parse(text) as GuestConfig;
+  // Before anything of the run's is installed, as the prelude left the built-ins.
+  if (config.urlBeforeProgram === true) captureUrlBuiltins();
   run.maxCalls = config.maxCalls;
   run.maxConcurrent = config.maxConcurrentCalls;
   run.maxLogBytes = config.maxLogBytes;

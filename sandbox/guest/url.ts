@@ -37,6 +37,8 @@ const hasInstance = Function.prototype[Symbol.hasInstance];
 
 /** The library's text, taken from the global the host installed before the prelude. */
 let librarySource: string | undefined;
+/** The guest's global object, and the built-ins the library reads as captured from it. */
+let globalScope: Record<string, unknown> | undefined;
 let intrinsics: UrlIntrinsics | undefined;
 let loaded: UrlModule | undefined;
 
@@ -60,6 +62,7 @@ function invalidUrl(input: unknown, base: unknown, hasBase: boolean): TypeError 
 
 function load(): UrlModule {
   if (loaded !== undefined) return loaded;
+  if (globalScope !== undefined) captureUrlBuiltins();
   if (librarySource === undefined || intrinsics === undefined)
     throw nodeTypeError('ERR_INVALID_STATE', 'URL is not available in this sandbox');
   const library = apply(globalEval, undefined, [librarySource]) as UrlLibrary;
@@ -96,12 +99,21 @@ function load(): UrlModule {
   return loaded;
 }
 
+/**
+ * Captures the built-ins the library reads (once). Run before the program when its text
+ * names URL (guest-main.ts configure), else on first use: capturing them in every isolate
+ * costs ~1 ms of its preparation, and most programs never touch URL.
+ */
+export function captureUrlBuiltins(): void {
+  if (intrinsics === undefined && globalScope !== undefined) intrinsics = captureUrlIntrinsics(globalScope);
+}
+
 /** Defines URL and URLSearchParams on `scope`, loaded the first time either is read. */
 export function installUrl(scope: Record<string, unknown>): void {
   const source = scope[URL_LIBRARY_GLOBAL];
   delete scope[URL_LIBRARY_GLOBAL];
   if (typeof source === 'string') librarySource = source;
-  intrinsics = captureUrlIntrinsics(scope);
+  globalScope = scope;
   for (const name of ['URL', 'URLSearchParams'] as const) {
     defineProperty(scope, name, {
       get(): unknown {

@@ -5,6 +5,9 @@
 // URL behaviour as Node, and the library calls none of its replacements, nor reads them.
 // What is replaced is whatever this engine has: on a newer Node line that includes its
 // newer built-ins (Node 26's Uint8Array.prototype.toBase64, which the library reads).
+// The built-ins the library reads are captured before the program runs when its text
+// names URL (every program here); one that reaches URL only by a computed name gets a
+// working URL too, with those captured at its first use.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
@@ -228,6 +231,21 @@ describe.each(['in-process', 'process'] as const)(
           expect.arrayContaining(['String.prototype.split (read)', 'Array.prototype.map (read)', 'Object.keys (read)']),
         );
       expect(result.replaced).toBeGreaterThan(500);
+    });
+
+    // The built-ins the library reads are captured before the program only when its text
+    // names URL; one that reaches URL by a computed name has them captured on first use.
+    it('gives URL to a program that reaches it by a computed name (its text never names it)', async () => {
+      const code = `
+        const name = ['U', 'R', 'L'].join('');
+        const Ctor = (globalThis as any)[name];
+        const Params = (globalThis as any)[name + 'SearchParams'];
+        const u = new Ctor('HTTP://Example.ORG:80/a/./b/../c?x=1#f');
+        return [u.href, u.host, new Params('a=1&b=2').get('b'), Ctor.canParse('nope')];
+      `;
+      expect(code.includes('URL')).toBe(false);
+      const outcome = await sandbox.run({ code, toolNames: [], hostCall: fakeHost().hostCall });
+      expectOk(outcome, ['http://example.org/a/c?x=1#f', 'example.org', '2', false] as never);
     });
   },
 );
