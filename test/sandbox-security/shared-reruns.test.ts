@@ -87,6 +87,45 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     await expectHealthy(sandbox);
   }, 120_000);
 
+  it('runs that were not waiting on the host (a guest timer, code running) are re-run alone; only the waiting ones share', async () => {
+    const waiting = 6;
+    await expectHealthy(sandbox);
+    const pid = sandbox.childPid ?? 0;
+    const first = gate();
+    const rec = recordingHost(['first', 'started'], async (request) => {
+      if (request.toolName === 'started') return okJson(true);
+      await first.passed;
+      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
+    });
+    const onTimer = sandbox.run({
+      code: 'await new Promise((resolve) => setTimeout(resolve, 1_500)); return "timer";',
+      toolNames: [],
+      hostCall: rec.hostCall,
+    });
+    // Tells the host it started, then runs code well past the kill (a bounded loop of some seconds).
+    const running = sandbox.run({
+      code: 'await tools.started({}); let x = 0; for (let i = 0; i < 2e9 && x >= 0; i++) x = (x + i) % 1000; return "ran";',
+      toolNames: ['started'],
+      hostCall: rec.hostCall,
+    });
+    const pending = Array.from({ length: waiting }, (_, i) =>
+      sandbox.run({ code: `return await tools.first({ i: ${i} });`, toolNames: ['first'], hostCall: rec.hostCall }),
+    );
+    await until(() => rec.calls.length === 1 + waiting);
+    const watch = watchReruns(sandbox);
+    process.kill(pid, 'SIGKILL');
+    await until(() => sandbox.rerunPids.shared.length > 0);
+    first.open();
+    expectResult(await onTimer, 'timer');
+    expectResult(await running, 'ran');
+    (await Promise.all(pending)).forEach((outcome, i) => expectResult(outcome, i));
+    const peak = await watch.stop();
+    expect(peak).toStrictEqual({ alone: 2, shared: 1 });
+    expect(rec.calls).toHaveLength(1 + waiting);
+    await noRerunProcessesLeft(sandbox);
+    await expectHealthy(sandbox);
+  }, 120_000);
+
   it('a shared re-run process that dies too: each of its runs is re-run alone, a few at a time, and finishes; no tool body runs twice, no log line is repeated', async () => {
     const runs = 8;
     await expectHealthy(sandbox);
