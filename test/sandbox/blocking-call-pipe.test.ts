@@ -4,10 +4,11 @@
 // messages; frames that are not calls, or larger than any call may be, mark the process
 // as broken and nothing more is read. The sandbox-process end is exercised end to end by
 // blocking-calls.test.ts, blocking-call-limits.test.ts and blocking-call-ordering.test.ts.
-import { closeSync, mkdtempSync, openSync, writeFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { closeSync, mkdtempSync, openSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { PassThrough } from 'node:stream';
+import { PassThrough, type Writable } from 'node:stream';
 import { afterEach, describe, expect, it, jest } from '@jest/globals';
 import { HostBlockingLink } from '../../sandbox/blocking-call-pipe.ts';
 import {
@@ -144,6 +145,38 @@ describe('HostBlockingLink', () => {
     expect(h.written()).toStrictEqual([{ seq: 7, outcome: { ok: true, valueJson: argsJson } }]);
     // The frame is the text's own bytes and a short header: nothing is escaped again.
     expect(h.frame({ ...CALL, argsJson }).length).toBeLessThan(Buffer.byteLength(argsJson) + 200);
+  });
+
+  it('on a real pipe, an answer larger than the pipe takes crosses whole, and the next one after it', async () => {
+    // The host writes straight to the pipe's fd when its stream has nothing queued; what
+    // the pipe does not take goes through the stream, and a later answer follows it.
+    const file = join(mkdtempSync(join(tmpdir(), 'ptc-pipe-')), 'answers');
+    const reader = spawn('sh', ['-c', `cat <&3 > '${file}'`], { stdio: ['ignore', 'ignore', 'inherit', 'pipe'] });
+    const exited = new Promise((resolve) => reader.once('exit', resolve));
+    const answers = reader.stdio[3] as Writable;
+    const calls = new PassThrough();
+    const received: CallItem[] = [];
+    const link = new HostBlockingLink(
+      answers,
+      calls,
+      (call) => received.push(call),
+      () => undefined,
+      60_000,
+    );
+    const big = JSON.stringify('"\\n漢😀'.repeat(400_000));
+    calls.write(encodeCallFrame({ ...CALL, sent: 0, handled: 0 }) ?? Buffer.alloc(0));
+    await tick();
+    expect(link.answer(3, 7, { ok: true, valueJson: big })).toBe(true);
+    calls.write(encodeCallFrame({ ...CALL, seq: 8, sent: 0, handled: 0 }) ?? Buffer.alloc(0));
+    await tick();
+    expect(link.answer(3, 8, { ok: false, code: 'E', message: 'second' })).toBe(true);
+    answers.end();
+    await exited;
+    expect(decodeAnswers(readFileSync(file))).toStrictEqual([
+      { seq: 7, outcome: { ok: true, valueJson: big } },
+      { seq: 8, outcome: { ok: false, code: 'E', message: 'second' } },
+    ]);
+    expect(received.map((call) => call.seq)).toStrictEqual([7, 8]);
   });
 
   it('answers a call whose handled count is behind with a release at once, and still hands it on', async () => {
