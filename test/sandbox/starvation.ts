@@ -4,8 +4,10 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 
-/** The CPU the starved process and the busy loops share. */
-const SHARED_CPU = '0';
+/** The CPU the starved process and the busy loops share: the first this process may use (Linux). */
+function sharedCpu(): string {
+  return /Cpus_allowed_list:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0';
+}
 /** A busy loop ends by itself after this long even if nobody stops it. */
 const BUSY_LOOP_LIFETIME_MS = 90_000;
 
@@ -37,6 +39,7 @@ export function starve(pid: number, loops: number): Starvation {
   const stop = (): void => {
     for (const loop of busy) loop.kill('SIGKILL');
   };
+  const cpu = sharedCpu();
   try {
     for (let i = 0; i < loops; i++) {
       const loop = spawn(
@@ -45,9 +48,9 @@ export function starve(pid: number, loops: number): Starvation {
         { stdio: 'ignore' },
       );
       busy.push(loop);
-      execFileSync('taskset', ['-p', '-c', SHARED_CPU, String(loop.pid)], { stdio: 'ignore' });
+      execFileSync('taskset', ['-p', '-c', cpu, String(loop.pid)], { stdio: 'ignore' });
     }
-    execFileSync('taskset', ['-a', '-p', '-c', SHARED_CPU, String(pid)], { stdio: 'ignore' });
+    execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
       execFileSync('renice', ['-n', '19', '-p', tid], { stdio: 'ignore' });
     }
