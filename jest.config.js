@@ -20,4 +20,9 @@ export default {
   // 2-core machine: the fresh-clone CI ran 2.7x slower than a quiet run at load ~15.
   testTimeout: 60000,
   maxWorkers: 2,
+  // A worker keeps part of every test file it ran (its heap after a full GC grows 6-25 MB a
+  // file, past 500 MB in a long run); V8 tearing down such a worker at the end (unmapping its
+  // pages) took over jest's 500 ms graceful-exit window on a loaded machine: "A worker process
+  // has failed to exit gracefully". A worker past this size after a file is replaced instead.
+  workerIdleMemoryLimit: '512MB',
 };
