@@ -7,7 +7,8 @@ import { isStepCount, streamText } from 'ai';
 import { convertArrayToReadableStream, MockLanguageModelV4 } from 'ai/test';
 import { isRunProgress, toAiSdkTools, type RunProgress } from '../../src/adapters/ai-sdk.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { createToolRuntime, defineTool, type ToolResult } from '../../src/index.ts';
+import { createToolRuntime, type ToolResult } from '../../src/index.ts';
+import { gatedDoubler } from '../support/gated-tool.ts';
 
 const sandbox = createSandbox();
 afterAll(() => sandbox.close());
@@ -19,21 +20,9 @@ const usage = {
 
 describe('toAiSdkTools with streamText: preliminary run_code results', () => {
   it('streams log lines and call progress before the final ToolResult', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const slow = gatedDoubler();
     const rt = createToolRuntime({ mode: 'ptc', sandbox });
-    rt.register(
-      defineTool({
-        name: 'slow',
-        description: 'Doubles n once released.',
-        parameters: { n: { type: 'number', required: true } },
-        output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-        execute: async ({ n }) => {
-          await gate;
-          return n * 2;
-        },
-      }),
-    );
+    rt.register(slow.tool);
     const code = `console.log('looking'); const v = await tools.slow({ n: 21 }); console.log('got', v); return v;`;
     let calls = 0;
     const model = new MockLanguageModelV4({
@@ -78,7 +67,7 @@ describe('toAiSdkTools with streamText: preliminary run_code results', () => {
       } else if (isRunProgress(part.output)) {
         preliminary.push(part.output);
         // The slow tool answers only once its start was streamed to us.
-        if (part.output.event.kind === 'call-start') release();
+        if (part.output.event.kind === 'call-start') slow.open();
       } else {
         others.push(part.output); // the AI SDK also streams the last value as a preliminary result
       }

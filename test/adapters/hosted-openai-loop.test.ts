@@ -16,6 +16,7 @@ import {
 } from '../../src/adapters/openai.ts';
 import { HOSTED_PROGRAM, replayJournal } from '../../src/index.ts';
 import { asArray, isObject, startMockProvider, type JsonObject, type MockProvider } from './support/mock-provider.ts';
+import { openAIResponse } from './support/openai-responses.ts';
 import { openAIResponsesProblems } from './support/provider-rules.ts';
 import { hostedRuntime, recordSpans, spanTree } from './support/hosted-tools.ts';
 
@@ -29,30 +30,6 @@ afterAll(async () => {
 const PROGRAM = 'call_program1';
 const byProgram = { type: 'program', caller_id: PROGRAM };
 
-const response = (output: JsonObject[]): JsonObject => ({
-  id: 'resp_test',
-  object: 'response',
-  created_at: 0,
-  status: 'completed',
-  model: 'gpt-test',
-  output,
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  metadata: {},
-  parallel_tool_calls: true,
-  temperature: 1,
-  tool_choice: 'auto',
-  tools: [],
-  top_p: 1,
-  usage: {
-    input_tokens: 1,
-    output_tokens: 1,
-    total_tokens: 2,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens_details: { reasoning_tokens: 0 },
-  },
-});
 const call = (callId: string, name: string, args: JsonObject, caller: JsonObject): JsonObject => ({
   type: 'function_call',
   id: `fc_${callId}`,
@@ -160,7 +137,7 @@ describe('hosted mode: OpenAI programmatic tool calling, real openai client, moc
         '/v1/responses': {
           validate: hostedProblems,
           replies: [
-            response([
+            openAIResponse([
               {
                 type: 'program',
                 id: 'cm_1',
@@ -171,7 +148,7 @@ describe('hosted mode: OpenAI programmatic tool calling, real openai client, moc
               call('call_inv', 'get_inventory', { sku: 'A1' }, byProgram),
               call('call_secret', 'get_secret', {}, byProgram),
             ]),
-            response([
+            openAIResponse([
               call(
                 'call_forged',
                 'get_inventory',
@@ -180,7 +157,7 @@ describe('hosted mode: OpenAI programmatic tool calling, real openai client, moc
               ),
               call('call_ask', 'ask_user', { question: 'ok?' }, byProgram),
             ]),
-            response([
+            openAIResponse([
               { type: 'program_output', id: 'cmo_1', call_id: PROGRAM, result: 'A1: 7 units', status: 'completed' },
               {
                 type: 'message',

@@ -24,6 +24,7 @@ import {
   type MockProvider,
   type Reply,
 } from './support/mock-provider.ts';
+import { openAIResponse } from './support/openai-responses.ts';
 import { openAIChatProblems, openAIResponsesProblems } from './support/provider-rules.ts';
 import { registerTickets } from './support/ticket-tools.ts';
 
@@ -67,30 +68,6 @@ const chatCall = (id: string, name: string, args: string): JsonObject => ({
   function: { name, arguments: args },
 });
 
-const response = (output: JsonObject[]): JsonObject => ({
-  id: 'resp_test',
-  object: 'response',
-  created_at: 0,
-  status: 'completed',
-  model: 'gpt-test',
-  output,
-  error: null,
-  incomplete_details: null,
-  instructions: null,
-  metadata: {},
-  parallel_tool_calls: true,
-  temperature: 1,
-  tool_choice: 'auto',
-  tools: [],
-  top_p: 1,
-  usage: {
-    input_tokens: 1,
-    output_tokens: 1,
-    total_tokens: 2,
-    input_tokens_details: { cached_tokens: 0 },
-    output_tokens_details: { reasoning_tokens: 0 },
-  },
-});
 const functionCall = (callId: string, name: string, args: string): JsonObject => ({
   type: 'function_call',
   id: `fc_${callId}`,
@@ -225,7 +202,7 @@ describe('openai client, Responses', () => {
     const { provider, client } = await mock(
       [],
       [
-        response([
+        openAIResponse([
           functionCall(
             'call_1',
             'run_code',
@@ -235,14 +212,14 @@ describe('openai client, Responses', () => {
             }),
           ),
         ]),
-        response([
+        openAIResponse([
           functionCall(
             'call_2',
             'run_code',
             JSON.stringify({ description: 'Clear notes', code: 'return await tools["notes.clear"]({});' }),
           ),
         ]),
-        (body) => response([outputText(`${answerTo(body, 'call_1')} open; ${answerTo(body, 'call_2')}`)]),
+        (body) => openAIResponse([outputText(`${answerTo(body, 'call_1')} open; ${answerTo(body, 'call_2')}`)]),
       ],
     );
     expect(await responsesLoop(client, rt, 'How many open tickets?')).toBe('3 open; (no output)');
@@ -261,8 +238,8 @@ describe('openai client, Responses', () => {
     const { provider, client } = await mock(
       [],
       [
-        response([functionCall('call_n', 'tickets_count', '{"status":"closed"}')]),
-        (body) => response([outputText(answerTo(body, 'call_n'))]),
+        openAIResponse([functionCall('call_n', 'tickets_count', '{"status":"closed"}')]),
+        (body) => openAIResponse([outputText(answerTo(body, 'call_n'))]),
       ],
     );
     expect(await responsesLoop(client, rt, 'Closed?')).toBe('5 closed tickets');

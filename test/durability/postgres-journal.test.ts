@@ -13,6 +13,7 @@ import { createToolRuntime, openPostgresJournal, type PostgresPool } from '../..
 import type { JournalEvent } from '../../src/scheduler/journal.ts';
 import { journalStoreKind } from '../../src/scheduler/resolve-journal.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { expectTwoAgentQueries, journalTwoAgents } from './fixtures/journal-queries.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
 import { gatedRuntime, readBodyLog, runCall } from '../durable-runs/fixtures/gated-tools.ts';
 import type { PausedRun } from '../../src/index.ts';
@@ -88,36 +89,8 @@ describe('openPostgresJournal', () => {
   it('is queryable by root call, agent and time, nested calls and results included', async () => {
     let clock = 1_000;
     const journal = openPostgresJournal(await freshDb(), { now: () => (clock += 10) });
-    const rt = createToolRuntime({ sandbox: false, journal });
-    rt.createAgent('alice');
-    rt.createAgent('bob');
-    registerPaymentTools(rt);
-    await rt.execute({ callId: 'p1', name: 'pay_invoice', arguments: { to: 'cy', amount: 5 }, agent: 'alice' });
-    const middle = clock;
-    await rt.executeTurn([{ callId: 'l1', name: 'lookup', arguments: { who: 'dee' } }], { agent: 'bob' });
-    const ids = (entries: readonly { event: { type: string; callId: string } }[]) =>
-      entries.map((e) => `${e.event.type === 'tool/call' ? 'call' : 'result'}:${e.event.callId}`);
-    expect(ids(await journal.query({ rootCallId: 'p1' }))).toEqual([
-      'call:p1',
-      'call:p1:call:1',
-      'result:p1:call:1',
-      'call:p1:call:2',
-      'result:p1:call:2',
-      'result:p1',
-    ]);
-    expect(ids(await journal.query({ agent: 'bob' }))).toEqual(['call:l1', 'result:l1']);
-    expect(await journal.query({ agent: null })).toEqual([]);
-    expect(ids(await journal.query({ agent: 'alice', type: 'tool/call' }))).toEqual([
-      'call:p1',
-      'call:p1:call:1',
-      'call:p1:call:2',
-    ]);
-    expect(ids(await journal.query({ since: middle + 1 }))).toEqual(['call:l1', 'result:l1']);
-    const all = await journal.query();
-    expect(all.map((e) => e.seq)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
-    expect(Object.isFrozen(all[0]!.event)).toBe(true);
-    expect((await journal.query({ afterSeq: 2, limit: 3 })).map((e) => e.seq)).toEqual([3, 4, 5]);
-    expect(all.map((e) => e.event)).toEqual((await journal.read()).events);
+    const { middle } = await journalTwoAgents(journal, () => clock);
+    await expectTwoAgentQueries(journal, middle);
     await expect(journal.query({ limit: 0 })).rejects.toThrow('journal query: limit must be an integer >= 1, got 0');
     await journal.close();
     await expect(journal.append(pair('late', 1))).rejects.toThrow(/closed/);

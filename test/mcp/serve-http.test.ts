@@ -9,8 +9,9 @@ import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/
 import { CallToolResultSchema, type CallToolResult, type Progress } from '@modelcontextprotocol/sdk/types.js';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
-import { createToolRuntime, defineTool, type ToolRuntime } from '../../src/index.ts';
+import { createToolRuntime, type ToolRuntime } from '../../src/index.ts';
 import { serveMcpHttp, type McpHttpServer, type ServeMcpHttpOptions } from '../../src/mcp/index.ts';
+import { gatedDoubler } from '../support/gated-tool.ts';
 import tools from './fixtures/tools.ts';
 
 const TOKEN = 'test-token-0123456789abcdef';
@@ -23,32 +24,11 @@ afterAll(async () => {
   await sandbox?.close();
 });
 
-/** A tool that counts its runs and answers only once released. */
-function gatedTool() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const state = { runs: 0 };
-  const tool = defineTool({
-    name: 'slow',
-    description: 'Doubles n once released.',
-    parameters: { n: { type: 'number', required: true } },
-    output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-    execute: async ({ n }) => {
-      state.runs += 1;
-      await gate;
-      return n * 2;
-    },
-  });
-  return { tool, release, state };
-}
-
 async function start(options: Partial<ServeMcpHttpOptions> = {}, mode: 'ptc' | 'native' | 'both' = 'ptc') {
   sandbox ??= createSandbox();
   const rt: ToolRuntime = createToolRuntime({ mode, sandbox });
   for (const t of tools) rt.register(t);
-  const gated = gatedTool();
+  const gated = gatedDoubler();
   rt.register(gated.tool);
   const server = await serveMcpHttp(rt, { token: TOKEN, host: '127.0.0.1', port: 0, ...options });
   open.push(async () => {
@@ -138,7 +118,7 @@ describe('serveMcpHttp: the official Streamable HTTP client', () => {
         onprogress: (p) => {
           progress.push(p);
           // The tool answers only after the client has seen the call start live.
-          if (p.message?.startsWith('call 1 slow started') === true) gated.release();
+          if (p.message?.startsWith('call 1 slow started') === true) gated.open();
         },
       },
     )) as CallToolResult;
@@ -173,7 +153,7 @@ describe('serveMcpHttp: the official Streamable HTTP client', () => {
 describe('serveMcpHttp: access', () => {
   it('answers 401 without a token or with a wrong one, and runs nothing', async () => {
     const { server, gated } = await start({}, 'native');
-    gated.release();
+    gated.open();
     for (const authorization of [
       undefined,
       `Bearer wrong-${TOKEN}`,
@@ -188,14 +168,14 @@ describe('serveMcpHttp: access', () => {
       expect([authorization, response.status]).toEqual([authorization, 401]);
       expect(response.headers['www-authenticate']).toBe('Bearer');
     }
-    expect(gated.state.runs).toBe(0);
+    expect(gated.started()).toBe(0);
     // The official client gets a 401 too.
     await expect(connectClient(server, 'not-the-token-at-all')).rejects.toThrow(/401|Unauthorized/);
     // And the right token runs it.
     const ok = await raw(server, { headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` }, body: callSlow });
     expect(ok.status).toBe(200);
     expect(ok.body).toContain('"isError":false');
-    expect(gated.state.runs).toBe(1);
+    expect(gated.started()).toBe(1);
   });
 
   it('refuses an oversized body with 413 without running it', async () => {
@@ -209,7 +189,7 @@ describe('serveMcpHttp: access', () => {
     const response = await raw(server, { headers: { ...MCP_HEADERS, authorization: `Bearer ${TOKEN}` }, body: big });
     expect(response.status).toBe(413);
     expect(response.body).toMatch(/2048 bytes/);
-    expect(gated.state.runs).toBe(0);
+    expect(gated.started()).toBe(0);
   });
 
   it('refuses a foreign Host or Origin (DNS-rebinding protection), other paths and methods', async () => {
@@ -259,7 +239,7 @@ describe('serveMcpHttp: graceful close', () => {
     const { server, gated } = await start({}, 'native');
     const client = await connectClient(server);
     const running = client.callTool({ name: 'slow', arguments: { n: 5 } }) as Promise<CallToolResult>;
-    while (gated.state.runs === 0) await new Promise((resolve) => setTimeout(resolve, 5));
+    while (gated.started() === 0) await new Promise((resolve) => setTimeout(resolve, 5));
     const closed = server.close();
     let closedYet = false;
     void closed.then(() => (closedYet = true));
@@ -273,12 +253,12 @@ describe('serveMcpHttp: graceful close', () => {
     );
     expect(['503', 'ECONNREFUSED']).toContain(late);
     expect(closedYet).toBe(false);
-    gated.release();
+    gated.open();
     const result = await running;
     expect(result.structuredContent).toEqual({ value: 10 }); // a number travels wrapped (issue 21)
     expect(result.content).toEqual([{ type: 'text', text: '10' }]);
     await closed;
-    expect(gated.state.runs).toBe(1);
+    expect(gated.started()).toBe(1);
     await expect(raw(server, { headers: MCP_HEADERS, body: callSlow })).rejects.toThrow(/ECONNREFUSED/);
   });
 });

@@ -2,35 +2,17 @@
 // program's console lines and nested calls while it runs, with the call ids the
 // pipeline uses; listeners cannot disturb a run; disposal stops delivery.
 import { describe, expect, it } from '@jest/globals';
-import { defineTool, deny } from '../../src/index.ts';
+import { deny } from '../../src/index.ts';
 import type { RunCallEndEvent, RunCallStartEvent, RunLogEvent } from '../../src/index.ts';
+import { gatedDoubler } from '../support/gated-tool.ts';
 import { ptcRuntimes, runCode, runValue } from './helpers.ts';
 
 const runtime = ptcRuntimes();
 
-/** A tool that answers only when the test releases it. */
-function gatedTool() {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
-  const tool = defineTool({
-    name: 'slow',
-    description: 'Answers once released.',
-    parameters: { n: { type: 'number', required: true } },
-    output: { schema: { type: 'number' }, render: (_a, v) => [{ type: 'text', text: String(v) }] },
-    execute: async ({ n }) => {
-      await gate;
-      return n * 2;
-    },
-  });
-  return { tool, release };
-}
-
 describe('run events', () => {
   it('reports a log line and the call start while the program still waits on the tool', async () => {
     const rt = runtime();
-    const { tool, release } = gatedTool();
+    const { tool, open } = gatedDoubler();
     rt.register(tool);
     const seen: string[] = [];
     const logs: RunLogEvent[] = [];
@@ -44,7 +26,7 @@ describe('run events', () => {
       starts.push(e);
       seen.push(`start ${e.name}`);
       // The program has logged and called: both are visible before the run can end.
-      if (e.seq === 1) release();
+      if (e.seq === 1) open();
     });
     rt.on('run/call-end', (e) => {
       ends.push(e);
@@ -71,8 +53,8 @@ describe('run events', () => {
 
   it('reports failed and refused nested calls with their error code', async () => {
     const rt = runtime();
-    const { tool, release } = gatedTool();
-    release();
+    const { tool, open } = gatedDoubler();
+    open();
     rt.register(tool);
     rt.on('tools/pre-execute', (exec, next) => ((exec.arguments as { n: number }).n < 0 ? deny('negative') : next()));
     const ends: RunCallEndEvent[] = [];

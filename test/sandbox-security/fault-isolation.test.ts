@@ -7,6 +7,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome, HostCallRequest, RunOutcome } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 import {
   childProcesses,
   expectFailure,
@@ -44,10 +45,9 @@ async function pairInFlight(): Promise<{
     signal: controller.signal,
   });
   while (parked.calls.length === 0) await sleep(5);
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
+  const work = gate();
   const innocentHost = recordingHost(['work'], async () => {
-    await gate;
+    await work.passed;
     return okJson({ n: 20 });
   });
   const innocent = sandbox.run({
@@ -59,7 +59,7 @@ async function pairInFlight(): Promise<{
   if (hostilePid === undefined) throw new Error('no sandbox process');
   // Runs in flight are spread: the innocent run is in the other process.
   expect(sandbox.childPids.filter((pid) => pid !== undefined)).toHaveLength(2);
-  return { hostile, innocent, hostilePid, release, cancel: () => controller.abort() };
+  return { hostile, innocent, hostilePid, release: work.open, cancel: () => controller.abort() };
 }
 
 describe('fault isolation between runs in flight', () => {
@@ -121,14 +121,13 @@ describe('runs sharing a process that dies: each is re-run, no tool body runs tw
 
   /** A host whose `work` answers { n: length of k } and holds the calls named in `held` until released. */
   function heldHost(held: readonly string[]): { rec: Recorder; release: () => void } {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const heldCalls = gate();
     const rec = recordingHost(['work'], async (request) => {
       const { k } = JSON.parse(request.argsJson) as { k: string };
-      if (held.includes(k)) await gate;
+      if (held.includes(k)) await heldCalls.passed;
       return okJson({ n: k.length });
     });
-    return { rec, release };
+    return { rec, release: heldCalls.open };
   }
 
   it('both runs of a killed process finish with the results and logs of one clean run each', async () => {
@@ -167,21 +166,20 @@ describe('runs sharing a process that dies: each is re-run, no tool body runs tw
     await expectHealthy(shared);
     const pid = shared.childPid;
     const { rec, release } = heldHost([]);
-    let hold!: () => void;
-    const held = new Promise<void>((resolve) => (hold = resolve));
+    const wait = gate();
     const run = shared.run({
       code: 'const r = await tools.work({ k: String(Math.random()) + Date.now() }); await tools.work({ k: "wait" }); return r.n;',
       toolNames: ['work'],
       hostCall: async (request) => {
         const outcome = await rec.hostCall(request);
-        if (request.argsJson === '{"k":"wait"}') await held;
+        if (request.argsJson === '{"k":"wait"}') await wait.passed;
         return outcome;
       },
     });
     while (rec.calls.length < 2) await sleep(5);
     process.kill(pid ?? 0, 'SIGKILL');
     await sleep(300);
-    hold();
+    wait.open();
     release();
     const outcome = await run;
     expectResult(outcome, JSON.parse(rec.calls[0]!.argsJson).k.length);
@@ -227,17 +225,16 @@ describe('runs waiting on tools hold no thread', () => {
   it('100 concurrent runs each awaiting a 1-second tool all complete, with all 100 tool bodies pending at once', async () => {
     let pending = 0;
     let maxPending = 0;
-    let allIn!: () => void;
-    const everyonePending = new Promise<void>((resolve) => (allIn = resolve));
+    const everyonePending = gate();
     // If some run could never get its call pending, the bodies still end (and the check below fails).
-    const guard = setTimeout(() => allIn(), 20_000);
+    const guard = setTimeout(everyonePending.open, 20_000);
     const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
       pending += 1;
       maxPending = Math.max(maxPending, pending);
-      if (pending === 100) allIn();
+      if (pending === 100) everyonePending.open();
       try {
         // Each body lasts 1 s once all 100 are pending.
-        await everyonePending;
+        await everyonePending.passed;
         await sleep(1_000);
         return okJson({ seq: request.seq, ok: true });
       } finally {

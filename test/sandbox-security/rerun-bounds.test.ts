@@ -12,6 +12,7 @@ import {
   ProcessSandbox,
 } from '../../sandbox/process-sandbox.ts';
 import type { RunOutcome } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 import {
   childProcesses,
   expectFailure,
@@ -52,10 +53,9 @@ async function runningRuns(
     }),
   );
   await until(() => rec.calls.length === RUNS && rec.inFlight === 0);
-  let releaseBeacon!: () => void;
-  const released = new Promise<void>((resolve) => (releaseBeacon = resolve));
+  const beaconCall = gate();
   const beaconHost = recordingHost(['beacon'], async () => {
-    await released;
+    await beaconCall.passed;
     return okJson('beacon');
   });
   const beacon = sandbox.run({
@@ -64,7 +64,7 @@ async function runningRuns(
     hostCall: beaconHost.hostCall,
   });
   await until(() => beaconHost.calls.length === 1);
-  return { rec, runs, beacon, releaseBeacon };
+  return { rec, runs, beacon, releaseBeacon: beaconCall.open };
 }
 
 const ON_A_LONG_TIMER = (i: number): string =>
@@ -116,12 +116,10 @@ describe('re-runs after a sandbox process died', () => {
     const runs = SHARED_CAPACITY + 8;
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
-    let openFirst!: () => void;
-    const first = new Promise<void>((resolve) => (openFirst = resolve));
-    let openSecond!: () => void;
-    const second = new Promise<void>((resolve) => (openSecond = resolve));
+    const first = gate();
+    const second = gate();
     const rec = recordingHost(['first', 'second'], async (request) => {
-      await (request.toolName === 'first' ? first : second);
+      await (request.toolName === 'first' ? first : second).passed;
       return okJson((JSON.parse(request.argsJson) as { i: number }).i);
     });
     const pending = Array.from({ length: runs }, (_, i) =>
@@ -134,7 +132,7 @@ describe('re-runs after a sandbox process died', () => {
     await until(() => rec.calls.length === runs);
     process.kill(pid, 'SIGKILL');
     await until(() => sandbox.rerunPids.shared.length > 0);
-    openFirst();
+    first.open();
     const secondCalls = (): number => rec.calls.filter((call) => call.toolName === 'second').length;
     await until(() => secondCalls() === SHARED_CAPACITY);
     await sleep(500);
@@ -142,7 +140,7 @@ describe('re-runs after a sandbox process died', () => {
     expect(secondCalls()).toBe(SHARED_CAPACITY);
     expect(sandbox.rerunPids.shared).toHaveLength(MAX_SHARED_RERUN_PROCESSES);
     expect(sandbox.rerunPids.alone).toStrictEqual([]);
-    openSecond();
+    second.open();
     (await Promise.all(pending)).forEach((outcome, i) => expectResult(outcome, 2 * i));
     expect(rec.calls).toHaveLength(2 * runs);
     await until(() => sandbox.rerunPids.shared.length === 0);

@@ -3,6 +3,7 @@
 // a batched `calls` message, and an abort that arrives while the re-run awaits them.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
+import { gate } from '../support/gate.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, recordingHost, sleep, untilAborted } from './helpers.ts';
 
 const sandbox = new ProcessSandbox({ processes: 1, limits: { wallTimeMs: 60_000 } });
@@ -12,10 +13,9 @@ describe('re-runs and calls in transit', () => {
   it('a Promise.all of 8 calls (2 in flight, 6 queued in the guest) whose process dies: each body runs once', async () => {
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const work = gate();
     const rec = recordingHost(['work'], async (request) => {
-      await gate;
+      await work.passed;
       return okJson((JSON.parse(request.argsJson) as { i: number }).i);
     });
     const pending = sandbox.run({
@@ -29,7 +29,7 @@ describe('re-runs and calls in transit', () => {
     await sleep(300);
     // The re-run awaits the first attempt's two calls; nothing new reached the host.
     expect(rec.calls).toHaveLength(2);
-    release();
+    work.open();
     expectResult(await pending, [[0, 1, 2, 3, 4, 5, 6, 7], 100]);
     expect(rec.calls.map((call) => call.argsJson)).toStrictEqual([
       ...[0, 1, 2, 3, 4, 5, 6, 7].map((i) => `{"i":${i}}`),

@@ -7,17 +7,11 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { allInside } from '../capacity/fixtures/all-inside.ts';
+import { gate } from '../support/gate.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost, sleep } from './helpers.ts';
 
 async function until(check: () => boolean): Promise<void> {
   while (!check()) await sleep(5);
-}
-
-/** Calls that wait until `open()`. */
-function gate(): { readonly passed: Promise<void>; readonly open: () => void } {
-  let open!: () => void;
-  const passed = new Promise<void>((resolve) => (open = resolve));
-  return { passed, open };
 }
 
 interface RerunCounts {

@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it, jest } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { PreparedIsolate } from '../../sandbox/isolate-pool.ts';
 import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 import { expectOk } from './helpers.ts';
 
 const boxes = {
@@ -15,13 +16,12 @@ afterAll(() => Promise.all(Object.values(boxes).map((box) => box.close())));
 
 describe.each(Object.entries(boxes))('batched delivery (%s)', (_mode, sandbox) => {
   it('ten calls released at the same moment each get their own value or error', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const allWaiting = gate();
     let waiting = 0;
     const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
       waiting += 1;
-      if (waiting === 10) release();
-      await gate;
+      if (waiting === 10) allWaiting.open();
+      await allWaiting.passed;
       const { n } = JSON.parse(request.argsJson) as { n: number };
       return n % 3 === 0
         ? { ok: false, code: `E${n}`, message: `no ${n}` }

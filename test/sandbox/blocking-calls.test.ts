@@ -8,6 +8,7 @@ import { blockingPipeStats } from '../../sandbox/blocking-call-pipe.ts';
 import { blockingCallStats } from '../../sandbox/isolate-run.ts';
 import { BLOCKING_CALL_WAIT_MS } from '../../sandbox/limits.ts';
 import type { HostCallOutcome, HostCallRequest } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 import { expectOk, fakeHost, sleep } from './helpers.ts';
 
 const boxes = {
@@ -89,11 +90,10 @@ return order;`;
   });
 
   it('Promise.all keeps its parallelism', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const allInFlight = gate();
     const host = fakeHost(async (request) => {
-      if (host.inFlight === 10) release();
-      await gate;
+      if (host.inFlight === 10) allInFlight.open();
+      await allInFlight.passed;
       return echo(request);
     });
     const code = 'return (await Promise.all(Array.from({ length: 10 }, (_, i) => tools.f({ n: i * 7 })))).length;';
@@ -132,11 +132,10 @@ describe('which path a call takes (in-process, where the counts are visible)', (
   });
 
   it('a call the program goes on without awaiting never blocks it', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
+    const bothInFlight = gate();
     const host = fakeHost(async (request) => {
-      if (host.inFlight === 2) release();
-      await gate;
+      if (host.inFlight === 2) bothInFlight.open();
+      await bothInFlight.passed;
       return echo(request);
     });
     const stuck = fakeHost(

@@ -14,7 +14,7 @@ import {
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox } from '../../sandbox/index.ts';
-import { expectKind, expectOk, fakeHost, ok } from './helpers.ts';
+import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
 
 const linux = process.platform === 'linux';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -85,12 +85,7 @@ describe('CPU lanes', () => {
 
   it('in-process: a CPU-bound run beside another run is demoted only where its priority can be restored, and is restored when it ends', async () => {
     const sandbox = createSandbox({ isolation: 'in-process' });
-    let release!: () => void;
-    const gate = new Promise<void>((resolve) => (release = resolve));
-    const host = fakeHost(async () => {
-      await gate;
-      return ok('done');
-    });
+    const { host, open } = gatedHost('done');
     try {
       const waiting = sandbox.run({
         code: 'return await tools.wait({});',
@@ -116,11 +111,11 @@ describe('CPU lanes', () => {
       if (linux && mayRestorePriority()) expect(seen.length).toBeGreaterThanOrEqual(1);
       else expect(seen).toStrictEqual([]);
       expectKind(await runaway, 'timeout');
-      release();
+      open();
       expectOk(await waiting, 'done');
       if (linux) expect(demotedThreads()).toStrictEqual([]);
     } finally {
-      release();
+      open();
       await sandbox.close();
     }
   }, 30_000);

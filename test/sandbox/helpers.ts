@@ -2,6 +2,7 @@
 // and small assertions on run outcomes.
 import { expect } from '@jest/globals';
 import type { FailureKind, HostCallOutcome, HostCallRequest, JsonValue, RunOutcome } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 
 export interface FakeHost {
   readonly hostCall: (request: HostCallRequest) => Promise<HostCallOutcome>;
@@ -49,6 +50,16 @@ export function fakeHost(impl?: ToolImpl): FakeHost {
     },
   };
   return host;
+}
+
+/** A host whose every call answers `value` once the test calls `open()`. */
+export function gatedHost(value: JsonValue): { host: FakeHost; open: () => void } {
+  const { passed, open } = gate();
+  const host = fakeHost(async () => {
+    await passed;
+    return ok(value);
+  });
+  return { host, open };
 }
 
 export function expectOk(outcome: RunOutcome, result?: JsonValue): void {

@@ -6,7 +6,8 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
-import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
+import { gate } from '../support/gate.ts';
+import { expectKind, expectOk, fakeHost, gatedHost, ok, sleep, untilAborted } from './helpers.ts';
 
 async function expectHealthy(sandbox: Sandbox): Promise<void> {
   const outcome = await sandbox.run({
@@ -26,17 +27,6 @@ function isAlive(pid: number): boolean {
   }
 }
 
-/** A host whose every call answers `value` once `release()` is called. */
-function gatedHost(value: string): { host: ReturnType<typeof fakeHost>; release: () => void } {
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => (release = resolve));
-  const host = fakeHost(async () => {
-    await gate;
-    return ok(value);
-  });
-  return { host, release };
-}
-
 async function childPid(sandbox: ProcessSandbox): Promise<number> {
   const pid = sandbox.childPid;
   if (pid === undefined) throw new Error('no sandbox process');
@@ -49,7 +39,7 @@ describe('process isolation: crash recovery', () => {
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      const { host, release } = gatedHost('late');
+      const { host, open } = gatedHost('late');
       const pending = sandbox.run({
         code: 'console.log("before"); const r = await tools.slow({ k: 1 }); console.log("after"); return r;',
         toolNames: ['slow'],
@@ -59,7 +49,7 @@ describe('process isolation: crash recovery', () => {
       process.kill(pid, 'SIGKILL');
       // The call in flight when its process died is awaited by the re-run, not issued again.
       await sleep(300);
-      release();
+      open();
       const outcome = await pending;
       expectOk(outcome, 'late');
       expect(outcome.logs).toStrictEqual(['before', 'after']);
@@ -137,10 +127,9 @@ describe('process isolation: crash recovery', () => {
         hostCall: hang.hostCall,
         limits: { wallTimeMs: 500 },
       });
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
+      const second = gate();
       const work = fakeHost(async (request) => {
-        if (request.seq === 2) await gate;
+        if (request.seq === 2) await second.passed;
         return ok(request.seq * 10);
       });
       const bystander = sandbox.run({
@@ -153,7 +142,7 @@ describe('process isolation: crash recovery', () => {
       process.kill(pid, 'SIGSTOP');
       expectKind(await overdue, 'timeout', /did not respond and was replaced/);
       expect(isAlive(pid)).toBe(false);
-      release();
+      second.open();
       expectOk(await bystander, 32);
       // Call 1 answered from the record, call 2 (in flight) awaited: each body ran once.
       expect(work.calls.map((call) => call.seq)).toStrictEqual([1, 2]);
@@ -174,7 +163,7 @@ describe('process isolation: crash recovery', () => {
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      const { host: work, release } = gatedHost('answered');
+      const { host: work, open } = gatedHost('answered');
       const pending = sandbox.run({
         code: 'return await tools.work({});',
         toolNames: ['work'],
@@ -184,7 +173,7 @@ describe('process isolation: crash recovery', () => {
       // Stuck as if deadlocked: no cancel or deadline is due for two minutes, only the heartbeat notices.
       process.kill(pid, 'SIGSTOP');
       while (isAlive(pid)) await sleep(20);
-      release();
+      open();
       expectOk(await pending, 'answered');
       expect(work.calls).toHaveLength(1);
       await expectHealthy(sandbox);
@@ -309,12 +298,7 @@ describe('process isolation: crash recovery', () => {
       while (hang.calls.length === 0) await sleep(5);
       const [first] = sandbox.childPids;
       expect(first).toBeDefined();
-      let release!: () => void;
-      const released = new Promise<void>((resolve) => (release = resolve));
-      const slow = fakeHost(async () => {
-        await released;
-        return ok('fine');
-      });
+      const { host: slow, open } = gatedHost('fine');
       const bystander = sandbox.run({
         code: 'return await tools.slow({});',
         toolNames: ['slow'],
@@ -328,7 +312,7 @@ describe('process isolation: crash recovery', () => {
       cancel.abort();
       expectKind(await overdue, 'abort', /did not respond and was replaced/);
       expect(isAlive(first!)).toBe(false);
-      release();
+      open();
       expectOk(await bystander, 'fine');
       await expectHealthy(sandbox);
     } finally {

@@ -3,7 +3,7 @@
 // silence, nor for a cancel it confirms late; a stopped one on the same starved CPU still is.
 import { describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
-import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
+import { expectKind, expectOk, fakeHost, gatedHost, ok, sleep, untilAborted } from './helpers.ts';
 import { procState, schedstat, starve } from './starvation.ts';
 
 const HEARTBEAT_MS = 50;
@@ -118,12 +118,7 @@ describe('the watchdog on a starved CPU', () => {
       expectOk(await sandbox.run({ code: 'return 1', toolNames: [], hostCall: fakeHost().hostCall }), 1);
       const pid = sandbox.childPid;
       if (pid === undefined) throw new Error('no sandbox process');
-      let release!: () => void;
-      const gate = new Promise<void>((resolve) => (release = resolve));
-      const work = fakeHost(async () => {
-        await gate;
-        return ok('answered');
-      });
+      const { host: work, open } = gatedHost('answered');
       const pending = sandbox.run({
         code: 'return await tools.work({});',
         toolNames: ['work'],
@@ -136,7 +131,7 @@ describe('the watchdog on a starved CPU', () => {
       while (isAlive(pid) && procState(pid) !== 'T') await sleep(5);
       // No deadline is due for two minutes: only the watchdog ends it, well within the test's time.
       while (isAlive(pid)) await sleep(20);
-      release();
+      open();
       expectOk(await pending, 'answered');
       expect(work.calls).toHaveLength(1);
       expect(sandbox.childPid).not.toBe(pid);
