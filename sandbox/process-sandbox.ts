@@ -7,7 +7,7 @@
 // record (call-record.ts: no tool body runs twice), so one run's crash or hang loses no
 // other run. Which run killed the process cannot be known for sure; the ones that can
 // hardly have (each was waiting on a host call that had not been answered) are re-run
-// together in a few shared re-run processes, the others each alone (MAX_RERUN_PROCESSES
+// together in a few shared re-run processes, the others each alone (`maxRerunProcesses`
 // at a time, the rest wait their turn). A run whose shared re-run process dies too gets
 // one more attempt alone, so sharing never fails an innocent run and a culprit ends up
 // alone. A run that cannot be re-run (its record outgrew its budget, its re-run diverged,
@@ -41,6 +41,9 @@ import { sandboxProcessEnv } from './sandbox-process-env.ts';
 import { StartupStderr } from './startup-stderr.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
 import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
+
+// The defaults of the re-run bounds (ProcessSandboxOptions), where tests and callers have long read them.
+export { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, MAX_SHARED_RERUN_PROCESSES } from './process-settings.ts';
 
 export interface ProcessSandboxOptions {
   readonly poolSize?: number;
@@ -82,6 +85,12 @@ export interface ProcessSandboxOptions {
    * re-run when its sandbox process dies under it; a run past it is not re-run. @default 8 MiB
    */
   readonly rerunRecordBytes?: number;
+  /** See SandboxOptions.maxRerunProcesses. @default 4 (MAX_RERUN_PROCESSES) */
+  readonly maxRerunProcesses?: number;
+  /** See SandboxOptions.maxSharedRerunProcesses. @default 2 (MAX_SHARED_RERUN_PROCESSES) */
+  readonly maxSharedRerunProcesses?: number;
+  /** See SandboxOptions.maxRunsPerSharedRerun. @default 64 (MAX_RUNS_PER_SHARED_RERUN) */
+  readonly maxRunsPerSharedRerun?: number;
 }
 
 interface HostRun {
@@ -104,7 +113,7 @@ interface HostRun {
   attempt: number;
   /** The current attempt shares a re-run process with other runs' re-runs. */
   shared: boolean;
-  /** Its re-run waits for a re-run process (see MAX_RERUN_PROCESSES); it is in no child's runs. */
+  /** Its re-run waits for a re-run process (see maxRerunProcesses); it is in no child's runs. */
   waiting?: boolean;
   /** Calls of the current attempt not answered yet. */
   callsOut: number;
@@ -178,24 +187,6 @@ const STARTUP_STDERR_WAIT_MS = 200;
 const LATE_TIMER_MS = 50;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 const MAX_EARLY_DEATHS = 3;
-/**
- * Re-run processes holding one run each (a run that may have killed its process), alive
- * at once: the others wait their turn instead of starting as many Node processes (tens of
- * MB each) at once.
- */
-export const MAX_RERUN_PROCESSES = 4;
-/**
- * Shared re-run processes alive at once. The runs of a dead process that were each
- * waiting on an unanswered host call are re-run together in these (a waiting run costs
- * an isolate, not a Node process), so a hundred runs awaiting tools are all back after
- * one start-up rather than four at a time.
- */
-export const MAX_SHARED_RERUN_PROCESSES = 2;
-/**
- * Re-runs one shared re-run process holds at once (its blast radius if it dies too: each
- * of them then takes its last attempt alone). Runs past the shared capacity wait for a place.
- */
-export const MAX_RUNS_PER_SHARED_RERUN = 64;
 
 // A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
 // never sees its host go away; the host takes its live sandbox processes with it.
@@ -256,6 +247,9 @@ export class ProcessSandbox implements Sandbox {
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
   readonly #rerunRecordBytes: number;
+  readonly #maxRerunProcesses: number;
+  readonly #maxSharedRerunProcesses: number;
+  readonly #maxRunsPerSharedRerun: number;
   readonly #children = new Set<Child>();
   /** Live re-run processes of one run each, and the re-runs waiting for one of them to exit. */
   readonly #rerunChildren = new Set<Child>();
@@ -281,6 +275,9 @@ export class ProcessSandbox implements Sandbox {
     this.#recycleAfterRuns = settings.recycleAfterRuns;
     this.#childOutput = options.childOutput ?? 'ignore';
     this.#rerunRecordBytes = settings.rerunRecordBytes;
+    this.#maxRerunProcesses = settings.maxRerunProcesses;
+    this.#maxSharedRerunProcesses = settings.maxSharedRerunProcesses;
+    this.#maxRunsPerSharedRerun = settings.maxRunsPerSharedRerun;
     const { processes } = settings;
     this.#fillBudgetBytes =
       options.memoryBudgetBytes === undefined
@@ -949,7 +946,7 @@ export class ProcessSandbox implements Sandbox {
   /** Starts the waiting re-runs that have room: alone ones in fresh processes, shared ones where there is a place. */
   #startWaitingReruns(): void {
     if (this.#closed) return;
-    while (this.#rerunQueue.length > 0 && this.#rerunChildren.size < MAX_RERUN_PROCESSES) {
+    while (this.#rerunQueue.length > 0 && this.#rerunChildren.size < this.#maxRerunProcesses) {
       // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
       this.#startRerun(this.#rerunQueue.shift()!, this.#spawnRerunProcess(this.#rerunChildren));
     }
@@ -965,10 +962,10 @@ export class ProcessSandbox implements Sandbox {
     let best: Child | undefined;
     for (const child of this.#sharedRerunChildren) {
       if (child.dead || child.retired || child.killedBecause !== undefined) continue;
-      if (child.runs.size >= MAX_RUNS_PER_SHARED_RERUN) continue;
+      if (child.runs.size >= this.#maxRunsPerSharedRerun) continue;
       if (best === undefined || child.runs.size > best.runs.size) best = child;
     }
-    if (best !== undefined || this.#sharedRerunChildren.size >= MAX_SHARED_RERUN_PROCESSES) return best;
+    if (best !== undefined || this.#sharedRerunChildren.size >= this.#maxSharedRerunProcesses) return best;
     return this.#spawnRerunProcess(this.#sharedRerunChildren);
   }
 

@@ -3,12 +3,35 @@
 // runtime's lazy sandbox) can refuse bad settings up front without loading it.
 import { DEFAULT_RERUN_RECORD_BYTES } from './call-record.ts';
 
+/**
+ * Re-run processes holding one run each (a run that may have killed its process), alive
+ * at once: the others wait their turn instead of starting as many Node processes (tens of
+ * MB each) at once. The default of `maxRerunProcesses`.
+ */
+export const MAX_RERUN_PROCESSES = 4;
+/**
+ * Shared re-run processes alive at once. The runs of a dead process that were each
+ * waiting on an unanswered host call are re-run together in these (a waiting run costs
+ * an isolate, not a Node process), so a hundred runs awaiting tools are all back after
+ * one start-up rather than four at a time. The default of `maxSharedRerunProcesses`.
+ */
+export const MAX_SHARED_RERUN_PROCESSES = 2;
+/**
+ * Re-runs one shared re-run process holds at once (its blast radius if it dies too: each
+ * of them then takes its last attempt alone). Runs past the shared capacity wait for a
+ * place. The default of `maxRunsPerSharedRerun`.
+ */
+export const MAX_RUNS_PER_SHARED_RERUN = 64;
+
 export interface ProcessSettings {
   readonly heartbeatMs: number;
   readonly unresponsiveMs: number;
   readonly recycleAfterRuns: number;
   readonly rerunRecordBytes: number;
   readonly processes: number;
+  readonly maxRerunProcesses: number;
+  readonly maxSharedRerunProcesses: number;
+  readonly maxRunsPerSharedRerun: number;
 }
 
 export interface ProcessSettingsOptions {
@@ -17,6 +40,19 @@ export interface ProcessSettingsOptions {
   readonly recycleAfterRuns?: number | undefined;
   readonly rerunRecordBytes?: number | undefined;
   readonly processes?: number | undefined;
+  readonly maxRerunProcesses?: number | undefined;
+  readonly maxSharedRerunProcesses?: number | undefined;
+  readonly maxRunsPerSharedRerun?: number | undefined;
+}
+
+/** `value`, or `fallback` when it is undefined; throws a TypeError naming the setting unless it is an integer of 1 or more. */
+function positiveInteger(name: string, value: unknown, fallback: number): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1) {
+    const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+    throw new TypeError(`${name} must be a positive integer (1 or more), got ${shown}`);
+  }
+  return value;
 }
 
 /** Throws a TypeError naming the bad setting. */
@@ -49,5 +85,22 @@ export function resolveProcessSettings(options: ProcessSettingsOptions): Process
   if (!Number.isSafeInteger(processes) || processes < 1) {
     throw new TypeError(`processes must be a positive integer, got ${String(options.processes)}`);
   }
-  return { heartbeatMs, unresponsiveMs, recycleAfterRuns, rerunRecordBytes, processes };
+  return {
+    heartbeatMs,
+    unresponsiveMs,
+    recycleAfterRuns,
+    rerunRecordBytes,
+    processes,
+    maxRerunProcesses: positiveInteger('maxRerunProcesses', options.maxRerunProcesses, MAX_RERUN_PROCESSES),
+    maxSharedRerunProcesses: positiveInteger(
+      'maxSharedRerunProcesses',
+      options.maxSharedRerunProcesses,
+      MAX_SHARED_RERUN_PROCESSES,
+    ),
+    maxRunsPerSharedRerun: positiveInteger(
+      'maxRunsPerSharedRerun',
+      options.maxRunsPerSharedRerun,
+      MAX_RUNS_PER_SHARED_RERUN,
+    ),
+  };
 }

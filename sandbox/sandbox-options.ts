@@ -69,6 +69,11 @@ export function checkSandboxOptions(options: SandboxOptions = {}): ResolvedSandb
       ...(options.rerunRecordBytes === undefined ? {} : { rerunRecordBytes: options.rerunRecordBytes }),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.unresponsiveMs === undefined ? {} : { unresponsiveMs: options.unresponsiveMs }),
+      ...(options.maxRerunProcesses === undefined ? {} : { maxRerunProcesses: options.maxRerunProcesses }),
+      ...(options.maxSharedRerunProcesses === undefined
+        ? {}
+        : { maxSharedRerunProcesses: options.maxSharedRerunProcesses }),
+      ...(options.maxRunsPerSharedRerun === undefined ? {} : { maxRunsPerSharedRerun: options.maxRunsPerSharedRerun }),
     },
   };
 }

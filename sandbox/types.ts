@@ -180,4 +180,25 @@ export interface SandboxOptions {
   readonly unresponsiveMs?: number;
   /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
   readonly recycleAfterRuns?: number;
+  /**
+   * `process` only: when a sandbox process dies, each run it held that may have killed it
+   * (running code, on a timer, just answered) is re-run alone in a process of its own; at
+   * most this many such re-run processes are alive at once, the other re-runs wait their
+   * turn (each still ends on its own deadline or abort). Each is a Node process of tens of
+   * MB. An integer of 1 or more. @default 4
+   */
+  readonly maxRerunProcesses?: number;
+  /**
+   * `process` only: the runs of a dead sandbox process that were waiting on an unanswered
+   * tool call are re-run together in shared re-run processes, at most this many alive at
+   * once. An integer of 1 or more. @default 2
+   */
+  readonly maxSharedRerunProcesses?: number;
+  /**
+   * `process` only: re-runs one shared re-run process holds at once (see
+   * `maxSharedRerunProcesses`); past that they wait for a place. If a shared re-run process
+   * dies too, each of its runs gets a last attempt alone: this bounds how many re-runs one
+   * such death sends there. An integer of 1 or more. @default 64
+   */
+  readonly maxRunsPerSharedRerun?: number;
 }

@@ -132,6 +132,12 @@ describe('configuration', () => {
       [{ heartbeatMs: 0 }, /^createToolRuntime: sandbox: heartbeatMs must be a positive integer/],
       [{ heartbeatMs: 1_000, unresponsiveMs: 1_500 }, /unresponsiveMs \(1500\) must be at least twice heartbeatMs/],
       [{ recycleAfterRuns: 0 }, /recycleAfterRuns must be a positive integer/],
+      [
+        { maxRunsPerSharedRerun: 0 },
+        /^createToolRuntime: sandbox: maxRunsPerSharedRerun must be a positive integer \(1 or more\), got 0$/,
+      ],
+      [{ maxRerunProcesses: 2.5 }, /maxRerunProcesses must be a positive integer \(1 or more\), got 2\.5$/],
+      [{ maxSharedRerunProcesses: -1 }, /maxSharedRerunProcesses must be a positive integer \(1 or more\), got -1$/],
       [{ memoryBudgetBytes: 0 }, /memoryBudgetBytes must be a positive integer/],
       [{ limits: { memoryMb: 4 } }, /^createToolRuntime: sandbox: .*memoryMb must be at least 8/],
       [

@@ -8,48 +8,10 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { allInside } from '../capacity/fixtures/all-inside.ts';
 import { gate } from '../support/gate.ts';
+import { heardFrom } from './fixtures/beacon.ts';
+import { noRerunProcessesLeft, until, watchReruns } from './fixtures/rerun-watch.ts';
+import { twoStepHost } from './fixtures/two-step-host.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost, sleep } from './helpers.ts';
-
-async function until(check: () => boolean): Promise<void> {
-  while (!check()) await sleep(5);
-}
-
-interface RerunCounts {
-  readonly alone: number;
-  readonly shared: number;
-}
-
-/**
- * Re-run processes of each kind until `stop()`: the most seen alive at once (`peak`) and how
- * many distinct ones were seen at all (`seen`, what a test asserts when their lifetimes need
- * not overlap: under load one alone re-run may finish before another has spawned).
- */
-function watchReruns(sandbox: ProcessSandbox): { stop: () => Promise<{ peak: RerunCounts; seen: RerunCounts }> } {
-  let watching = true;
-  const peak = { alone: 0, shared: 0 };
-  const seen = { alone: new Set<number>(), shared: new Set<number>() };
-  const loop = (async () => {
-    while (watching) {
-      const { alone, shared } = sandbox.rerunPids;
-      peak.alone = Math.max(peak.alone, alone.length);
-      peak.shared = Math.max(peak.shared, shared.length);
-      for (const pid of alone) seen.alone.add(pid);
-      for (const pid of shared) seen.shared.add(pid);
-      await sleep(10);
-    }
-  })();
-  return {
-    stop: async () => {
-      watching = false;
-      await loop;
-      return { peak, seen: { alone: seen.alone.size, shared: seen.shared.size } };
-    },
-  };
-}
-
-async function noRerunProcessesLeft(sandbox: ProcessSandbox): Promise<void> {
-  await until(() => sandbox.rerunPids.alone.length === 0 && sandbox.rerunPids.shared.length === 0);
-}
 
 const rssMb = (pid: number): number => (readProcMemory(pid)?.rssKb ?? 0) / 1024;
 
@@ -105,7 +67,10 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     });
     // Both tell the host they started, so the kill lands while each is where the test
     // means it to be, however slow the machine: one on a guest timer well past the kill,
-    // the other in code running past it (a bounded loop of some seconds).
+    // the other in code running past it (a bounded loop of some seconds). The beacon
+    // (started once both answers are out) makes the host hear from the process after
+    // them: without it, the answer last sent would count as maybe not delivered and its
+    // run as waiting.
     const onTimer = sandbox.run({
       code: 'await tools.started({}); await new Promise((resolve) => setTimeout(resolve, 3_000)); return "timer";',
       toolNames: ['started'],
@@ -119,11 +84,14 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     const pending = Array.from({ length: waiting }, (_, i) =>
       sandbox.run({ code: `return await tools.first({ i: ${i} });`, toolNames: ['first'], hostCall: rec.hostCall }),
     );
-    await until(() => rec.calls.length === 2 + waiting);
+    await until(() => rec.calls.length === 2 + waiting && rec.inFlight === waiting);
+    const { beacon, open: openBeacon } = await heardFrom(sandbox);
     const watch = watchReruns(sandbox);
     process.kill(pid, 'SIGKILL');
     await until(() => sandbox.rerunPids.shared.length > 0);
     first.open();
+    openBeacon();
+    expectResult(await beacon, 'beacon');
     expectResult(await onTimer, 'timer');
     expectResult(await running, 'ran');
     (await Promise.all(pending)).forEach((outcome, i) => expectResult(outcome, i));
@@ -140,12 +108,7 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     const runs = 8;
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
-    const first = gate();
-    const second = gate();
-    const rec = recordingHost(['first', 'second'], async (request) => {
-      await (request.toolName === 'first' ? first : second).passed;
-      return okJson((JSON.parse(request.argsJson) as { i: number }).i);
-    });
+    const { rec, first, second } = twoStepHost();
     const pending = Array.from({ length: runs }, (_, i) =>
       sandbox.run({
         code: `const a = await tools.first({ i: ${i} }); console.log("got " + a); const b = await tools.second({ i: ${i} }); return a * 10 + b;`,
