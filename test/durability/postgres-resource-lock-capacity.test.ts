@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { createToolRuntime, defineTool, openPostgresJournal } from '../../src/index.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { gate } from '../support/gate.ts';
 
 const LOCKER = fileURLToPath(new URL('./fixtures/lock-and-release.ts', import.meta.url));
 let cluster: PostgresCluster;
@@ -59,10 +60,8 @@ describe('resource locks at capacity (PostgreSQL)', () => {
     const journal = openPostgresJournal(await cluster.createDatabase('capacity_keys'), { connectTimeoutMs: 3_000 });
     const rt = createToolRuntime({ sandbox: false, journal });
     let entered = 0;
-    let allIn!: () => void;
-    const everyoneIn = new Promise<void>((resolve) => (allIn = resolve));
-    let finish!: () => void;
-    const finished = new Promise<void>((resolve) => (finish = resolve));
+    const everyoneIn = gate();
+    const finished = gate();
     rt.register(
       defineTool({
         name: 'hold',
@@ -73,8 +72,8 @@ describe('resource locks at capacity (PostgreSQL)', () => {
         resourceKey: (args: { key: string }) => args.key,
         execute: async ({ key }) => {
           entered += 1;
-          if (entered === CALLS) allIn();
-          await finished;
+          if (entered === CALLS) everyoneIn.open();
+          await finished.passed;
           return key;
         },
       }),
@@ -85,12 +84,12 @@ describe('resource locks at capacity (PostgreSQL)', () => {
       );
       // Every call entered its body while none had finished (one refused or failed ends the race).
       const early = Promise.race(calls);
-      const first = await Promise.race([everyoneIn.then(() => undefined), early]);
+      const first = await Promise.race([everyoneIn.passed.then(() => undefined), early]);
       expect(first === undefined ? undefined : (first.error?.message ?? 'finished early')).toBeUndefined();
       // All 100 keys are held at once by this process, on one session.
       const holders = await advisoryHolders('capacity_keys');
       expect([...holders.values()]).toEqual([CALLS]);
-      finish();
+      finished.open();
       const results = await Promise.all(calls);
       expect(results.map((r) => r.error?.message ?? r.content[0])).toEqual(
         Array.from({ length: CALLS }, (_, i) => ({ type: 'text', text: `key-${i}` })),
@@ -98,7 +97,7 @@ describe('resource locks at capacity (PostgreSQL)', () => {
       // Nothing stays held (a lock is released as its body settles, beside the result).
       expect(await eventually(async () => (await advisoryHolders('capacity_keys')).size === 0)).toBe(true);
     } finally {
-      finish();
+      finished.open();
       await rt.close();
       await journal.close();
     }

@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import { PTC_BIN } from '../mcp/helpers.ts';
+import { gate } from '../support/gate.ts';
 
 const runCode = (code: string) => ({ name: 'run_code', arguments: { description: 'test program', code } });
 const textOf = (result: object): string =>
@@ -32,13 +33,13 @@ describe('ptc serve --max-active-runs 2', () => {
     const stops = [new AbortController(), new AbortController()];
     const inside: Promise<void>[] = [];
     const loops = stops.map((stop) => {
-      let entered!: () => void;
-      inside.push(new Promise<void>((resolve) => (entered = resolve)));
+      const running = gate();
+      inside.push(running.passed);
       // The program's console line arrives as a progress notification: it is running.
       return client
         .callTool(runCode('console.log("looping"); while (true) {}'), undefined, {
           signal: stop.signal,
-          onprogress: () => entered(),
+          onprogress: () => running.open(),
           timeout: 120_000,
         })
         .catch((error: unknown) => error as Error);

@@ -5,6 +5,7 @@ import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
 import { createToolRuntime, type ToolRuntime } from '../../src/index.ts';
 import { importMcpTools, type McpToolImport } from '../../src/mcp/index.ts';
+import { gate } from '../support/gate.ts';
 import { alive, commandLine, FS, scratchDir } from './helpers.ts';
 
 describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.version}`, () => {
@@ -85,8 +86,7 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
   it('a run_code program calls two of its tools concurrently', async () => {
     // Hold each nested dispatch until both have started: the second can only start
     // while the first is held if the scheduler runs them at once.
-    let release!: () => void;
-    const bothStarted = new Promise<void>((resolve) => (release = resolve));
+    const bothStarted = gate();
     const started: string[] = [];
     let inFlight = 0;
     let overlapped = false;
@@ -95,9 +95,9 @@ describe(`importMcpTools with @modelcontextprotocol/server-filesystem ${FS.versi
       if (inFlight > 0) overlapped = true;
       inFlight += 1;
       started.push(exec.name);
-      if (started.length === 2) release();
+      if (started.length === 2) bothStarted.open();
       const escape = new Promise<void>((resolve) => setTimeout(resolve, 10_000).unref());
-      await Promise.race([bothStarted, escape]);
+      await Promise.race([bothStarted.passed, escape]);
       try {
         return await next();
       } finally {

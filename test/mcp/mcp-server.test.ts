@@ -21,6 +21,7 @@ import {
   MCP_META_WRAPPED,
   serveMcpStdio,
 } from '../../src/mcp/index.ts';
+import { gate } from '../support/gate.ts';
 import tools from './fixtures/tools.ts';
 
 let sandbox: Sandbox | undefined;
@@ -255,8 +256,7 @@ describe('createMcpServer: tools/call', () => {
 
   it('a cancelled request aborts the execution', async () => {
     let seen: AbortSignal | undefined;
-    let entered!: () => void;
-    const started = new Promise<void>((resolve) => (entered = resolve));
+    const started = gate();
     const { client } = await connect({}, (rt) => {
       rt.register(
         defineTool({
@@ -267,7 +267,7 @@ describe('createMcpServer: tools/call', () => {
           execute: (_args, exec) =>
             new Promise((_resolve, reject) => {
               seen = exec.signal;
-              entered();
+              started.open();
               exec.signal.addEventListener('abort', () => reject(new Error('stopped')), { once: true });
             }),
         }),
@@ -275,7 +275,7 @@ describe('createMcpServer: tools/call', () => {
     });
     const controller = new AbortController();
     const call = client.callTool({ name: 'wait', arguments: {} }, undefined, { signal: controller.signal });
-    await started;
+    await started.passed;
     controller.abort(new Error('user gave up'));
     await expect(call).rejects.toThrow(/user gave up/u);
     await new Promise((resolve) => setImmediate(resolve));

@@ -4,14 +4,14 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolResult } from '../../src/index.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
+import { gate } from '../support/gate.ts';
 
 const runtime = ptcRuntimes();
 
 describe('maxActiveRuns', () => {
   it('two infinite loops hold both slots: a third run is refused at once, kind busy; afterwards runs work', async () => {
     let entered = 0;
-    let bothIn!: () => void;
-    const started = new Promise<void>((resolve) => (bothIn = resolve));
+    const started = gate();
     // The loops end only when the test stops them (not by a wall clock that a loaded
     // machine could run out before the second loop has even entered).
     const stop = new AbortController();
@@ -22,7 +22,7 @@ describe('maxActiveRuns', () => {
         safe: true,
         body: () => {
           entered += 1;
-          if (entered === 2) bothIn();
+          if (entered === 2) started.open();
           return entered;
         },
       }),
@@ -30,7 +30,7 @@ describe('maxActiveRuns', () => {
     const loops = [1, 2].map((i) =>
       runCode(rt, 'await tools.enter({}); while (true) {}', { callId: `loop-${i}`, signal: stop.signal }),
     );
-    await started;
+    await started.passed;
     const refused: ToolResult = await runCode(rt, 'return "never runs"', { callId: 'third' });
     expect(refused.isError).toBe(true);
     expect(refused.error?.code).toBe('CODE_RUN_FAILED');

@@ -4,6 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime } from '../../src/index.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
+import { gate } from '../support/gate.ts';
 
 const runtime = ptcRuntimes();
 
@@ -11,10 +12,8 @@ describe('run_code admission by resources', () => {
   it('100 concurrent runs each awaiting a tool are all in flight together with the default settings, and all finish', async () => {
     const RUNS = 100;
     let entered = 0;
-    let allIn!: () => void;
-    const everyoneWaiting = new Promise<void>((resolve) => (allIn = resolve));
-    let release!: () => void;
-    const released = new Promise<void>((resolve) => (release = resolve));
+    const everyoneWaiting = gate();
+    const released = gate();
     const rt = runtime();
     rt.register(
       probeTool({
@@ -22,8 +21,8 @@ describe('run_code admission by resources', () => {
         safe: true,
         body: async () => {
           entered += 1;
-          if (entered === RUNS) allIn();
-          await released;
+          if (entered === RUNS) everyoneWaiting.open();
+          await released.passed;
           return 'done';
         },
       }),
@@ -34,10 +33,10 @@ describe('run_code admission by resources', () => {
     // Every run reached its tool call while none had finished: none was queued behind
     // another. (A run that ends before, refused or failed, ends the wait and shows below.)
     const early = Promise.race(runs.map((run) => run.then((result) => result)));
-    const first = await Promise.race([everyoneWaiting.then(() => undefined), early]);
+    const first = await Promise.race([everyoneWaiting.passed.then(() => undefined), early]);
     expect(first === undefined ? undefined : first.error?.message).toBeUndefined();
     expect(entered).toBe(RUNS);
-    release();
+    released.open();
     const results = await Promise.all(runs);
     expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
       Array.from({ length: RUNS }, () => 'done'),
@@ -48,8 +47,7 @@ describe('run_code admission by resources', () => {
     it(`100 runs fired at a runtime created just before, with its own sandbox (${isolation}): all reach their tool while the sandbox starts, none refused`, async () => {
       const RUNS = 100;
       let entered = 0;
-      let allIn!: () => void;
-      const everyoneWaiting = new Promise<void>((resolve) => (allIn = resolve));
+      const everyoneWaiting = gate();
       // Its sandbox is made by the first run: no process, ready isolate or compiled program yet.
       const rt = createToolRuntime({ mode: 'ptc', ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}) });
       try {
@@ -59,8 +57,8 @@ describe('run_code admission by resources', () => {
             safe: true,
             body: async () => {
               entered += 1;
-              if (entered === RUNS) allIn();
-              await everyoneWaiting;
+              if (entered === RUNS) everyoneWaiting.open();
+              await everyoneWaiting.passed;
               return 'done';
             },
           }),
@@ -69,7 +67,7 @@ describe('run_code admission by resources', () => {
           runCode(rt, 'return await tools.wait({})', { callId: `cold-${i}` }),
         );
         const early = Promise.race(runs.map((run) => run.then((result) => result)));
-        const first = await Promise.race([everyoneWaiting.then(() => undefined), early]);
+        const first = await Promise.race([everyoneWaiting.passed.then(() => undefined), early]);
         expect(first === undefined ? undefined : first.error?.message).toBeUndefined();
         const results = await Promise.all(runs);
         expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
@@ -93,8 +91,7 @@ describe('run_code admission by resources', () => {
   });
 
   it('a run that waits past the queue time limit is refused: kind busy, reason queue-time, with when to retry; the run holding the slot goes on', async () => {
-    let inside!: () => void;
-    const looping = new Promise<void>((resolve) => (inside = resolve));
+    const looping = gate();
     const rt = runtime({
       admission: { cpuSlots: 1, sliceMs: 60_000, queueTimeoutMs: 200 },
       limits: { wallTimeMs: 5_000 },
@@ -102,8 +99,8 @@ describe('run_code admission by resources', () => {
     rt.register(probeTool({ name: 'enter', safe: true, body: () => 'in' }));
     // Its call comes back and it executes for good: it holds the only slot (its slice is a minute).
     const loop = runCode(rt, 'await tools.enter({}); console.log("looping"); while (true) {}', { callId: 'loop' });
-    rt.on('run/log', () => inside());
-    await looping;
+    rt.on('run/log', () => looping.open());
+    await looping.passed;
     const refused = await runCode(rt, 'return "never runs"', { callId: 'late' });
     expect(refused.error?.info).toMatchObject({ kind: 'busy', reason: 'queue-time', retryAfterMs: expect.any(Number) });
     expect(textOf(refused)).toMatch(

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { HostCallOutcome } from '../../sandbox/types.ts';
 import { expectOk } from './helpers.ts';
+import { gate } from '../support/gate.ts';
 
 /** An isolate whose guest blocks on a host function; `phase` says when the host disposes it. */
 async function disposeWhileBlocked(
@@ -18,11 +19,10 @@ async function disposeWhileBlocked(
 ): Promise<string> {
   const isolate = new ivm.Isolate({ memoryLimit: 16 });
   const context = await isolate.createContext();
-  let entered!: () => void;
-  const inHost = new Promise<void>((resolve) => (entered = resolve));
+  const inHost = gate();
   const reference = new ivm.Reference(async () => {
     if (phase === 'in the host function') isolate.dispose();
-    entered();
+    inHost.open();
     // An answer that never comes: only the disposal can end the guest's wait.
     return new Promise<string>(() => undefined);
   });
@@ -30,7 +30,7 @@ async function disposeWhileBlocked(
   const running = context.eval('blockingCall.applySyncPromise(undefined, []); for (;;) {}', { promise: false });
   if (phase === 'before the host function runs') isolate.dispose();
   if (phase === 'while the answer is pending') {
-    await inHost;
+    await inHost.passed;
     isolate.dispose();
   }
   return running.then(

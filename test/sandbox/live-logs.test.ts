@@ -5,6 +5,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { expectOk, ok } from './helpers.ts';
+import { gate } from '../support/gate.ts';
 
 const MODES = ['in-process', 'process'] as const;
 
@@ -14,10 +15,7 @@ describe.each(MODES)('sandbox live logs (%s)', (isolation) => {
 
   it('delivers a line before the run ends: the tool answers only once it has seen the line', async () => {
     const seen: string[] = [];
-    let sawBefore!: () => void;
-    const before = new Promise<void>((resolve) => {
-      sawBefore = resolve;
-    });
+    const before = gate();
     const code = `
       console.log('before', 1);
       const value = await tools.wait({});
@@ -29,12 +27,12 @@ describe.each(MODES)('sandbox live logs (%s)', (isolation) => {
       toolNames: ['wait'],
       // Were logs only delivered at the end, this call would never be answered and the run would time out.
       hostCall: async () => {
-        await before;
+        await before.passed;
         return ok(`seen ${seen.length}`);
       },
       onLog: (line) => {
         seen.push(line);
-        if (line === 'before 1') sawBefore();
+        if (line === 'before 1') before.open();
       },
     });
     expectOk(outcome, 'seen 1');

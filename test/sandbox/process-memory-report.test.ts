@@ -7,6 +7,7 @@ import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import type { HostCallOutcome } from '../../sandbox/types.ts';
 import { AdmissionRefusal, RunAdmission } from '../../src/ptc/run-admission.ts';
 import { expectOk, sleep } from './helpers.ts';
+import { gate } from '../support/gate.ts';
 
 const MiB = 1_048_576;
 
@@ -26,8 +27,7 @@ it('a run that grew its heap while awaiting a tool counts against admission befo
     });
     (await admission.admit(128 * MiB)).release();
 
-    let entered!: () => void;
-    const inTool = new Promise<void>((resolve) => (entered = resolve));
+    const inTool = gate();
     let release!: (outcome: HostCallOutcome) => void;
     const released = new Promise<HostCallOutcome>((resolve) => (release = resolve));
     const running = box.run({
@@ -35,11 +35,11 @@ it('a run that grew its heap while awaiting a tool counts against admission befo
       code: 'const big = new Array(10_000_000).fill(1.5); await tools.wait({}); return big.length;',
       toolNames: ['wait'],
       hostCall: () => {
-        entered();
+        inTool.open();
         return released;
       },
     });
-    await inTool;
+    await inTool.passed;
     // The figure catches up while the run waits (bounded wait for a failing test, not a timing check).
     for (let waited = 0; box.memoryInUse() < before + 64 * MiB && waited < 20_000; waited += 50) await sleep(50);
     expect(box.memoryInUse()).toBeGreaterThanOrEqual(before + 64 * MiB);

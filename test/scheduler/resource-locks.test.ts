@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { createToolRuntime, defineTool, type RunLockWaitEvent, type ToolRuntime } from '../../src/index.ts';
+import { gate } from '../support/gate.ts';
 
 const exporter = new InMemorySpanExporter();
 const contextManager = new AsyncLocalStorageContextManager();
@@ -132,8 +133,8 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
   it('a wait ends with the abort signal (body not run) or the timeout, and is seen as run/lock-wait events', async () => {
     // Each step waits for the previous one's lock-wait event, not for a time: the wait of
     // a call begins once it is journaled (an fsync first), which takes long under load.
-    let release!: () => void;
-    const b = bank(journal(), true, new Promise<void>((resolve) => (release = resolve)));
+    const held = gate();
+    const b = bank(journal(), true, held.passed);
     const events: RunLockWaitEvent[] = [];
     const seenEvent = (callId: string, state: RunLockWaitEvent['state']): Promise<void> =>
       waitFor(() => events.some((e) => e.callId === callId && e.state === state), `${callId}:${state}`);
@@ -153,9 +154,8 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
     stop.abort();
     // The holder keeps the key until both waits have ended.
     const [aborted, timedOut] = await Promise.all([waiter, timed]);
-    release();
-    const held = await holder;
-    expect(held.isError).toBe(false);
+    held.open();
+    expect((await holder).isError).toBe(false);
     expect(aborted.error?.code).toBe('ABORTED_BEFORE_DISPATCH');
     expect(timedOut.error?.code).toBe('TOOL_TIMEOUT');
     expect(b.stats().bodies).toBe(1);
