@@ -11,7 +11,7 @@ import { gate } from '../support/gate.ts';
 import { heardFrom } from './fixtures/beacon.ts';
 import { noRerunProcessesLeft, until, watchReruns } from './fixtures/rerun-watch.ts';
 import { twoStepHost } from './fixtures/two-step-host.ts';
-import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost, sleep } from './helpers.ts';
+import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost } from './helpers.ts';
 
 const rssMb = (pid: number): number => (readProcMemory(pid)?.rssKb ?? 0) / 1024;
 
@@ -127,7 +127,9 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     process.kill(shared ?? 0, 'SIGKILL');
     await until(() => sandbox.rerunPids.alone.length > 0);
     expect(sandbox.rerunPids.shared).toStrictEqual([]);
-    await sleep(300);
+    // Every alone re-run is held in the shared attempt's second call until it opens, so as
+    // many as are allowed come up together however slowly they spawn (no more, see below).
+    await until(() => sandbox.rerunPids.alone.length === MAX_RERUN_PROCESSES);
     second.open();
     const outcomes = await Promise.all(pending);
     const { peak } = await watch.stop();
