@@ -56,6 +56,7 @@ export class PreparedIsolate {
     memoryMb: number,
     onCatastrophic?: (message: string) => void,
     blockingCalls = true,
+    onThisThread = false,
   ): Promise<PreparedIsolate> {
     let prepared: PreparedIsolate | undefined;
     const isolate = new ivm.Isolate({
@@ -72,7 +73,7 @@ export class PreparedIsolate {
       },
     });
     try {
-      const context = await isolate.createContext();
+      const context = onThisThread ? isolate.createContextSync() : await isolate.createContext();
       const send = new ivm.Callback(
         (text: unknown) => {
           try {
@@ -83,7 +84,7 @@ export class PreparedIsolate {
         },
         { ignored: true },
       );
-      await context.global.set(SEND_GLOBAL, send);
+      const globals: [string, unknown][] = [[SEND_GLOBAL, send]];
       if (blockingCalls) {
         // A reply known at once is returned as it is, not as a promise: isolated-vm then
         // hands it over inside this call, with nothing left pending (see isolate-run.ts end()).
@@ -95,25 +96,35 @@ export class PreparedIsolate {
             return ''; // nothing may escape into isolated-vm
           }
         });
-        await context.global.set(BLOCKING_CALL_GLOBAL, blocking);
+        globals.push([BLOCKING_CALL_GLOBAL, blocking]);
       }
       // One copy of the URL library's text per process: each isolate gets a string that
       // refers to it (isolated-vm makes strings of 1 KiB and more external, not copied).
       urlLibrary ??= new ivm.ExternalCopy(GUEST_URL_LIBRARY_SOURCE);
-      await context.global.set(URL_LIBRARY_GLOBAL, urlLibrary.copyInto());
+      globals.push([URL_LIBRARY_GLOBAL, urlLibrary.copyInto()]);
       // The first isolate of a process waits for the warm code cache (once, ~20 ms).
       if (!preludeCacheWarm) await warmPreludeCache(memoryMb, blockingCalls);
-      const script = await compilePrelude(isolate);
-      await script.run(context);
-      script.release();
-      const configure = (await context.global.get(CONFIGURE_GLOBAL, { reference: true })) as ivm.Reference<
-        (json: string) => void
-      >;
-      const deliver = (await context.global.get(DELIVER_GLOBAL, { reference: true })) as ivm.Reference<
-        (json: string) => void
-      >;
-      await context.global.delete(CONFIGURE_GLOBAL);
-      await context.global.delete(DELIVER_GLOBAL);
+      let configure: ivm.Reference<(json: string) => void>;
+      let deliver: ivm.Reference<(json: string) => void>;
+      if (onThisThread) {
+        for (const [name, value] of globals) context.global.setSync(name, value);
+        const script = await compilePrelude(isolate, true);
+        script.runSync(context);
+        script.release();
+        configure = context.global.getSync(CONFIGURE_GLOBAL, { reference: true }) as typeof configure;
+        deliver = context.global.getSync(DELIVER_GLOBAL, { reference: true }) as typeof deliver;
+        context.global.deleteSync(CONFIGURE_GLOBAL);
+        context.global.deleteSync(DELIVER_GLOBAL);
+      } else {
+        for (const [name, value] of globals) await context.global.set(name, value);
+        const script = await compilePrelude(isolate, false);
+        await script.run(context);
+        script.release();
+        configure = (await context.global.get(CONFIGURE_GLOBAL, { reference: true })) as typeof configure;
+        deliver = (await context.global.get(DELIVER_GLOBAL, { reference: true })) as typeof deliver;
+        await context.global.delete(CONFIGURE_GLOBAL);
+        await context.global.delete(DELIVER_GLOBAL);
+      }
       prepared = new PreparedIsolate(isolate, context, memoryMb, configure, deliver);
       return prepared;
     } catch (error) {
@@ -192,22 +203,20 @@ type CachingScript = ivm.Script & ivm.CachedDataResult & { readonly cachedDataRe
 
 const PRELUDE_FILE_NAME = 'ptc-prelude.js';
 
-async function compilePrelude(isolate: ivm.Isolate): Promise<ivm.Script> {
-  const options = { filename: PRELUDE_FILE_NAME };
-  if (preludeCache === undefined) {
-    const script: CachingScript = await isolate.compileScript(GUEST_PRELUDE_SOURCE, {
-      ...options,
-      produceCachedData: true,
-    });
+/** Compiles the prelude with this process's code cache (making it if there is none yet). */
+async function compilePrelude(isolate: ivm.Isolate, onThisThread: boolean): Promise<ivm.Script> {
+  const cache = preludeCache;
+  const options =
+    cache === undefined
+      ? { filename: PRELUDE_FILE_NAME, produceCachedData: true }
+      : { filename: PRELUDE_FILE_NAME, cachedData: cache };
+  const script: CachingScript = onThisThread
+    ? isolate.compileScriptSync(GUEST_PRELUDE_SOURCE, options)
+    : await isolate.compileScript(GUEST_PRELUDE_SOURCE, options);
+  if (cache === undefined) {
     if (script.cachedData !== undefined) preludeCacheStats.produced += 1;
     preludeCache ??= script.cachedData;
-    return script;
-  }
-  const script: CachingScript = await isolate.compileScript(GUEST_PRELUDE_SOURCE, {
-    ...options,
-    cachedData: preludeCache,
-  });
-  if (script.cachedDataRejected === true) {
+  } else if (script.cachedDataRejected === true) {
     preludeCacheStats.rejected += 1;
     preludeCache = undefined;
   } else {
@@ -258,6 +267,8 @@ export interface IsolatePoolOptions {
   readonly maxPreparing?: number;
   /** Give the guest the blocking call path (SandboxOptions.blockingCalls). @default true */
   readonly blockingCalls?: boolean;
+  /** Prepare isolates on this thread (synchronous isolated-vm calls). @default false */
+  readonly prepareOnThisThread?: boolean;
   /** How long no run may have taken an isolate before the pool fills beyond `PROMPT_REFILL`. @default IDLE_FILL_MS */
   readonly idleFillMs?: number;
   /**
@@ -372,6 +383,7 @@ export class IsolatePool {
         memoryMb,
         this.#options.onCatastrophic,
         this.#options.blockingCalls !== false,
+        this.#options.prepareOnThisThread === true,
       );
     } finally {
       // The turn passes straight to the next waiter (the count stays), else it is freed.

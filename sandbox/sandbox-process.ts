@@ -147,6 +147,9 @@ let retiring = false;
 const pool = new IsolatePool({
   size: config.poolSize ?? DEFAULT_POOL_SIZE,
   blockingCalls: config.blockingCalls !== false,
+  // This process does nothing else: its main thread prepares isolates at less CPU
+  // than isolated-vm's threads do (bench/README "Start CPU per run").
+  prepareOnThisThread: true,
   memoryMb: config.memoryMb ?? 128,
   ...(config.fillBudgetBytes === undefined ? {} : { fillBudgetBytes: config.fillBudgetBytes }),
   onCatastrophic: (reason) => {

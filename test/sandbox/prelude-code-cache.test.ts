@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { PreparedIsolate, preludeCacheStats } from '../../sandbox/isolate-pool.ts';
 import { blockingCallStats } from '../../sandbox/isolate-run.ts';
+import { warmUpRun } from '../../sandbox/prelude-warm-up.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import { expectOk, fakeHost } from './helpers.ts';
 
@@ -38,6 +39,28 @@ describe('prelude code cache', () => {
       expect(preludeCacheStats.accepted).toBeGreaterThanOrEqual(3);
     } finally {
       await sandbox.close();
+    }
+  });
+
+  it('an isolate prepared on the calling thread (sandbox processes) is the same as one prepared on isolated-vm threads', async () => {
+    const globalsOf = async (prepared: PreparedIsolate): Promise<unknown> =>
+      JSON.parse(
+        (await prepared.context.eval('JSON.stringify(Reflect.ownKeys(globalThis).map(String).sort())')) as string,
+      );
+    const onThreads = await PreparedIsolate.create(32, undefined, true, false);
+    const onThisThread = await PreparedIsolate.create(32, undefined, true, true);
+    try {
+      const names = await globalsOf(onThisThread);
+      expect(names).toStrictEqual(await globalsOf(onThreads));
+      // The host's hooks are taken off the global before any program runs.
+      expect(names).not.toContain('__ptc_send');
+      expect(names).not.toContain('__ptc_configure');
+      expect(names).not.toContain('__ptc_deliver');
+      // A whole run on it: configure, a blocked tool call, a log line, URL, the result.
+      expect(await warmUpRun(onThisThread)).toBe(true);
+    } finally {
+      onThreads.dispose();
+      onThisThread.dispose();
     }
   });
 });
