@@ -9,6 +9,7 @@ import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { capSchemaDescriptions } from './cap-schema-descriptions.ts';
+import { setCheckedBody } from './checked-body.ts';
 import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
 import type { SchemaDialect } from './create-ajv.ts';
@@ -324,5 +325,8 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
     presentResult: (args, result) =>
       presentResult !== undefined && fits(args) ? presentResult(args, result) : undefined,
   };
+  // Without a Standard Schema, invoke is ajv's check and the body: the pipeline, which has
+  // checked the same arguments against this definition, may call the body itself.
+  if (parseArgs === undefined) setCheckedBody(tool, userExecute);
   return Object.freeze(tool);
 }

@@ -4,6 +4,7 @@
 //   → projectContent → tools/post-execute → finish (finalizeContent, materialize,
 //   freeze exec, tools/result observers).
 // Pipeline throws in create/pre/around skip post-execute and go straight to finish.
+import { checkedBody } from '../definition/checked-body.ts';
 import type { Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
@@ -631,17 +632,34 @@ async function dispatchBody(
   let draft: Draft;
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
-    const body = tool.invoke(exec.arguments, exec.view);
-    bodies?.track(body);
-    if (releaseLock !== undefined) {
-      // Held until the body itself settles, even when the call is given up on first.
-      const release = releaseLock;
-      releaseLock = undefined;
-      void body.then(release, release).catch(() => {});
+    // The arguments were checked against this definition just above: its body is called
+    // as it is, and a value it returns synchronously is the outcome at once (no promise,
+    // no turn, nothing to give up on). A lock or a wrapper's tracking takes invoke's way.
+    const direct = releaseLock === undefined && bodies === undefined ? checkedBody(tool) : undefined;
+    let body: Promise<unknown> | undefined;
+    let raw: unknown;
+    if (direct === undefined) body = tool.invoke(exec.arguments, exec.view);
+    else {
+      raw = direct(exec.arguments, exec.view);
+      if ((typeof raw === 'object' && raw !== null) || typeof raw === 'function') {
+        // Read once, as an async function's return reads it.
+        const then = (raw as { then?: unknown }).then;
+        if (typeof then === 'function') body = followThenable(raw, then as (...args: unknown[]) => unknown);
+      }
     }
-    const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
+    if (body !== undefined) {
+      bodies?.track(body);
+      if (releaseLock !== undefined) {
+        // Held until the body itself settles, even when the call is given up on first.
+        const release = releaseLock;
+        releaseLock = undefined;
+        void body.then(release, release).catch(() => {});
+      }
+      raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
+    }
     if (raw === GIVEN_UP) {
-      if (bodies === undefined) givenUp?.().track(body);
+      const unsettled = body!;
+      if (bodies === undefined) givenUp?.().track(unsettled);
       reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
         callId: exec.callId,
         name: exec.name,
@@ -649,7 +667,7 @@ async function dispatchBody(
         reason: 'aborted',
         timeoutMs: undefined,
         graceMs,
-        settled: body.then(noop, noop),
+        settled: unsettled.then(noop, noop),
       });
       draft = errorDraft(
         ERROR_CODES.ABORTED,
@@ -762,6 +780,21 @@ class BodyTracker {
 }
 
 const GIVEN_UP: unique symbol = Symbol('given up');
+const promiseThen = Promise.prototype.then;
+
+/** A thenable a body returned, followed as an async function's return follows it. */
+function followThenable(value: object, then: (...args: unknown[]) => unknown): Promise<unknown> {
+  if (value instanceof Promise && then === promiseThen) return value;
+  return new Promise((resolve, reject) => {
+    queueMicrotask(() => {
+      try {
+        Reflect.apply(then, value, [resolve, reject]);
+      } catch (error) {
+        reject(error);
+      }
+    });
+  });
+}
 const noop = (): void => {};
 
 /**

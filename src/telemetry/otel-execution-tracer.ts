@@ -49,6 +49,18 @@ function loadOtelApi(): Promise<OtelApi | null> {
   return loading;
 }
 
+// What the API's proxy provider delegates to while no provider is registered: a fresh
+// proxy hands out that same shared no-op provider.
+let noopProvider: { readonly api: OtelApi; readonly provider: unknown } | undefined;
+
+/** Whether spans started now would be the API's no-op ones (no provider behind its proxy). */
+function untraced(api: OtelApi): boolean {
+  const provider = api.trace.getTracerProvider();
+  if (!(provider instanceof api.ProxyTracerProvider)) return false;
+  if (noopProvider?.api !== api) noopProvider = { api, provider: new api.ProxyTracerProvider().getDelegate() };
+  return provider.getDelegate() === noopProvider.provider;
+}
+
 interface Traced {
   readonly span: Span;
   children: number;
@@ -80,6 +92,8 @@ export function createOtelExecutionTracer(): ExecutionTracer {
       typeof request.callId !== 'string'
     )
       return execute();
+    // No provider registered: every span would be a no-op that records nothing.
+    if (untraced(api)) return execute();
     const parent = typeof request.parent === 'symbol' ? byToken.get(request.parent) : undefined;
     const base = parent === undefined ? api.context.active() : api.trace.setSpan(api.context.active(), parent.span);
     const attributes: Attributes = {
