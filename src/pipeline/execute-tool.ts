@@ -155,8 +155,8 @@ export interface ExecutionGates {
   readonly onPolicyDone?: () => void;
   /** Runs around-dispatch and the body (e.g. inside a bounded pool). Must call `dispatch` once. */
   readonly runDispatch?: (dispatch: () => Promise<void>) => Promise<void>;
-  /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. */
-  readonly beforeCommit?: () => Promise<void>;
+  /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. Undefined: nothing to wait for. */
+  readonly beforeCommit?: () => Promise<void> | undefined;
   /**
    * Write-ahead: makes the call durable before any other stage (so before the body).
    * A throw is the scheduler's own failure: nothing runs, and it propagates.

@@ -122,16 +122,26 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // bound is one lower, so all bodies together still never exceed `concurrency`.
   let besidePool = false;
   const mayBypassPool = (): boolean => !besidePool && concurrency > 1 && pool.pending === 0 && pool.size === 0;
-  const beside = async (slot: Slot, dispatch: () => Promise<void>): Promise<void> => {
+  const leavePool = (): void => {
+    besidePool = false;
+    pool.concurrency = concurrency;
+  };
+  // Not an async frame: the dispatch's own promise, with the pool's bound restored when it settles.
+  const beside = (slot: Slot, dispatch: () => Promise<void>): Promise<void> => {
     besidePool = true;
     pool.concurrency = concurrency - 1;
+    slot.dispatched = true;
+    let dispatched: Promise<void>;
     try {
-      slot.dispatched = true;
-      await dispatch();
-    } finally {
-      besidePool = false;
-      pool.concurrency = concurrency;
+      dispatched = dispatch();
+    } catch (error) {
+      leavePool();
+      return Promise.reject(error);
     }
+    return dispatched.then(leavePool, (error: unknown) => {
+      leavePool();
+      throw error;
+    });
   };
   // Calls submitted and not yet committed or failed; a slot leaves at its commit.
   const open = new Set<Slot>();
@@ -192,8 +202,15 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     return failure;
   };
 
+  // Calls that entered the start chain, and how many of them committed. A call commits
+  // only after the one before it did (beforeCommit), so the committed ones are always the
+  // first `committedCalls` of the chain: a call whose predecessor is among them has
+  // nothing to wait for before its commit.
+  let chainedCalls = 0;
+  let committedCalls = 0;
   // The result is already durable (recordResult ran inside the pipeline's finish).
   const commit = (slot: Slot, result: ToolResult): void => {
+    committedCalls += 1;
     slot.unlink();
     open.delete(slot);
     slot.result.resolve(result);
@@ -234,7 +251,30 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     };
   };
 
-  const start = async (slot: Slot, previousCommitted: Promise<void>): Promise<void> => {
+  // A dispatch that waits: in the pool, or behind the calls before it.
+  const queuedDispatch = async (
+    slot: Slot,
+    previousCommitted: Promise<void>,
+    dispatch: () => Promise<void>,
+  ): Promise<void> => {
+    if (slot.mode === 'parallel') {
+      await pool.add(async () => {
+        if (failure !== undefined) throw failure;
+        slot.dispatched = true;
+        await dispatch();
+      });
+      return;
+    }
+    // A barrier: every earlier call has committed, and every earlier body settled
+    // (or the sequence stopped), before this body starts.
+    await previousCommitted;
+    await heldBodies();
+    if (failure !== undefined) throw failure;
+    slot.dispatched = true;
+    await dispatch();
+  };
+
+  const start = async (slot: Slot, previousCommitted: Promise<void>, position: number): Promise<void> => {
     if (failure !== undefined) {
       // Never started: its result says so (SCHEDULER_FAILURE, not dispatched).
       reject(slot, failure);
@@ -247,27 +287,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (journaled !== undefined) lastRecorded = journaled.done.promise;
     const gates: ExecutionGates = {
       onPolicyDone: () => slot.policyDone.resolve(),
-      runDispatch: async (dispatch) => {
-        if (failure !== undefined) throw failure;
-        if (slot.mode === 'parallel') {
-          if (mayBypassPool()) {
-            await beside(slot, dispatch);
-            return;
-          }
-          await pool.add(async () => {
-            if (failure !== undefined) throw failure;
-            slot.dispatched = true;
-            await dispatch();
-          });
-          return;
-        }
-        // A barrier: every earlier call has committed, and every earlier body settled
-        // (or the sequence stopped), before this body starts.
-        await previousCommitted;
-        await heldBodies();
-        if (failure !== undefined) throw failure;
-        slot.dispatched = true;
-        await dispatch();
+      runDispatch: (dispatch) => {
+        if (failure !== undefined) return Promise.reject(failure);
+        // The common case (one call at a time) without an async frame of its own.
+        if (slot.mode === 'parallel' && mayBypassPool()) return beside(slot, dispatch);
+        return queuedDispatch(slot, previousCommitted, dispatch);
       },
       onBodyOutlived: (settled) => {
         const { callId, name } = request;
@@ -277,7 +301,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         slot.hold = hold;
       },
       // Post-policy, finish and commit in submission order.
-      beforeCommit: () => previousCommitted,
+      beforeCommit: () => (committedCalls >= position - 1 ? undefined : previousCommitted),
       ...(journaled === undefined
         ? {}
         : {
@@ -331,18 +355,19 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       ? { ok: true as const, value: request.arguments as JsonValue }
       : trySnapshotJson(request.arguments, 'arguments');
     const args = snapshot.ok ? snapshot.value : undefined;
-    const fields: NestedExecuteRequest = {
+    // Optional fields only when set, in this order (no spread of a temporary object each).
+    const fields: { -readonly [K in keyof NestedExecuteRequest]: NestedExecuteRequest[K] } = {
       callId,
       name,
       arguments: snapshot.ok ? snapshot.value : request.arguments,
       signal: callSignal,
-      ...(agent === undefined ? {} : { agent }),
-      ...(request.parent === undefined ? {} : { parent: request.parent }),
-      ...(request.rootCallId === undefined ? {} : { rootCallId: request.rootCallId }),
-      ...(request.caller === undefined ? {} : { caller: request.caller }),
-      ...(request.callerRefusal === undefined ? {} : { callerRefusal: request.callerRefusal }),
-      ...(request.idempotencyKey === undefined ? {} : { idempotencyKey: request.idempotencyKey }),
     };
+    if (agent !== undefined) fields.agent = agent;
+    if (request.parent !== undefined) fields.parent = request.parent;
+    if (request.rootCallId !== undefined) fields.rootCallId = request.rootCallId;
+    if (request.caller !== undefined) fields.caller = request.caller;
+    if (request.callerRefusal !== undefined) fields.callerRefusal = request.callerRefusal;
+    if (request.idempotencyKey !== undefined) fields.idempotencyKey = request.idempotencyKey;
     const normalized = snapshot.ok ? snapshotRequest(fields) : fields;
     const slot: Slot = {
       request: normalized,
@@ -393,9 +418,10 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       }
       open.add(slot);
       const previousCommitted = lastCommitted;
+      const position = ++chainedCalls;
       lastCommitted = slot.committed.promise;
       startChain = startChain
-        .then(() => start(slot, previousCommitted))
+        .then(() => start(slot, previousCommitted, position))
         .catch((error: unknown) => {
           // `start` itself broke: an internal failure.
           reject(slot, fail(error));
