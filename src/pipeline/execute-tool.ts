@@ -296,10 +296,13 @@ async function runExecution(
     // Made only where a give-up can happen (a wrapper, or a caller signal that can abort).
     let bodies: BodyTracker | undefined;
     const tracker = gates.onBodyOutlived === undefined ? undefined : () => (bodies ??= new BodyTracker());
+    // A journaled call keeps invoke's turns: its records interleave with the turn's other
+    // calls in the order they always had.
+    const unjournaled = gates.recordCall === undefined && gates.recordResult === undefined;
     const dispatch = async (): Promise<void> => {
       if (dispatched !== undefined) throw new Error('runDispatch called dispatch twice');
       try {
-        dispatched = { draft: await aroundDispatch(deps, exec, tracker) };
+        dispatched = { draft: await aroundDispatch(deps, exec, tracker, unjournaled) };
       } catch (error) {
         dispatched = { pipelineError: error };
       }
@@ -516,7 +519,12 @@ function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T | 
   });
 }
 
-function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () => BodyTracker): Promise<Draft> {
+function aroundDispatch(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  tracker: (() => BodyTracker) | undefined,
+  unjournaled: boolean,
+): Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
@@ -524,7 +532,7 @@ function aroundDispatch(deps: PipelineDeps, exec: ExecutionState, tracker?: () =
     // Without a wrapper only the caller's abort can give the body up, and the body is
     // tracked from that moment (the grace ran out) rather than from its start.
     const givenUp = exec.callerSignal === NEVER_ABORTED ? undefined : tracker;
-    return dispatchBody(deps, exec, undefined, 'post', givenUp);
+    return dispatchBody(deps, exec, undefined, 'post', givenUp, unjournaled);
   }
   return aroundWrappers(deps, exec, handlers, tracker);
 }
@@ -593,6 +601,7 @@ async function dispatchBody(
   bodies: BodyTracker | undefined,
   after: 'around' | 'post',
   givenUp?: () => BodyTracker,
+  unjournaled = false,
 ): Promise<Draft> {
   // Re-resolved at body start: a tool hidden or removed since policy is unknown now.
   const tool = deps.resolveTool(exec.name, exec.agent);
@@ -634,8 +643,8 @@ async function dispatchBody(
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
     // The arguments were checked against this definition just above: its body is called
     // as it is, and a value it returns synchronously is the outcome at once (no promise,
-    // no turn, nothing to give up on). A lock or a wrapper's tracking takes invoke's way.
-    const direct = releaseLock === undefined && bodies === undefined ? checkedBody(tool) : undefined;
+    // no turn, nothing to give up on). A lock, a wrapper's tracking or a journal takes invoke's way.
+    const direct = unjournaled && releaseLock === undefined && bodies === undefined ? checkedBody(tool) : undefined;
     let body: Promise<unknown> | undefined;
     let raw: unknown;
     if (direct === undefined) body = tool.invoke(exec.arguments, exec.view);

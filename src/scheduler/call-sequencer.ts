@@ -251,6 +251,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     };
   };
 
+  // A journaled call keeps the turns it always took (an async frame around `beside`): its
+  // records interleave with those of the calls around it in the order they always had.
+  const besideAwaited = async (slot: Slot, dispatch: () => Promise<void>): Promise<void> => {
+    await beside(slot, dispatch);
+  };
   // A dispatch that waits: in the pool, or behind the calls before it.
   const queuedDispatch = async (
     slot: Slot,
@@ -290,7 +295,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       runDispatch: (dispatch) => {
         if (failure !== undefined) return Promise.reject(failure);
         // The common case (one call at a time) without an async frame of its own.
-        if (slot.mode === 'parallel' && mayBypassPool()) return beside(slot, dispatch);
+        if (slot.mode === 'parallel' && mayBypassPool())
+          return journaled === undefined ? beside(slot, dispatch) : besideAwaited(slot, dispatch);
         return queuedDispatch(slot, previousCommitted, dispatch);
       },
       onBodyOutlived: (settled) => {
@@ -301,7 +307,9 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         slot.hold = hold;
       },
       // Post-policy, finish and commit in submission order.
-      beforeCommit: () => (committedCalls >= position - 1 ? undefined : previousCommitted),
+      // (A journaled call awaits it always: its records keep the order they always had.)
+      beforeCommit: () =>
+        journaled === undefined && committedCalls >= position - 1 ? undefined : previousCommitted,
       ...(journaled === undefined
         ? {}
         : {
