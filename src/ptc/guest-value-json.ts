@@ -7,7 +7,8 @@ import type { JsonValue } from '../json/json-value.ts';
 
 export function guestValueJson(value: JsonValue, indent?: number): string {
   // A number, string, boolean or null (most tool results): nothing to walk.
-  if (typeof value !== 'object' || value === null) return Object.is(value, -0) ? '-0' : JSON.stringify(value, null, indent);
+  if (typeof value !== 'object' || value === null)
+    return Object.is(value, -0) ? '-0' : JSON.stringify(value, null, indent);
   if (!holdsNegativeZero(value)) return JSON.stringify(value, null, indent);
   // A marker no value can hold by chance; every occurrence is one -0.
   const marker = `ptc-negative-zero-${randomBytes(12).toString('hex')}`;

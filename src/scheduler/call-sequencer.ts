@@ -290,7 +290,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     // Only a journal records: without one, no write-ahead chain is built.
     const journaled = record.recordCall === undefined ? undefined : { previous: lastRecorded, done: deferred<void>() };
     if (journaled !== undefined) lastRecorded = journaled.done.promise;
-    const gates: ExecutionGates = {
+    const gates: { -readonly [K in keyof ExecutionGates]: ExecutionGates[K] } = {
       onPolicyDone: () => slot.policyDone.resolve(),
       runDispatch: (dispatch) => {
         if (failure !== undefined) return Promise.reject(failure);
@@ -308,22 +308,20 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       },
       // Post-policy, finish and commit in submission order.
       // (A journaled call awaits it always: its records keep the order they always had.)
-      beforeCommit: () =>
-        journaled === undefined && committedCalls >= position - 1 ? undefined : previousCommitted,
-      ...(journaled === undefined
-        ? {}
-        : {
-            recordCall: async (call) => {
-              await journaled.previous;
-              try {
-                await record.recordCall!(call);
-              } finally {
-                journaled.done.resolve();
-              }
-            },
-            recordResult: record.recordResult,
-          }),
+      beforeCommit: () => (journaled === undefined && committedCalls >= position - 1 ? undefined : previousCommitted),
     };
+    // Only with a journal (assigned, not spread: no temporary object per call).
+    if (journaled !== undefined) {
+      gates.recordCall = async (call) => {
+        await journaled.previous;
+        try {
+          await record.recordCall!(call);
+        } finally {
+          journaled.done.resolve();
+        }
+      };
+      if (record.recordResult !== undefined) gates.recordResult = record.recordResult;
+    }
     const settled = executeTool(deps, request, gates).then(
       (result) => commit(slot, result),
       (error: unknown) => reject(slot, fail(error)),
