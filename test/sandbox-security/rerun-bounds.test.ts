@@ -14,6 +14,7 @@ import {
 } from '../../sandbox/process-sandbox.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { RunOutcome, SandboxOptions } from '../../sandbox/types.ts';
+import { type Gate, gate } from '../support/gate.ts';
 import { heardFrom } from './fixtures/beacon.ts';
 import { noRerunProcessesLeft, until, watchReruns } from './fixtures/rerun-watch.ts';
 import { twoStepHost } from './fixtures/two-step-host.ts';
@@ -42,8 +43,13 @@ async function runningRuns(
   sandbox: ProcessSandbox,
   code: (i: number) => string,
   signals: readonly AbortSignal[] = [],
+  holdLastCalls?: Gate,
 ): Promise<{ rec: Recorder; runs: Promise<RunOutcome>[]; beacon: Promise<RunOutcome>; releaseBeacon: () => void }> {
-  const rec = recordingHost(['work'], (request) => okJson({ n: (JSON.parse(request.argsJson) as { i: number }).i }));
+  const rec = recordingHost(['work'], async (request) => {
+    const { i } = JSON.parse(request.argsJson) as { i: number };
+    if (i === -1) await holdLastCalls?.passed;
+    return okJson({ n: i });
+  });
   const runs = Array.from({ length: RUNS }, (_, i) =>
     sandbox.run({
       code: code(i),
@@ -91,14 +97,26 @@ describe('re-runs after a sandbox process died', () => {
     await expectHealthy(sandbox);
     const pid = sandbox.childPid ?? 0;
     const before = new Set(childProcesses());
+    const lastCalls = gate();
+    // On a guest timer well past the kill when it dies (5 s: under load the kill may come a
+    // second or more after the answers); a re-run's timer keeps the first attempt's clock.
     const { rec, runs, beacon, releaseBeacon } = await runningRuns(
       sandbox,
       (i) =>
-        `const a = await tools.work({ i: ${i} }); await new Promise((resolve) => setTimeout(resolve, 1_000)); const b = await tools.work({ i: -1 }); return a.n * 10 + b.n;`,
+        `const a = await tools.work({ i: ${i} }); await new Promise((resolve) => setTimeout(resolve, 5_000)); const b = await tools.work({ i: -1 }); return a.n * 10 + b.n;`,
+      [],
+      lastCalls,
     );
+    const lastCallsIn = (): number => rec.calls.filter((call) => call.argsJson === '{"i":-1}').length;
     process.kill(pid, 'SIGKILL');
-    let peak = 0;
-    let peakShared = 0;
+    // Every alone re-run process holds its run in the last call: the other re-runs wait their turn.
+    await until(() => lastCallsIn() >= MAX_RERUN_PROCESSES);
+    await sleep(300);
+    expect(lastCallsIn()).toBe(MAX_RERUN_PROCESSES);
+    expect(sandbox.rerunPids.alone).toHaveLength(MAX_RERUN_PROCESSES);
+    let peak = sandbox.rerunPids.alone.length;
+    let peakShared = sandbox.rerunPids.shared.length;
+    lastCalls.open();
     const settled = Promise.all(runs);
     let done = false;
     void settled.finally(() => (done = true));
