@@ -3,6 +3,7 @@
 // program settled, and draining of in-flight calls when the program ends early.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox, InProcessSandbox } from '../../sandbox/index.ts';
+import { gate } from '../support/gate.ts';
 import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
 
 const MODES = ['in-process', 'process'] as const;
@@ -12,7 +13,12 @@ describe.each(MODES)('sandbox bridge (%s)', (isolation) => {
   afterAll(() => sandbox.close());
 
   it('numbers calls 1, 2, 3... in the order the program made them, even when they overlap', async () => {
+    // The first two calls are held until both are in (under load the second may arrive
+    // after the first has ended), so the cap of 2 is reached.
+    const twoIn = gate();
     const host = fakeHost(async (request) => {
+      if (host.inFlight === 2) twoIn.open();
+      await twoIn.passed;
       // Later calls finish first: order of completion must not renumber anything.
       await sleep(40 - request.seq * 5);
       return ok(JSON.parse(request.argsJson) as { name: string });

@@ -3,6 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
 import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
 
 const MODES = ['in-process', 'process'] as const;
@@ -174,7 +175,12 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
   });
 
   it('concurrency: at most maxConcurrentCalls run at once; the excess waits and completes', async () => {
+    // The first two calls are held until both are in: under load the second may arrive
+    // after a 20 ms first one has ended, and the cap would never be reached.
+    const twoIn = gate();
     const host = fakeHost(async (request) => {
+      if (host.inFlight === 2) twoIn.open();
+      await twoIn.passed;
       await sleep(20);
       return ok(request.seq);
     });
