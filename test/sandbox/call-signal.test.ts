@@ -96,18 +96,20 @@ describe.each(['in-process', 'process'] as const)('tools.x(args, { signal }) (%s
         setTimeout(() => first.abort(), 10);
         const aResult = await a;
         // Call 1's outcome frees the slot: call 2 is sent now, and aborted on the host at once.
-        await new Promise((r) => setTimeout(r, 200));
-        return [aResult, bResult];
+        // A third call queues behind it, so it is sent only once call 2's outcome is back
+        // (a timer here could end the run first on a loaded machine, call 2 never sent).
+        const after = await tools.fast({});
+        return [aResult, bResult, after];
       `,
-      toolNames: ['slow'],
+      toolNames: ['slow', 'fast'],
       hostCall,
       limits: { maxConcurrentCalls: 1 },
     });
-    expectOk(outcome, ['AbortError', 'AbortError']);
-    await new Promise((r) => setTimeout(r, 100));
-    expect(seen.map((s) => [s.seq, s.aborted])).toStrictEqual([
-      [1, true],
-      [2, true],
+    expectOk(outcome, ['AbortError', 'AbortError', { fast: 3 }]);
+    expect(seen.map((s) => [s.seq, s.tool, s.aborted])).toStrictEqual([
+      [1, 'slow', true],
+      [2, 'slow', true],
+      [3, 'fast', false],
     ]);
   });
 });
