@@ -87,15 +87,16 @@ describe.each(['in-process', 'process'] as const)('web globals bounds (%s)', (is
         code: 'let n = 0; setInterval(() => { n++; }, 0); await new Promise(() => {});',
         toolNames: [],
         hostCall: fakeHost().hostCall,
-        limits: { wallTimeMs: 600 },
+        limits: { wallTimeMs: 2_000 },
       });
       expectKind(outcome, 'timeout');
     } finally {
       clearInterval(ticker);
     }
+    // A starved loop would not tick at all until the run ends (a gap of the whole 2 s); a
+    // loaded 2-core machine stalls a turning one now and then, for well under half of that.
     expect(hostTicks).toBeGreaterThan(20);
-    // A shared 2-core machine stalls now and then; a starved loop would not tick at all.
-    expect(maxGap).toBeLessThan(400);
+    expect(maxGap).toBeLessThan(1_000);
   });
 
   it('an uncaught exception in a timer callback ends the run as an exception (as it ends a Node process)', async () => {
