@@ -6,6 +6,7 @@
 // processes resuming one run at once, exactly one proceeds.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -135,15 +136,26 @@ describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: St
 
   it('two processes resume one run at once: exactly one proceeds, the other gets RUN_BUSY', async () => {
     const common = await files();
+    // The approved body holds until the go file exists: the first resume is still inside the
+    // run however late the second process starts (each start takes seconds under load).
+    const go = join(dir, `go-${kind}-${counter}`);
     const paused = pausedOf(
-      await host([...common, 'start', 'call-3', 'return (await tools.write({ v: 1, slowMs: 4000 })).wrote;']),
+      await host([
+        ...common,
+        'start',
+        'call-3',
+        `return (await tools.write({ v: 1, waitFor: ${JSON.stringify(go)} })).wrote;`,
+      ]),
     );
     const decisions = JSON.stringify({ 'call-3:ptc:1': 'approve' });
-    const [one, two] = await Promise.all([
+    const resumes = [
       host([...common, 'resume', paused.runId, decisions]),
       host([...common, 'resume', paused.runId, decisions]),
-    ]);
-    const reports = [one, two] as Report[];
+    ];
+    // The one that did not get the run reports first (the other is held in the body).
+    await Promise.race(resumes);
+    writeFileSync(go, '');
+    const reports = (await Promise.all(resumes)) as Report[];
     const winners = reports.filter((r) => r.result !== undefined);
     const losers = reports.filter((r) => r.error !== undefined);
     expect(winners).toHaveLength(1);
