@@ -4,7 +4,7 @@
 // token is generated and printed); and `--mcp-url` / `--mcp-header` importing the tools
 // of an HTTP server this test starts.
 import { afterAll, afterEach, describe, expect, it } from '@jest/globals';
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
@@ -91,7 +91,11 @@ describe('ptc serve --http: the real executable', () => {
         code: 'const c = await tools.list_customers({ region: "EU" }); let n = 0; for (let i = 0; i < 3e7; i++) n += i % 2; return c.length;',
       },
     }) as Promise<CallToolResult>;
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // SIGTERM once the server has the call (its run is journaled): sent sooner, under load
+    // it could come before the server read the request, which would then never be served.
+    const journaled = (): boolean => existsSync(journal) && readFileSync(journal, 'utf8').includes('"run_code"');
+    for (let i = 0; i < 2_000 && !journaled(); i++) await new Promise((resolve) => setTimeout(resolve, 10));
+    expect(journaled()).toBe(true);
     served.child.kill('SIGTERM');
     const result = await running;
     expect(result.isError).toBe(false);
