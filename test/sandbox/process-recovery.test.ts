@@ -120,13 +120,6 @@ describe('process isolation: crash recovery', () => {
     try {
       await expectHealthy(sandbox);
       const pid = await childPid(sandbox);
-      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
-      const overdue = sandbox.run({
-        code: 'await tools.hang({}); return 1;',
-        toolNames: ['hang'],
-        hostCall: hang.hostCall,
-        limits: { wallTimeMs: 500 },
-      });
       const second = gate();
       const work = fakeHost(async (request) => {
         if (request.seq === 2) await second.passed;
@@ -137,7 +130,17 @@ describe('process isolation: crash recovery', () => {
         toolNames: ['work'],
         hostCall: work.hostCall,
       });
-      while (hang.calls.length < 1 || work.calls.length < 2) await sleep(5);
+      while (work.calls.length < 2) await sleep(5);
+      // Started last, frozen as soon as its call is in: its deadline must pass while the
+      // process is stopped (under load the bystander's start alone can take 500 ms).
+      const hang = fakeHost((request) => untilAborted(request.signal).then(() => ok('late')));
+      const overdue = sandbox.run({
+        code: 'await tools.hang({}); return 1;',
+        toolNames: ['hang'],
+        hostCall: hang.hostCall,
+        limits: { wallTimeMs: 1_500 },
+      });
+      while (hang.calls.length < 1) await sleep(5);
       // Freeze the child: it can no longer answer anything (as if deadlocked in isolated-vm).
       process.kill(pid, 'SIGSTOP');
       expectKind(await overdue, 'timeout', /did not respond and was replaced/);
