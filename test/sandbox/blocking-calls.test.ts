@@ -57,15 +57,22 @@ describe.each(Object.entries(boxes))('blocking calls (%s)', (_mode, sandbox) => 
   });
 
   it('a timer set before a slow call fires while the call is out', async () => {
+    // The call is answered only once the timer has said it fired (a host sleep could end
+    // first when a loaded machine holds the process back); were the isolate blocked on the
+    // call, the timer could not fire and the run would end on its wall clock.
+    const fired = gate();
     const hostCall = async (): Promise<HostCallOutcome> => {
-      await sleep(300);
+      await fired.passed;
       return { ok: true, valueJson: '"late"' };
     };
     const code = `const order = [];
-setTimeout(() => order.push('timer'), 5);
+setTimeout(() => { order.push('timer'); console.log('timer fired'); }, 5);
 order.push(await tools.f({}));
 return order;`;
-    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall }), ['timer', 'late']);
+    const onLog = (line: string): void => {
+      if (line === 'timer fired') fired.open();
+    };
+    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall, onLog }), ['timer', 'late']);
   });
 
   it('a call the program does not await does not hold it: the program ends, the call is aborted', async () => {
