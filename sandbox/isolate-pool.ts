@@ -24,6 +24,8 @@ export interface GuestLink {
    * delivery's JSON, or '' when its outcome will come the asynchronous way; never rejects.
    */
   onBlockingCall?(text: string): string | Promise<string>;
+  /** The promise onBlockingCall returned has settled and isolated-vm is being handed its reply (this turn). */
+  onBlockingReplySettled?(): void;
 }
 
 export class PreparedIsolate {
@@ -88,10 +90,16 @@ export class PreparedIsolate {
       if (blockingCalls) {
         // A reply known at once is returned as it is, not as a promise: isolated-vm then
         // hands it over inside this call, with nothing left pending (see isolate-run.ts end()).
+        // A promised reply never reaches isolated-vm rejected, and the run learns when it settled.
+        const settled = (reply: string): string => {
+          prepared?.blockingReplySettled();
+          return reply;
+        };
+        const failed = (): string => settled('');
         const blocking = new ivm.Reference((text: unknown): string | Promise<string> => {
           try {
             const reply = typeof text === 'string' && prepared !== undefined ? prepared.receiveBlocking(text) : '';
-            return typeof reply === 'string' ? reply : reply.catch(() => '');
+            return typeof reply === 'string' ? reply : reply.then(settled, failed);
           } catch {
             return ''; // nothing may escape into isolated-vm
           }
@@ -142,6 +150,15 @@ export class PreparedIsolate {
   receiveBlocking(text: string): Promise<string> | string {
     const link = this.#link;
     return link?.onBlockingCall === undefined ? '' : link.onBlockingCall(text);
+  }
+
+  /** Internal: the promised reply of a blocking call has settled. */
+  blockingReplySettled(): void {
+    try {
+      this.#link?.onBlockingReplySettled?.();
+    } catch {
+      // nothing may escape into isolated-vm
+    }
   }
 
   /** Internal: isolated-vm parked this isolate's thread; it must never be disposed. */

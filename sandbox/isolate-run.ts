@@ -116,6 +116,7 @@ class Run {
     prepared.bind({
       onMessage: (text) => this.#onMessage(text),
       onBlockingCall: (text) => this.#onBlockingCall(text),
+      onBlockingReplySettled: () => this.#blockingCallOver(),
       onCatastrophic: (message) =>
         this.end(
           failure(
@@ -356,19 +357,10 @@ class Run {
     try {
       reply = this.#blockingCall(text);
     } finally {
+      // A promise: the pool tells onBlockingReplySettled once isolated-vm has it.
       if (typeof reply === 'string') this.#blockingCallOver();
     }
-    if (typeof reply === 'string') return reply;
-    return reply.then(
-      (answer) => {
-        this.#blockingCallOver();
-        return answer;
-      },
-      () => {
-        this.#blockingCallOver();
-        return '';
-      },
-    );
+    return reply;
   }
 
   /** The reply isolated-vm waits for has settled (or was a string): the isolate may be disposed now. */
@@ -401,18 +393,46 @@ class Run {
     const answered = dispatcher.callBlocking?.(call);
     if (answered !== undefined && !(answered instanceof Promise)) return this.#answerBlocked(call.seq, answered);
     const dispatched = answered ?? dispatcher.call(call);
-    const released = (): string => {
-      (this.#options.blockingStats ?? blockingCallStats).released += 1;
-      // Not answered in time (or the run ended): it crosses later, as any call does.
-      void dispatched.then((answer) => this.#deliver(call.seq, answer));
-      return '';
-    };
+    const seq = call.seq;
     // Released by the host already, or the run ended meanwhile: the asynchronous way.
-    if (answered !== undefined || this.#ended) return released();
-    return this.#waitBounded(dispatched).then((outcome) => {
-      this.#releaseBlocked = undefined;
-      return outcome === undefined ? released() : this.#answerBlocked(call.seq, outcome);
+    if (answered !== undefined || this.#ended) {
+      this.#countReleased();
+      void dispatched.then((outcome) => this.#deliver(seq, outcome));
+      return '';
+    }
+    // The outcome is the reply if it comes within BLOCKING_CALL_WAIT_MS and the run goes
+    // on; else the call is released ('') and its outcome crosses later, as any call's does.
+    // One promise and one reaction on the outcome serve both ends.
+    return new Promise<string>((resolve) => {
+      let waiting = true;
+      this.#releaseBlocked = () => {
+        if (!waiting) return;
+        waiting = false;
+        this.#releaseBlocked = undefined;
+        this.#countReleased();
+        resolve('');
+      };
+      this.#releaseAt = performance.now() + BLOCKING_CALL_WAIT_MS;
+      this.#releaseTimer ??= setTimeout(this.#onReleaseTimer, BLOCKING_CALL_WAIT_MS);
+      void dispatched.then((outcome) => {
+        if (!waiting) {
+          this.#deliver(seq, outcome);
+          return;
+        }
+        waiting = false;
+        this.#releaseBlocked = undefined;
+        let reply = '';
+        try {
+          reply = this.#answerBlocked(seq, outcome);
+        } finally {
+          resolve(reply);
+        }
+      });
     });
+  }
+
+  #countReleased(): void {
+    (this.#options.blockingStats ?? blockingCallStats).released += 1;
   }
 
   #answerBlocked(seq: number, outcome: HostCallOutcome): string {
@@ -420,16 +440,6 @@ class Run {
     this.#pending -= 1;
     if (this.#ended || this.#programSettled) return '';
     return JSON.stringify(toDelivery(seq, outcome));
-  }
-
-  /** The outcome if it comes within BLOCKING_CALL_WAIT_MS and the run goes on, else undefined. */
-  #waitBounded(dispatched: Promise<HostCallOutcome>): Promise<HostCallOutcome | undefined> {
-    return new Promise<HostCallOutcome | undefined>((resolve) => {
-      this.#releaseBlocked = () => resolve(undefined);
-      this.#releaseAt = performance.now() + BLOCKING_CALL_WAIT_MS;
-      this.#releaseTimer ??= setTimeout(this.#onReleaseTimer, BLOCKING_CALL_WAIT_MS);
-      void dispatched.then(resolve);
-    });
   }
 
   // One timer per run bounds every blocked call: a program making quick calls one after

@@ -44,6 +44,9 @@ export type Bare<T> = T & { readonly __proto__?: null };
 const outgoing = create(null) as Record<number, string>;
 let outgoingCount = 0;
 let flushScheduled = false;
+// The last tool name called and its JSON: a program usually calls one tool many times.
+let lastTool: string | undefined;
+let lastToolJson = '';
 
 /**
  * Queues one tool call; it crosses with the others of this synchronous stretch. The
@@ -53,10 +56,13 @@ let flushScheduled = false;
 export function postCall(seq: number, tool: string, args: string): void {
   // Everything that can throw (no stack left) happens before the call is queued: a call
   // the program is told was not sent must never be sent later.
-  const text =
-    '{"t":"call","seq":' + seq + ',"tool":' + stringifyMessage(tool) + ',"args":' + stringifyMessage(args) + '}';
+  if (tool !== lastTool) {
+    lastToolJson = stringifyMessage(tool);
+    lastTool = tool;
+  }
+  const text = '{"t":"call","seq":' + seq + ',"tool":' + lastToolJson + ',"args":' + stringifyMessage(args) + '}';
   if (!flushScheduled) {
-    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    apply(promiseThen, settledPromise, FLUSH_LATER);
     flushScheduled = true;
   }
   outgoing[outgoingCount] = text;
@@ -74,7 +80,7 @@ let turnsWaited = 0;
 function flushQueuedCalls(): void {
   if (outgoingCount === 1 && turnsWaited < TURNS_BEFORE_BLOCKING && mayBlock()) {
     turnsWaited++;
-    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    apply(promiseThen, settledPromise, FLUSH_LATER);
     return;
   }
   turnsWaited = 0;
@@ -83,9 +89,14 @@ function flushQueuedCalls(): void {
   if (!sendQueuedCalls() && !flushScheduled) {
     // Could not send (no stack left): try again from a fresh stack.
     flushScheduled = true;
-    apply(promiseThen, settledPromise, [flushQueuedCalls]);
+    apply(promiseThen, settledPromise, FLUSH_LATER);
   }
 }
+// The argument lists of the calls made on every tool call, made once (only this module
+// holds them; applySyncPromise copies its arguments before the host sees them).
+const FLUSH_LATER: readonly unknown[] = [flushQueuedCalls];
+const BLOCKING_ARGS: unknown[] = [''];
+const BLOCKING_APPLY: readonly unknown[] = [undefined, BLOCKING_ARGS];
 
 /**
  * Sends the one queued call by blocking the isolate on it, when the program has nothing
@@ -100,12 +111,15 @@ function mayBlock(): boolean {
 function callBlocking(): boolean {
   if (applySyncPromise === undefined || blockingPath === undefined || !blockingPath.allowed()) return false;
   let reply: unknown;
+  BLOCKING_ARGS[0] = outgoing[0] as string;
   try {
-    reply = apply(applySyncPromise, blockingRef, [undefined, [outgoing[0] as string]]);
+    reply = apply(applySyncPromise, blockingRef, BLOCKING_APPLY);
   } catch {
     // Thrown before the call crossed (no stack left) or the isolate is going away.
+    BLOCKING_ARGS[0] = '';
     return false;
   }
+  BLOCKING_ARGS[0] = '';
   delete outgoing[0];
   outgoingCount = 0;
   if (typeof reply === 'string' && reply !== '') blockingPath.settle(reply);

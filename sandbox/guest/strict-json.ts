@@ -4,7 +4,6 @@
 // crosses is exactly the plain data the program built, or a problem naming where.
 import {
   apply,
-  create,
   cut,
   getOwnPropertyDescriptor,
   getOwnPropertyNames,
@@ -15,7 +14,6 @@ import {
   isFiniteNumber,
   NumberCtor,
   objectIs,
-  objectKeys,
   ObjectProto,
   isEnumerableOwn,
   stringify,
@@ -54,11 +52,13 @@ function pathSegment(key: string | number): string {
 /** What ownData returns for a property that is not there (never a value a program can hold). */
 const MISSING: unique symbol = Symbol('missing');
 
+const VALUE_KEY: readonly string[] = ['value'];
+
 function ownData(value: object, key: string): unknown {
   const descriptor = getOwnPropertyDescriptor(value, key);
   if (descriptor === undefined) return MISSING;
   // Own-property checks only: Object.prototype may have been polluted by the program.
-  if (!apply(hasOwn, descriptor, ['value']))
+  if (!apply(hasOwn, descriptor, VALUE_KEY))
     throw problem('an accessor property (getter/setter); JSON has only plain values', false);
   // A Proxy can answer a read differently from its own data: send neither.
   if (!objectIs((value as Record<string, unknown>)[key], descriptor.value))
@@ -66,13 +66,16 @@ function ownData(value: object, key: string): unknown {
   return descriptor.value;
 }
 
+const NAME_ARG: string[] = [''];
+
 // JSON carries only the enumerable string-keyed data of a plain object, and only the
-// elements of an array: anything else on them would be dropped, so it is refused.
-function checkNothingHidden(value: object): void {
+// elements of an array: anything else on them would be dropped, so it is refused. For a
+// plain object, its names (all enumerable, so its keys in order).
+function checkNothingHidden(value: object): readonly string[] {
   if (getOwnPropertySymbols(value).length > 0) throw problem('a symbol-keyed property, which JSON cannot carry', false);
   const names = getOwnPropertyNames(value);
   if (isArray(value)) {
-    if (names.length === value.length + 1) return;
+    if (names.length === value.length + 1) return names;
     for (let i = 0; i < names.length; i++) {
       const name = names[i] as string;
       const index = NumberCtor(name);
@@ -83,28 +86,39 @@ function checkNothingHidden(value: object): void {
         );
       }
     }
-    return;
+    return names;
   }
   for (let i = 0; i < names.length; i++) {
     const name = names[i] as string;
-    if (!apply(isEnumerableOwn, value, [name])) {
+    NAME_ARG[0] = name;
+    if (!apply(isEnumerableOwn, value, NAME_ARG)) {
       throw problem('a non-enumerable property ' + stringify(cut(name, 100)) + ', which JSON cannot carry', false);
     }
   }
+  return names;
 }
 
 class SerializeState {
   size = 0;
   readonly budget: number;
-  /** The objects on the path being written, by depth (a record: never an array). */
-  readonly seen = create(null) as Record<number, unknown>;
   constructor(budget: number) {
     this.budget = budget;
   }
 }
 bareRecordClass(SerializeState);
 
-function serialize(value: unknown, state: SerializeState, depth: number): string | undefined {
+/** An object on the path being written, and the one holding it (a cycle returns to one of them). */
+class Ancestor {
+  readonly object: object;
+  readonly up: Ancestor | undefined;
+  constructor(object: object, up: Ancestor | undefined) {
+    this.object = object;
+    this.up = up;
+  }
+}
+bareRecordClass(Ancestor);
+
+function serialize(value: unknown, state: SerializeState, depth: number, up: Ancestor | undefined): string | undefined {
   if (typeof value === 'string') {
     const text = stringify(value);
     state.size += text.length;
@@ -131,7 +145,7 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
     return 'null';
   }
   const object = value as object;
-  for (let i = 0; i < depth; i++) if (state.seen[i] === object) throw problem('a circular reference', false);
+  for (let a = up; a !== undefined; a = a.up) if (a.object === object) throw problem('a circular reference', false);
   if (depth >= 256) throw problem('nesting deeper than 256 levels', false);
   const label = protoLabel(object);
   if (label !== undefined) throw problem(label, false);
@@ -140,8 +154,8 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
     if (proto !== ObjectProto && proto !== null)
       throw problem('an instance of a class (only plain objects and arrays are JSON)', false);
   }
-  checkNothingHidden(object);
-  state.seen[depth] = object;
+  const names = checkNothingHidden(object);
+  const self = new Ancestor(object, up);
   let out: string;
   let current: string | number | undefined;
   try {
@@ -153,7 +167,7 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
         current = i;
         const slot = ownData(object, '' + i);
         if (slot === MISSING) throw problem('an array hole (JSON arrays have no holes)', false);
-        const item = serialize(slot, state, depth + 1);
+        const item = serialize(slot, state, depth + 1, self);
         if (item === undefined) throw problem('undefined (JSON has no undefined; use null)', false);
         out += (i === 0 ? '' : ',') + item;
         if (i > 0) state.size += 1;
@@ -163,14 +177,14 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
     } else {
       out = '{';
       state.size += 2;
-      const keys = objectKeys(object);
+      const keys = names;
       let first = true;
       for (let i = 0; i < keys.length; i++) {
         const key = keys[i] as string;
         current = key;
         const slot = ownData(object, key);
         if (slot === MISSING) continue;
-        const item = serialize(slot, state, depth + 1);
+        const item = serialize(slot, state, depth + 1, self);
         if (item === undefined) continue;
         const quoted = stringify(key);
         out += (first ? '' : ',') + quoted + ':' + item;
@@ -184,11 +198,10 @@ function serialize(value: unknown, state: SerializeState, depth: number): string
     if (isProblem(error) && current !== undefined && !error.tooLarge) error.path = pathSegment(current) + error.path;
     throw error;
   }
-  state.seen[depth] = undefined;
   return out;
 }
 
 /** JSON text of `value` (undefined for undefined); throws a Problem when it cannot cross as it is, or is over `budget` characters. */
 export function toJson(value: unknown, budget: number): string | undefined {
-  return serialize(value, new SerializeState(budget), 0);
+  return serialize(value, new SerializeState(budget), 0, undefined);
 }

@@ -107,6 +107,15 @@ function submitWithSignal(name: string, args: unknown, options: unknown): Promis
   return promise;
 }
 
+// One executor for every call's promise (no closure made per call): it hands the
+// settlers over through these two, read and cleared right after the promise is made.
+let capturedResolve: ((value: unknown) => void) | undefined;
+let capturedReject: ((error: unknown) => void) | undefined;
+function captureSettlers(resolve: (value: unknown) => void, reject: (error: unknown) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
+}
+
 function submit(name: string, args: unknown): Promise<unknown> {
   if (run.settled) return rejected(afterEnd(name));
   let json: string | undefined;
@@ -155,12 +164,13 @@ function submit(name: string, args: unknown): Promise<unknown> {
   }
   // The call's promise and records are made before it takes its number: running out of
   // stack here sends nothing and gives no number away.
-  let resolveCall: ((value: unknown) => void) | undefined;
-  let rejectCall: ((error: unknown) => void) | undefined;
-  const promise = new PromiseCtor<unknown>((resolve, reject) => {
-    resolveCall = resolve;
-    rejectCall = reject;
-  });
+  capturedResolve = undefined;
+  capturedReject = undefined;
+  const promise = new PromiseCtor<unknown>(captureSettlers);
+  const resolveCall = capturedResolve as ((value: unknown) => void) | undefined;
+  const rejectCall = capturedReject as ((error: unknown) => void) | undefined;
+  capturedResolve = undefined;
+  capturedReject = undefined;
   // The executor itself found no stack: the promise is rejected with that RangeError.
   if (resolveCall === undefined || rejectCall === undefined) return promise;
   const entry = pendingCall(name, resolveCall, rejectCall);
