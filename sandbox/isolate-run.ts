@@ -439,6 +439,9 @@ class Run {
     (this.#options.blockingStats ?? blockingCallStats).answered += 1;
     this.#pending -= 1;
     if (this.#ended || this.#programSettled) return '';
+    // A value as its JSON behind a short header (guest/tool-calls.ts settleBlocked): not
+    // escaped into a delivery's JSON here and parsed out of it in the guest.
+    if (outcome.ok) return `v${seq} ${outcome.at ?? Date.now()} ${outcome.valueJson}`;
     return JSON.stringify(toDelivery(seq, outcome));
   }
 

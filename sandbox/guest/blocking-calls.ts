@@ -11,9 +11,9 @@
 import { useBlockingPath } from './host-link.ts';
 import { run } from './run-state.ts';
 import { pendingTimers } from './timers.ts';
-import { deliver } from './tool-calls.ts';
+import { settleBlocked } from './tool-calls.ts';
 
 useBlockingPath({
   allowed: () => !run.settled && run.inFlight === 1 && run.queueHead === run.queueTail && pendingTimers() === 0,
-  settle: deliver,
+  settle: settleBlocked,
 });

@@ -22,7 +22,8 @@ const applySyncPromise =
 /** When a lone call may block the isolate, and where its answer goes (blocking-calls.ts). */
 export interface BlockingPath {
   allowed(): boolean;
-  settle(deliveryJson: string): void;
+  /** The host's reply to the blocked call (tool-calls.ts settleBlocked). */
+  settle(reply: string): void;
 }
 let blockingPath: BlockingPath | undefined;
 export function useBlockingPath(path: BlockingPath): void {

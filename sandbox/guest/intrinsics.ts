@@ -28,6 +28,7 @@ export const isFiniteNumber = Number.isFinite;
 export const NumberCtor = Number;
 export const charCodeAt = String.prototype.charCodeAt;
 export const stringSlice = String.prototype.slice;
+export const stringIndexOf = String.prototype.indexOf;
 export const symbolToString = Symbol.prototype.toString;
 export const ErrorCtor = Error;
 export const ErrorProto = ErrorCtor.prototype;

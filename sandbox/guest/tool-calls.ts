@@ -4,18 +4,23 @@
 import type { GuestDelivery } from '../guest-protocol.ts';
 import { postCall } from './host-link.ts';
 import {
+  apply,
+  charCodeAt,
   defineProperty,
   ErrorCtor,
   getOwnPropertyDescriptor,
   getPrototypeOf,
   isArray,
+  NumberCtor,
   parse,
   PromiseCtor,
   RangeErrorCtor,
+  stringIndexOf,
+  stringSlice,
 } from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { advanceClock } from './deterministic-sources.ts';
-import { fatal, pending, pendingCall, queue, queuedCall, run, type QueuedCall } from './run-state.ts';
+import { fatal, pending, pendingCall, queue, queuedCall, run, type PendingCall, type QueuedCall } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
 import { afterDispatch, callSignal, followSignal } from './call-signal.ts';
 
@@ -224,29 +229,62 @@ export function deliver(text: string): void {
 }
 
 function settle(message: GuestDelivery): void {
-  const seq = message.seq;
-  const entry = pending[seq];
+  if (message.ok === true) {
+    settleValue(message.seq, message.at, message.value);
+    return;
+  }
+  const entry = take(message.seq, message.at);
   if (entry === undefined) return;
+  entry.reject(new ToolCallError(entry.name, '' + message.code, '' + message.message));
+  pump();
+}
+
+/**
+ * The host's reply to the call the program was blocked on: `v<seq> <at> <value JSON>`
+ * when the tool returned a value (its JSON as it is: neither side escapes it again),
+ * else a delivery's JSON (an error).
+ */
+export function settleBlocked(reply: string): void {
+  if (apply(charCodeAt, reply, [0]) !== 118) {
+    deliver(reply);
+    return;
+  }
+  const afterSeq = apply(stringIndexOf, reply, [' ', 1]) as number;
+  const afterAt = afterSeq < 0 ? -1 : (apply(stringIndexOf, reply, [' ', afterSeq + 1]) as number);
+  if (afterAt < 0) return; // not from this host: dropped, as an unreadable delivery is
+  settleValue(
+    NumberCtor(apply(stringSlice, reply, [1, afterSeq])),
+    NumberCtor(apply(stringSlice, reply, [afterSeq + 1, afterAt])),
+    apply(stringSlice, reply, [afterAt + 1]) as string,
+  );
+}
+
+/** Call `seq`'s pending entry, now answered (at the host's time `at`); undefined if none. */
+function take(seq: number, at: unknown): PendingCall | undefined {
+  const entry = pending[seq];
+  if (entry === undefined) return undefined;
   delete pending[seq];
   run.inFlight--;
   // An I/O event: the guest clock moves to the time the host recorded for it.
-  advanceClock(message.at);
-  if (message.ok === true) {
-    let value: unknown;
-    let valid = true;
-    try {
-      value = parse(message.value);
-    } catch {
-      valid = false;
-    }
-    if (valid) entry.resolve(value);
-    else
-      entry.reject(
-        new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'),
-      );
-  } else {
-    entry.reject(new ToolCallError(entry.name, '' + message.code, '' + message.message));
+  advanceClock(at);
+  return entry;
+}
+
+function settleValue(seq: number, at: unknown, valueJson: string): void {
+  const entry = take(seq, at);
+  if (entry === undefined) return;
+  let value: unknown;
+  let valid = true;
+  try {
+    value = parse(valueJson);
+  } catch {
+    valid = false;
   }
+  if (valid) entry.resolve(value);
+  else
+    entry.reject(
+      new ToolCallError(entry.name, 'INVALID_RESULT', 'tools.' + entry.name + ' returned a value that is not JSON'),
+    );
   pump();
 }
 

@@ -35,6 +35,28 @@ describe.each(Object.entries(boxes))('blocking calls (%s)', (_mode, sandbox) => 
     expectOk(await sandbox.run({ code: SEQUENTIAL, toolNames: ['f'], hostCall: echo }), sequentialResult);
   });
 
+  it('a value reaches the program as its JSON says, whatever the text holds', async () => {
+    // Spaces, newlines, text that reads like a reply's header, non-ASCII; then text that is not JSON.
+    const texts = ['" v1 2 3 "', '{ "a" : [ 1 , -0 ] ,\n "b": "x y" }', '  7  ', '"\\u2028 é 😀 \\" v"', '[]', 'v1 2 3'];
+    const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => ({
+      ok: true,
+      valueJson: texts[(JSON.parse(request.argsJson) as { i: number }).i] as string,
+    });
+    const code = `const out = [];
+for (let i = 0; i < ${texts.length}; i++) {
+  try { out.push(await tools.f({ i })); } catch (e) { out.push(e.code); }
+}
+return out;`;
+    expectOk(await sandbox.run({ code, toolNames: ['f'], hostCall }), [
+      ' v1 2 3 ',
+      { a: [1, -0], b: 'x y' },
+      7,
+      '\u2028 é 😀 " v',
+      [],
+      'INVALID_RESULT',
+    ]);
+  });
+
   it('a tool slower than the blocking wait still answers, the asynchronous way', async () => {
     const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => {
       await sleep(BLOCKING_CALL_WAIT_MS * 15);
