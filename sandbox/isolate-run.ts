@@ -374,18 +374,12 @@ class Run {
 
   #blockingCall(text: string): string | Promise<string> {
     if (this.#ended || this.#programSettled) return '';
-    let m: unknown;
-    try {
-      m = JSON.parse(text);
-    } catch {
-      this.#protocolError('unreadable message');
+    const m = readCallFrame(text);
+    if (m === undefined) {
+      this.#protocolError('bad call frame');
       return '';
     }
-    if (typeof m !== 'object' || m === null || (m as Record<string, unknown>)['t'] !== 'call') {
-      this.#protocolError('bad call message');
-      return '';
-    }
-    const call = this.#accept(m as Record<string, unknown>);
+    const call = this.#accept(m);
     if (call === undefined) return '';
     // The guest's stretch of code ends here, as it does when it awaits an async call.
     this.#opsStarted += 1;
@@ -599,6 +593,36 @@ class Run {
       this.#resolve(outcome);
     }
   }
+}
+
+/**
+ * A blocked call's frame from the guest (guest/host-link.ts callBlocking),
+ * `c<seq> <tool's length> <tool><arguments' JSON>`, as the fields of a call message;
+ * undefined if it is not one. The arguments are checked as any call's are (#accept).
+ */
+function readCallFrame(text: string): Record<string, unknown> | undefined {
+  if (text.charCodeAt(0) !== 99) return undefined; // 'c'
+  const afterSeq = text.indexOf(' ', 1);
+  const afterLength = afterSeq < 0 ? -1 : text.indexOf(' ', afterSeq + 1);
+  if (afterLength < 0) return undefined;
+  const seq = decimal(text, 1, afterSeq);
+  const length = decimal(text, afterSeq + 1, afterLength);
+  if (seq === undefined || length === undefined) return undefined;
+  const toolEnd = afterLength + 1 + length;
+  if (toolEnd > text.length) return undefined;
+  return { seq, tool: text.slice(afterLength + 1, toolEnd), args: text.slice(toolEnd) };
+}
+
+/** The whole number written in text[start, end) as plain digits (at most 15), else undefined. */
+function decimal(text: string, start: number, end: number): number | undefined {
+  if (end <= start || end - start > 15) return undefined;
+  let value = 0;
+  for (let i = start; i < end; i++) {
+    const digit = text.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    value = value * 10 + digit;
+  }
+  return value;
 }
 
 function toDelivery(seq: number, outcome: HostCallOutcome): GuestDelivery {

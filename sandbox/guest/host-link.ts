@@ -40,9 +40,17 @@ const settledPromise: Promise<void> = new PromiseCtor<void>((resolve) => {
  */
 export type Bare<T> = T & { readonly __proto__?: null };
 
-// Queued call messages as JSON text; a record, never an array (an index setter the
-// program plants on Array.prototype must not intercept them).
-const outgoing = create(null) as Record<number, string>;
+/** A call to send: its number, its tool, and its arguments' JSON. */
+export interface OutgoingCall {
+  readonly seq: number;
+  readonly name: string;
+  readonly args: string;
+}
+
+// Calls queued in this synchronous stretch; a record, never an array (an index setter
+// the program plants on Array.prototype must not intercept them). Their text is written
+// when they are sent: as a blocked call's frame, or as JSON messages.
+const outgoing = create(null) as Record<number, OutgoingCall>;
 let outgoingCount = 0;
 let flushScheduled = false;
 // The last tool name called and its JSON: a program usually calls one tool many times.
@@ -50,24 +58,29 @@ let lastTool: string | undefined;
 let lastToolJson = '';
 
 /**
- * Queues one tool call; it crosses with the others of this synchronous stretch. The
- * message (a CallMessage) is written as text directly: only strings go through
- * JSON.stringify, so no object of the program's realm is read and none is built.
+ * Queues one tool call; it crosses with the others of this synchronous stretch. Only
+ * scheduling the flush can throw here (no stack left), before the call is queued: a
+ * call the program is told was not sent must never be sent later.
  */
-export function postCall(seq: number, tool: string, args: string): void {
-  // Everything that can throw (no stack left) happens before the call is queued: a call
-  // the program is told was not sent must never be sent later.
-  if (tool !== lastTool) {
-    lastToolJson = stringifyMessage(tool);
-    lastTool = tool;
-  }
-  const text = '{"t":"call","seq":' + seq + ',"tool":' + lastToolJson + ',"args":' + stringifyMessage(args) + '}';
+export function postCall(call: OutgoingCall): void {
   if (!flushScheduled) {
     apply(promiseThen, settledPromise, FLUSH_LATER);
     flushScheduled = true;
   }
-  outgoing[outgoingCount] = text;
+  outgoing[outgoingCount] = call;
   outgoingCount++;
+}
+
+/**
+ * A call message (a CallMessage) written as text directly: only strings go through
+ * JSON.stringify, so no object of the program's realm is read and none is built.
+ */
+function callMessage(call: OutgoingCall): string {
+  if (call.name !== lastTool) {
+    lastToolJson = stringifyMessage(call.name);
+    lastTool = call.name;
+  }
+  return '{"t":"call","seq":' + call.seq + ',"tool":' + lastToolJson + ',"args":' + stringifyMessage(call.args) + '}';
 }
 
 /**
@@ -112,7 +125,10 @@ function mayBlock(): boolean {
 function callBlocking(): boolean {
   if (applySyncPromise === undefined || blockingPath === undefined || !blockingPath.allowed()) return false;
   let reply: unknown;
-  BLOCKING_ARGS[0] = outgoing[0] as string;
+  const call = outgoing[0] as OutgoingCall;
+  // A frame, not JSON: `c<seq> <tool's length> <tool><arguments' JSON>` (isolate-run.ts
+  // reads it), so the arguments are not escaped here and parsed back on the host.
+  BLOCKING_ARGS[0] = 'c' + call.seq + ' ' + call.name.length + ' ' + call.name + call.args;
   try {
     reply = apply(applySyncPromise, blockingRef, BLOCKING_APPLY);
   } catch {
@@ -131,13 +147,13 @@ function callBlocking(): boolean {
 function sendQueuedCalls(): boolean {
   const count = outgoingCount;
   if (count === 0) return true;
-  let text = outgoing[0] as string;
-  if (count > 1) {
-    text = '{"t":"calls","calls":[' + text;
-    for (let i = 1; i < count; i++) text = text + ',' + (outgoing[i] as string);
-    text = text + ']}';
-  }
   try {
+    let text = callMessage(outgoing[0] as OutgoingCall);
+    if (count > 1) {
+      text = '{"t":"calls","calls":[' + text;
+      for (let i = 1; i < count; i++) text = text + ',' + callMessage(outgoing[i] as OutgoingCall);
+      text = text + ']}';
+    }
     send(text);
   } catch {
     return false;

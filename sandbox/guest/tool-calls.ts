@@ -51,7 +51,7 @@ function rejected(error: unknown): Promise<never> {
 /** Queues the call for the host; false when it could not even be encoded (no stack left). */
 function dispatch(item: QueuedCall): boolean {
   try {
-    postCall(item.seq, item.name, item.args);
+    postCall(item);
   } catch {
     return false;
   }
