@@ -4,6 +4,7 @@
 // disposed at the end, whatever happened. Only async isolated-vm APIs are used once the
 // program is loaded, so guest code never runs on this thread and the timers here always
 // fire; the host only ever reads strings that guest code produced.
+import { readBlockedCall } from './blocked-call-text.ts';
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher, DispatchRequest } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
@@ -374,7 +375,7 @@ class Run {
 
   #blockingCall(text: string): string | Promise<string> {
     if (this.#ended || this.#programSettled) return '';
-    const m = readCallFrame(text);
+    const m = readBlockedCall(text);
     if (m === undefined) {
       this.#protocolError('bad call frame');
       return '';
@@ -453,7 +454,11 @@ class Run {
   };
 
   /** Checks a call message: the request to dispatch (counted as pending), or undefined (the run may have ended). */
-  #accept(m: Record<string, unknown>): DispatchRequest | undefined {
+  #accept(m: {
+    readonly seq?: unknown;
+    readonly tool?: unknown;
+    readonly args?: unknown;
+  }): DispatchRequest | undefined {
     const { seq, tool, args } = m;
     if (this.#programSettled) return undefined; // the guest refuses these itself; never dispatch
     if (typeof seq !== 'number' || typeof tool !== 'string' || typeof args !== 'string') {
@@ -593,36 +598,6 @@ class Run {
       this.#resolve(outcome);
     }
   }
-}
-
-/**
- * A blocked call's frame from the guest (guest/host-link.ts callBlocking),
- * `c<seq> <tool's length> <tool><arguments' JSON>`, as the fields of a call message;
- * undefined if it is not one. The arguments are checked as any call's are (#accept).
- */
-function readCallFrame(text: string): Record<string, unknown> | undefined {
-  if (text.charCodeAt(0) !== 99) return undefined; // 'c'
-  const afterSeq = text.indexOf(' ', 1);
-  const afterLength = afterSeq < 0 ? -1 : text.indexOf(' ', afterSeq + 1);
-  if (afterLength < 0) return undefined;
-  const seq = decimal(text, 1, afterSeq);
-  const length = decimal(text, afterSeq + 1, afterLength);
-  if (seq === undefined || length === undefined) return undefined;
-  const toolEnd = afterLength + 1 + length;
-  if (toolEnd > text.length) return undefined;
-  return { seq, tool: text.slice(afterLength + 1, toolEnd), args: text.slice(toolEnd) };
-}
-
-/** The whole number written in text[start, end) as plain digits (at most 15), else undefined. */
-function decimal(text: string, start: number, end: number): number | undefined {
-  if (end <= start || end - start > 15) return undefined;
-  let value = 0;
-  for (let i = start; i < end; i++) {
-    const digit = text.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) return undefined;
-    value = value * 10 + digit;
-  }
-  return value;
 }
 
 function toDelivery(seq: number, outcome: HostCallOutcome): GuestDelivery {

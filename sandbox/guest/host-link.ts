@@ -5,6 +5,7 @@
 // queued calls first, so the host sees everything in the order the program did it.
 // A call the program is only waiting on may instead block the isolate until the host
 // answers (blocking-calls.ts decides when).
+import { writeBlockedCall } from '../blocked-call-text.ts';
 import { BLOCKING_CALL_GLOBAL, type GuestMessage, SEND_GLOBAL } from '../guest-protocol.ts';
 import { apply, create, PromiseCtor, promiseThen } from './intrinsics.ts';
 
@@ -126,9 +127,7 @@ function callBlocking(): boolean {
   if (applySyncPromise === undefined || blockingPath === undefined || !blockingPath.allowed()) return false;
   let reply: unknown;
   const call = outgoing[0] as OutgoingCall;
-  // A frame, not JSON: `c<seq> <tool's length> <tool><arguments' JSON>` (isolate-run.ts
-  // reads it), so the arguments are not escaped here and parsed back on the host.
-  BLOCKING_ARGS[0] = 'c' + call.seq + ' ' + call.name.length + ' ' + call.name + call.args;
+  BLOCKING_ARGS[0] = writeBlockedCall(call.seq, call.name, call.args);
   try {
     reply = apply(applySyncPromise, blockingRef, BLOCKING_APPLY);
   } catch {

@@ -37,7 +37,14 @@ describe.each(Object.entries(boxes))('blocking calls (%s)', (_mode, sandbox) => 
 
   it('a value reaches the program as its JSON says, whatever the text holds', async () => {
     // Spaces, newlines, text that reads like a reply's header, non-ASCII; then text that is not JSON.
-    const texts = ['" v1 2 3 "', '{ "a" : [ 1 , -0 ] ,\n "b": "x y" }', '  7  ', '"\\u2028 é 😀 \\" v"', '[]', 'v1 2 3'];
+    const texts = [
+      '" v1 2 3 "',
+      '{ "a" : [ 1 , -0 ] ,\n "b": "x y" }',
+      '  7  ',
+      '"\\u2028 é 😀 \\" v"',
+      '[]',
+      'v1 2 3',
+    ];
     const hostCall = async (request: HostCallRequest): Promise<HostCallOutcome> => ({
       ok: true,
       valueJson: texts[(JSON.parse(request.argsJson) as { i: number }).i] as string,
