@@ -56,8 +56,9 @@ async function settlesWithin(promise: Promise<unknown>, ms: number): Promise<boo
 describe('resource locks at capacity (PostgreSQL)', () => {
   it('100 concurrent calls, each on its own key, all hold their keys at once and all succeed', async () => {
     const CALLS = 100;
-    // A short connect timeout: a call that cannot get a connection fails fast.
-    const journal = openPostgresJournal(await cluster.createDatabase('capacity_keys'), { connectTimeoutMs: 3_000 });
+    // A call that cannot get a connection fails well inside the test's time (100 calls'
+    // connections and appends can take seconds on a loaded machine: no shorter bound).
+    const journal = openPostgresJournal(await cluster.createDatabase('capacity_keys'), { connectTimeoutMs: 10_000 });
     const rt = createToolRuntime({ sandbox: false, journal });
     let entered = 0;
     const everyoneIn = gate();
@@ -177,7 +178,9 @@ describe('resource locks at capacity (PostgreSQL)', () => {
   it('waits on keys another process holds that exhaust the session pool fail naming sessionPoolSize', async () => {
     const url = await cluster.createDatabase('capacity_bound');
     const a = openPostgresJournal(url);
-    const b = openPostgresJournal(url, { sessionPoolSize: 3, connectTimeoutMs: 1_000 });
+    // 3 s: the three that find no free session give up after it; the three that get one must
+    // connect within it, which a loaded machine may not do in 1 s.
+    const b = openPostgresJournal(url, { sessionPoolSize: 3, connectTimeoutMs: 3_000 });
     try {
       const held = await Promise.all(Array.from({ length: 6 }, (_, i) => a.lockResource(`busy-${i}`, never)));
       const waits = Array.from({ length: 6 }, (_, i) => b.lockResource(`busy-${i}`, never));
