@@ -6,8 +6,9 @@
 export const SEND_GLOBAL = '__ptc_send';
 /**
  * Global the host installs before the prelude (deleted by the prelude): a reference whose
- * `applySyncPromise(undefined, [callJson])` blocks the isolate on one call, for a bounded
- * time, and returns the delivery's JSON, or '' when the call goes on the asynchronous way
+ * `applySyncPromise(undefined, [frame])` blocks the isolate on one call (the frame:
+ * blocked-call-text.ts), for a bounded time, and returns the reply (`v<seq> <at> <value's
+ * JSON>`, or an error's delivery JSON), or '' when the call goes on the asynchronous way
  * (not answered within the bound, or the run is over). See guest/blocking-calls.ts.
  */
 export const BLOCKING_CALL_GLOBAL = '__ptc_call_blocking';
