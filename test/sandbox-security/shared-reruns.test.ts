@@ -72,7 +72,9 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     // them: without it, the answer last sent would count as maybe not delivered and its
     // run as waiting.
     const onTimer = sandbox.run({
-      code: 'await tools.started({}); await new Promise((resolve) => setTimeout(resolve, 3_000)); return "timer";',
+      // 10 s: the bounded loop below runs longer than that anyway (13 s here at load ~8), and
+      // starting the other runs and the beacon before the kill took seconds under load.
+      code: 'await tools.started({}); await new Promise((resolve) => setTimeout(resolve, 10_000)); return "timer";',
       toolNames: ['started'],
       hostCall: rec.hostCall,
     });
