@@ -132,10 +132,13 @@ describe('a hostile remote MCP server', () => {
     for (let i = 0; i < 3; i++) await fetchGet('http://x', { method: 'GET' });
     expect(gets).toBe(3);
     expect(performance.now() - started).toBeGreaterThanOrEqual(2 * MIN_RECONNECT_MS - 20);
-    // POSTs are not held.
-    const t = performance.now();
-    await fetchGet('http://x', { method: 'POST' });
-    expect(performance.now() - t).toBeLessThan(500);
+    // POSTs are not held: one right after a GET answers before a timer could fire (a held
+    // one would wait ~1 s; a wall-clock bound would also count a loaded machine's stalls).
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const held = new Promise<string>((resolve) => (timer = setTimeout(() => resolve('held'), MIN_RECONNECT_MS / 2)));
+    const sent = fetchGet('http://x', { method: 'POST' }).then(() => 'sent');
+    expect(await Promise.race([sent, held])).toBe('sent');
+    clearTimeout(timer);
   });
 
   it('skips one tool whose schema nests 5,000 levels, with a warning, and imports the rest', async () => {
