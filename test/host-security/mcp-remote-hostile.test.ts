@@ -115,7 +115,8 @@ describe('a hostile remote MCP server', () => {
     try {
       const started = Date.now();
       const message = await callThrough(connection.tools[0]!);
-      expect(Date.now() - started).toBeLessThan(5_000);
+      // Half the call's 30 s deadline: a loaded machine's slowness never comes near it.
+      expect(Date.now() - started).toBeLessThan(15_000);
       expect(message).toContain('limits.maxMessageBytes');
     } finally {
       await connection.close();
