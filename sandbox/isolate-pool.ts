@@ -284,7 +284,10 @@ export interface IsolatePoolOptions {
   readonly maxPreparing?: number;
   /** Give the guest the blocking call path (SandboxOptions.blockingCalls). @default true */
   readonly blockingCalls?: boolean;
-  /** Prepare isolates on this thread (synchronous isolated-vm calls). @default false */
+  /**
+   * Prepare the isolate a run waits for on this thread (synchronous isolated-vm calls):
+   * less CPU than on isolated-vm's threads, but this thread is busy meanwhile. @default false
+   */
   readonly prepareOnThisThread?: boolean;
   /** How long no run may have taken an isolate before the pool fills beyond `PROMPT_REFILL`. @default IDLE_FILL_MS */
   readonly idleFillMs?: number;
@@ -384,11 +387,15 @@ export class IsolatePool {
       const ready = this.#ready.shift();
       if (ready !== undefined) return ready;
     }
-    return this.#prepare(memoryMb);
+    return this.#prepare(memoryMb, true);
   }
 
-  /** Prepares an isolate once fewer than `maxPreparing` are being prepared. */
-  async #prepare(memoryMb: number): Promise<PreparedIsolate> {
+  /**
+   * Prepares an isolate once fewer than `maxPreparing` are being prepared; for a run
+   * waiting on it (`forRun`) on this thread if `prepareOnThisThread`. Refills stay on
+   * isolated-vm's threads: this thread is then free for the runs that come meanwhile.
+   */
+  async #prepare(memoryMb: number, forRun: boolean): Promise<PreparedIsolate> {
     if (this.#preparing >= this.#maxPreparing) {
       await new Promise<void>((resolve) => this.#turns.push(resolve));
     } else {
@@ -400,7 +407,7 @@ export class IsolatePool {
         memoryMb,
         this.#options.onCatastrophic,
         this.#options.blockingCalls !== false,
-        this.#options.prepareOnThisThread === true,
+        forRun && this.#options.prepareOnThisThread === true,
       );
     } finally {
       // The turn passes straight to the next waiter (the count stays), else it is freed.
@@ -469,7 +476,7 @@ export class IsolatePool {
     }
     let failed = false;
     this.#warming = new Promise<void>((resolve) => setImmediate(resolve))
-      .then(() => this.#prepare(this.#options.memoryMb))
+      .then(() => this.#prepare(this.#options.memoryMb, false))
       .then(
         (prepared) => {
           if (this.#closed) prepared.dispose();

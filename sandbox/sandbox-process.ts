@@ -147,8 +147,8 @@ let retiring = false;
 const pool = new IsolatePool({
   size: config.poolSize ?? DEFAULT_POOL_SIZE,
   blockingCalls: config.blockingCalls !== false,
-  // This process does nothing else: its main thread prepares isolates at less CPU
-  // than isolated-vm's threads do (bench/README "Start CPU per run").
+  // An isolate a run waits for costs less CPU made on this thread than on isolated-vm's
+  // (bench/README "Start CPU per run"); the pool's refills stay on isolated-vm's threads.
   prepareOnThisThread: true,
   memoryMb: config.memoryMb ?? 128,
   ...(config.fillBudgetBytes === undefined ? {} : { fillBudgetBytes: config.fillBudgetBytes }),
