@@ -99,6 +99,12 @@ describe('CPU wait meter', () => {
   it('a spinning main thread runs: a wait under way is bounded by the interval, never open-ended', async () => {
     const spinner = await processIn(SPINNER, 'R');
     try {
+      // Node starting up is R too, and may block on a read; it is spinning once its main
+      // thread has run for longer than a start takes (tens of ms of CPU).
+      for (let tries = 0; schedstat(spinner.pid).ranMs < 300; tries++) {
+        if (tries > 2_000) throw new Error(`process ${spinner.pid} never ran 300 ms`);
+        await sleep(10);
+      }
       const meter = new CpuWaitMeter(spinner.pid);
       const started = Date.now();
       await twoReadings(meter, 500);
