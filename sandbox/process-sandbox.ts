@@ -122,6 +122,11 @@ interface HostRun {
    * its process's messages heard by then (see `#rerun`). Undefined: none since that call.
    */
   answeredAtMessage: number | undefined;
+  /**
+   * The IPC message to its process that carried that outcome (1-based, see `Child.ipcSent`);
+   * Infinity while it waits to be sent in a batch; undefined when it went on the blocking pipe.
+   */
+  answerSentAs: number | undefined;
   /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
   logLines: number;
   repeatedLogLines: number;
@@ -154,6 +159,13 @@ interface Child {
   readonly cpuWait: CpuWaitMeter | undefined;
   /** Messages heard from it (IPC and blocking calls): what an outcome sent to it may have been followed by. */
   messagesHeard: number;
+  /** IPC messages sent to it. */
+  ipcSent: number;
+  /**
+   * The most of those it said it had handled (each of its messages says how many): an
+   * outcome sent as a later message never reached it, whatever is read after it dies.
+   */
+  ipcHandled: number;
   /** Why the host killed it, if it did, for the runs' messages. */
   killedBecause?: string;
   /** Calls it sent whose outcome has not been sent back yet. */
@@ -341,6 +353,7 @@ export class ProcessSandbox implements Sandbox {
         shared: false,
         callsOut: 0,
         answeredAtMessage: undefined,
+        answerSentAs: undefined,
         logLines: 0,
         repeatedLogLines: 0,
       };
@@ -510,6 +523,8 @@ export class ProcessSandbox implements Sandbox {
       runsTaken: 0,
       lastHeard: Date.now(),
       messagesHeard: 0,
+      ipcSent: 0,
+      ipcHandled: 0,
       cpuWait: childProcess.pid === undefined ? undefined : new CpuWaitMeter(childProcess.pid),
       callsOut: 0,
       heavyRuns: new Set(),
@@ -662,6 +677,8 @@ export class ProcessSandbox implements Sandbox {
   #onChildMessage(child: Child, value: unknown): void {
     child.lastHeard = Date.now();
     child.messagesHeard += 1;
+    const handled = (value as { heard?: unknown } | null)?.heard;
+    if (typeof handled === 'number' && handled > child.ipcHandled) child.ipcHandled = handled;
     const message = parseChildMessage(value);
     if (message === undefined) return;
     if ('rss' in message && typeof message.rss === 'number' && message.rss >= 0) child.rss = message.rss;
@@ -760,6 +777,7 @@ export class ProcessSandbox implements Sandbox {
     child.callsOut += 1;
     run.callsOut += 1;
     run.answeredAtMessage = undefined;
+    run.answerSentAs = undefined;
     void run.bridge.call({ seq: call.seq, toolName: call.toolName, argsJson: call.argsJson }).then((outcome) => {
       child.callsOut -= 1;
       if (child.runs.get(run.runId) !== run) return;
@@ -767,6 +785,7 @@ export class ProcessSandbox implements Sandbox {
       run.answeredAtMessage = child.messagesHeard;
       // The call the process is blocked on is answered on its pipe; any other over IPC.
       if (child.blocking?.answer(run.runId, call.seq, outcome) !== true) {
+        run.answerSentAs = Number.POSITIVE_INFINITY;
         this.#sendResult(child, { runId: run.runId, seq: call.seq, outcome });
       }
     });
@@ -792,6 +811,10 @@ export class ProcessSandbox implements Sandbox {
     const [only] = results;
     if (results.length === 1 && only !== undefined) this.#sendNow(child, { type: 'call-result', ...only });
     else this.#sendNow(child, { type: 'call-results', results });
+    for (const { runId } of results) {
+      const run = child.runs.get(runId);
+      if (run?.answerSentAs === Number.POSITIVE_INFINITY) run.answerSentAs = child.ipcSent;
+    }
   }
 
   /** Asks the run's child to end it; kills the child if it does not confirm in time. */
@@ -905,6 +928,7 @@ export class ProcessSandbox implements Sandbox {
     run.shared = shared;
     run.callsOut = 0;
     run.answeredAtMessage = undefined;
+    run.answerSentAs = undefined;
     // The lines any earlier attempt logged (and streamed) are not repeated.
     run.repeatedLogLines = Math.max(run.repeatedLogLines, run.logLines);
     run.logLines = 0;
@@ -926,14 +950,17 @@ export class ProcessSandbox implements Sandbox {
 
   /**
    * Whether `run` was most likely waiting on the host when `from` died: a call out and no
-   * outcome back since its latest call, or its latest outcome went out after the last
-   * message heard from `from` — a process that dies is seen dead hundreds of ms later
-   * (the kernel frees its memory first), and outcomes sent meanwhile never arrived.
-   * A run that got its outcome and was heard from since (another run's call, a pong) may
-   * be running on it, and goes alone.
+   * outcome back since its latest call, or an outcome `from` never said it had handled —
+   * a process that dies is seen dead hundreds of ms later (the kernel frees its memory
+   * first), and outcomes sent meanwhile never arrived. Each of its IPC messages says how
+   * many of the host's it had handled, so one read late (sent before the outcome arrived)
+   * does not count as a sign the run went on. An outcome answered on the blocking pipe:
+   * waiting unless the process was heard from at all after it. A run that got its outcome
+   * and may be running on it goes alone.
    */
   #wasWaiting(from: Child, run: HostRun): boolean {
     if (run.answeredAtMessage === undefined) return run.callsOut > 0;
+    if (run.answerSentAs !== undefined) return from.ipcHandled < run.answerSentAs;
     return run.answeredAtMessage === from.messagesHeard;
   }
 
@@ -1012,6 +1039,7 @@ export class ProcessSandbox implements Sandbox {
     child.blocking?.willSend();
     try {
       child.process.send(message);
+      child.ipcSent += 1;
       child.blocking?.sent();
     } catch {
       // the child is going away; its 'exit' fails the runs

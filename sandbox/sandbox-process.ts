@@ -14,7 +14,9 @@ import type { FailureKind, HostCallOutcome } from './types.ts';
 
 /**
  * IPC messages sent to the host, and the host's handled here: a call blocked on the pipes
- * carries both, so the host keeps it in order with the IPC channel (blocking-call-pipe.ts).
+ * carries both, so the host keeps it in order with the IPC channel (blocking-call-pipe.ts);
+ * every IPC message carries the second (`heard`), so when this process dies the host knows
+ * which outcomes it never handled (process-sandbox.ts, `#wasWaiting`).
  */
 let ipcSent = 0;
 let hostMessagesHandled = 0;
@@ -22,7 +24,7 @@ let hostMessagesHandled = 0;
 function sendNow(message: ChildToHost): void {
   if (process.send === undefined) return;
   try {
-    process.send(message);
+    process.send({ ...message, heard: hostMessagesHandled });
     ipcSent += 1;
   } catch {
     // the host is gone; 'disconnect' ends this process

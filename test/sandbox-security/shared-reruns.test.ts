@@ -106,6 +106,46 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
     await expectHealthy(sandbox);
   }, 120_000);
 
+  it('a message the process sent before an outcome reached it, read after it died, does not make the waiting run go alone', async () => {
+    await expectHealthy(sandbox);
+    const pid = sandbox.childPid ?? 0;
+    const first = gate();
+    const rec = recordingHost(['first', 'started'], async (request) => {
+      if (request.toolName === 'started') return okJson(true);
+      await first.passed;
+      return okJson('answered');
+    });
+    const waiting = sandbox.run({ code: 'return await tools.first({});', toolNames: ['first'], hostCall: rec.hostCall });
+    // Grows the process by 40 MB over a second or more (the guest's clock is frozen, so a
+    // counted loop), so it reports its memory every 250 ms meanwhile.
+    const growing = sandbox.run({
+      code: `await tools.started({}); const keep = []; let x = 0;
+        for (let i = 0; i < 160; i++) { keep.push(new Uint8Array(1 << 18).fill(1)); for (let j = 0; j < 3e6; j++) x = (x + j) % 7; }
+        return keep.length + x > 0;`,
+      toolNames: ['started'],
+      hostCall: rec.hostCall,
+    });
+    await until(() => rec.calls.length === 2 && rec.inFlight === 1);
+    // The host's thread stops reading while the process goes on sending memory reports;
+    // then the process is frozen (so it cannot handle what comes next), the waiting run is
+    // answered (in the same microtask flush) and the process killed before the host reads
+    // anything: the reports read next were all sent before the answer.
+    Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 800);
+    const watch = watchReruns(sandbox);
+    process.kill(pid, 'SIGSTOP');
+    first.open();
+    for (let i = 0; i < 200; i++) await Promise.resolve();
+    process.kill(pid, 'SIGKILL');
+    expectResult(await waiting, 'answered');
+    expectResult(await growing, true);
+    const { seen } = await watch.stop();
+    // The waiting run shares a re-run process (the growing one may share it or go alone).
+    expect(seen.shared).toBe(1);
+    expect(rec.calls).toHaveLength(2);
+    await noRerunProcessesLeft(sandbox);
+    await expectHealthy(sandbox);
+  }, 120_000);
+
   it('a shared re-run process that dies too: each of its runs is re-run alone, a few at a time, and finishes; no tool body runs twice, no log line is repeated', async () => {
     const runs = 8;
     await expectHealthy(sandbox);
