@@ -115,7 +115,11 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
       await first.passed;
       return okJson('answered');
     });
-    const waiting = sandbox.run({ code: 'return await tools.first({});', toolNames: ['first'], hostCall: rec.hostCall });
+    const waiting = sandbox.run({
+      code: 'return await tools.first({});',
+      toolNames: ['first'],
+      hostCall: rec.hostCall,
+    });
     // Grows the process by 40 MB over a second or more (the guest's clock is frozen, so a
     // counted loop), so it reports its memory every 250 ms meanwhile.
     const growing = sandbox.run({
