@@ -146,6 +146,9 @@ const config = JSON.parse(process.argv[2] ?? '{}') as Partial<ChildConfig>;
 const blockingPipe = config.blockingCalls !== false;
 
 let retiring = false;
+/** The host closed the sandbox: runs still starting end as aborted. */
+let closing = false;
+const CLOSED_MESSAGE = 'The sandbox was closed.';
 const pool = new IsolatePool({
   size: config.poolSize ?? DEFAULT_POOL_SIZE,
   blockingCalls: config.blockingCalls !== false,
@@ -222,10 +225,15 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     send({ type: 'done', runId, outcome, rss: memoryFigure() });
     pool.replenish();
   } catch (error) {
+    // Closed or cancelled while its isolate was being prepared: that is how it ended.
+    const ended = run.cancel ?? (closing ? { kind: 'abort' as const, message: CLOSED_MESSAGE } : undefined);
     send({
       type: 'done',
       runId,
-      outcome: failure('crash', `the sandbox process could not start the run: ${String(error)}`),
+      outcome:
+        ended !== undefined
+          ? failure(ended.kind, ended.message)
+          : failure('crash', `the sandbox process could not start the run: ${String(error)}`),
     });
   } finally {
     run.dispatcher.close();
@@ -265,8 +273,9 @@ function onMessage(value: unknown): void {
       send({ type: 'pong', rss: memoryFigure() });
       return;
     case 'close':
+      closing = true;
       pool.close();
-      for (const run of runs.values()) run.handle?.terminate('abort', 'The sandbox was closed.');
+      for (const run of runs.values()) run.handle?.terminate('abort', CLOSED_MESSAGE);
       setImmediate(() => process.exit(0));
       return;
   }
