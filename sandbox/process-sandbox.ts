@@ -602,10 +602,14 @@ export class ProcessSandbox implements Sandbox {
       child.dead = true;
       const slot = this.#slots.indexOf(child);
       if (slot >= 0) this.#slots[slot] = undefined;
-      startup.afterEnd(STARTUP_STDERR_WAIT_MS, () => {
-        const said = startup.reason;
-        onGone(said === '' ? how : `${how}; at start it wrote: ${said}`);
-      });
+      startup.afterEnd(
+        STARTUP_STDERR_WAIT_MS,
+        () => {
+          const said = startup.reason;
+          onGone(said === '' ? how : `${how}; at start it wrote: ${said}`);
+        },
+        child.runs.size > 0,
+      );
     });
     this.#unrefChild(child);
     return child;

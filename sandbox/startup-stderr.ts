@@ -47,8 +47,13 @@ export class StartupStderr {
     return line.length > MAX_REASON_CHARS ? `${line.slice(0, MAX_REASON_CHARS)}...` : line;
   }
 
-  /** Calls `then` once everything written was read (the stream ended), or after `ms`. */
-  afterEnd(ms: number, then: () => void): void {
+  /**
+   * Calls `then` once everything written was read (the stream ended), or after `ms`.
+   * `keepAlive`: the bounded wait holds the host's event loop open — when runs wait for
+   * `then` to fail them, the process's exit may be seen before its stderr ends, and with
+   * the stream unref'd nothing else would keep the host alive until it does.
+   */
+  afterEnd(ms: number, then: () => void, keepAlive = false): void {
     if (this.#ended) {
       then();
       return;
@@ -61,7 +66,7 @@ export class StartupStderr {
       then();
     };
     const timer = setTimeout(once, ms);
-    timer.unref();
+    if (!keepAlive) timer.unref();
     this.#onEnd.push(once);
   }
 }
