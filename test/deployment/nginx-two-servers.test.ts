@@ -6,7 +6,7 @@
 // `nginx` package (.ci/run and scripts/test.sh install it when it is missing).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createConnection, createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,6 +16,9 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { openPostgresJournal } from '../../src/index.ts';
 import { REPO } from '../mcp/helpers.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+
+/** Debian's nginx is in /usr/sbin, which a reduced PATH may lack (scripts/ensure-test-servers.sh accepts it there). */
+const NGINX = ['/usr/sbin/nginx', '/usr/bin/nginx'].find((path) => existsSync(path)) ?? 'nginx';
 
 const TOKEN = 'deployment-test-token-0123456789';
 let cluster: PostgresCluster;
@@ -117,8 +120,8 @@ beforeAll(async () => {
       '',
     ].join('\n'),
   );
-  execFileSync('nginx', ['-t', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'pipe' });
-  nginx = spawn('nginx', ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
+  execFileSync(NGINX, ['-t', '-p', dir, '-c', join(dir, 'nginx.conf')], { stdio: 'pipe' });
+  nginx = spawn(NGINX, ['-p', dir, '-c', join(dir, 'nginx.conf'), '-g', 'daemon off;'], { stdio: 'ignore' });
   await Promise.all([listening(nginxPort, 'nginx'), ...servers.map((s) => listening(s.port, 'ptc serve'))]);
 }, 180_000);
 

@@ -50,10 +50,17 @@ export function postgresBin(): string {
 
 const isRoot = (): boolean => process.getuid?.() === 0;
 
+/** util-linux's runuser: root's PATH has the sbin folders, a bare or reduced one may not. */
+const runuser = (): string =>
+  ['/usr/sbin/runuser', '/sbin/runuser', '/usr/bin/runuser', '/bin/runuser'].find((path) => existsSync(path)) ??
+  'runuser';
+
 /** Runs a server binary as the postgres user when we are root. */
 function runAsServerUser(command: string, args: readonly string[]): void {
-  const [file, argv] = isRoot() ? ['runuser', ['-u', 'postgres', '--', command, ...args]] : [command, [...args]];
+  const [file, argv] = isRoot() ? [runuser(), ['-u', 'postgres', '--', command, ...args]] : [command, [...args]];
   const result = spawnSync(file, argv, { encoding: 'utf8', timeout: 120_000 });
+  if (result.error !== undefined)
+    throw new Error(`${command} ${args.join(' ')} could not be run (${file}): ${result.error.message}`);
   if (result.status !== 0)
     throw new Error(`${command} ${args.join(' ')} failed (${result.status}): ${result.stderr}${result.stdout}`);
 }
