@@ -2,15 +2,24 @@
 // HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
 // milliseconds between its tool calls). Once other runs are in flight, the process that
 // holds its isolate (a sandbox process, or the host with isolation: 'in-process') lowers
-// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
-// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
-// a demoted run goes as fast as before; on a machine saturated by other work it may run
-// into its wall-clock limit. When the process has no CPU-bound run left, the threads get
-// their priority back (a sandbox process that may not is retired; the in-process sandbox
-// demotes nothing unless it may, see mayRestorePriority). The main thread (IPC, timers,
-// watchdog answers, the host's own work) and the threads of ordinary runs keep their
-// priority. Linux only (nice is per thread there).
-import { readdirSync, readFileSync } from 'node:fs';
+// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE and,
+// where util-linux's `chrt` is installed, to the SCHED_IDLE policy: CPU-bound programs
+// then get the cores that ordinary runs leave idle. On an idle machine a demoted run goes
+// as fast as before; on a machine saturated by other work it may run into its wall-clock
+// limit. When the process has no CPU-bound run left, the threads get their priority back
+// (a sandbox process that may not is retired; the in-process sandbox demotes nothing
+// unless it may, see mayRestorePriority). The main thread (IPC, timers, watchdog answers,
+// the host's own work) and the threads of ordinary runs keep their priority. Linux only
+// (nice and the policy are per thread there).
+//
+// Why SCHED_IDLE as well as nice 19: an ordinary run hands work between threads ~10 times
+// (host, the isolate's thread, the sandbox process), and each hand-off wakes a thread.
+// Against nice-19 threads the kernel's fair scheduler may let the running one finish its
+// slice first (milliseconds per wake-up); a thread woken beside a SCHED_IDLE one takes
+// the CPU at once.
+import { execFile } from 'node:child_process';
+import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
+import { delimiter, join } from 'node:path';
 import { getPriority, setPriority } from 'node:os';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -52,16 +61,82 @@ function sampleThreads(): Map<number, ThreadSample> {
   return samples;
 }
 
-/**
- * Lowers the priority of the threads of this process that are running guest code without
- * ever yielding: over WATCH_MS they used CPU and never gave it up by themselves (a thread
- * running an ordinary run's short tasks waits for the next one in between). The main
- * thread is never touched. Linux only (nice is per thread there); elsewhere nothing
- * happens (the process still gets no new runs). Resolves with how many were demoted.
- */
 /** Threads this process demoted, with the priority each had before. */
 const demoted = new Map<number, number>();
 
+/** Where util-linux's `chrt` is, or null if it is not installed (then threads get nice 19 only). */
+let chrt: string | null | undefined;
+function findChrt(): string | null {
+  if (chrt !== undefined) return chrt;
+  const dirs = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', ...(process.env['PATH'] ?? '').split(delimiter)];
+  chrt = null;
+  for (const dir of dirs) {
+    if (dir === '') continue;
+    try {
+      accessSync(join(dir, 'chrt'), constants.X_OK);
+      chrt = join(dir, 'chrt');
+      break;
+    } catch {
+      // not there
+    }
+  }
+  return chrt;
+}
+
+/** Each thread's policy changes, in the order they were asked for (each is a child process). */
+const policyChanges = new Map<number, Promise<boolean>>();
+
+/**
+ * Sets thread `tid`'s scheduling policy (SCHED_IDLE or back to SCHED_OTHER) after any
+ * change already asked for it. Resolves true when it took effect or the thread has ended.
+ */
+function setPolicy(tid: number, policy: 'idle' | 'other'): Promise<boolean> {
+  const path = findChrt();
+  if (path === null) return Promise.resolve(policy === 'other');
+  const previous = policyChanges.get(tid) ?? Promise.resolve(true);
+  const change = previous.then(
+    () =>
+      new Promise<boolean>((resolve) => {
+        try {
+          execFile(path, [`--${policy}`, '--pid', '0', String(tid)], { timeout: 10_000 }, (error) =>
+            resolve(error === null || !threadAlive(tid)),
+          );
+        } catch {
+          // spawn can throw at once (ENOMEM, EAGAIN): the policy stays as it is
+          resolve(!threadAlive(tid));
+        }
+      }),
+  );
+  policyChanges.set(tid, change);
+  void change.then(() => {
+    if (policyChanges.get(tid) === change) policyChanges.delete(tid);
+  });
+  return change;
+}
+
+function threadAlive(tid: number): boolean {
+  try {
+    accessSync(`/proc/self/task/${tid}`);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Resolves once every policy change asked for so far has been made (for tests). */
+export async function policyChangesMade(): Promise<void> {
+  await Promise.all([...policyChanges.values()]);
+}
+
+/**
+ * Lowers the priority of the threads of this process that are running guest code without
+ * ever yielding: over WATCH_MS they used CPU and never gave it up by themselves (a thread
+ * running an ordinary run's short tasks waits for the next one in between). They get
+ * nice 19 at once and SCHED_IDLE a moment later, where `chrt` is installed (a child
+ * process sets it; policyChangesMade() resolves once it has). The main
+ * thread is never touched. Linux only (nice is per thread there); elsewhere nothing
+ * happens (the process still gets no new runs). Resolves with how many were demoted.
+ */
 export async function demoteBusyThreads(): Promise<number> {
   const before = sampleThreads();
   if (before.size === 0) return 0;
@@ -75,6 +150,7 @@ export async function demoteBusyThreads(): Promise<number> {
       const before = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
       demoted.set(tid, before);
+      void setPolicy(tid, 'idle');
       count += 1;
     } catch {
       // the thread is gone, or its priority cannot be changed here
@@ -103,11 +179,13 @@ export function mayRestorePriority(nice = 0): boolean {
 
 /**
  * Gives the demoted threads their priority back (the CPU-bound runs have ended; the
- * threads serve other runs now). False if one could not be restored (raising a priority
- * may need privileges): the process should then be retired.
+ * threads serve other runs now): the nice value at once, the policy once `chrt` has run.
+ * Resolves false if one could not be restored (raising a priority may need privileges):
+ * the process should then be retired.
  */
-export function restoreThreads(): boolean {
+export async function restoreThreads(): Promise<boolean> {
   let restored = true;
+  const policies: Promise<boolean>[] = [];
   for (const [tid, before] of demoted) {
     try {
       setPriority(tid, before);
@@ -116,9 +194,12 @@ export function restoreThreads(): boolean {
       // when its pool is busy); any other failure leaves it demoted. Node reports the
       // errno as info.code (code is ERR_SYSTEM_ERROR).
       if (!threadGone(error)) restored = false;
+      continue;
     }
+    policies.push(setPolicy(tid, 'other'));
   }
   demoted.clear();
+  for (const ok of await Promise.all(policies)) if (!ok) restored = false;
   return restored;
 }
 

@@ -131,10 +131,11 @@ export class InProcessSandbox implements Sandbox {
   /** The last CPU-bound run ended: the pool's threads serve ordinary runs again at full priority. */
   #restore(): void {
     this.#demoted = false;
-    if (!restoreThreads() && !warnedRestore) {
+    void restoreThreads().then((restored) => {
+      if (restored || warnedRestore) return;
       warnedRestore = true;
       console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
-    }
+    });
   }
 
   /** Resident memory of this whole process (its isolates live here), less its ready isolates. */

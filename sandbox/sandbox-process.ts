@@ -239,9 +239,12 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     run.dispatcher.close();
     runs.delete(runId);
     // No CPU-bound run left: demoted threads serve ordinary runs again.
-    if (heavyRuns.delete(runId) && heavyRuns.size === 0 && !restoreThreads() && !retiring) {
-      retiring = true;
-      send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });
+    if (heavyRuns.delete(runId) && heavyRuns.size === 0) {
+      void restoreThreads().then((restored) => {
+        if (restored || retiring) return;
+        retiring = true;
+        send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });
+      });
     }
   }
 }

@@ -1,15 +1,17 @@
-// CPU lanes: a thread running code without ever yielding is demoted to nice 19 and gets
-// its priority back afterwards; a demoted thread that has ended meanwhile needs nothing
+// CPU lanes: a thread running code without ever yielding is demoted to nice 19 (and to the
+// SCHED_IDLE policy where util-linux's chrt is installed) and gets its priority back
+// afterwards; a demoted thread that has ended meanwhile needs nothing
 // (isolated-vm runs work on short-lived threads when its pool is busy). The in-process
 // sandbox demotes a CPU-bound program's thread while another run is in flight, only where
 // the priority can be raised again.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
+import { accessSync, readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import {
   DEMOTED_NICE,
   demoteBusyThreads,
   mayRestorePriority,
+  policyChangesMade,
   restoreThreads,
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
@@ -32,6 +34,47 @@ function demotedThreads(): number[] {
     }
   }
   return found;
+}
+
+/** Thread `tid`'s nice value and scheduling policy (fields 19 and 41 of its stat; SCHED_IDLE is 5). */
+function schedulingOf(tid: number): { nice: number; policy: number } {
+  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return { nice: Number(fields[16]), policy: Number(fields[38]) };
+}
+
+const SCHED_OTHER = 0;
+const SCHED_IDLE = 5;
+
+/** Whether util-linux's chrt is installed where the sandbox looks for it first. */
+function chrtInstalled(): boolean {
+  for (const path of ['/usr/bin/chrt', '/bin/chrt']) {
+    try {
+      accessSync(path);
+      return true;
+    } catch {
+      // not there
+    }
+  }
+  return false;
+}
+
+/** Starts a worker thread that spins until `flag[0]` is set, then sleeps on it; resolves with its thread id. */
+async function spinningWorker(flag: Int32Array): Promise<{ worker: Worker; tid: number }> {
+  const worker = new Worker(
+    `const { parentPort, workerData } = require('node:worker_threads');
+     let tid = 0;
+     try { tid = Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()); } catch {}
+     parentPort.postMessage(tid);
+     while (Atomics.load(workerData, 0) === 0) {}
+     Atomics.wait(workerData, 0, 1);`,
+    { eval: true, workerData: flag },
+  );
+  const tid = await new Promise<number>((resolve, reject) => {
+    worker.once('message', resolve);
+    worker.once('error', reject);
+  });
+  return { worker, tid };
 }
 
 /** Times thread `tid` of this process gave up the CPU by itself (Linux). */
@@ -79,9 +122,38 @@ describe('CPU lanes', () => {
       await spinner.terminate();
     }
     // The spinner's thread is gone: nothing to restore for it, and that is no failure.
-    expect(restoreThreads()).toBe(mayRestorePriority());
+    expect(await restoreThreads()).toBe(true);
     expect(demotedThreads()).toStrictEqual([]);
   }, 20_000);
+
+  it('a demoted thread runs at SCHED_IDLE where chrt is installed, and gets nice 0 and SCHED_OTHER back (Linux, where the priority may be raised)', async () => {
+    if (!linux) return;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const { worker, tid } = await spinningWorker(flag);
+    try {
+      await quietStretch(tid);
+      expect(await demoteBusyThreads()).toBeGreaterThanOrEqual(1);
+      await policyChangesMade();
+      expect(schedulingOf(tid)).toStrictEqual({
+        nice: DEMOTED_NICE,
+        policy: chrtInstalled() ? SCHED_IDLE : SCHED_OTHER,
+      });
+      // The thread stops spinning and lives on (as an isolated-vm thread serving other runs would).
+      Atomics.store(flag, 0, 1);
+      const restored = await restoreThreads();
+      if (!mayRestorePriority()) {
+        expect(restored).toBe(false);
+        return;
+      }
+      expect(restored).toBe(true);
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(demotedThreads()).toStrictEqual([]);
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await worker.terminate();
+    }
+  }, 30_000);
 
   it('in-process: a CPU-bound run beside another run is demoted only where its priority can be restored, and is restored when it ends', async () => {
     const sandbox = createSandbox({ isolation: 'in-process' });
