@@ -75,6 +75,20 @@ export type ChildToHost =
   /** isolated-vm parked a thread for good: replace this process once its runs end. */
   | { readonly type: 'retire'; readonly reason: string };
 
+/**
+ * A ChildToHost message as it crosses: every one carries how many of the host's messages
+ * the process had handled when it sent it, so when the process dies the host knows which
+ * answers it never handled (process-sandbox.ts, `#wasWaiting`).
+ */
+export type ChildToHostOnWire = ChildToHost & { readonly heard: number };
+
+/** The `heard` count a message from the process carries, if it is a well-formed one. */
+export function heardCount(value: unknown): number | undefined {
+  if (typeof value !== 'object' || value === null) return undefined;
+  const heard = (value as Record<string, unknown>)['heard'];
+  return typeof heard === 'number' && Number.isSafeInteger(heard) && heard >= 0 ? heard : undefined;
+}
+
 /** The message if it is a well-formed ChildToHost, else undefined. */
 export function parseChildMessage(value: unknown): ChildToHost | undefined {
   if (typeof value !== 'object' || value === null) return undefined;

@@ -29,6 +29,7 @@ import {
   type ChildConfig,
   type ChildToHost,
   type HostToChild,
+  heardCount,
   parseChildMessage,
 } from './ipc-messages.ts';
 import { resolveLimits, wallClockMessage } from './limits.ts';
@@ -681,8 +682,8 @@ export class ProcessSandbox implements Sandbox {
   #onChildMessage(child: Child, value: unknown): void {
     child.lastHeard = Date.now();
     child.messagesHeard += 1;
-    const handled = (value as { heard?: unknown } | null)?.heard;
-    if (typeof handled === 'number' && handled > child.ipcHandled) child.ipcHandled = handled;
+    const handled = heardCount(value);
+    if (handled !== undefined && handled > child.ipcHandled) child.ipcHandled = handled;
     const message = parseChildMessage(value);
     if (message === undefined) return;
     if ('rss' in message && typeof message.rss === 'number' && message.rss >= 0) child.rss = message.rss;

@@ -3,7 +3,7 @@
 // to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
-import type { CallItem, ChildConfig, ChildToHost, HostToChild } from './ipc-messages.ts';
+import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
 import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
@@ -24,7 +24,8 @@ let hostMessagesHandled = 0;
 function sendNow(message: ChildToHost): void {
   if (process.send === undefined) return;
   try {
-    process.send({ ...message, heard: hostMessagesHandled });
+    const onWire: ChildToHostOnWire = { ...message, heard: hostMessagesHandled };
+    process.send(onWire);
     ipcSent += 1;
   } catch {
     // the host is gone; 'disconnect' ends this process
