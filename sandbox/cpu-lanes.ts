@@ -61,8 +61,12 @@ function sampleThreads(): Map<number, ThreadSample> {
   return samples;
 }
 
-/** Threads this process demoted, with the priority each had before. */
-const demoted = new Map<number, number>();
+/** A thread this process demoted: the priority it had before, and its voluntary switches then. */
+interface Demoted {
+  readonly nice: number;
+  readonly voluntary: number;
+}
+const demoted = new Map<number, Demoted>();
 
 /** Where util-linux's `chrt` is, or null if it is not installed (then threads get nice 19 only). */
 let chrt: string | null | undefined;
@@ -147,9 +151,9 @@ export async function demoteBusyThreads(): Promise<number> {
     if (start === undefined || after.cpuNs <= start.cpuNs || after.voluntary !== start.voluntary) continue;
     if (demoted.has(tid)) continue;
     try {
-      const before = getPriority(tid);
+      const nice = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
-      demoted.set(tid, before);
+      demoted.set(tid, { nice, voluntary: after.voluntary });
       void setPolicy(tid, 'idle');
       count += 1;
     } catch {
@@ -183,12 +187,46 @@ export function mayRestorePriority(nice = 0): boolean {
  * Resolves false if one could not be restored (raising a priority may need privileges):
  * the process should then be retired.
  */
-export async function restoreThreads(): Promise<boolean> {
+export function restoreThreads(): Promise<boolean> {
+  return restore([...demoted.keys()]);
+}
+
+/**
+ * Gives back their priority the demoted threads that have stopped spinning since (they
+ * gave the CPU up by themselves at least once: the CPU-bound run they ran has ended or
+ * yielded), while other CPU-bound runs go on. isolated-vm hands a free thread the next
+ * task of any run; an ordinary run on a thread left at SCHED_IDLE would get only the CPU
+ * nothing else wants. Resolves false as restoreThreads does.
+ */
+export function restoreThreadsNoLongerBusy(): Promise<boolean> {
+  const idle: number[] = [];
+  for (const [tid, { voluntary }] of demoted) {
+    const now = voluntarySwitches(tid);
+    if (now === undefined || now !== voluntary) idle.push(tid);
+  }
+  return restore(idle);
+}
+
+/** How many times thread `tid` gave the CPU up by itself; undefined once it has ended. */
+function voluntarySwitches(tid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+    const count = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(count) ? count : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+async function restore(tids: readonly number[]): Promise<boolean> {
   let restored = true;
   const policies: Promise<boolean>[] = [];
-  for (const [tid, before] of demoted) {
+  for (const tid of tids) {
+    const entry = demoted.get(tid);
+    if (entry === undefined) continue;
+    demoted.delete(tid);
     try {
-      setPriority(tid, before);
+      setPriority(tid, entry.nice);
     } catch (error) {
       // A thread that ended needs nothing (isolated-vm runs work on short-lived threads
       // when its pool is busy); any other failure leaves it demoted. Node reports the
@@ -198,7 +236,6 @@ export async function restoreThreads(): Promise<boolean> {
     }
     policies.push(setPolicy(tid, 'other'));
   }
-  demoted.clear();
   for (const ok of await Promise.all(policies)) if (!ok) restored = false;
   return restored;
 }

@@ -5,7 +5,13 @@
 // CPU-bound programs are demoted, so this process's own thread and ordinary runs keep
 // the cores; only where the priority can be raised again (else nothing is demoted).
 import { CallBridge } from './call-bridge.ts';
-import { demoteBusyThreads, HEAVY_CPU_MS, mayRestorePriority, restoreThreads } from './cpu-lanes.ts';
+import {
+  demoteBusyThreads,
+  HEAVY_CPU_MS,
+  mayRestorePriority,
+  restoreThreads,
+  restoreThreadsNoLongerBusy,
+} from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun } from './isolate-run.ts';
@@ -109,6 +115,7 @@ export class InProcessSandbox implements Sandbox {
     const raw = await run.outcome;
     this.#inFlight -= 1;
     if (this.#heavy.delete(token) && this.#heavy.size === 0) this.#restore();
+    else if (this.#heavy.size > 0) this.#restoreNoLongerBusy();
     this.#pool.replenish();
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
@@ -132,6 +139,15 @@ export class InProcessSandbox implements Sandbox {
   #restore(): void {
     this.#demoted = false;
     void restoreThreads().then((restored) => {
+      if (restored || warnedRestore) return;
+      warnedRestore = true;
+      console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
+    });
+  }
+
+  /** A run ended while CPU-bound ones go on: the threads that stopped spinning serve other runs at full priority. */
+  #restoreNoLongerBusy(): void {
+    void restoreThreadsNoLongerBusy().then((restored) => {
       if (restored || warnedRestore) return;
       warnedRestore = true;
       console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');

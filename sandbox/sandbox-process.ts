@@ -4,7 +4,7 @@
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
-import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads } from './cpu-lanes.ts';
+import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads, restoreThreadsNoLongerBusy } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
@@ -239,9 +239,11 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
   } finally {
     run.dispatcher.close();
     runs.delete(runId);
-    // No CPU-bound run left: demoted threads serve ordinary runs again.
-    if (heavyRuns.delete(runId) && heavyRuns.size === 0) {
-      void restoreThreads().then((restored) => {
+    const wasHeavy = heavyRuns.delete(runId);
+    if (heavyRuns.size > 0 || wasHeavy) {
+      // Every CPU-bound run has ended: all demoted threads get their priority back; else
+      // those that stopped spinning (the next task isolated-vm gives them may be any run's).
+      void (heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy()).then((restored) => {
         if (restored || retiring) return;
         retiring = true;
         send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });

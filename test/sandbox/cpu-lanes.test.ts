@@ -13,6 +13,7 @@ import {
   mayRestorePriority,
   policyChangesMade,
   restoreThreads,
+  restoreThreadsNoLongerBusy,
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox } from '../../sandbox/index.ts';
@@ -154,6 +155,39 @@ describe('CPU lanes', () => {
       await worker.terminate();
     }
   }, 30_000);
+
+  it('while other threads still spin, a demoted thread that has stopped spinning gets its priority back (Linux, where it may be raised)', async () => {
+    if (!linux || !mayRestorePriority()) return;
+    const flags = [new Int32Array(new SharedArrayBuffer(4)), new Int32Array(new SharedArrayBuffer(4))];
+    const [done, going] = await Promise.all(flags.map((flag) => spinningWorker(flag)));
+    if (done === undefined || going === undefined) throw new Error('two workers expected');
+    try {
+      await Promise.all([quietStretch(done.tid), quietStretch(going.tid)]);
+      await demoteBusyThreads();
+      expect(demotedThreads()).toEqual(expect.arrayContaining([done.tid, going.tid]));
+      // Nothing has stopped yet: nothing is restored.
+      expect(await restoreThreadsNoLongerBusy()).toBe(true);
+      expect(demotedThreads()).toEqual(expect.arrayContaining([done.tid, going.tid]));
+      Atomics.store(flags[0] as Int32Array, 0, 1);
+      while (schedulingOf(done.tid).nice === DEMOTED_NICE && (await restoreThreadsNoLongerBusy())) {
+        await sleep(20); // until the thread has reached its wait
+      }
+      await policyChangesMade();
+      expect(schedulingOf(done.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(going.tid)).toStrictEqual({
+        nice: DEMOTED_NICE,
+        policy: chrtInstalled() ? SCHED_IDLE : SCHED_OTHER,
+      });
+      expect(await restoreThreads()).toBe(true);
+      expect(schedulingOf(going.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+    } finally {
+      for (const flag of flags) {
+        Atomics.store(flag, 0, 1);
+        Atomics.notify(flag, 0);
+      }
+      await Promise.all([done.worker.terminate(), going.worker.terminate()]);
+    }
+  }, 60_000);
 
   it('in-process: a CPU-bound run beside another run is demoted only where its priority can be restored, and is restored when it ends', async () => {
     const sandbox = createSandbox({ isolation: 'in-process' });
