@@ -8,7 +8,14 @@ import { StringBuilder } from './string-builder.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const VALUES = new Int16Array(128).fill(-1);
-for (let i = 0; i < 64; i++) VALUES[apply(charCodeAt, ALPHABET, [i]) as number] = i;
+// A-Z, a-z, 0-9, '+', '/' by code (ALPHABET's order), without a call per character.
+for (let i = 0; i < 26; i++) {
+  VALUES[0x41 + i] = i;
+  VALUES[0x61 + i] = 26 + i;
+}
+for (let i = 0; i < 10; i++) VALUES[0x30 + i] = 52 + i;
+VALUES[0x2b] = 62;
+VALUES[0x2f] = 63;
 
 function invalidCharacter(): DOMException {
   return new DOMException('Invalid character', 'InvalidCharacterError');

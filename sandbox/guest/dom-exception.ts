@@ -61,6 +61,14 @@ export class DOMException extends ErrorCtor {
   }
 }
 defineProperty(DOMException.prototype, Symbol.toStringTag, { value: 'DOMException', configurable: true });
+// Each constant added to the class and its prototype as they are would copy their
+// property descriptors anew (~75 us a fresh isolate for the 50): a property added and
+// deleted first turns both into dictionary mode, where each constant is one insert. What a
+// program sees (names, order, descriptors) is the same.
+for (const target of [DOMException, DOMException.prototype] as unknown as Record<string, unknown>[]) {
+  target['__ptc_probe'] = 0;
+  delete target['__ptc_probe'];
+}
 for (let i = 0; i < LEGACY_CODES.length; i++) {
   const constant = { value: i + 1, enumerable: true };
   const key = (LEGACY_CODES[i] as readonly [string, string])[1];

@@ -31,14 +31,13 @@ let hashes: Hashes | undefined;
 
 function loadHashes(): Hashes {
   if (hashes === undefined) {
-    const sha2 = require('@noble/hashes/sha2.js') as { sha256: Hash; sha384: Hash; sha512: Hash };
-    const legacy = require('@noble/hashes/legacy.js') as { sha1: Hash };
+    const loaded = require('./digest-hashes.ts') as { sha1: Hash; sha256: Hash; sha384: Hash; sha512: Hash };
     hashes = {
       __proto__: null,
-      'SHA-1': legacy.sha1,
-      'SHA-256': sha2.sha256,
-      'SHA-384': sha2.sha384,
-      'SHA-512': sha2.sha512,
+      'SHA-1': loaded.sha1,
+      'SHA-256': loaded.sha256,
+      'SHA-384': loaded.sha384,
+      'SHA-512': loaded.sha512,
     } as Hashes;
   }
   return hashes;
