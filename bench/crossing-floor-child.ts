@@ -1,9 +1,13 @@
 // Child of crossing-floors.ts: the sandbox-process end of each candidate channel, bare.
 //   echo-ipc   echoes Node IPC messages
 //   echo-pipe  echoes newline-delimited frames on fd 3
+//   call-pipe-blocking  no isolate: this process's main thread makes `calls` sequential
+//              calls on fd 3 itself, blocked in readSync for each answer; prints the µs per call
+//   call-fifo-blocking  the same on two FIFOs (paths in argv) whose other ends the parent
+//              also serves from readSync: no event loop on either side
 //   guest-*    an isolate whose guest makes `calls` sequential calls that cross to the
 //              parent over the channel named after the dash; prints the µs per call
-import { readSync, writeSync } from 'node:fs';
+import { openSync, readSync, writeSync } from 'node:fs';
 import { Socket } from 'node:net';
 import ivm from 'isolated-vm';
 import { installGuestLoop } from './floor-guest-loop.ts';
@@ -175,7 +179,50 @@ async function guestSharedMemory(): Promise<void> {
   writeSync(3, `${JSON.stringify({ done: us })}\n`);
 }
 
+// The bare round trip: this thread writes a frame and blocks in read() for the answer,
+// `calls` times after a 50-call warm-up, with no event loop and no isolate in between.
+function callBlocking(readFd: number, writeFd: number): void {
+  const reply = Buffer.alloc(65_536);
+  let held = '';
+  const roundTrip = (seq: number): string => {
+    writeSync(writeFd, `${JSON.stringify({ seq, args: JSON.stringify({ n: seq }) })}\n`);
+    for (;;) {
+      const end = held.indexOf('\n');
+      if (end >= 0) {
+        const frame = held.slice(0, end);
+        held = held.slice(end + 1);
+        return frame;
+      }
+      const n = readSync(readFd, reply, 0, reply.length, null);
+      if (n <= 0) process.exit(0);
+      held += reply.toString('utf8', 0, n);
+    }
+  };
+  let sum = 0;
+  const run = (n: number): void => {
+    for (let i = 1; i <= n; i += 1)
+      sum += (JSON.parse((JSON.parse(roundTrip(i)) as { value: string }).value) as { n: number }).n;
+  };
+  run(50);
+  const start = performance.now();
+  run(calls);
+  const us = ((performance.now() - start) * 1000) / calls;
+  writeSync(writeFd, `${JSON.stringify({ done: us, sum })}\n`);
+}
+
 switch (mode) {
+  case 'call-pipe-blocking':
+    callBlocking(3, 3);
+    break;
+  case 'call-fifo-blocking': {
+    // Opened read-write: opening a FIFO then waits for no other end (Linux). The parent
+    // opens its ends once told, and this process calls only after that message is out.
+    const [toChild = '', toParent = ''] = process.argv.slice(4);
+    const readFd = openSync(toChild, 'r+');
+    const writeFd = openSync(toParent, 'r+');
+    process.send?.('ready', () => callBlocking(readFd, writeFd));
+    break;
+  }
   case 'guest-block-worker': {
     // The inline design on a worker thread of the child (its main thread stays free):
     // the worker creates the isolate and runs guest code on its own thread.

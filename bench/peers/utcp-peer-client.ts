@@ -13,7 +13,7 @@ const here = dirname(fileURLToPath(import.meta.url));
 export const UTCP_PEER_DIR = resolve(process.env['UTCP_PEER_DIR'] ?? join(here, '..', '..', '.tools', 'peers', 'utcp'));
 const INSTALL_SCRIPT = join(here, 'install-utcp.sh');
 const DRIVER = join(here, 'utcp-peer.mjs');
-const PEER_NODE = join(UTCP_PEER_DIR, 'node', 'bin', 'node');
+export const UTCP_PEER_NODE = join(UTCP_PEER_DIR, 'node', 'bin', 'node');
 
 /** How to install the peer, as a row tells it. */
 export const UTCP_INSTALL_HINT =
@@ -32,7 +32,7 @@ export interface UtcpVersions {
 }
 
 export function utcpInstalled(): boolean {
-  return existsSync(join(UTCP_PEER_DIR, 'installed.txt')) && existsSync(PEER_NODE);
+  return existsSync(join(UTCP_PEER_DIR, 'installed.txt')) && existsSync(UTCP_PEER_NODE);
 }
 
 /** Runs the idempotent install script; returns why it failed, or undefined when installed. */
@@ -77,10 +77,14 @@ export class UtcpPeer {
   static async start(): Promise<UtcpPeer> {
     // --no-node-snapshot: isolated-vm's own requirement on Node >= 20. The driver erases the
     // programs' types with node:module's stripTypeScriptTypes (experimental in 22).
-    const child = spawn(PEER_NODE, ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', DRIVER, '--serve'], {
-      env: { ...process.env, UTCP_PEER_DIR },
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
+    const child = spawn(
+      UTCP_PEER_NODE,
+      ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', DRIVER, '--serve'],
+      {
+        env: { ...process.env, UTCP_PEER_DIR },
+        stdio: ['pipe', 'pipe', 'pipe'],
+      },
+    );
     let stderr = '';
     child.on('error', (error) => {
       stderr += `${error.message}\n`;
