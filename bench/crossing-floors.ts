@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { bareIsolateRoundTripUs } from './bare-round-trips.ts';
 import { installGuestLoop } from './floor-guest-loop.ts';
-import { UTCP_PEER_NODE, utcpInstalled } from './peers/utcp-peer-client.ts';
+import { NESTED_CALLS } from './bench-programs.ts';
+import { UTCP_PEER_NODE, UtcpPeer, utcpInstalled } from './peers/utcp-peer-client.ts';
 import { summarize } from './stats.ts';
 
 const CALLS = 1000;
@@ -224,6 +225,26 @@ function utcpCrossingUs(stack: 'utcp' | 'ours'): Promise<number> {
   });
 }
 
+// UTCP code-mode's whole per-call cost (callToolChain, its SDK and the crossing), as the
+// peers section measures it: one peer process for the run, closed by closeUtcpPeer().
+let utcpPeer: Promise<UtcpPeer> | undefined;
+
+async function utcpPerCallUs(): Promise<number> {
+  if (!utcpInstalled()) return Number.NaN;
+  utcpPeer ??= UtcpPeer.start();
+  const peer = await utcpPeer;
+  await peer.time('nested');
+  const trivialMs = await peer.time('trivial');
+  const nestedMs = await peer.time('nested');
+  return ((nestedMs - trivialMs) * 1000) / NESTED_CALLS;
+}
+
+export async function closeUtcpPeer(): Promise<void> {
+  const peer = utcpPeer;
+  utcpPeer = undefined;
+  await (await peer)?.close();
+}
+
 /** Each design's bare floor: what it measures, and a measurement (µs per call). */
 export const CROSSING_FLOORS = {
   'in-process-callback': {
@@ -237,6 +258,10 @@ export const CROSSING_FLOORS = {
   'in-process-blocking': {
     label: 'in-process: applySyncPromise (blocked isolate)',
     measure: () => inProcessUs('sync'),
+  },
+  'utcp-per-call': {
+    label: 'UTCP code-mode per call, whole (callToolChain of the nested program, as the peers section times it)',
+    measure: () => utcpPerCallUs(),
   },
   'utcp-crossing': {
     label: "UTCP code-mode's crossing: guest applySyncPromise -> async Reference (Node 22, isolated-vm 6)",
@@ -348,4 +373,5 @@ if (import.meta.main) {
     console.log(line);
   }
   console.log(`load ${load()}`);
+  await closeUtcpPeer();
 }
