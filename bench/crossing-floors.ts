@@ -29,7 +29,8 @@ import { NESTED_CALLS } from './bench-programs.ts';
 import { UTCP_PEER_NODE, UtcpPeer, utcpInstalled } from './peers/utcp-peer-client.ts';
 import { summarize } from './stats.ts';
 
-const CALLS = 1000;
+// PTC_FLOOR_CALLS: more calls per measurement (e.g. to count events per call with perf).
+const CALLS = Number(process.env['PTC_FLOOR_CALLS'] ?? 1000);
 const CHILD = fileURLToPath(new URL('./crossing-floor-child.ts', import.meta.url));
 const UTCP_CROSSING = fileURLToPath(new URL('./peers/utcp-crossing-floor.mjs', import.meta.url));
 const PROJECT_PACKAGE = fileURLToPath(new URL('../package.json', import.meta.url));
