@@ -25,7 +25,8 @@ import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { bareIsolateRoundTripUs } from './bare-round-trips.ts';
 import { installGuestLoop } from './floor-guest-loop.ts';
-import { NESTED_CALLS } from './bench-programs.ts';
+import { NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
+import { type BenchRuntime, createBenchRuntime, type Isolation } from './bench-runtime.ts';
 import { UTCP_PEER_NODE, UtcpPeer, utcpInstalled } from './peers/utcp-peer-client.ts';
 import { summarize } from './stats.ts';
 
@@ -227,7 +228,7 @@ function utcpCrossingUs(stack: 'utcp' | 'ours'): Promise<number> {
 }
 
 // UTCP code-mode's whole per-call cost (callToolChain, its SDK and the crossing), as the
-// peers section measures it: one peer process for the run, closed by closeUtcpPeer().
+// peers section measures it: one peer process for the run, closed by closeWholeCallRunners().
 let utcpPeer: Promise<UtcpPeer> | undefined;
 
 async function utcpPerCallUs(): Promise<number> {
@@ -240,10 +241,32 @@ async function utcpPerCallUs(): Promise<number> {
   return ((nestedMs - trivialMs) * 1000) / NESTED_CALLS;
 }
 
-export async function closeUtcpPeer(): Promise<void> {
+// ptc-runtime's whole per-call cost the same way (run_code of the nested program less a
+// `return 1` run, through createToolRuntime): one runtime per isolation for the run.
+const runtimes = new Map<Isolation, BenchRuntime>();
+
+async function ptcPerCallUs(isolation: Isolation): Promise<number> {
+  let bench = runtimes.get(isolation);
+  if (bench === undefined) {
+    bench = createBenchRuntime({ isolation });
+    runtimes.set(isolation, bench);
+  }
+  await bench.runCode(NESTED_CALLS_PROGRAM);
+  let start = performance.now();
+  await bench.runCode(TRIVIAL_PROGRAM);
+  const trivialMs = performance.now() - start;
+  start = performance.now();
+  await bench.runCode(NESTED_CALLS_PROGRAM);
+  return ((performance.now() - start - trivialMs) * 1000) / NESTED_CALLS;
+}
+
+/** Closes the UTCP peer and the runtimes the whole-call rows started. */
+export async function closeWholeCallRunners(): Promise<void> {
   const peer = utcpPeer;
   utcpPeer = undefined;
   await (await peer)?.close();
+  for (const bench of runtimes.values()) await bench.close();
+  runtimes.clear();
 }
 
 /** Each design's bare floor: what it measures, and a measurement (µs per call). */
@@ -263,6 +286,14 @@ export const CROSSING_FLOORS = {
   'utcp-per-call': {
     label: 'UTCP code-mode per call, whole (callToolChain of the nested program, as the peers section times it)',
     measure: () => utcpPerCallUs(),
+  },
+  'ptc-process-per-call': {
+    label: 'ptc-runtime per call, whole, process isolation (run_code of the nested program, the same way)',
+    measure: () => ptcPerCallUs('process'),
+  },
+  'ptc-in-process-per-call': {
+    label: 'ptc-runtime per call, whole, in-process isolation',
+    measure: () => ptcPerCallUs('in-process'),
   },
   'utcp-crossing': {
     label: "UTCP code-mode's crossing: guest applySyncPromise -> async Reference (Node 22, isolated-vm 6)",
@@ -374,5 +405,5 @@ if (import.meta.main) {
     console.log(line);
   }
   console.log(`load ${load()}`);
-  await closeUtcpPeer();
+  await closeWholeCallRunners();
 }
