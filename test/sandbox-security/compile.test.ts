@@ -149,3 +149,22 @@ describe('run_code reports every compile failure as CODE_RUN_FAILED kind compile
     60_000,
   );
 });
+
+// esbuild passes this regular expression through; V8 refuses it when the program is
+// compiled inside the isolate (compiled while the run is configured, one turn of its thread).
+describe.each(['process', 'in-process'] as const)('a program V8 refuses to compile (%s)', (isolation) => {
+  const box = createSandbox({ isolation, poolSize: 1 });
+  afterAll(() => box.close());
+
+  it('ends as compile with V8 reason, and the next run on the sandbox is served', async () => {
+    const rec = recordingHost([]);
+    const outcome = await box.run({
+      code: 'const twice = /(?<a>x)(?<a>y)/; return twice.source;',
+      toolNames: [],
+      hostCall: rec.hostCall,
+    });
+    expectFailure(outcome, ['compile']);
+    if (!outcome.ok) expect(outcome.message).toMatch(/could not be compiled: SyntaxError: .*Duplicate capture group name/);
+    expectResult(await box.run({ code: 'return 2 * 3;', toolNames: [], hostCall: rec.hostCall }), 6);
+  });
+});
