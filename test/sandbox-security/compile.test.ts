@@ -164,7 +164,8 @@ describe.each(['process', 'in-process'] as const)('a program V8 refuses to compi
       hostCall: rec.hostCall,
     });
     expectFailure(outcome, ['compile']);
-    if (!outcome.ok) expect(outcome.message).toMatch(/could not be compiled: SyntaxError: .*Duplicate capture group name/);
+    if (!outcome.ok)
+      expect(outcome.message).toMatch(/could not be compiled: SyntaxError: .*Duplicate capture group name/);
     expectResult(await box.run({ code: 'return 2 * 3;', toolNames: [], hostCall: rec.hostCall }), 6);
   });
 });
