@@ -63,7 +63,7 @@ export type ChildToHost =
     }
   /** Calls (of any runs) made in one stretch, in order, in one message. */
   | { readonly type: 'calls'; readonly calls: readonly CallItem[] }
-  /** The run is over in the child: abort its in-flight calls, refuse new ones. */
+  /** The run is over in the child with calls still out: abort them, refuse new ones (with none out, 'done' says it all). */
   | { readonly type: 'calls-closed'; readonly runId: number }
   /** The program aborted its call `seq` (`tools.x(args, { signal })`): abort it on the host. */
   | { readonly type: 'cancel-call'; readonly runId: number; readonly seq: number }
