@@ -67,6 +67,8 @@ interface Demoted {
   readonly voluntary: number;
 }
 const demoted = new Map<number, Demoted>();
+/** How many times restoreThreads was called (a demotion under way when it is demotes nothing). */
+let restoresOfAll = 0;
 
 /** Where util-linux's `chrt` is, or null if it is not installed (then threads get nice 19 only). */
 let chrt: string | null | undefined;
@@ -101,6 +103,13 @@ function setPolicy(tid: number, policy: 'idle' | 'other'): Promise<boolean> {
   const change = previous.then(
     () =>
       new Promise<boolean>((resolve) => {
+        // An ended thread's id may be another process's by now (ids wrap): only ours are
+        // changed. (Its end between this check and chrt's call is not excluded; it is a
+        // matter of a millisecond, where a queued change could wait seconds.)
+        if (!threadAlive(tid)) {
+          resolve(true);
+          return;
+        }
         try {
           execFile(path, [`--${policy}`, '--pid', '0', String(tid)], { timeout: 10_000 }, (error) =>
             resolve(error === null || !threadAlive(tid)),
@@ -144,12 +153,22 @@ export async function policyChangesMade(): Promise<void> {
 export async function demoteBusyThreads(): Promise<number> {
   const before = sampleThreads();
   if (before.size === 0) return 0;
+  const restoresBefore = restoresOfAll;
   await new Promise<void>((resolve) => setTimeout(resolve, WATCH_MS));
+  // Every thread got its priority back meanwhile (no CPU-bound run is left): a thread
+  // still spinning now (an isolate unwinding from its termination) is not one to demote.
+  if (restoresOfAll !== restoresBefore) return 0;
   let count = 0;
   for (const [tid, after] of sampleThreads()) {
     const start = before.get(tid);
     if (start === undefined || after.cpuNs <= start.cpuNs || after.voluntary !== start.voluntary) continue;
-    if (demoted.has(tid)) continue;
+    const known = demoted.get(tid);
+    if (known !== undefined) {
+      // Demoted for an earlier run and busy again (another CPU-bound run's task): its
+      // switches count from now, or its pause in between would read as having stopped.
+      demoted.set(tid, { nice: known.nice, voluntary: after.voluntary });
+      continue;
+    }
     try {
       const nice = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
@@ -188,6 +207,7 @@ export function mayRestorePriority(nice = 0): boolean {
  * the process should then be retired.
  */
 export function restoreThreads(): Promise<boolean> {
+  restoresOfAll += 1;
   return restore([...demoted.keys()]);
 }
 
@@ -225,6 +245,8 @@ async function restore(tids: readonly number[]): Promise<boolean> {
     const entry = demoted.get(tid);
     if (entry === undefined) continue;
     demoted.delete(tid);
+    // Ended: nothing to restore, and its id may be another process's by now (ids wrap).
+    if (!threadAlive(tid)) continue;
     try {
       setPriority(tid, entry.nice);
     } catch (error) {

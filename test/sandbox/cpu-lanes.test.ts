@@ -5,7 +5,9 @@
 // sandbox demotes a CPU-bound program's thread while another run is in flight, only where
 // the priority can be raised again.
 import { describe, expect, it } from '@jest/globals';
-import { accessSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { accessSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import {
   DEMOTED_NICE,
@@ -22,12 +24,12 @@ import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
 const linux = process.platform === 'linux';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Threads of this process at the demoted nice value (Linux: field 19 of /proc/self/task/<tid>/stat). */
-function demotedThreads(): number[] {
+/** Threads of process `pid` (this one by default) at the demoted nice value (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
+function demotedThreads(pid: number | 'self' = 'self'): number[] {
   const found: number[] = [];
-  for (const tid of readdirSync('/proc/self/task')) {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
     try {
-      const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
       if (Number(fields[16]) === DEMOTED_NICE) found.push(Number(tid));
     } catch {
@@ -37,14 +39,15 @@ function demotedThreads(): number[] {
   return found;
 }
 
-/** Thread `tid`'s nice value and scheduling policy (fields 19 and 41 of its stat; SCHED_IDLE is 5). */
+/** Thread or process `tid`'s nice value and scheduling policy (fields 19 and 41 of its stat; SCHED_IDLE is 5). */
 function schedulingOf(tid: number): { nice: number; policy: number } {
-  const stat = readFileSync(`/proc/self/task/${tid}/stat`, 'utf8');
+  const stat = readFileSync(`/proc/${tid}/stat`, 'utf8');
   const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
   return { nice: Number(fields[16]), policy: Number(fields[38]) };
 }
 
 const SCHED_OTHER = 0;
+const SCHED_BATCH = 3;
 const SCHED_IDLE = 5;
 
 /** Whether util-linux's chrt is installed where the sandbox looks for it first. */
@@ -186,6 +189,109 @@ describe('CPU lanes', () => {
         Atomics.notify(flag, 0);
       }
       await Promise.all([done.worker.terminate(), going.worker.terminate()]);
+    }
+  }, 60_000);
+
+  it('a demoted thread that paused and spins again is still busy when a later demotion sees it spinning: it stays demoted (Linux, where it may be raised)', async () => {
+    if (!linux || !mayRestorePriority()) return;
+    // As an isolated-vm thread does: its CPU-bound run ends (it waits for work), and the
+    // next task it gets is another CPU-bound run's, for which the process demotes again.
+    const flag = new Int32Array(new SharedArrayBuffer(8));
+    const worker = new Worker(
+      `const { parentPort, workerData: flag } = require('node:worker_threads');
+       parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
+       while (Atomics.load(flag, 0) === 0) {}
+       Atomics.wait(flag, 0, 1, 20);
+       Atomics.store(flag, 1, 1);
+       while (Atomics.load(flag, 0) === 1) {}
+       Atomics.wait(flag, 0, 2);`,
+      { eval: true, workerData: flag },
+    );
+    try {
+      const tid = await new Promise<number>((resolve, reject) => {
+        worker.once('message', resolve);
+        worker.once('error', reject);
+      });
+      await quietStretch(tid);
+      await demoteBusyThreads();
+      expect(demotedThreads()).toContain(tid);
+      // It waits once (20 ms), then spins again; the later demotion sees it spinning.
+      Atomics.store(flag, 0, 1);
+      while (Atomics.load(flag, 1) === 0) await sleep(5);
+      await quietStretch(tid);
+      await demoteBusyThreads();
+      expect(await restoreThreadsNoLongerBusy()).toBe(true);
+      expect(demotedThreads()).toContain(tid);
+      expect(await restoreThreads()).toBe(true);
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+    } finally {
+      Atomics.store(flag, 0, 2);
+      Atomics.notify(flag, 0);
+      await worker.terminate();
+    }
+  }, 60_000);
+
+  it('restoring every thread while a demotion is still watching makes that demotion demote nothing (Linux, where the priority may be raised)', async () => {
+    if (!linux || !mayRestorePriority()) return;
+    // The last CPU-bound run ended while the process watched its threads: a thread still
+    // spinning then (a terminated isolate unwinding, or another run's long stretch) must
+    // not be left demoted with no CPU-bound run left to restore it.
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const { worker, tid } = await spinningWorker(flag);
+    try {
+      await quietStretch(tid);
+      const demotion = demoteBusyThreads();
+      expect(await restoreThreads()).toBe(true);
+      expect(await demotion).toBe(0);
+      await policyChangesMade();
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await worker.terminate();
+      await restoreThreads();
+    }
+  }, 30_000);
+
+  it("a demoted thread that has ended is left alone when restoring: its id may be another process's by now (Linux, as root: the test hands the id on)", async () => {
+    if (!linux || !mayRestorePriority()) return;
+    // ns_last_pid (root only) sets the id the next process gets: an unrelated process
+    // takes the ended thread's id, as one may when ids wrap (pid_max is 32768 by default).
+    try {
+      writeFileSync('/proc/sys/kernel/ns_last_pid', readFileSync('/proc/sys/kernel/ns_last_pid', 'utf8'));
+    } catch {
+      return;
+    }
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const { worker, tid } = await spinningWorker(flag);
+    let other: ReturnType<typeof spawn> | undefined;
+    try {
+      await quietStretch(tid);
+      await demoteBusyThreads();
+      expect(demotedThreads()).toContain(tid);
+      await policyChangesMade();
+      await worker.terminate();
+      while (readdirSync('/proc/self/task').includes(String(tid))) await sleep(5);
+      // Other processes on the machine may take the id first: tried until this one has it.
+      for (let tries = 0; tries < 50 && other?.pid !== tid; tries += 1) {
+        other?.kill('SIGKILL');
+        writeFileSync('/proc/sys/kernel/ns_last_pid', String(tid - 1));
+        other = spawn('sleep', ['60'], { stdio: 'ignore' });
+      }
+      expect(other?.pid).toBe(tid);
+      setPriority(tid, 7);
+      const policy = chrtInstalled() ? SCHED_BATCH : SCHED_OTHER;
+      if (policy === SCHED_BATCH) execFileSync('chrt', ['--batch', '--pid', '0', String(tid)]);
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 7, policy });
+      expect(await restoreThreads()).toBe(true);
+      await policyChangesMade();
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 7, policy });
+    } finally {
+      other?.kill('SIGKILL');
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await worker.terminate();
+      await restoreThreads();
     }
   }, 60_000);
 
