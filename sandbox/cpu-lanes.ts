@@ -227,6 +227,31 @@ export function restoreThreadsNoLongerBusy(): Promise<boolean> {
   return restore(idle);
 }
 
+let watchTimer: ReturnType<typeof setInterval> | undefined;
+let onWatchRestored: (restored: boolean) => void = () => undefined;
+
+/**
+ * While any thread is demoted, every WATCH_MS those that have stopped spinning get their
+ * priority back (restoreThreadsNoLongerBusy; `onRestored` gets each result, the latest
+ * caller's). A run's end comes too early to see its thread stop (a terminated isolate is
+ * still unwinding, or busy in native code such as a huge BigInt product): left demoted,
+ * that thread would serve isolated-vm's next task, maybe an ordinary run's, at SCHED_IDLE
+ * until some other run ends. The timer does not keep the process alive.
+ */
+export function watchDemotedThreads(onRestored: (restored: boolean) => void): void {
+  onWatchRestored = onRestored;
+  if (watchTimer !== undefined) return;
+  watchTimer = setInterval(() => {
+    if (demoted.size === 0) {
+      clearInterval(watchTimer);
+      watchTimer = undefined;
+      return;
+    }
+    void restoreThreadsNoLongerBusy().then((restored) => onWatchRestored(restored));
+  }, WATCH_MS);
+  watchTimer.unref();
+}
+
 /** How many times thread `tid` gave the CPU up by itself; undefined once it has ended. */
 function voluntarySwitches(tid: number): number | undefined {
   try {

@@ -11,6 +11,7 @@ import {
   mayRestorePriority,
   restoreThreads,
   restoreThreadsNoLongerBusy,
+  watchDemotedThreads,
 } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
@@ -33,6 +34,12 @@ export interface InProcessSandboxOptions {
 
 let warnedParkedThread = false;
 let warnedRestore = false;
+
+function warnUnlessRestored(restored: boolean): void {
+  if (restored || warnedRestore) return;
+  warnedRestore = true;
+  console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
+}
 
 export class InProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
@@ -132,26 +139,18 @@ export class InProcessSandbox implements Sandbox {
   #demoteIfContended(): void {
     if (this.#demoted || this.#heavy.size === 0 || this.#inFlight <= this.#heavy.size) return;
     this.#demoted = true;
-    void demoteBusyThreads();
+    void demoteBusyThreads().then(() => watchDemotedThreads(warnUnlessRestored));
   }
 
   /** The last CPU-bound run ended: the pool's threads serve ordinary runs again at full priority. */
   #restore(): void {
     this.#demoted = false;
-    void restoreThreads().then((restored) => {
-      if (restored || warnedRestore) return;
-      warnedRestore = true;
-      console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
-    });
+    void restoreThreads().then(warnUnlessRestored);
   }
 
   /** A run ended while CPU-bound ones go on: the threads that stopped spinning serve other runs at full priority. */
   #restoreNoLongerBusy(): void {
-    void restoreThreadsNoLongerBusy().then((restored) => {
-      if (restored || warnedRestore) return;
-      warnedRestore = true;
-      console.warn('ptc-runtime sandbox: the priority of a demoted isolate thread could not be restored.');
-    });
+    void restoreThreadsNoLongerBusy().then(warnUnlessRestored);
   }
 
   /** Resident memory of this whole process (its isolates live here), less its ready isolates. */

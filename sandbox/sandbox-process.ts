@@ -4,7 +4,13 @@
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
-import { demoteBusyThreads, HEAVY_CPU_MS, restoreThreads, restoreThreadsNoLongerBusy } from './cpu-lanes.ts';
+import {
+  demoteBusyThreads,
+  HEAVY_CPU_MS,
+  restoreThreads,
+  restoreThreadsNoLongerBusy,
+  watchDemotedThreads,
+} from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
@@ -201,6 +207,13 @@ function reportMemoryWhileBusy(): void {
   }, MEMORY_REPORT_MS);
 }
 
+/** A demoted thread could not get its priority back: this process is replaced once its runs end. */
+function retireUnlessRestored(restored: boolean): void {
+  if (restored || retiring) return;
+  retiring = true;
+  send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });
+}
+
 async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
   const { runId, program, toolNames, limits, determinism } = message;
   const run: ChildRun = { dispatcher: new IpcDispatcher(runId) };
@@ -245,11 +258,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     if (heavyRuns.size > 0 || wasHeavy) {
       // Every CPU-bound run has ended: all demoted threads get their priority back; else
       // those that stopped spinning (the next task isolated-vm gives them may be any run's).
-      void (heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy()).then((restored) => {
-        if (restored || retiring) return;
-        retiring = true;
-        send({ type: 'retire', reason: 'the priority of its demoted threads could not be restored' });
-      });
+      void (heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy()).then(retireUnlessRestored);
     }
   }
 }
@@ -275,7 +284,7 @@ function onMessage(value: unknown): void {
     }
     case 'demote':
       // Again for each later CPU-bound run: its thread may have started since.
-      void demoteBusyThreads();
+      void demoteBusyThreads().then(() => watchDemotedThreads(retireUnlessRestored));
       return;
     case 'ping':
       send({ type: 'pong', rss: memoryFigure() });

@@ -18,7 +18,7 @@ import {
   restoreThreadsNoLongerBusy,
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
-import { createSandbox } from '../../sandbox/index.ts';
+import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '../../sandbox/index.ts';
 import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
 
 const linux = process.platform === 'linux';
@@ -342,4 +342,59 @@ describe('CPU lanes', () => {
       await sandbox.close();
     }
   }, 60_000);
+
+  for (const isolation of ['in-process', 'process'] as const) {
+    it(`${isolation}: a CPU-bound run's thread gets its priority back once the run has ended, while another CPU-bound run goes on and no other run ends (Linux, where it may be raised)`, async () => {
+      if (!linux || !mayRestorePriority()) return;
+      // The run's end comes before its thread stops (a terminated isolate unwinds first);
+      // the thread then waits for isolated-vm's next task, which may be an ordinary run's.
+      // One sandbox process: both CPU-bound runs have their threads in it.
+      const processSandbox = isolation === 'process' ? new ProcessSandbox({ processes: 1 }) : undefined;
+      const sandbox: Sandbox = processSandbox ?? createSandbox({ isolation });
+      const { host, open } = gatedHost('done');
+      const stops = [new AbortController(), new AbortController()];
+      try {
+        const pid = processSandbox === undefined ? 'self' : processSandbox.childPid;
+        if (pid === undefined) throw new Error('no sandbox process');
+        const threadsOf = (): number[] => demotedThreads(pid);
+        const waiting = sandbox.run({
+          code: 'return await tools.wait({});',
+          toolNames: ['wait'],
+          hostCall: host.hostCall,
+          limits: { wallTimeMs: 120_000 },
+        });
+        while (host.calls.length === 0) await sleep(5);
+        const runaways = stops.map((stop) =>
+          sandbox.run({
+            code: 'while (true) {}',
+            toolNames: [],
+            hostCall: fakeHost().hostCall,
+            limits: { wallTimeMs: 120_000 },
+            signal: stop.signal,
+          }),
+        );
+        let demoted: number[] = [];
+        for (const until = Date.now() + 90_000; Date.now() < until && demoted.length < 2; await sleep(50)) {
+          demoted = threadsOf();
+        }
+        expect(demoted.length).toBe(2);
+        stops[0]?.abort();
+        expectKind(await (runaways[0] as Promise<RunOutcome>), 'abort');
+        let left = demoted;
+        for (const until = Date.now() + 30_000; Date.now() < until && left.length === 2; await sleep(50)) {
+          left = threadsOf();
+        }
+        expect(left.length).toBe(1);
+        expect(demoted).toEqual(expect.arrayContaining(left));
+        stops[1]?.abort();
+        expectKind(await (runaways[1] as Promise<RunOutcome>), 'abort');
+        open();
+        expectOk(await waiting, 'done');
+      } finally {
+        for (const stop of stops) stop.abort();
+        open();
+        await sandbox.close();
+      }
+    }, 180_000);
+  }
 });
