@@ -2,24 +2,21 @@
 // HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
 // milliseconds between its tool calls). Once other runs are in flight, the process that
 // holds its isolate (a sandbox process, or the host with isolation: 'in-process') lowers
-// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE and,
-// where util-linux's `chrt` is installed, to the SCHED_IDLE policy: CPU-bound programs
-// then get the cores that ordinary runs leave idle. On an idle machine a demoted run goes
-// as fast as before; on a machine saturated by other work it may run into its wall-clock
-// limit. When the process has no CPU-bound run left, the threads get their priority back
-// (a sandbox process that may not is retired; the in-process sandbox demotes nothing
-// unless it may, see mayRestorePriority). The main thread (IPC, timers, watchdog answers,
-// the host's own work) and the threads of ordinary runs keep their priority. Linux only
-// (nice and the policy are per thread there).
+// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
+// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
+// a demoted run goes as fast as before; on a machine saturated by other work it may run
+// into its wall-clock limit. When the process has no CPU-bound run left, the threads get
+// their priority back (a sandbox process that may not is retired; the in-process sandbox
+// demotes nothing unless it may, see mayRestorePriority). The main thread (IPC, timers,
+// watchdog answers, the host's own work) and the threads of ordinary runs keep their
+// priority. Linux only (nice is per thread there).
 //
-// Why SCHED_IDLE as well as nice 19: an ordinary run hands work between threads ~10 times
-// (host, the isolate's thread, the sandbox process), and each hand-off wakes a thread.
-// Against nice-19 threads the kernel's fair scheduler may let the running one finish its
-// slice first (milliseconds per wake-up); a thread woken beside a SCHED_IDLE one takes
-// the CPU at once.
-import { execFile } from 'node:child_process';
-import { accessSync, constants, readdirSync, readFileSync } from 'node:fs';
-import { delimiter, join } from 'node:path';
+// Not SCHED_IDLE (tried, bench/README "CPU lanes"): a demoted thread still takes locks the
+// process's other threads need (isolated-vm's thread pool, V8's). At SCHED_IDLE it gets no
+// CPU at all while other work at normal priority is runnable, so a lock it held when it
+// was preempted stalled the whole process for as long as that work lasted (an ordinary
+// in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
+import { accessSync, readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -70,63 +67,6 @@ const demoted = new Map<number, Demoted>();
 /** How many times restoreThreads was called (a demotion under way when it is demotes nothing). */
 let restoresOfAll = 0;
 
-/** Where util-linux's `chrt` is, or null if it is not installed (then threads get nice 19 only). */
-let chrt: string | null | undefined;
-function findChrt(): string | null {
-  if (chrt !== undefined) return chrt;
-  const dirs = ['/usr/bin', '/bin', '/usr/sbin', '/sbin', ...(process.env['PATH'] ?? '').split(delimiter)];
-  chrt = null;
-  for (const dir of dirs) {
-    if (dir === '') continue;
-    try {
-      accessSync(join(dir, 'chrt'), constants.X_OK);
-      chrt = join(dir, 'chrt');
-      break;
-    } catch {
-      // not there
-    }
-  }
-  return chrt;
-}
-
-/** Each thread's policy changes, in the order they were asked for (each is a child process). */
-const policyChanges = new Map<number, Promise<boolean>>();
-
-/**
- * Sets thread `tid`'s scheduling policy (SCHED_IDLE or back to SCHED_OTHER) after any
- * change already asked for it. Resolves true when it took effect or the thread has ended.
- */
-function setPolicy(tid: number, policy: 'idle' | 'other'): Promise<boolean> {
-  const path = findChrt();
-  if (path === null) return Promise.resolve(policy === 'other');
-  const previous = policyChanges.get(tid) ?? Promise.resolve(true);
-  const change = previous.then(
-    () =>
-      new Promise<boolean>((resolve) => {
-        // An ended thread's id may be another process's by now (ids wrap): only ours are
-        // changed. (Its end between this check and chrt's call is not excluded; it is a
-        // matter of a millisecond, where a queued change could wait seconds.)
-        if (!threadAlive(tid)) {
-          resolve(true);
-          return;
-        }
-        try {
-          execFile(path, [`--${policy}`, '--pid', '0', String(tid)], { timeout: 10_000 }, (error) =>
-            resolve(error === null || !threadAlive(tid)),
-          );
-        } catch {
-          // spawn can throw at once (ENOMEM, EAGAIN): the policy stays as it is
-          resolve(!threadAlive(tid));
-        }
-      }),
-  );
-  policyChanges.set(tid, change);
-  void change.then(() => {
-    if (policyChanges.get(tid) === change) policyChanges.delete(tid);
-  });
-  return change;
-}
-
 function threadAlive(tid: number): boolean {
   try {
     accessSync(`/proc/self/task/${tid}`);
@@ -136,17 +76,10 @@ function threadAlive(tid: number): boolean {
   }
 }
 
-/** Resolves once every policy change asked for so far has been made (for tests). */
-export async function policyChangesMade(): Promise<void> {
-  await Promise.all([...policyChanges.values()]);
-}
-
 /**
  * Lowers the priority of the threads of this process that are running guest code without
  * ever yielding: over WATCH_MS they used CPU and never gave it up by themselves (a thread
- * running an ordinary run's short tasks waits for the next one in between). They get
- * nice 19 at once and SCHED_IDLE a moment later, where `chrt` is installed (a child
- * process sets it; policyChangesMade() resolves once it has). The main
+ * running an ordinary run's short tasks waits for the next one in between). The main
  * thread is never touched. Linux only (nice is per thread there); elsewhere nothing
  * happens (the process still gets no new runs). Resolves with how many were demoted.
  */
@@ -173,7 +106,6 @@ export async function demoteBusyThreads(): Promise<number> {
       const nice = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
       demoted.set(tid, { nice, voluntary: after.voluntary });
-      void setPolicy(tid, 'idle');
       count += 1;
     } catch {
       // the thread is gone, or its priority cannot be changed here
@@ -202,8 +134,7 @@ export function mayRestorePriority(nice = 0): boolean {
 
 /**
  * Gives the demoted threads their priority back (the CPU-bound runs have ended; the
- * threads serve other runs now): the nice value at once, the policy once `chrt` has run.
- * Resolves false if one could not be restored (raising a priority may need privileges):
+ * threads serve other runs now). Resolves false if one could not be restored (raising a priority may need privileges):
  * the process should then be retired.
  */
 export function restoreThreads(): Promise<boolean> {
@@ -215,8 +146,8 @@ export function restoreThreads(): Promise<boolean> {
  * Gives back their priority the demoted threads that have stopped spinning since (they
  * gave the CPU up by themselves at least once: the CPU-bound run they ran has ended or
  * yielded), while other CPU-bound runs go on. isolated-vm hands a free thread the next
- * task of any run; an ordinary run on a thread left at SCHED_IDLE would get only the CPU
- * nothing else wants. Resolves false as restoreThreads does.
+ * task of any run; an ordinary run on a thread left at nice 19 would get only a sliver of
+ * a busy CPU. Resolves false as restoreThreads does.
  */
 export function restoreThreadsNoLongerBusy(): Promise<boolean> {
   const idle: number[] = [];
@@ -235,7 +166,7 @@ let onWatchRestored: (restored: boolean) => void = () => undefined;
  * priority back (restoreThreadsNoLongerBusy; `onRestored` gets each result, the latest
  * caller's). A run's end comes too early to see its thread stop (a terminated isolate is
  * still unwinding, or busy in native code such as a huge BigInt product): left demoted,
- * that thread would serve isolated-vm's next task, maybe an ordinary run's, at SCHED_IDLE
+ * that thread would serve isolated-vm's next task, maybe an ordinary run's, at nice 19
  * until some other run ends. The timer does not keep the process alive.
  */
 export function watchDemotedThreads(onRestored: (restored: boolean) => void): void {
@@ -265,7 +196,6 @@ function voluntarySwitches(tid: number): number | undefined {
 
 async function restore(tids: readonly number[]): Promise<boolean> {
   let restored = true;
-  const policies: Promise<boolean>[] = [];
   for (const tid of tids) {
     const entry = demoted.get(tid);
     if (entry === undefined) continue;
@@ -279,11 +209,8 @@ async function restore(tids: readonly number[]): Promise<boolean> {
       // when its pool is busy); any other failure leaves it demoted. Node reports the
       // errno as info.code (code is ERR_SYSTEM_ERROR).
       if (!threadGone(error)) restored = false;
-      continue;
     }
-    policies.push(setPolicy(tid, 'other'));
   }
-  for (const ok of await Promise.all(policies)) if (!ok) restored = false;
   return restored;
 }
 
