@@ -283,7 +283,10 @@ function onMessage(value: unknown): void {
       return;
     }
     case 'demote':
-      // Again for each later CPU-bound run: its thread may have started since.
+      // Again for each later CPU-bound run: its thread may have started since. None left:
+      // the host asked before the last one's 'done' reached it, and a thread spinning now
+      // is an ordinary run's.
+      if (heavyRuns.size === 0) return;
       void demoteBusyThreads().then(() => watchDemotedThreads(retireUnlessRestored));
       return;
     case 'ping':
