@@ -120,7 +120,7 @@ const BLOCKING_APPLY: readonly unknown[] = [undefined, BLOCKING_ARGS];
  * (nothing sent) when the asynchronous path must send it.
  */
 function mayBlock(): boolean {
-  return applySyncPromise !== undefined && blockingPath !== undefined && blockingPath.allowed();
+  return applySyncPromise !== undefined && blockingPath?.allowed() === true;
 }
 
 function callBlocking(): boolean {
