@@ -19,24 +19,10 @@ import {
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '../../sandbox/index.ts';
 import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
+import { demotedThreads } from '../support/demoted-threads.ts';
 
 const linux = process.platform === 'linux';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
-/** Threads of process `pid` (this one by default) at the demoted nice value (Linux: field 19 of /proc/<pid>/task/<tid>/stat). */
-function demotedThreads(pid: number | 'self' = 'self'): number[] {
-  const found: number[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[16]) === DEMOTED_NICE) found.push(Number(tid));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return found;
-}
 
 /** Thread or process `tid`'s nice value and scheduling policy (fields 19 and 41 of its stat). */
 function schedulingOf(tid: number): { nice: number; policy: number } {

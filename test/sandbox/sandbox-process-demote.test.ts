@@ -4,29 +4,14 @@
 // its way): then there is nothing to demote, and an ordinary run's long stretch of
 // computing must keep its priority. Driven over the process's IPC protocol directly.
 import { fork } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { SANDBOX_PROCESS_BUNDLE } from '../../sandbox/bundle-sandbox-process.ts';
-import { DEMOTED_NICE, mayRestorePriority } from '../../sandbox/cpu-lanes.ts';
+import { mayRestorePriority } from '../../sandbox/cpu-lanes.ts';
 import type { ChildConfig, HostToChild } from '../../sandbox/ipc-messages.ts';
 import { resolveLimits } from '../../sandbox/limits.ts';
 import { prepareRun } from '../../sandbox/run-request.ts';
 import { fakeHost } from './helpers.ts';
-
-/** Threads of process `pid` at the demoted nice value (Linux: field 19 of their stat). */
-function demotedThreads(pid: number): number[] {
-  const found: number[] = [];
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
-      const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      if (Number(fields[16]) === DEMOTED_NICE) found.push(Number(tid));
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return found;
-}
+import { demotedThreads } from '../support/demoted-threads.ts';
 
 describe('sandbox process: demote', () => {
   it('a demote that arrives when no run of the process is CPU-bound demotes nothing (Linux, where the priority may be raised)', async () => {
