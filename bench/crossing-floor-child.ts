@@ -70,17 +70,15 @@ async function guest(channel: 'ipc' | 'pipe', delivery: 'apply' | 'sync'): Promi
   else process.send?.({ done: us });
 }
 
-// The child's thread blocks in read() on the pipe from the parent instead of returning to
-// its event loop: 'main' = the isolate blocks (applySyncPromise) and the child's main thread
-// reads; 'inline' = the guest runs on the child's main thread (applySync) and its sync
-// callback writes and reads the pipe itself: no thread hop inside the child at all.
-async function guestBlocking(where: 'main' | 'inline'): Promise<void> {
-  const isolate = new ivm.Isolate({ memoryLimit: 128 });
-  const context = await isolate.createContext();
+/**
+ * One newline-framed round trip on pipes with this thread blocked in read(): writes the
+ * frame to `writeFd`, returns the next frame read from `readFd` (exits when the parent is gone).
+ */
+function blockingRoundTrip(readFd: number, writeFd: number): (text: string) => string {
   const reply = Buffer.alloc(65_536);
   let held = '';
-  const roundTrip = (text: string): string => {
-    writeSync(3, `${text}\n`);
+  return (text) => {
+    writeSync(writeFd, `${text}\n`);
     for (;;) {
       const end = held.indexOf('\n');
       if (end >= 0) {
@@ -88,11 +86,21 @@ async function guestBlocking(where: 'main' | 'inline'): Promise<void> {
         held = held.slice(end + 1);
         return frame;
       }
-      const n = readSync(3, reply, 0, reply.length, null);
+      const n = readSync(readFd, reply, 0, reply.length, null);
       if (n <= 0) process.exit(0);
       held += reply.toString('utf8', 0, n);
     }
   };
+}
+
+// The child's thread blocks in read() on the pipe from the parent instead of returning to
+// its event loop: 'main' = the isolate blocks (applySyncPromise) and the child's main thread
+// reads; 'inline' = the guest runs on the child's main thread (applySync) and its sync
+// callback writes and reads the pipe itself: no thread hop inside the child at all.
+async function guestBlocking(where: 'main' | 'inline'): Promise<void> {
+  const isolate = new ivm.Isolate({ memoryLimit: 128 });
+  const context = await isolate.createContext();
+  const roundTrip = blockingRoundTrip(3, 3);
   await context.global.set('__callBlocking', new ivm.Callback((text: string) => roundTrip(text)));
   await context.global.set('__callSync', new ivm.Reference(async (text: string) => roundTrip(text)));
   const script = await isolate.compileScript(`
@@ -182,22 +190,8 @@ async function guestSharedMemory(): Promise<void> {
 // The bare round trip: this thread writes a frame and blocks in read() for the answer,
 // `calls` times after a 50-call warm-up, with no event loop and no isolate in between.
 function callBlocking(readFd: number, writeFd: number): void {
-  const reply = Buffer.alloc(65_536);
-  let held = '';
-  const roundTrip = (seq: number): string => {
-    writeSync(writeFd, `${JSON.stringify({ seq, args: JSON.stringify({ n: seq }) })}\n`);
-    for (;;) {
-      const end = held.indexOf('\n');
-      if (end >= 0) {
-        const frame = held.slice(0, end);
-        held = held.slice(end + 1);
-        return frame;
-      }
-      const n = readSync(readFd, reply, 0, reply.length, null);
-      if (n <= 0) process.exit(0);
-      held += reply.toString('utf8', 0, n);
-    }
-  };
+  const send = blockingRoundTrip(readFd, writeFd);
+  const roundTrip = (seq: number): string => send(JSON.stringify({ seq, args: JSON.stringify({ n: seq }) }));
   let sum = 0;
   const run = (n: number): void => {
     for (let i = 1; i <= n; i += 1)

@@ -48,9 +48,8 @@ function sampleThreads(): Map<number, ThreadSample> {
     if (!Number.isSafeInteger(tid) || tid === process.pid) continue;
     try {
       const cpuNs = Number(readFileSync(`/proc/self/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
-      const status = readFileSync(`/proc/self/task/${entry}/status`, 'utf8');
-      const voluntary = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
-      if (Number.isFinite(cpuNs) && Number.isFinite(voluntary)) samples.set(tid, { cpuNs, voluntary });
+      const voluntary = voluntarySwitches(tid);
+      if (Number.isFinite(cpuNs) && voluntary !== undefined) samples.set(tid, { cpuNs, voluntary });
     } catch {
       // the thread ended meanwhile
     }
@@ -134,10 +133,10 @@ export function mayRestorePriority(nice = 0): boolean {
 
 /**
  * Gives the demoted threads their priority back (the CPU-bound runs have ended; the
- * threads serve other runs now). Resolves false if one could not be restored (raising a priority may need privileges):
- * the process should then be retired.
+ * threads serve other runs now). False if one could not be restored (raising a priority
+ * may need privileges): the process should then be retired.
  */
-export function restoreThreads(): Promise<boolean> {
+export function restoreThreads(): boolean {
   restoresOfAll += 1;
   return restore([...demoted.keys()]);
 }
@@ -147,9 +146,9 @@ export function restoreThreads(): Promise<boolean> {
  * gave the CPU up by themselves at least once: the CPU-bound run they ran has ended or
  * yielded), while other CPU-bound runs go on. isolated-vm hands a free thread the next
  * task of any run; an ordinary run on a thread left at nice 19 would get only a sliver of
- * a busy CPU. Resolves false as restoreThreads does.
+ * a busy CPU. False as restoreThreads says.
  */
-export function restoreThreadsNoLongerBusy(): Promise<boolean> {
+export function restoreThreadsNoLongerBusy(): boolean {
   const idle: number[] = [];
   for (const [tid, { voluntary }] of demoted) {
     const now = voluntarySwitches(tid);
@@ -178,7 +177,7 @@ export function watchDemotedThreads(onRestored: (restored: boolean) => void): vo
       watchTimer = undefined;
       return;
     }
-    void restoreThreadsNoLongerBusy().then((restored) => onWatchRestored(restored));
+    onWatchRestored(restoreThreadsNoLongerBusy());
   }, WATCH_MS);
   watchTimer.unref();
 }
@@ -194,7 +193,7 @@ function voluntarySwitches(tid: number): number | undefined {
   }
 }
 
-async function restore(tids: readonly number[]): Promise<boolean> {
+function restore(tids: readonly number[]): boolean {
   let restored = true;
   for (const tid of tids) {
     const entry = demoted.get(tid);

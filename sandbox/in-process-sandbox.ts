@@ -145,12 +145,12 @@ export class InProcessSandbox implements Sandbox {
   /** The last CPU-bound run ended: the pool's threads serve ordinary runs again at full priority. */
   #restore(): void {
     this.#demoted = false;
-    void restoreThreads().then(warnUnlessRestored);
+    warnUnlessRestored(restoreThreads());
   }
 
   /** A run ended while CPU-bound ones go on: the threads that stopped spinning serve other runs at full priority. */
   #restoreNoLongerBusy(): void {
-    void restoreThreadsNoLongerBusy().then(warnUnlessRestored);
+    warnUnlessRestored(restoreThreadsNoLongerBusy());
   }
 
   /** Resident memory of this whole process (its isolates live here), less its ready isolates. */

@@ -258,7 +258,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     if (heavyRuns.size > 0 || wasHeavy) {
       // Every CPU-bound run has ended: all demoted threads get their priority back; else
       // those that stopped spinning (the next task isolated-vm gives them may be any run's).
-      void (heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy()).then(retireUnlessRestored);
+      retireUnlessRestored(heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy());
     }
   }
 }
