@@ -2,8 +2,10 @@
 // HEAVY_CPU_MS of CPU without yielding is CPU-bound (an ordinary program runs a few
 // milliseconds between its tool calls). Once other runs are in flight, the process that
 // holds its isolate (a sandbox process, or the host with isolation: 'in-process') lowers
-// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE:
-// CPU-bound programs then get the cores that ordinary runs leave idle. On an idle machine
+// the OS priority of its threads that run guest code without yielding to DEMOTED_NICE,
+// and gives them a long scheduler slice where the kernel has slices (thread-slice.ts: the
+// threads of ordinary runs then preempt them each time they wake): CPU-bound programs
+// then get the cores that ordinary runs leave idle. On an idle machine
 // a demoted run goes as fast as before; on a machine saturated by other work it may run
 // into its wall-clock limit. When the process has no CPU-bound run left, the threads get
 // their priority back (a sandbox process that may not is retired; the in-process sandbox
@@ -18,6 +20,7 @@
 // in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
 import { accessSync, readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { LONG_SLICE_NS, setThreadSlice } from './thread-slice.ts';
 
 /** CPU time after which a run counts as CPU-bound. */
 export const HEAVY_CPU_MS = 1_000;
@@ -61,6 +64,8 @@ function sampleThreads(): Map<number, ThreadSample> {
 interface Demoted {
   readonly nice: number;
   readonly voluntary: number;
+  /** Whether it got LONG_SLICE_NS (given the default back on restore). */
+  readonly slice: boolean;
 }
 const demoted = new Map<number, Demoted>();
 /** How many times restoreThreads was called (a demotion under way when it is demotes nothing). */
@@ -98,13 +103,15 @@ export async function demoteBusyThreads(): Promise<number> {
     if (known !== undefined) {
       // Demoted for an earlier run and busy again (another CPU-bound run's task): its
       // switches count from now, or its pause in between would read as having stopped.
-      demoted.set(tid, { nice: known.nice, voluntary: after.voluntary });
+      demoted.set(tid, { ...known, voluntary: after.voluntary });
       continue;
     }
     try {
       const nice = getPriority(tid);
       setPriority(tid, DEMOTED_NICE);
-      demoted.set(tid, { nice, voluntary: after.voluntary });
+      // A long slice as well: threads that wake beside it preempt it (thread-slice.ts).
+      const slice = setThreadSlice(tid, LONG_SLICE_NS);
+      demoted.set(tid, { nice, voluntary: after.voluntary, slice });
       count += 1;
     } catch {
       // the thread is gone, or its priority cannot be changed here
@@ -203,6 +210,7 @@ function restore(tids: readonly number[]): boolean {
     if (!threadAlive(tid)) continue;
     try {
       setPriority(tid, entry.nice);
+      if (entry.slice) setThreadSlice(tid, 0n);
     } catch (error) {
       // A thread that ended needs nothing (isolated-vm runs work on short-lived threads
       // when its pool is busy); any other failure leaves it demoted. Node reports the

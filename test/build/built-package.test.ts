@@ -125,6 +125,19 @@ console.log(JSON.stringify({ exported, value: result.value, typecheck: refused.e
     expect(report.typecheck).toEqual(["1:7 Type 'string' is not assignable to type 'number'."]);
   });
 
+  it('its optional dependency koffi (scheduler slices for CPU lanes, sandbox/thread-slice.ts) comes with it and loads from its files', () => {
+    writeFileSync(
+      join(app, 'koffi.cjs'),
+      `const { createRequire } = require('node:module');
+const fromSandbox = createRequire(require.resolve('ptc-runtime/sandbox'));
+console.log(typeof fromSandbox('koffi').load);
+`,
+    );
+    const run = node(['koffi.cjs']);
+    expect(run.stderr).toBe('');
+    expect(run.stdout.trim()).toBe('function');
+  });
+
   it("require('ptc-runtime') works in CommonJS", () => {
     writeFileSync(
       join(app, 'cjs.cjs'),

@@ -18,6 +18,7 @@ import {
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '../../sandbox/index.ts';
+import { LONG_SLICE_NS, readThreadSlice } from '../../sandbox/thread-slice.ts';
 import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
 import { demotedThreads } from '../support/demoted-threads.ts';
 
@@ -32,6 +33,8 @@ function schedulingOf(tid: number): { nice: number; policy: number } {
 }
 
 const SCHED_OTHER = 0;
+/** The kernel's default slice where it reports slices (Linux ≥ 6.12; sandbox/thread-slice.ts), else undefined. */
+const defaultSlice = linux ? readThreadSlice(process.pid) : undefined;
 
 /** Starts a worker thread that spins until `flag[0]` is set, then sleeps on it; resolves with its thread id. */
 async function spinningWorker(flag: Int32Array): Promise<{ worker: Worker; tid: number }> {
@@ -145,6 +148,8 @@ describe('CPU lanes', () => {
         nice: DEMOTED_NICE,
         policy: SCHED_OTHER,
       });
+      // And a long slice, where the kernel has slices: threads waking beside it preempt it.
+      if (defaultSlice !== undefined) expect(readThreadSlice(tid)).toBe(LONG_SLICE_NS);
       // The thread stops spinning and lives on (as an isolated-vm thread serving other runs would).
       Atomics.store(flag, 0, 1);
       const restored = await restoreThreads();
@@ -154,6 +159,7 @@ describe('CPU lanes', () => {
       }
       expect(restored).toBe(true);
       expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(readThreadSlice(tid)).toBe(defaultSlice);
       expect(demotedThreads()).toStrictEqual([]);
     } finally {
       Atomics.store(flag, 0, 1);
@@ -373,6 +379,10 @@ describe('CPU lanes', () => {
           demoted = threadsOf();
         }
         expect(demoted.length).toBe(2);
+        // Each with a long slice, where the kernel has slices (in a sandbox process too).
+        if (defaultSlice !== undefined) {
+          for (const tid of demoted) expect(readThreadSlice(tid, pid)).toBe(LONG_SLICE_NS);
+        }
         stops[0]?.abort();
         expectKind(await (runaways[0] as Promise<RunOutcome>), 'abort');
         let left = demoted;
@@ -381,6 +391,11 @@ describe('CPU lanes', () => {
         }
         expect(left.length).toBe(1);
         expect(demoted).toEqual(expect.arrayContaining(left));
+        for (const tid of demoted.filter((tid) => !left.includes(tid))) {
+          // Restored, or ended meanwhile (isolated-vm's short-lived threads).
+          const slice = readThreadSlice(tid, pid);
+          if (slice !== undefined) expect(slice).toBe(defaultSlice);
+        }
         stops[1]?.abort();
         expectKind(await (runaways[1] as Promise<RunOutcome>), 'abort');
         open();
