@@ -20,7 +20,7 @@
 // in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
 import { accessSync, readdirSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { LONG_SLICE_NS, setThreadSlice } from './thread-slice.ts';
+import { LONG_SLICE_NS, restoreThreadSlice, setThreadSlice } from './thread-slice.ts';
 
 /** CPU time after which a run counts as CPU-bound. */
 export const HEAVY_CPU_MS = 1_000;
@@ -64,8 +64,8 @@ function sampleThreads(): Map<number, ThreadSample> {
 interface Demoted {
   readonly nice: number;
   readonly voluntary: number;
-  /** Whether it got LONG_SLICE_NS (given the default back on restore). */
-  readonly slice: boolean;
+  /** The slice it had before it got LONG_SLICE_NS (given back on restore); undefined if it got none. */
+  readonly slice: bigint | undefined;
 }
 const demoted = new Map<number, Demoted>();
 /** How many times restoreThreads was called (a demotion under way when it is demotes nothing). */
@@ -210,7 +210,7 @@ function restore(tids: readonly number[]): boolean {
     if (!threadAlive(tid)) continue;
     try {
       setPriority(tid, entry.nice);
-      if (entry.slice) setThreadSlice(tid, 0n);
+      if (entry.slice !== undefined) restoreThreadSlice(tid, entry.slice);
     } catch (error) {
       // A thread that ended needs nothing (isolated-vm runs work on short-lived threads
       // when its pool is busy); any other failure leaves it demoted. Node reports the

@@ -30,20 +30,24 @@ const SYSCALLS: Readonly<Record<string, { readonly set: number; readonly get: nu
   arm64: { set: 274, get: 275 },
 };
 
-/** struct sched_attr (uapi/linux/sched/types.h), version 1: 56 bytes. */
+/** struct sched_attr (uapi/linux/sched/types.h), version 1: 56 bytes. koffi reads a 64-bit
+ * field as a number when it fits one. */
 interface SchedAttr {
   size: number;
   sched_policy: number;
-  sched_flags: bigint;
+  sched_flags: bigint | number;
   sched_nice: number;
   sched_priority: number;
-  sched_runtime: bigint;
-  sched_deadline: bigint;
-  sched_period: bigint;
+  sched_runtime: bigint | number;
+  sched_deadline: bigint | number;
+  sched_period: bigint | number;
   util_min: number;
   util_max: number;
 }
 const SCHED_ATTR_SIZE = 56;
+/** The one flag sched_getattr reports for these policies; sched_setattr without it clears it
+ * (as root) or is refused (EPERM otherwise), so it is passed back as read. */
+const SCHED_FLAG_RESET_ON_FORK = 1n;
 /** SCHED_OTHER and SCHED_BATCH: the policies whose slice sched_runtime sets. */
 const FAIR_POLICIES = new Set([0, 3]);
 
@@ -64,7 +68,9 @@ function sliceCalls(): SliceCalls | null {
     const koffi = requireFromHere('koffi') as typeof import('koffi');
     const libc = loadLibc(koffi);
     if (libc === undefined) return loaded;
-    const attrType = koffi.struct('ptc_sched_attr', {
+    // Unnamed: koffi's type names are process-wide, and a second copy of this module (two
+    // copies of the package in one process) would be refused a name already taken.
+    const attrType = koffi.struct({
       size: 'uint32',
       sched_policy: 'uint32',
       sched_flags: 'uint64',
@@ -138,20 +144,35 @@ export function slicesAvailable(): boolean {
 
 /**
  * Sets thread `tid`'s slice (nanoseconds; 0 gives it the kernel's default back), keeping
- * its policy and nice value. False if slices are not available here, the thread is not
- * SCHED_OTHER or SCHED_BATCH (or has ended), or the kernel refused.
+ * its policy, nice value and reset-on-fork flag. Returns the slice it had (0 on kernels
+ * without slices), for restoreThreadSlice; undefined if slices are not available here, the
+ * thread is not SCHED_OTHER or SCHED_BATCH (or has ended), or the kernel refused.
  */
-export function setThreadSlice(tid: number, sliceNs: bigint): boolean {
+export function setThreadSlice(tid: number, sliceNs: bigint): bigint | undefined {
   const calls = sliceCalls();
-  if (calls === null) return false;
+  if (calls === null) return undefined;
   const attr = calls.get(tid);
-  if (attr === undefined || !FAIR_POLICIES.has(attr.sched_policy)) return false;
+  if (attr === undefined || !FAIR_POLICIES.has(attr.sched_policy)) return undefined;
+  const previous = BigInt(attr.sched_runtime);
   attr.size = SCHED_ATTR_SIZE;
-  attr.sched_flags = 0n;
+  attr.sched_flags = BigInt(attr.sched_flags) & SCHED_FLAG_RESET_ON_FORK;
   attr.sched_runtime = sliceNs;
   attr.sched_deadline = 0n;
   attr.sched_period = 0n;
-  return calls.set(tid, attr);
+  return calls.set(tid, attr) ? previous : undefined;
+}
+
+/**
+ * Gives thread `tid` back the slice `previous` that setThreadSlice returned: the kernel's
+ * default if that is what it had (sched_getattr reports the default as a number, so the
+ * default is set and read back), else that custom slice (threads inherit their creator's,
+ * so the process may have been started with one). False as setThreadSlice's undefined.
+ */
+export function restoreThreadSlice(tid: number, previous: bigint): boolean {
+  if (setThreadSlice(tid, 0n) === undefined) return false;
+  const now = sliceCalls()?.get(tid)?.sched_runtime;
+  if (now === undefined) return false;
+  return BigInt(now) === previous || setThreadSlice(tid, previous) !== undefined;
 }
 
 /** Thread `tid`'s slice as the kernel reports it (`se.slice` in /proc; Linux ≥ 6.12), in ns. */

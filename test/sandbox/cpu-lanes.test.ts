@@ -18,7 +18,7 @@ import {
   WATCH_MS,
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '../../sandbox/index.ts';
-import { LONG_SLICE_NS, readThreadSlice } from '../../sandbox/thread-slice.ts';
+import { LONG_SLICE_NS, readThreadSlice, setThreadSlice } from '../../sandbox/thread-slice.ts';
 import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
 import { demotedThreads } from '../support/demoted-threads.ts';
 
@@ -161,6 +161,27 @@ describe('CPU lanes', () => {
       expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
       expect(readThreadSlice(tid)).toBe(defaultSlice);
       expect(demotedThreads()).toStrictEqual([]);
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await worker.terminate();
+    }
+  }, 30_000);
+
+  it('a demoted thread that had a slice of its own gets that slice back, not the default (Linux ≥ 6.12, where the priority may be raised)', async () => {
+    if (defaultSlice === undefined || !mayRestorePriority()) return;
+    const own = 5_000_000n; // as if the process had been started with a slice (threads inherit it)
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    const { worker, tid } = await spinningWorker(flag);
+    try {
+      expect(setThreadSlice(tid, own)).toBe(defaultSlice);
+      await quietStretch(tid);
+      expect(await demoteBusyThreads()).toBeGreaterThanOrEqual(1);
+      expect(readThreadSlice(tid)).toBe(LONG_SLICE_NS);
+      Atomics.store(flag, 0, 1);
+      expect(await restoreThreads()).toBe(true);
+      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(readThreadSlice(tid)).toBe(own);
     } finally {
       Atomics.store(flag, 0, 1);
       Atomics.notify(flag, 0);
