@@ -28,7 +28,8 @@ export class RunPauseGates implements PauseGates {
   }
 
   decision(callId: string): 'approve' | 'deny' | undefined {
-    return this.#decisions.get(callId);
+    // Asked on every call; most runtimes never hold a decision (a lookup hashes the callId).
+    return this.#decisions.size === 0 ? undefined : this.#decisions.get(callId);
   }
 
   /** A durable run's token while its program runs; the returned function removes it. */

@@ -130,17 +130,18 @@ export function materialize(
   contexts: readonly ContextMessage[],
   concluded: boolean,
 ): ToolResult {
-  const base = {
+  // Built by assignment in this key order (no temporary object spread per optional field).
+  const base: { -readonly [K in keyof ToolResult]: ToolResult[K] } = {
     callId: exec.callId,
     name: exec.name,
     isError: draft.isError,
-    ...(draft.isError ? {} : { value: draft.value as JsonValue }),
-    content: draft.content,
-    ...(draft.isError && draft.error !== undefined ? { error: draft.error } : {}),
-    ...(contexts.length > 0 ? { additionalContexts: Object.freeze([...contexts]) } : {}),
-    ...(!draft.isError && concluded ? { concludesTurn: true as const } : {}),
-    ...(!draft.isError && draft.presentationMeta !== undefined ? { presentationMeta: draft.presentationMeta } : {}),
-  };
+  } as ToolResult;
+  if (!draft.isError) base.value = draft.value as JsonValue;
+  base.content = draft.content;
+  if (draft.isError && draft.error !== undefined) base.error = draft.error;
+  if (contexts.length > 0) base.additionalContexts = Object.freeze([...contexts]);
+  if (!draft.isError && concluded) base.concludesTurn = true;
+  if (!draft.isError && draft.presentationMeta !== undefined) base.presentationMeta = draft.presentationMeta;
   // Every part is already a frozen copy (content, each context, error; the validated value keeps its
   // identity); the contexts list is copied and frozen here, so the result is frozen all the way down.
   return Object.freeze(base) as ToolResult;
