@@ -106,9 +106,13 @@ export class RunAdmission {
   readonly queueTimeoutMs: number;
   readonly #measure: (() => number | undefined) | undefined;
   readonly #now: () => number;
+  /**
+   * The admitted runs; those with `activeSince` set are CPU-active (within their slice or
+   * past it). One set, not a second one of the active runs: a run that awaits one tool
+   * call at a time would leave and rejoin it on every call (a hash-table delete, which
+   * reallocates a table that drops to empty, and an insert).
+   */
   readonly #admitted = new Set<Admitted>();
-  /** The admitted runs that are CPU-active (within their slice or past it). */
-  readonly #active = new Set<Admitted>();
   readonly #queue: Waiter[] = [];
   #sliceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Recent admission waits, for the retry hint. */
@@ -141,7 +145,7 @@ export class RunAdmission {
   get cpuActive(): number {
     const now = this.#now();
     let count = 0;
-    for (const run of this.#active) {
+    for (const run of this.#admitted) {
       if (run.activeSince !== undefined && now - run.activeSince < this.sliceMs) count++;
     }
     return count;
@@ -208,26 +212,24 @@ export class RunAdmission {
   #ticket(): AdmissionTicket {
     const run: Admitted = { activeSince: this.#now() };
     this.#admitted.add(run);
-    this.#active.add(run);
     let released = false;
+    // With nobody queued and no slice timer, pump and the timer's check would do nothing.
+    const idle = (): boolean => this.#queue.length === 0 && this.#sliceTimer === undefined;
     return {
       waiting: () => {
         if (released || run.activeSince === undefined) return;
         run.activeSince = undefined;
-        this.#active.delete(run);
-        this.#pump();
+        if (!idle()) this.#pump();
       },
       active: () => {
         if (released || run.activeSince !== undefined) return;
         run.activeSince = this.#now();
-        this.#active.add(run);
-        this.#armSliceTimer();
+        if (!idle()) this.#armSliceTimer();
       },
       release: () => {
         if (released) return;
         released = true;
         this.#admitted.delete(run);
-        this.#active.delete(run);
         this.#pump();
       },
     };
@@ -257,7 +259,7 @@ export class RunAdmission {
     if (this.#sliceTimer !== undefined) return;
     const now = this.#now();
     let next = Number.POSITIVE_INFINITY;
-    for (const run of this.#active) {
+    for (const run of this.#admitted) {
       if (run.activeSince === undefined) continue;
       const end = run.activeSince + this.sliceMs;
       if (end > now) next = Math.min(next, end);

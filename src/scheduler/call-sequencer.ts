@@ -103,6 +103,8 @@ interface Slot {
   readonly result: Deferred<ToolResult>;
   /** Stops relaying the call's own signal (after its commit or failure). */
   readonly unlink: () => void;
+  /** Its place in the sequence's list of open calls; -1 when not in it. */
+  openIndex: number;
 }
 
 const noop = (): void => {};
@@ -143,8 +145,20 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       throw error;
     });
   };
-  // Calls submitted and not yet committed or failed; a slot leaves at its commit.
-  const open = new Set<Slot>();
+  // Calls submitted and not yet committed or failed, in no order; a slot leaves at its
+  // commit. A list with each slot's place, not a Set: a sequence awaiting one call at a
+  // time would empty a Set on every commit, and V8 reallocates a table that drops to empty.
+  const open: Slot[] = [];
+  const leaveOpen = (slot: Slot): void => {
+    const at = slot.openIndex;
+    if (at < 0) return;
+    slot.openIndex = -1;
+    const last = open.pop()!;
+    if (last !== slot) {
+      open[at] = last;
+      last.openIndex = at;
+    }
+  };
   const callIds = new Set<string>();
   const callIdsUnique = options.callIdsUnique === true;
   let failure: SchedulerError | undefined;
@@ -212,7 +226,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   const commit = (slot: Slot, result: ToolResult): void => {
     committedCalls += 1;
     slot.unlink();
-    open.delete(slot);
+    leaveOpen(slot);
     slot.result.resolve(result);
     slot.committed.resolve();
   };
@@ -226,7 +240,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
   // Not committed: the caller still gets a result for the call, saying so.
   const reject = (slot: Slot, f: SchedulerError): void => {
     slot.unlink();
-    open.delete(slot);
+    leaveOpen(slot);
     slot.result.resolve(schedulerFailureResult(slot.request.callId, slot.request.name, f, slot.dispatched));
     slot.committed.reject(f);
   };
@@ -386,6 +400,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       hold: undefined,
       result: deferred<ToolResult>(),
       unlink: linked === undefined ? noop : linked.unlink,
+      openIndex: -1,
     };
     slot.committed.promise.catch(noop);
     if (!callIdsUnique) callIds.add(callId);
@@ -394,8 +409,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
 
   const drain = async (): Promise<void> => {
     // Calls submitted while we wait are waited for too.
-    while (open.size > 0) {
-      await Promise.allSettled([...open].map((s) => s.committed.promise));
+    while (open.length > 0) {
+      await Promise.allSettled(open.map((s) => s.committed.promise));
     }
     if (failure !== undefined) throw failure;
   };
@@ -422,7 +437,8 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
         reject(slot, failure);
         return slot.result.promise;
       }
-      open.add(slot);
+      slot.openIndex = open.length;
+      open.push(slot);
       const previousCommitted = lastCommitted;
       const position = ++chainedCalls;
       lastCommitted = slot.committed.promise;
