@@ -348,16 +348,17 @@ async function runSandboxed(
       return { outcome: { ok: false, code: 'RUN_DIVERGED', message: recorded.message } };
     }
     if (recorded !== undefined) return { args, result: recorded.result, recorded: true, at: recorded.at };
-    // Built in this key order without spreading a temporary object per optional field.
+    // Built without spreading a temporary object per optional field, in the key order the
+    // sequencer's own requests have: a frozen one it can then take as it is.
     const nested: { -readonly [K in keyof NestedExecuteRequest]: NestedExecuteRequest[K] } = {
       callId,
       name: request.toolName,
       arguments: args,
+      signal: request.signal, // the sequencer adds the run's signal
     };
     if (exec.agent !== undefined) nested.agent = exec.agent;
     nested.parent = exec.token;
     nested.rootCallId = exec.rootCallId;
-    nested.signal = request.signal; // the sequencer adds the run's signal
     if (durable !== undefined) nested.idempotencyKey = durable.idempotencyKey(seq);
     // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
     // copy in the sequencer). What a snapshot refuses goes the general way and fails there.

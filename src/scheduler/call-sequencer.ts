@@ -109,6 +109,29 @@ interface Slot {
 
 const noop = (): void => {};
 
+/** The request a slot runs: its own fields, the call's signal and agent, frozen and marked when its arguments are a snapshot. */
+function normalizedRequest(
+  request: NestedExecuteRequest,
+  snapshot: { readonly ok: true; readonly value: JsonValue } | { readonly ok: false },
+  agent: string | undefined,
+  callSignal: AbortSignal,
+): NestedExecuteRequest {
+  // Optional fields only when set, in this order (no spread of a temporary object each).
+  const fields: { -readonly [K in keyof NestedExecuteRequest]: NestedExecuteRequest[K] } = {
+    callId: request.callId,
+    name: request.name,
+    arguments: snapshot.ok ? snapshot.value : request.arguments,
+    signal: callSignal,
+  };
+  if (agent !== undefined) fields.agent = agent;
+  if (request.parent !== undefined) fields.parent = request.parent;
+  if (request.rootCallId !== undefined) fields.rootCallId = request.rootCallId;
+  if (request.caller !== undefined) fields.caller = request.caller;
+  if (request.callerRefusal !== undefined) fields.callerRefusal = request.callerRefusal;
+  if (request.idempotencyKey !== undefined) fields.idempotencyKey = request.idempotencyKey;
+  return snapshot.ok ? snapshotRequest(fields) : fields;
+}
+
 export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOptions = {}): CallSequencer {
   const concurrency = checkConcurrency(options.concurrency, 'createCallSequencer');
   const holdMs = checkHoldAfterGiveUpMs(options.holdAfterGiveUpMs ?? deps.holdAfterGiveUpMs, 'createCallSequencer');
@@ -362,33 +385,23 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     const own = request.signal;
     if (own !== undefined && !(own instanceof AbortSignal))
       throw new TypeError(`submit(${callId}): signal must be an AbortSignal`);
-    const linked =
-      own === undefined || own === signal
-        ? undefined
-        : signal === NEVER_ABORTED
-          ? { signal: own, unlink: noop }
-          : link(own);
-    const callSignal = linked === undefined ? signal : linked.signal;
+    // A sequence that cannot abort needs no link: the call's own signal is all there is.
+    const linked = own === undefined || own === signal || signal === NEVER_ABORTED ? undefined : link(own);
+    const callSignal = linked === undefined ? (own ?? signal) : linked.signal;
     // Snapshot once: classification and the tool see the very same arguments (run_code's
     // are one already).
-    const snapshot = hasSnapshotArguments(request)
+    const vouched = hasSnapshotArguments(request);
+    const snapshot = vouched
       ? { ok: true as const, value: request.arguments as JsonValue }
       : trySnapshotJson(request.arguments, 'arguments');
     const args = snapshot.ok ? snapshot.value : undefined;
-    // Optional fields only when set, in this order (no spread of a temporary object each).
-    const fields: { -readonly [K in keyof NestedExecuteRequest]: NestedExecuteRequest[K] } = {
-      callId,
-      name,
-      arguments: snapshot.ok ? snapshot.value : request.arguments,
-      signal: callSignal,
-    };
-    if (agent !== undefined) fields.agent = agent;
-    if (request.parent !== undefined) fields.parent = request.parent;
-    if (request.rootCallId !== undefined) fields.rootCallId = request.rootCallId;
-    if (request.caller !== undefined) fields.caller = request.caller;
-    if (request.callerRefusal !== undefined) fields.callerRefusal = request.callerRefusal;
-    if (request.idempotencyKey !== undefined) fields.idempotencyKey = request.idempotencyKey;
-    const normalized = snapshot.ok ? snapshotRequest(fields) : fields;
+    // A frozen snapshot request that already says what the copy below would (run_code's,
+    // built in the same key order, with the call's own signal when the sequence's cannot
+    // abort) is taken as it is.
+    const normalized =
+      vouched && callSignal === own && agent === request.agent && request.hostedProgram === undefined
+        ? request
+        : normalizedRequest(request, snapshot, agent, callSignal);
     const slot: Slot = {
       request: normalized,
       agent,

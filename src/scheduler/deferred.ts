@@ -5,12 +5,24 @@ export interface Deferred<T> {
   reject(error: unknown): void;
 }
 
+// One executor for every deferred (no closure and context made per promise; a sequenced
+// call makes three): it hands the settlers over through these two, read and cleared
+// right after the promise is made (the executor runs synchronously inside the constructor).
+let capturedResolve: ((value: never) => void) | undefined;
+let capturedReject: ((error: unknown) => void) | undefined;
+function captureSettlers(resolve: (value: never) => void, reject: (error: unknown) => void): void {
+  capturedResolve = resolve;
+  capturedReject = reject;
+}
+
 export function deferred<T>(): Deferred<T> {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
+  const promise = new Promise<T>(captureSettlers);
+  const settlers: Deferred<T> = {
+    promise,
+    resolve: capturedResolve as (value: T) => void,
+    reject: capturedReject as (error: unknown) => void,
+  };
+  capturedResolve = undefined;
+  capturedReject = undefined;
+  return settlers;
 }
