@@ -31,13 +31,14 @@ describe('sandbox process bundle', () => {
     const sandbox = createSandbox({ isolation: 'process', processes: 1, poolSize: 1 });
     afterAll(() => sandbox.close());
 
-    it('every sandbox process runs the bundle with --no-node-snapshot', async () => {
+    it('every sandbox process runs the bundle with --no-node-snapshot and --no-sparkplug', async () => {
       const outcome = await sandbox.run({ code: 'return 6 * 7', toolNames: [], hostCall: fakeHost().hostCall });
       expectOk(outcome, 42);
       const pid = sandbox instanceof ProcessSandbox ? sandbox.childPid : undefined;
       expect(pid).toBeDefined();
       const argv = readFileSync(`/proc/${String(pid)}/cmdline`, 'utf8').split('\0');
       expect(argv).toContain('--no-node-snapshot');
+      expect(argv).toContain('--no-sparkplug');
       expect(argv).toContain(SANDBOX_PROCESS_BUNDLE);
       expect(argv.some((arg) => arg.endsWith('.ts') || arg.endsWith('.mjs'))).toBe(false);
     });
