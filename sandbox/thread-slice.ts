@@ -21,7 +21,8 @@ import type { LibraryHandle } from 'koffi';
 const requireFromHere = createRequire(import.meta.url);
 
 /** The slice a demoted thread gets: the longest that keeps a spinner from starving its
- * peers (the kernel clamps to 0.1–100 ms). Waking threads at the default ~3 ms preempt it. */
+ * peers (the kernel clamps to 0.1–100 ms). Waking threads at the default slice (under 3 ms:
+ * it grows with the CPU count, 1.4 ms on 2 CPUs) preempt it. */
 export const LONG_SLICE_NS = 20_000_000n;
 
 /** sched_setattr / sched_getattr system call numbers (the architectures Node ships for Linux). */
