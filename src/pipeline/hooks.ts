@@ -78,15 +78,19 @@ export class Hooks {
     const list = this.#lists[name] as HookMap[K][];
     if (list.length === 0) return NO_HANDLERS;
     if (exec === undefined || this.#conditional === 0) return [...list];
-    // A loop, not filter(): no closure per call, and no array until a handler is left out.
+    // A loop, not filter(): no closure per call, and no array until a handler is kept
+    // after one was left out (a lone conditional wrapper left out allocates nothing).
+    let leftOut = false;
     let chain: HookMap[K][] | undefined;
     for (let i = 0; i < list.length; i += 1) {
       const entry = list[i]!;
-      if (this.#conditions.get(entry)?.(exec) === false) chain ??= list.slice(0, i);
-      else chain?.push(entry);
+      if (this.#conditions.get(entry)?.(exec) === false) {
+        if (!leftOut && i > 0) chain = list.slice(0, i);
+        leftOut = true;
+      } else if (leftOut) (chain ??= []).push(entry);
     }
-    if (chain === undefined) return [...list];
-    return chain.length === 0 ? NO_HANDLERS : chain;
+    if (!leftOut) return [...list];
+    return chain === undefined ? NO_HANDLERS : chain;
   }
 }
 
