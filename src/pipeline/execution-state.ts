@@ -57,6 +57,7 @@ export class ExecutionState implements ToolExecution {
   #phase: Phase = 'policy';
   #bodyInvoked = false;
   #concluded = false;
+  #childCaller: ToolCaller | undefined;
   readonly #contexts: ContextMessage[] = [];
   /**
    * What hooks, guards and the body receive: identity fields read-only, `signal` swappable
@@ -72,7 +73,7 @@ export class ExecutionState implements ToolExecution {
     const parentState = init.parent === undefined ? undefined : runningBodies.get(init.parent);
     this.parentCallId = parentState?.callId;
     this.hostedProgram = init.hostedProgram;
-    this.caller = init.caller ?? (parentState === undefined ? DIRECT_CALLER : nestedCaller(parentState));
+    this.caller = init.caller ?? (parentState === undefined ? DIRECT_CALLER : parentState.childCaller());
     this.depth = init.parent === undefined ? 0 : (parentState?.depth ?? 0) + 1;
     this.rootCallId = parentState?.rootCallId ?? init.rootCallId;
     this.idempotencyKey = init.idempotencyKey;
@@ -138,6 +139,11 @@ export class ExecutionState implements ToolExecution {
   }
 
   // ---- pipeline-only ----
+  /** The caller of this execution's nested calls: one frozen value, made at the first (a run makes many). */
+  childCaller(): ToolCaller {
+    this.#childCaller ??= nestedCaller(this);
+    return this.#childCaller;
+  }
   /** While the body runs: where `callTool` goes, and this execution can be a parent; undefined ends both. */
   setCallTool(call: CallTool | undefined): void {
     this.#callTool = call;
