@@ -153,8 +153,12 @@ export interface ExecutionTracer {
 export interface ExecutionGates {
   /** Pre-policy and guards are done (the call will or will not dispatch). Called exactly once. */
   readonly onPolicyDone?: () => void;
-  /** Runs around-dispatch and the body (e.g. inside a bounded pool). Must call `dispatch` once. */
-  readonly runDispatch?: (dispatch: () => Promise<void>) => Promise<void>;
+  /**
+   * Runs around-dispatch and the body (e.g. inside a bounded pool). Must call `dispatch`
+   * once. `dispatch` returns undefined when it finished synchronously (a body that
+   * returned a value, nothing to wait for); runDispatch may then return undefined too.
+   */
+  readonly runDispatch?: (dispatch: () => Promise<void> | undefined) => Promise<void> | undefined;
   /** Awaited before post-execute (or before finish when post is skipped): commits follow its order. Undefined: nothing to wait for. */
   readonly beforeCommit?: () => Promise<void> | undefined;
   /**
@@ -299,17 +303,29 @@ async function runExecution(
     // A journaled call keeps invoke's turns: its records interleave with the turn's other
     // calls in the order they always had.
     const unjournaled = gates.recordCall === undefined && gates.recordResult === undefined;
-    const dispatch = async (): Promise<void> => {
-      if (dispatched !== undefined) throw new Error('runDispatch called dispatch twice');
-      try {
-        dispatched = { draft: await aroundDispatch(deps, exec, tracker, unjournaled) };
-      } catch (error) {
-        dispatched = { pipelineError: error };
-      }
+    const dispatchDone = (outcome: { draft: Draft } | { pipelineError: unknown }): undefined => {
+      dispatched = outcome;
       if (bodies?.running === true) gates.onBodyOutlived!(bodies.settled());
+      return undefined;
+    };
+    // Synchronous when the body's draft is (a body that returned a value): no turn, no promise.
+    const dispatch = (): Promise<void> | undefined => {
+      if (dispatched !== undefined) return Promise.reject(new Error('runDispatch called dispatch twice'));
+      let running: Draft | Promise<Draft>;
+      try {
+        running = aroundDispatch(deps, exec, tracker, unjournaled);
+      } catch (error) {
+        return dispatchDone({ pipelineError: error });
+      }
+      if (!(running instanceof Promise)) return dispatchDone({ draft: running });
+      return running.then(
+        (draft) => dispatchDone({ draft }),
+        (error: unknown) => dispatchDone({ pipelineError: error }),
+      );
     };
     // A throw out of runDispatch is the scheduler's own failure: it propagates.
-    await (gates.runDispatch ?? ((d) => d()))(dispatch);
+    const ran = gates.runDispatch === undefined ? dispatch() : gates.runDispatch(dispatch);
+    if (ran !== undefined) await ran;
     if (dispatched === undefined) throw new Error(`scheduler did not dispatch call "${callId}"`);
     if ('pipelineError' in dispatched)
       return finalResult(pipelineErrorDraft('tools/execute', dispatched.pipelineError));
@@ -524,7 +540,7 @@ function aroundDispatch(
   exec: ExecutionState,
   tracker: (() => BodyTracker) | undefined,
   unjournaled: boolean,
-): Promise<Draft> {
+): Draft | Promise<Draft> {
   exec.enterPhase('around');
   const handlers = deps.hooks.list('tools/execute', exec.view);
   if (handlers.length === 0) {
@@ -532,7 +548,9 @@ function aroundDispatch(
     // Without a wrapper only the caller's abort can give the body up, and the body is
     // tracked from that moment (the grace ran out) rather than from its start.
     const givenUp = exec.callerSignal === NEVER_ABORTED ? undefined : tracker;
-    return dispatchBody(deps, exec, undefined, 'post', givenUp, unjournaled);
+    return unjournaled
+      ? dispatchDirect(deps, exec, givenUp)
+      : dispatchBody(deps, exec, undefined, 'post', givenUp, false);
   }
   return aroundWrappers(deps, exec, handlers, tracker);
 }
@@ -702,6 +720,122 @@ async function dispatchBody(
     exec.enterPhase(after);
   }
   return draft;
+}
+
+/**
+ * dispatchBody for an unjournaled call without a tools/execute wrapper: the same steps,
+ * but a body that returns a value (not a thenable) gives its draft synchronously, with no
+ * async frame and no turn between the body and the pipeline's next stage. A body that
+ * returns a promise continues as dispatchBody would (the same turns); a declared resource
+ * lock, or a definition without a checked body, takes dispatchBody itself.
+ */
+function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () => BodyTracker): Draft | Promise<Draft> {
+  const tool = deps.resolveTool(exec.name, exec.agent);
+  const direct =
+    tool === undefined || (tool.resourceKey !== undefined && deps.resourceLocks !== undefined)
+      ? undefined
+      : checkedBody(tool);
+  if (tool === undefined || direct === undefined) return dispatchBody(deps, exec, undefined, 'post', givenUp, true);
+  const wrapperSignal = exec.signal;
+  const fused = fuseSignals(exec.callerSignal, wrapperSignal);
+  if (fused.signal.aborted) {
+    fused.dispose();
+    return refused(exec, 'post', errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+  }
+  // Invalid input never runs the body, so it is refused before bodyInvoked is set.
+  const issues = tool.argIssues(exec.arguments);
+  if (issues.length > 0) {
+    fused.dispose();
+    return refused(exec, 'post', errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message));
+  }
+  exec.setBodySignal(fused.signal);
+  exec.enterPhase('body');
+  exec.useDefinition(tool);
+  exec.markBodyInvoked();
+  // Opened on the first exec.callTool only: most bodies never make one.
+  let composite: CompositeCalls | undefined;
+  exec.setCallTool((name, args) =>
+    (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args),
+  );
+  // What dispatchBody's `finally` does once the draft is known (after the composite calls closed).
+  const settle = (draft: Draft): Draft => {
+    exec.setCallTool(undefined);
+    fused.dispose();
+    exec.setBodySignal(wrapperSignal);
+    exec.enterPhase('post');
+    return draft;
+  };
+  // Undefined only when the body returned a thenable (`body`): its draft comes when it settles.
+  let draft: Draft | undefined;
+  let body: Promise<unknown> | undefined;
+  try {
+    const raw = direct(exec.arguments, exec.view);
+    if ((typeof raw === 'object' && raw !== null) || typeof raw === 'function') {
+      // Read once, as an async function's return reads it.
+      const then = (raw as { then?: unknown }).then;
+      if (typeof then === 'function') body = followThenable(raw, then as (...args: unknown[]) => unknown);
+    }
+    if (body === undefined)
+      draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+  } catch (error) {
+    draft =
+      error instanceof ToolArgsError
+        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
+        : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
+  }
+  if (draft === undefined)
+    return settleDirectBody(deps, exec, tool, body!, fused.signal, givenUp, () => composite, settle);
+  // Nested calls the body left running are aborted and drained before its outcome moves on.
+  if (composite !== undefined) {
+    const done = draft;
+    return composite.close().then(() => settle(done));
+  }
+  return settle(draft);
+}
+
+/** The rest of dispatchDirect for a body that returned a thenable: dispatchBody's steps and turns from its await on. */
+async function settleDirectBody(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  tool: Tool,
+  body: Promise<unknown>,
+  signal: AbortSignal,
+  givenUp: (() => BodyTracker) | undefined,
+  composite: () => CompositeCalls | undefined,
+  settle: (draft: Draft) => Draft,
+): Promise<Draft> {
+  let draft: Draft;
+  try {
+    const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
+    const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
+    if (raw === GIVEN_UP) {
+      givenUp?.().track(body);
+      reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
+        callId: exec.callId,
+        name: exec.name,
+        agent: exec.agent,
+        reason: 'aborted',
+        timeoutMs: undefined,
+        graceMs,
+        settled: body.then(noop, noop),
+      });
+      draft = errorDraft(
+        ERROR_CODES.ABORTED,
+        `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
+        { bodySettled: false },
+      );
+    } else {
+      draft = signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+    }
+  } catch (error) {
+    draft =
+      error instanceof ToolArgsError
+        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
+        : thrownDraft(error, signal.aborted, signal.reason);
+  }
+  const open = composite();
+  if (open !== undefined) await open.close();
+  return settle(draft);
 }
 
 /** A call refused before its body runs: the phase moves on as after a body. */

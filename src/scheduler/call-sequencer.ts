@@ -109,6 +109,9 @@ interface Slot {
 
 const noop = (): void => {};
 
+/** The pipeline's dispatch of one call: undefined when it finished synchronously. */
+type Dispatch = () => Promise<void> | undefined;
+
 /** The request a slot runs: its own fields, the call's signal and agent, frozen and marked when its arguments are a snapshot. */
 function normalizedRequest(
   request: NestedExecuteRequest,
@@ -151,17 +154,22 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     besidePool = false;
     pool.concurrency = concurrency;
   };
-  // Not an async frame: the dispatch's own promise, with the pool's bound restored when it settles.
-  const beside = (slot: Slot, dispatch: () => Promise<void>): Promise<void> => {
+  // Not an async frame: the dispatch's own promise, with the pool's bound restored when it
+  // settles (at once, and undefined, when the dispatch finished synchronously).
+  const beside = (slot: Slot, dispatch: Dispatch): Promise<void> | undefined => {
     besidePool = true;
     pool.concurrency = concurrency - 1;
     slot.dispatched = true;
-    let dispatched: Promise<void>;
+    let dispatched: Promise<void> | undefined;
     try {
       dispatched = dispatch();
     } catch (error) {
       leavePool();
       return Promise.reject(error);
+    }
+    if (dispatched === undefined) {
+      leavePool();
+      return undefined;
     }
     return dispatched.then(leavePool, (error: unknown) => {
       leavePool();
@@ -290,15 +298,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
 
   // A journaled call keeps the turns it always took (an async frame around `beside`): its
   // records interleave with those of the calls around it in the order they always had.
-  const besideAwaited = async (slot: Slot, dispatch: () => Promise<void>): Promise<void> => {
+  const besideAwaited = async (slot: Slot, dispatch: Dispatch): Promise<void> => {
     await beside(slot, dispatch);
   };
   // A dispatch that waits: in the pool, or behind the calls before it.
-  const queuedDispatch = async (
-    slot: Slot,
-    previousCommitted: Promise<void>,
-    dispatch: () => Promise<void>,
-  ): Promise<void> => {
+  const queuedDispatch = async (slot: Slot, previousCommitted: Promise<void>, dispatch: Dispatch): Promise<void> => {
     if (slot.mode === 'parallel') {
       await pool.add(async () => {
         if (failure !== undefined) throw failure;

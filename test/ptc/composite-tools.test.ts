@@ -248,6 +248,49 @@ describe('composite tools: exec.callTool', () => {
     await expect(late).rejects.toMatchObject({ code: 'NOT_DISPATCHED' });
   });
 
+  it('a body that returns synchronously with an inner call still pending: the call is aborted and drained before the result', async () => {
+    const rt = runtime({ mode: 'native' });
+    let started = 0;
+    rt.register(
+      defineTool({
+        name: 'wait',
+        description: 'Waits for its signal.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: async (_a, exec) => {
+          started += 1;
+          await untilAborted(exec.signal);
+          return null;
+        },
+      }),
+    );
+    let leftRunning: Promise<ToolResult> | undefined;
+    let settledFirst: 'inner' | 'outer' | undefined;
+    rt.register(
+      defineTool({
+        name: 'outer',
+        description: 'Composite whose body is not async.',
+        parameters: {},
+        output: { schema: { type: 'json' }, render: () => [] },
+        execute: (_args, exec) => {
+          leftRunning = exec.callTool('wait', {});
+          void leftRunning.then(() => {
+            settledFirst ??= 'inner';
+          });
+          return 'returned';
+        },
+      }),
+    );
+    const result = await rt.execute({ callId: 'o1', name: 'outer', arguments: {} });
+    settledFirst ??= 'outer';
+    expect(result.value).toBe('returned');
+    expect(settledFirst).toBe('inner');
+    expect({ started, code: (await leftRunning!).error?.code }).toEqual({
+      started: 0,
+      code: 'ABORTED_BEFORE_DISPATCH',
+    });
+  });
+
   it(`recursion is refused beyond maxCallDepth (default ${DEFAULT_MAX_CALL_DEPTH}), through the pipeline`, async () => {
     for (const maxCallDepth of [undefined, 3]) {
       const rt = runtime({ mode: 'native', ...(maxCallDepth === undefined ? {} : { maxCallDepth }) });
