@@ -1,6 +1,6 @@
 // Entry point of the sandbox child process: keeps a pool of pre-warmed isolates and
 // runs programs for the host, one fresh isolate per run; nested calls and logs travel
-// to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot.
+// to the host over IPC. Started by process-sandbox.ts with --no-node-snapshot and --no-sparkplug.
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
