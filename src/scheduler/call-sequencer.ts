@@ -331,8 +331,12 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     // Only a journal records: without one, no write-ahead chain is built.
     const journaled = record.recordCall === undefined ? undefined : { previous: lastRecorded, done: deferred<void>() };
     if (journaled !== undefined) lastRecorded = journaled.done.promise;
+    let policyDone = false;
     const gates: { -readonly [K in keyof ExecutionGates]: ExecutionGates[K] } = {
-      onPolicyDone: () => slot.policyDone.resolve(),
+      onPolicyDone: () => {
+        policyDone = true;
+        slot.policyDone.resolve();
+      },
       runDispatch: (dispatch) => {
         if (failure !== undefined) return Promise.reject(failure);
         // The common case (one call at a time) without an async frame of its own.
@@ -370,9 +374,14 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (journaled !== undefined) void settled.finally(() => journaled.done.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed and its body settled.
-    const gate =
-      slot.mode === 'exclusive' ? slot.committed.promise.then(() => slot.hold?.released) : slot.policyDone.promise;
-    await untilGateOrStop(gate);
+    if (slot.mode === 'exclusive') {
+      await untilGateOrStop(slot.committed.promise.then(() => slot.hold?.released));
+      return;
+    }
+    // Its policy already done (a pipeline that ran through synchronously): nothing to wait
+    // for. A journaled call keeps its turns (its records' order with the calls around it).
+    if (policyDone && journaled === undefined) return;
+    await untilGateOrStop(slot.policyDone.promise);
   };
 
   const normalize = (request: NestedExecuteRequest): Slot => {
