@@ -108,6 +108,7 @@ interface Slot {
 }
 
 const noop = (): void => {};
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** The pipeline's dispatch of one call: undefined when it finished synchronously. */
 type Dispatch = () => Promise<void> | undefined;
@@ -320,11 +321,28 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     await dispatch();
   };
 
-  const start = async (slot: Slot, previousCommitted: Promise<void>, position: number): Promise<void> => {
+  // The wait on the gate for the next call, as an async frame: the chain follows it with the
+  // turns it always had.
+  const waitForGate = async (gate: Promise<unknown>): Promise<void> => {
+    await untilGateOrStop(gate);
+  };
+  // Not an async frame: a parallel call whose policy is done when its pipeline returns
+  // gives the chain a settled promise to follow; every other way returns a promise as the
+  // async function this was did (a throw included). The chain keeps its turns either way:
+  // the next call starts at the same turn relative to the bodies running (the host fast
+  // path's property test pins that order).
+  const start = (slot: Slot, previousCommitted: Promise<void>, position: number): Promise<void> => {
+    try {
+      return startCall(slot, previousCommitted, position);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  };
+  const startCall = (slot: Slot, previousCommitted: Promise<void>, position: number): Promise<void> => {
     if (failure !== undefined) {
       // Never started: its result says so (SCHEDULER_FAILURE, not dispatched).
       reject(slot, failure);
-      return;
+      return SETTLED;
     }
     const { request } = slot;
     slot.mode = signal.aborted ? 'aborted' : classifyCall(deps, request.name, slot.agent, slot.args);
@@ -374,14 +392,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (journaled !== undefined) void settled.finally(() => journaled.done.resolve());
     // The gate for the next call: its pre-policy follows this call's policy; an
     // exclusive call holds every later call until it has committed and its body settled.
-    if (slot.mode === 'exclusive') {
-      await untilGateOrStop(slot.committed.promise.then(() => slot.hold?.released));
-      return;
-    }
+    if (slot.mode === 'exclusive') return waitForGate(slot.committed.promise.then(() => slot.hold?.released));
     // Its policy already done (a pipeline that ran through synchronously): nothing to wait
     // for. A journaled call keeps its turns (its records' order with the calls around it).
-    if (policyDone && journaled === undefined) return;
-    await untilGateOrStop(slot.policyDone.promise);
+    if (policyDone && journaled === undefined) return SETTLED;
+    return waitForGate(slot.policyDone.promise);
   };
 
   const normalize = (request: NestedExecuteRequest): Slot => {
