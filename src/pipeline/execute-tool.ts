@@ -687,20 +687,7 @@ async function dispatchBody(
     if (raw === GIVEN_UP) {
       const unsettled = body!;
       if (bodies === undefined) givenUp?.().track(unsettled);
-      reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
-        callId: exec.callId,
-        name: exec.name,
-        agent: exec.agent,
-        reason: 'aborted',
-        timeoutMs: undefined,
-        graceMs,
-        settled: unsettled.then(noop, noop),
-      });
-      draft = errorDraft(
-        ERROR_CODES.ABORTED,
-        `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
-        { bodySettled: false },
-      );
+      draft = givenUpDraft(deps, exec, unsettled, graceMs);
     } else {
       draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
     }
@@ -793,6 +780,24 @@ function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () =
   return settle(draft);
 }
 
+/** An aborted call whose body ignored the abort for `graceMs`: reported as unsettled, and its draft. */
+function givenUpDraft(deps: PipelineDeps, exec: ExecutionState, body: Promise<unknown>, graceMs: number): Draft {
+  reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
+    callId: exec.callId,
+    name: exec.name,
+    agent: exec.agent,
+    reason: 'aborted',
+    timeoutMs: undefined,
+    graceMs,
+    settled: body.then(noop, noop),
+  });
+  return errorDraft(
+    ERROR_CODES.ABORTED,
+    `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
+    { bodySettled: false },
+  );
+}
+
 /** The rest of dispatchDirect for a body that returned a thenable: dispatchBody's steps and turns from its await on. */
 async function settleDirectBody(
   deps: PipelineDeps,
@@ -810,20 +815,7 @@ async function settleDirectBody(
     const raw = isSelfBounded(tool) ? await body : await untilGivenUp(body, exec.callerSignal, graceMs);
     if (raw === GIVEN_UP) {
       givenUp?.().track(body);
-      reportUnsettled(deps.onUnsettled ?? warnUnsettled, {
-        callId: exec.callId,
-        name: exec.name,
-        agent: exec.agent,
-        reason: 'aborted',
-        timeoutMs: undefined,
-        graceMs,
-        settled: body.then(noop, noop),
-      });
-      draft = errorDraft(
-        ERROR_CODES.ABORTED,
-        `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
-        { bodySettled: false },
-      );
+      draft = givenUpDraft(deps, exec, body, graceMs);
     } else {
       draft = signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
     }
