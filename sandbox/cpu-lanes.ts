@@ -164,6 +164,22 @@ export function restoreThreadsNoLongerBusy(): boolean {
   return restore(idle);
 }
 
+/**
+ * A run ended in a process that demoted threads: with no CPU-bound run left every demoted
+ * thread gets its priority back (restoreThreads), else those that stopped spinning
+ * (restoreThreadsNoLongerBusy; the next task isolated-vm gives them may be any run's).
+ * False as restoreThreads says.
+ */
+export function restoreAfterRun(cpuBoundRunsLeft: boolean): boolean {
+  return cpuBoundRunsLeft ? restoreThreadsNoLongerBusy() : restoreThreads();
+}
+
+/** Demotes the busy threads (demoteBusyThreads), then watches them (watchDemotedThreads). */
+export async function demoteAndWatch(onRestored: (restored: boolean) => void): Promise<void> {
+  await demoteBusyThreads();
+  watchDemotedThreads(onRestored);
+}
+
 let watchTimer: ReturnType<typeof setInterval> | undefined;
 let onWatchRestored: (restored: boolean) => void = () => undefined;
 

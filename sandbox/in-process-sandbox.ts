@@ -5,14 +5,7 @@
 // CPU-bound programs are demoted, so this process's own thread and ordinary runs keep
 // the cores; only where the priority can be raised again (else nothing is demoted).
 import { CallBridge } from './call-bridge.ts';
-import {
-  demoteBusyThreads,
-  HEAVY_CPU_MS,
-  mayRestorePriority,
-  restoreThreads,
-  restoreThreadsNoLongerBusy,
-  watchDemotedThreads,
-} from './cpu-lanes.ts';
+import { demoteAndWatch, HEAVY_CPU_MS, restoreAfterRun, mayRestorePriority } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun } from './isolate-run.ts';
@@ -121,8 +114,7 @@ export class InProcessSandbox implements Sandbox {
     if (signal?.aborted) onAbort();
     const raw = await run.outcome;
     this.#inFlight -= 1;
-    if (this.#heavy.delete(token) && this.#heavy.size === 0) this.#restore();
-    else if (this.#heavy.size > 0) this.#restoreNoLongerBusy();
+    if (this.#heavy.delete(token) || this.#heavy.size > 0) this.#restoreAfterRun();
     this.#pool.replenish();
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
@@ -139,18 +131,14 @@ export class InProcessSandbox implements Sandbox {
   #demoteIfContended(): void {
     if (this.#demoted || this.#heavy.size === 0 || this.#inFlight <= this.#heavy.size) return;
     this.#demoted = true;
-    void demoteBusyThreads().then(() => watchDemotedThreads(warnUnlessRestored));
+    void demoteAndWatch(warnUnlessRestored);
   }
 
-  /** The last CPU-bound run ended: the pool's threads serve ordinary runs again at full priority. */
-  #restore(): void {
-    this.#demoted = false;
-    warnUnlessRestored(restoreThreads());
-  }
-
-  /** A run ended while CPU-bound ones go on: the threads that stopped spinning serve other runs at full priority. */
-  #restoreNoLongerBusy(): void {
-    warnUnlessRestored(restoreThreadsNoLongerBusy());
+  /** A run ended beside CPU-bound ones, or was the last of them: threads it no longer needs demoted serve other runs at full priority. */
+  #restoreAfterRun(): void {
+    // The last CPU-bound run ended: a later one is demoted afresh.
+    if (this.#heavy.size === 0) this.#demoted = false;
+    warnUnlessRestored(restoreAfterRun(this.#heavy.size > 0));
   }
 
   /** Resident memory of this whole process (its isolates live here), less its ready isolates. */

@@ -4,13 +4,7 @@
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
-import {
-  demoteBusyThreads,
-  HEAVY_CPU_MS,
-  restoreThreads,
-  restoreThreadsNoLongerBusy,
-  watchDemotedThreads,
-} from './cpu-lanes.ts';
+import { demoteAndWatch, HEAVY_CPU_MS, restoreAfterRun } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
@@ -255,11 +249,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
     run.dispatcher.close();
     runs.delete(runId);
     const wasHeavy = heavyRuns.delete(runId);
-    if (heavyRuns.size > 0 || wasHeavy) {
-      // Every CPU-bound run has ended: all demoted threads get their priority back; else
-      // those that stopped spinning (the next task isolated-vm gives them may be any run's).
-      retireUnlessRestored(heavyRuns.size === 0 ? restoreThreads() : restoreThreadsNoLongerBusy());
-    }
+    if (heavyRuns.size > 0 || wasHeavy) retireUnlessRestored(restoreAfterRun(heavyRuns.size > 0));
   }
 }
 
@@ -287,7 +277,7 @@ function onMessage(value: unknown): void {
       // the host asked before the last one's 'done' reached it, and a thread spinning now
       // is an ordinary run's.
       if (heavyRuns.size === 0) return;
-      void demoteBusyThreads().then(() => watchDemotedThreads(retireUnlessRestored));
+      void demoteAndWatch(retireUnlessRestored);
       return;
     case 'ping':
       send({ type: 'pong', rss: memoryFigure() });

@@ -689,13 +689,10 @@ async function dispatchBody(
       if (bodies === undefined) givenUp?.().track(unsettled);
       draft = givenUpDraft(deps, exec, unsettled, graceMs);
     } else {
-      draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+      draft = returnedDraft(tool, exec, raw, fused.signal);
     }
   } catch (error) {
-    draft =
-      error instanceof ToolArgsError
-        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
-        : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
+    draft = threwDraft(error, fused.signal);
   } finally {
     // invoke threw before it returned a promise: nothing runs under the lock.
     if (releaseLock !== undefined) void releaseLock().catch(() => {});
@@ -762,13 +759,9 @@ function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () =
       const then = (raw as { then?: unknown }).then;
       if (typeof then === 'function') body = followThenable(raw, then as (...args: unknown[]) => unknown);
     }
-    if (body === undefined)
-      draft = fused.signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+    if (body === undefined) draft = returnedDraft(tool, exec, raw, fused.signal);
   } catch (error) {
-    draft =
-      error instanceof ToolArgsError
-        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
-        : thrownDraft(error, fused.signal.aborted, fused.signal.reason);
+    draft = threwDraft(error, fused.signal);
   }
   if (draft === undefined)
     return settleDirectBody(deps, exec, tool, body!, fused.signal, givenUp, () => composite, settle);
@@ -778,6 +771,18 @@ function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () =
     return composite.close().then(() => settle(done));
   }
   return settle(draft);
+}
+
+/** The draft of a body that returned `raw`: an abort that came meanwhile wins. */
+function returnedDraft(tool: Tool, exec: ExecutionState, raw: unknown, signal: AbortSignal): Draft {
+  return signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+}
+
+/** The draft of a body that threw `error` (a ToolArgsError is the body refusing its arguments). */
+function threwDraft(error: unknown, signal: AbortSignal): Draft {
+  return error instanceof ToolArgsError
+    ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
+    : thrownDraft(error, signal.aborted, signal.reason);
 }
 
 /** An aborted call whose body ignored the abort for `graceMs`: reported as unsettled, and its draft. */
@@ -817,13 +822,10 @@ async function settleDirectBody(
       givenUp?.().track(body);
       draft = givenUpDraft(deps, exec, body, graceMs);
     } else {
-      draft = signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+      draft = returnedDraft(tool, exec, raw, signal);
     }
   } catch (error) {
-    draft =
-      error instanceof ToolArgsError
-        ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
-        : thrownDraft(error, signal.aborted, signal.reason);
+    draft = threwDraft(error, signal);
   }
   const open = composite();
   if (open !== undefined) await open.close();

@@ -54,6 +54,13 @@ async function spinningWorker(flag: Int32Array): Promise<{ worker: Worker; tid: 
   return { worker, tid };
 }
 
+/** Sets `flag[0]` to `value` and wakes the worker waiting on it, then ends the worker. */
+async function release(worker: Worker, flag: Int32Array, value = 1): Promise<void> {
+  Atomics.store(flag, 0, value);
+  Atomics.notify(flag, 0);
+  await worker.terminate();
+}
+
 /** Times thread `tid` of this process gave up the CPU by itself (Linux). */
 function voluntarySwitches(tid: number): number {
   const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
@@ -133,7 +140,7 @@ describe('CPU lanes', () => {
       await spinner.terminate();
     }
     // The spinner's thread is gone: nothing to restore for it, and that is no failure.
-    expect(await restoreThreads()).toBe(true);
+    expect(restoreThreads()).toBe(true);
     expect(demotedThreads()).toStrictEqual([]);
   }, 20_000);
 
@@ -152,7 +159,7 @@ describe('CPU lanes', () => {
       if (defaultSlice !== undefined) expect(readThreadSlice(tid)).toBe(LONG_SLICE_NS);
       // The thread stops spinning and lives on (as an isolated-vm thread serving other runs would).
       Atomics.store(flag, 0, 1);
-      const restored = await restoreThreads();
+      const restored = restoreThreads();
       if (!mayRestorePriority()) {
         expect(restored).toBe(false);
         return;
@@ -162,9 +169,7 @@ describe('CPU lanes', () => {
       expect(readThreadSlice(tid)).toBe(defaultSlice);
       expect(demotedThreads()).toStrictEqual([]);
     } finally {
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-      await worker.terminate();
+      await release(worker, flag);
     }
   }, 30_000);
 
@@ -179,13 +184,11 @@ describe('CPU lanes', () => {
       expect(await demoteBusyThreads()).toBeGreaterThanOrEqual(1);
       expect(readThreadSlice(tid)).toBe(LONG_SLICE_NS);
       Atomics.store(flag, 0, 1);
-      expect(await restoreThreads()).toBe(true);
+      expect(restoreThreads()).toBe(true);
       expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
       expect(readThreadSlice(tid)).toBe(own);
     } finally {
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-      await worker.terminate();
+      await release(worker, flag);
     }
   }, 30_000);
 
@@ -199,10 +202,10 @@ describe('CPU lanes', () => {
       await demoteBusyThreads();
       expect(demotedThreads()).toEqual(expect.arrayContaining([done.tid, going.tid]));
       // Nothing has stopped yet: nothing is restored.
-      expect(await restoreThreadsNoLongerBusy()).toBe(true);
+      expect(restoreThreadsNoLongerBusy()).toBe(true);
       expect(demotedThreads()).toEqual(expect.arrayContaining([done.tid, going.tid]));
       Atomics.store(flags[0] as Int32Array, 0, 1);
-      while (schedulingOf(done.tid).nice === DEMOTED_NICE && (await restoreThreadsNoLongerBusy())) {
+      while (schedulingOf(done.tid).nice === DEMOTED_NICE && restoreThreadsNoLongerBusy()) {
         await sleep(20); // until the thread has reached its wait
       }
       expect(schedulingOf(done.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
@@ -210,7 +213,7 @@ describe('CPU lanes', () => {
         nice: DEMOTED_NICE,
         policy: SCHED_OTHER,
       });
-      expect(await restoreThreads()).toBe(true);
+      expect(restoreThreads()).toBe(true);
       expect(schedulingOf(going.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
     } finally {
       for (const flag of flags) {
@@ -249,14 +252,12 @@ describe('CPU lanes', () => {
       while (Atomics.load(flag, 1) === 0) await sleep(5);
       await quietStretch(tid);
       await demoteBusyThreads();
-      expect(await restoreThreadsNoLongerBusy()).toBe(true);
+      expect(restoreThreadsNoLongerBusy()).toBe(true);
       expect(demotedThreads()).toContain(tid);
-      expect(await restoreThreads()).toBe(true);
+      expect(restoreThreads()).toBe(true);
       expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
     } finally {
-      Atomics.store(flag, 0, 2);
-      Atomics.notify(flag, 0);
-      await worker.terminate();
+      await release(worker, flag, 2);
     }
   }, 60_000);
 
@@ -270,14 +271,12 @@ describe('CPU lanes', () => {
     try {
       await quietStretch(tid);
       const demotion = demoteBusyThreads();
-      expect(await restoreThreads()).toBe(true);
+      expect(restoreThreads()).toBe(true);
       expect(await demotion).toBe(0);
       expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
     } finally {
-      Atomics.store(flag, 0, 1);
-      Atomics.notify(flag, 0);
-      await worker.terminate();
-      await restoreThreads();
+      await release(worker, flag);
+      restoreThreads();
     }
   }, 30_000);
 
@@ -309,11 +308,11 @@ describe('CPU lanes', () => {
       expect(other?.pid).toBe(tid);
       setPriority(tid, 7);
       expect(schedulingOf(tid).nice).toBe(7);
-      expect(await restoreThreads()).toBe(true);
+      expect(restoreThreads()).toBe(true);
       expect(schedulingOf(tid).nice).toBe(7);
     } finally {
       await stopped(other);
-      await restoreThreads();
+      restoreThreads();
     }
   }, 60_000);
 
