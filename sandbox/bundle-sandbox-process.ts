@@ -11,7 +11,7 @@ import { build } from 'esbuild';
 const ENTRY = fileURLToPath(new URL('./sandbox-process.ts', import.meta.url));
 export const SANDBOX_PROCESS_BUNDLE = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
 /** The only packages the sandbox process loads when it starts (everything else is bundled;
- * koffi, optional, is loaded on first use by thread-slice.ts). */
+ * koffi, optional, is loaded on first use by libc-calls.ts). */
 export const SANDBOX_PROCESS_EXTERNALS: readonly string[] = ['isolated-vm'];
 const BUNDLE_FILE_URL = fileURLToPath(new URL('./bundle-file-url.ts', import.meta.url));
 
@@ -28,7 +28,7 @@ export async function bundleSandboxProcess(): Promise<string> {
     platform: 'node',
     target: 'node24',
     external: [...SANDBOX_PROCESS_EXTERNALS],
-    // thread-slice.ts resolves koffi from its own location: the bundle's, as a file URL.
+    // libc-calls.ts resolves koffi from its own location: the bundle's, as a file URL.
     define: { 'import.meta.url': 'bundleFileUrl' },
     inject: [BUNDLE_FILE_URL],
     charset: 'utf8',

@@ -20,6 +20,8 @@ export interface InProcessSandboxOptions {
   readonly memoryBudgetBytes?: number;
   /** See SandboxOptions.blockingCalls. @default true */
   readonly blockingCalls?: boolean;
+  /** See SandboxOptions.placeBlockingStreaks. @default true */
+  readonly placeBlockingStreaks?: boolean;
   readonly limits?: Partial<SandboxLimits>;
   /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
   readonly settleGraceMs?: number;
@@ -44,10 +46,12 @@ export class InProcessSandbox implements Sandbox {
   readonly #heavy = new Set<object>();
   #demoted = false;
   readonly #lanes = mayRestorePriority();
+  readonly #placeBlockingStreaks: boolean;
 
   constructor(options: InProcessSandboxOptions = {}) {
     this.#defaults = resolveLimits(options.limits);
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
+    this.#placeBlockingStreaks = options.placeBlockingStreaks !== false && options.blockingCalls !== false;
     this.#pool = new IsolatePool({
       size: options.poolSize ?? DEFAULT_IN_PROCESS_POOL_SIZE,
       ...(options.memoryBudgetBytes === undefined ? {} : { fillBudgetBytes: options.memoryBudgetBytes }),
@@ -96,6 +100,7 @@ export class InProcessSandbox implements Sandbox {
       determinism,
       dispatcher: bridge,
       logs,
+      placeBlockingStreaks: this.#placeBlockingStreaks,
       ...(this.#lanes
         ? {
             onCpuHeavy: () => {

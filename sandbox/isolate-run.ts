@@ -4,6 +4,7 @@
 // disposed at the end, whatever happened. Only async isolated-vm APIs are used once the
 // program is loaded, so guest code never runs on this thread and the timers here always
 // fire; the host only ever reads strings that guest code produced.
+import { placementBlockingCall, placementRunEnded, placementRunStarted } from './blocking-streak-placement.ts';
 import { readBlockedCall } from './blocked-call-text.ts';
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher, DispatchRequest } from './call-bridge.ts';
@@ -40,6 +41,8 @@ export interface IsolateRunOptions {
   readonly settleReportMs?: number;
   /** Where this run counts its blocked calls. @default blockingCallStats */
   readonly blockingStats?: { answered: number; released: number };
+  /** Hold this thread and the isolate's on one CPU while the run blocks on call after call (blocking-streak-placement.ts). @default false */
+  readonly placeBlockingStreaks?: boolean;
 }
 
 export interface IsolateRun {
@@ -114,6 +117,7 @@ class Run {
 
   start(): void {
     const { prepared, limits } = this.#options;
+    placementRunStarted();
     prepared.bind({
       onMessage: (text) => this.#onMessage(text),
       onBlockingCall: (text) => this.#onBlockingCall(text),
@@ -361,6 +365,7 @@ class Run {
    */
   #onBlockingCall(text: string): string | Promise<string> {
     this.#inBlockingCall = true;
+    if (this.#options.placeBlockingStreaks === true) placementBlockingCall(this);
     let reply: string | Promise<string> = '';
     try {
       reply = this.#blockingCall(text);
@@ -576,6 +581,7 @@ class Run {
   end(outcome: RawRunOutcome): void {
     if (this.#ended) return;
     this.#ended = true;
+    placementRunEnded(this);
     clearTimeout(this.#wallTimer);
     clearTimeout(this.#releaseTimer);
     clearInterval(this.#cpuTimer);

@@ -48,8 +48,11 @@ export function checkSandboxOptions(options: SandboxOptions = {}): ResolvedSandb
   if (budget !== undefined && (!Number.isSafeInteger(budget) || budget <= 0)) {
     throw new TypeError(`createSandbox: memoryBudgetBytes must be a positive integer (bytes), got ${String(budget)}`);
   }
-  if (options.blockingCalls !== undefined && typeof options.blockingCalls !== 'boolean') {
-    throw new TypeError(`createSandbox: blockingCalls must be a boolean, got ${typeof options.blockingCalls}`);
+  for (const key of ['blockingCalls', 'placeBlockingStreaks'] as const) {
+    const value = options[key];
+    if (value !== undefined && typeof value !== 'boolean') {
+      throw new TypeError(`createSandbox: ${key} must be a boolean, got ${typeof value}`);
+    }
   }
   const common = {
     poolSize,
@@ -58,7 +61,10 @@ export function checkSandboxOptions(options: SandboxOptions = {}): ResolvedSandb
     ...(options.settleGraceMs === undefined ? {} : { settleGraceMs: options.settleGraceMs }),
     ...(budget === undefined ? {} : { memoryBudgetBytes: budget }),
   };
-  if (isolation === 'in-process') return { isolation, options: common };
+  if (isolation === 'in-process') {
+    const place = options.placeBlockingStreaks;
+    return { isolation, options: place === undefined ? common : { ...common, placeBlockingStreaks: place } };
+  }
   return {
     isolation,
     options: {

@@ -8,17 +8,12 @@
 // every thread at the default slice now preempts them on waking. Measured on a 2-vCPU guest
 // (kernel 6.18, 50 nice-19 spinners): a sleeping thread's wake-up p99 4.4 ms → 0.12 ms.
 //
-// Node has no call for sched_setattr; koffi (an optional dependency, an FFI with prebuilt
-// binaries) makes the system call. Without it, on older kernels (which ignore the field),
-// on other systems or architectures, nothing changes and the nice value alone demotes.
+// Node has no call for sched_setattr; koffi (libc-calls.ts) makes the system call. Without
+// it, on older kernels (which ignore the field), on other systems or architectures,
+// nothing changes and the nice value alone demotes.
 import { readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { arch, platform } from 'node:process';
-import type { LibraryHandle } from 'koffi';
-
-// Loaded on first use with require (the sandbox process's bundle runs as CommonJS and
-// loads no ES modules; see bundle-sandbox-process.ts), from this package's location.
-const requireFromHere = createRequire(import.meta.url);
+import { arch } from 'node:process';
+import { libcCalls } from './libc-calls.ts';
 
 /** The slice a demoted thread gets: the longest that keeps a spinner from starving its
  * peers (the kernel clamps to 0.1–100 ms). Waking threads at the default slice (under 3 ms:
@@ -64,11 +59,10 @@ function sliceCalls(): SliceCalls | null {
   if (loaded !== undefined) return loaded;
   loaded = null;
   const numbers = SYSCALLS[arch];
-  if (platform !== 'linux' || numbers === undefined) return loaded;
+  const calls = libcCalls();
+  if (calls === null || numbers === undefined) return loaded;
   try {
-    const koffi = requireFromHere('koffi') as typeof import('koffi');
-    const libc = loadLibc(koffi);
-    if (libc === undefined) return loaded;
+    const { koffi, libc } = calls;
     // Unnamed: koffi's type names are process-wide, and a second copy of this module (two
     // copies of the package in one process) would be refused a name already taken.
     const attrType = koffi.struct({
@@ -106,21 +100,9 @@ function sliceCalls(): SliceCalls | null {
       },
     };
   } catch {
-    loaded = null; // koffi is not installed, or has no binary for this platform
+    loaded = null; // this koffi cannot declare the call
   }
   return loaded;
-}
-
-function loadLibc(koffi: { load(path: string | null): LibraryHandle }): LibraryHandle | undefined {
-  // glibc, musl, then whatever the process itself links.
-  for (const name of ['libc.so.6', `libc.musl-${arch === 'x64' ? 'x86_64' : 'aarch64'}.so.1`, null]) {
-    try {
-      return koffi.load(name);
-    } catch {
-      // not this C library
-    }
-  }
-  return undefined;
 }
 
 function emptyAttr(): SchedAttr {

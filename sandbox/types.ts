@@ -137,6 +137,16 @@ export interface SandboxOptions {
    */
   readonly blockingCalls?: boolean;
   /**
+   * In-process only: while exactly one run is in flight in this process and it blocks on
+   * call after call, hold the host's thread and the isolate's on the CPU the host's thread
+   * is on, so that each hand-off between them does not wake an idle CPU (on virtual
+   * machines several times a call's own work). Measured before it is kept and let go as
+   * soon as a second run starts, the run ends or no call comes for 5 ms; the threads get
+   * their previous CPU masks back (docs/performance.md). Linux only; `false` never
+   * touches a thread's CPU mask. Process mode does not use it. @default true
+   */
+  readonly placeBlockingStreaks?: boolean;
+  /**
    * Memory the pool of ready isolates may fill up to (bytes): the pool stops filling when
    * the sandbox's resident memory, its ready isolates included, plus one more ready
    * isolate would exceed it, and fills again after runs end once there is room. In process

@@ -127,7 +127,7 @@ console.log(JSON.stringify({ exported, value: result.value, typecheck: refused.e
     expect(report.typecheck).toEqual(["1:7 Type 'string' is not assignable to type 'number'."]);
   });
 
-  it('its optional dependency koffi (scheduler slices for CPU lanes, sandbox/thread-slice.ts) comes with it and loads from its files', () => {
+  it('its optional dependency koffi (per-thread scheduling calls, sandbox/libc-calls.ts) comes with it and loads from its files', () => {
     writeFileSync(
       join(app, 'koffi.cjs'),
       `const { createRequire } = require('node:module');

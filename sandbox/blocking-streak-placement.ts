@@ -1,0 +1,273 @@
+// Placement of a run that blocks on its calls one after another. Each such call is two
+// thread hand-offs: the isolate's thread wakes the thread that answers the call (the host's
+// main thread in-process, the sandbox process's main thread otherwise) and sleeps; the
+// answer wakes it back. When the two threads sit on different CPUs, each hand-off wakes a
+// CPU that went idle meanwhile, and on a virtual machine that wake-up (an IPI and the
+// vCPU's halt exit) costs several times the call's own work: measured on a 2-vCPU guest,
+// sequential in-process calls took 87–125 µs unpinned against 25–55 µs with both threads on
+// one CPU (bench/README "Placement of a blocking streak"). The kernel does not keep them
+// together by itself: the answering thread is woken by an eventfd, which carries no
+// "the waker is about to sleep" hint.
+//
+// So while exactly one run is in flight in this process and it blocks on call after call,
+// its isolate's thread and the answering thread are held on the CPU the answering thread
+// is on, and let go as soon as anything else happens: a second run starts, the run ends,
+// or no call comes for a tick (5 ms; the guest computes, or waits the asynchronous way).
+// The placement is measured, not assumed: calls are timed before and after, and if the
+// held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the run. Linux
+// only, through koffi (thread-affinity.ts); elsewhere nothing changes.
+import { readdirSync, readFileSync } from 'node:fs';
+import {
+  affinityAvailable,
+  currentCpu,
+  currentThreadId,
+  setThreadAffinity,
+  singleCpuMask,
+  threadAffinity,
+} from './thread-affinity.ts';
+
+export interface PlacementTuning {
+  /** Blocking calls in a row before the threads are sampled (short programs are left alone). */
+  warmCalls: number;
+  /** Calls over which each of the two rates (free, then held) is measured. */
+  sampleCalls: number;
+  /** A gap this long between two calls ends a streak before it is held. */
+  streakGapMs: number;
+  /** While held: a tick without a call lets go. */
+  idleTickMs: number;
+  /** Held calls must take at most this share of the free ones' time to stay held. */
+  minGain: number;
+}
+
+/** The placement's thresholds (process-wide; tests and benchmarks may change them). */
+export const placementTuning: PlacementTuning = {
+  warmCalls: 16,
+  sampleCalls: 16,
+  streakGapMs: 2,
+  idleTickMs: 5,
+  minGain: 0.8,
+};
+
+type Phase = 'warm' | 'sampling' | 'held' | 'declined';
+
+interface Held {
+  readonly tid: number;
+  readonly previous: Uint8Array;
+}
+
+/** What a hold changed: the threads it set, and what it needs to find threads started meanwhile. */
+interface Hold {
+  readonly threads: Held[];
+  readonly mask: Uint8Array;
+  /** The answering thread's mask before, which threads it starts meanwhile would have had. */
+  readonly inherited: Uint8Array;
+  /** The threads alive when the hold began. */
+  readonly known: ReadonlySet<number>;
+}
+
+interface Streak {
+  readonly owner: object;
+  phase: Phase;
+  calls: number;
+  lastCallAt: number;
+  /** When the current measurement began, and the threads' CPU then. */
+  since: number;
+  cpuBefore: Map<number, number> | undefined;
+  freeMsPerCall: number;
+  hold: Hold | undefined;
+  timer: ReturnType<typeof setInterval> | undefined;
+  callsAtTick: number;
+}
+
+/** What happened, for tests and the bench (process-wide counts). */
+export const placementStats = { held: 0, kept: 0, declined: 0, letGo: 0 };
+
+/** Runs in flight in this process: every run counts, placed or not. */
+let runsInFlight = 0;
+let streak: Streak | undefined;
+
+/** A run started in this process. */
+export function placementRunStarted(): void {
+  runsInFlight += 1;
+  if (runsInFlight > 1) endStreak();
+}
+
+/** A run ended in this process. */
+export function placementRunEnded(owner: object): void {
+  runsInFlight = Math.max(0, runsInFlight - 1);
+  if (streak?.owner === owner) endStreak();
+}
+
+/**
+ * Run `owner`'s guest is blocked on a call, and this (the answering) thread is about to
+ * answer it. Cheap when nothing changes: a counter and a clock read.
+ */
+export function placementBlockingCall(owner: object): void {
+  if (runsInFlight !== 1) return;
+  const now = performance.now();
+  let current = streak;
+  if (current === undefined || current.owner !== owner) {
+    endStreak();
+    if (!affinityAvailable()) return;
+    current = newStreak(owner, now);
+    streak = current;
+  }
+  if (current.phase === 'declined' || current.phase === 'held') {
+    current.calls += 1;
+    if (current.phase === 'held' && current.calls === placementTuning.warmCalls + 2 * placementTuning.sampleCalls)
+      judge(current, now);
+    return;
+  }
+  if (now - current.lastCallAt > placementTuning.streakGapMs) {
+    // Not one call after another: start counting again.
+    current.calls = 0;
+    current.phase = 'warm';
+  }
+  current.lastCallAt = now;
+  current.calls += 1;
+  if (current.phase === 'warm' && current.calls === placementTuning.warmCalls) {
+    current.phase = 'sampling';
+    current.since = now;
+    current.cpuBefore = threadCpuTimes();
+  } else if (
+    current.phase === 'sampling' &&
+    current.calls === placementTuning.warmCalls + placementTuning.sampleCalls
+  ) {
+    hold(current, now);
+  }
+}
+
+function newStreak(owner: object, now: number): Streak {
+  return {
+    owner,
+    phase: 'warm',
+    calls: 0,
+    lastCallAt: now,
+    since: now,
+    cpuBefore: undefined,
+    freeMsPerCall: 0,
+    hold: undefined,
+    timer: undefined,
+    callsAtTick: 0,
+  };
+}
+
+/** Holds the answering thread and the isolate's thread (the one that ran most since sampling began) on this CPU. */
+function hold(current: Streak, now: number): void {
+  current.freeMsPerCall = (now - current.since) / placementTuning.sampleCalls;
+  const self = currentThreadId();
+  const cpu = currentCpu();
+  const before = current.cpuBefore;
+  current.cpuBefore = undefined;
+  const after = threadCpuTimes();
+  const isolateThread = self === undefined || before === undefined ? undefined : busiestSince(before, after, self);
+  if (self === undefined || cpu === undefined || isolateThread === undefined) {
+    current.phase = 'declined';
+    return;
+  }
+  const mask = singleCpuMask(cpu);
+  const inherited = threadAffinity(self);
+  if (inherited === undefined) {
+    current.phase = 'declined';
+    return;
+  }
+  const hold: Hold = { threads: [], mask, inherited, known: new Set(after.keys()) };
+  current.hold = hold;
+  for (const tid of [self, isolateThread]) {
+    const previous = tid === self ? inherited : threadAffinity(tid);
+    if (previous === undefined || !setThreadAffinity(tid, mask)) {
+      letGo(current);
+      current.phase = 'declined';
+      return;
+    }
+    hold.threads.push({ tid, previous });
+  }
+  placementStats.held += 1;
+  current.phase = 'held';
+  current.since = performance.now();
+  current.callsAtTick = current.calls;
+  current.timer = setInterval(() => {
+    if (current.calls !== current.callsAtTick) {
+      current.callsAtTick = current.calls;
+      return;
+    }
+    // No call for a tick: let go; a later streak of the same run is measured afresh.
+    letGo(current);
+    current.phase = 'warm';
+    current.calls = 0;
+  }, placementTuning.idleTickMs);
+  current.timer.unref?.();
+}
+
+/** Keeps the placement only if the held calls were measurably faster. */
+function judge(current: Streak, now: number): void {
+  const heldMsPerCall = (now - current.since) / placementTuning.sampleCalls;
+  if (heldMsPerCall <= placementTuning.minGain * current.freeMsPerCall) {
+    placementStats.kept += 1;
+    return;
+  }
+  placementStats.declined += 1;
+  letGo(current);
+  current.phase = 'declined';
+}
+
+function endStreak(): void {
+  const current = streak;
+  streak = undefined;
+  if (current !== undefined) letGo(current);
+}
+
+function letGo(current: Streak): void {
+  clearInterval(current.timer);
+  current.timer = undefined;
+  const hold = current.hold;
+  current.hold = undefined;
+  if (hold === undefined) return;
+  if (hold.threads.length > 0) placementStats.letGo += 1;
+  for (const { tid, previous } of hold.threads) setThreadAffinity(tid, previous);
+  // A thread the answering thread started meanwhile (a tool's worker, libuv's pool starting
+  // up) inherited the held mask: it gets the mask it would have had.
+  for (const tid of threadCpuTimes().keys()) {
+    if (hold.known.has(tid)) continue;
+    const mask = threadAffinity(tid);
+    if (mask !== undefined && sameMask(mask, hold.mask)) setThreadAffinity(tid, hold.inherited);
+  }
+}
+
+function sameMask(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}
+
+/** CPU time (ns) of each thread of this process (Linux: /proc/self/task/<tid>/schedstat). */
+function threadCpuTimes(): Map<number, number> {
+  const times = new Map<number, number>();
+  let entries: string[];
+  try {
+    entries = readdirSync('/proc/self/task');
+  } catch {
+    return times;
+  }
+  for (const entry of entries) {
+    try {
+      const ns = Number(readFileSync(`/proc/self/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
+      if (Number.isFinite(ns)) times.set(Number(entry), ns);
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return times;
+}
+
+/** The thread other than `self` that ran most from `before` to `after` (the isolate's, in a streak). */
+function busiestSince(before: Map<number, number>, after: Map<number, number>, self: number): number | undefined {
+  let busiest: number | undefined;
+  let most = 0;
+  for (const [tid, ns] of after) {
+    const ran = ns - (before.get(tid) ?? ns);
+    if (tid !== self && ran > most) {
+      most = ran;
+      busiest = tid;
+    }
+  }
+  return busiest;
+}

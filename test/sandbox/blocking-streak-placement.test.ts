@@ -1,0 +1,272 @@
+// Placement of a blocking streak (sandbox/blocking-streak-placement.ts): while one run is
+// in flight in the process and blocks on call after call, the in-process sandbox holds the
+// host's thread and the isolate's on one CPU, and gives both their CPU masks back when a
+// second run starts, when the run ends or goes quiet, or when holding them was not faster.
+// The tools below look at the threads' masks from inside the calls (they run on the host's
+// thread while the isolate's thread waits for the answer).
+import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
+import { readdirSync } from 'node:fs';
+import { Worker } from 'node:worker_threads';
+import { placementStats, placementTuning } from '../../sandbox/blocking-streak-placement.ts';
+import { createSandbox } from '../../sandbox/index.ts';
+import {
+  affinityAvailable,
+  cpusOf,
+  currentCpu,
+  currentThreadId,
+  setThreadAffinity,
+  singleCpuMask,
+  threadAffinity,
+} from '../../sandbox/thread-affinity.ts';
+import type { HostCallOutcome, HostCallRequest, RunOutcome } from '../../sandbox/types.ts';
+import { gate } from '../support/gate.ts';
+import { expectOk } from './helpers.ts';
+
+const supported = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64');
+const placed = createSandbox({ isolation: 'in-process', poolSize: 2 });
+const unplaced = createSandbox({ isolation: 'in-process', poolSize: 1, placeBlockingStreaks: false });
+afterAll(() => Promise.all([placed.close(), unplaced.close()]));
+
+const defaults = { ...placementTuning };
+beforeEach(() => {
+  // Generous gaps: a loaded machine must not end a streak between two calls by itself.
+  Object.assign(placementTuning, { streakGapMs: 60_000, idleTickMs: 60_000 });
+});
+afterEach(() => {
+  Object.assign(placementTuning, defaults);
+});
+
+/** Every thread's CPU mask, as a string per thread id. */
+function masks(): Map<number, string> {
+  const all = new Map<number, string>();
+  for (const entry of readdirSync('/proc/self/task')) {
+    const mask = threadAffinity(Number(entry));
+    if (mask !== undefined) all.set(Number(entry), cpusOf(mask).join(','));
+  }
+  return all;
+}
+
+/** Threads whose mask differs from `before` (threads that started since are compared with the main thread's mask then). */
+function changedThreads(before: Map<number, string>, main: string): number[] {
+  const changed: number[] = [];
+  for (const [tid, mask] of masks()) if (mask !== (before.get(tid) ?? main)) changed.push(tid);
+  return changed;
+}
+
+const calls = (n: number) => `const seen = [];
+for (let i = 0; i < ${n}; i++) seen.push(await tools.look({ i }));
+return seen;`;
+
+/** A tool answering at once, which records for call i what `observe` says then. */
+function observingTool<T>(observe: (i: number) => T): {
+  hostCall: (request: HostCallRequest) => Promise<HostCallOutcome>;
+  seen: T[];
+} {
+  const seen: T[] = [];
+  return {
+    seen,
+    hostCall: async (request) => {
+      const { i } = JSON.parse(request.argsJson) as { i: number };
+      seen[i] = observe(i);
+      return { ok: true, valueJson: String(i) };
+    },
+  };
+}
+
+const MAIN_TID = process.pid;
+const masksNow = () => {
+  const all = masks();
+  return { all, main: all.get(MAIN_TID) ?? '' };
+};
+
+describe('placement of a blocking streak (in-process)', () => {
+  it('is available on Linux x64 and arm64 (koffi), and reads and sets a thread mask', () => {
+    expect(affinityAvailable()).toBe(supported);
+    if (!supported) return;
+    expect(currentThreadId()).toBe(process.pid);
+    const original = threadAffinity(MAIN_TID);
+    expect(original).toBeDefined();
+    const cpu = currentCpu();
+    expect(cpusOf(original ?? new Uint8Array(0))).toContain(cpu);
+    try {
+      expect(setThreadAffinity(MAIN_TID, singleCpuMask(cpu ?? 0))).toBe(true);
+      expect(cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0))).toStrictEqual([cpu]);
+    } finally {
+      expect(setThreadAffinity(MAIN_TID, original ?? new Uint8Array(0))).toBe(true);
+    }
+    expect(threadAffinity(MAIN_TID)).toStrictEqual(original);
+    // A mask of the wrong size, or a thread that does not exist, is refused.
+    expect(setThreadAffinity(MAIN_TID, new Uint8Array(3))).toBe(false);
+    expect(threadAffinity(2 ** 30)).toBeUndefined();
+  });
+
+  it('holds the host thread and one isolate thread on the CPU the host thread is on, then gives both masks back', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    const multi = start.main.includes(',');
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const heldBefore = placementStats.held;
+    const tool = observingTool(() => ({
+      changed: changedThreads(start.all, start.main),
+      main: cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0)),
+    }));
+    expectOk(await placed.run({ code: calls(heldAt + 8), toolNames: ['look'], hostCall: tool.hostCall }));
+    expect(placementStats.held).toBe(heldBefore + 1);
+    // Nothing is touched before the streak's sampled calls (the program's first calls may
+    // go the asynchronous way); then the host's thread and exactly one other, on one CPU.
+    const first = tool.seen.findIndex((seen) => seen.changed.length > 0);
+    if (multi) {
+      expect(first).toBeGreaterThanOrEqual(heldAt - 1);
+      expect(tool.seen[first]?.main).toHaveLength(1);
+      expect(tool.seen[first]?.changed).toHaveLength(2);
+      expect(tool.seen[first]?.changed).toContain(MAIN_TID);
+    }
+    // After the run every thread has its mask back.
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+  });
+
+  it('gives a thread the host thread started while held the mask it would have had', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const flag = new Int32Array(new SharedArrayBuffer(4));
+    let worker: Worker | undefined;
+    let workerTid: Promise<number> | undefined;
+    let inheritedHeld = false;
+    const tool = observingTool((i) => {
+      const held = changedThreads(start.all, start.main).includes(MAIN_TID);
+      if (held && worker === undefined) {
+        // A tool starts a thread while the host's thread is held: it inherits the held mask.
+        worker = new Worker(
+          `const { parentPort, workerData } = require('node:worker_threads');
+           parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
+           Atomics.wait(workerData, 0, 0);`,
+          { eval: true, workerData: flag },
+        );
+        const started = worker;
+        workerTid = new Promise((resolve) => started.once('message', resolve));
+      }
+      return i;
+    });
+    try {
+      // The program waits for the worker to report in, still in the held streak's run.
+      const code = `${calls(heldAt + 8).replace('return seen;', '')} await tools.ready({}); return seen.length;`;
+      expectOk(
+        await placed.run({
+          code,
+          toolNames: ['look', 'ready'],
+          hostCall: async (request) => {
+            if (request.toolName !== 'ready') return tool.hostCall(request);
+            const tid = await workerTid;
+            if (tid !== undefined) inheritedHeld = cpusOf(threadAffinity(tid) ?? new Uint8Array(0)).length === 1;
+            return { ok: true, valueJson: '0' };
+          },
+        }),
+        heldAt + 8,
+      );
+      const tid = await workerTid;
+      if (tid === undefined) throw new Error('the streak was never held');
+      if (start.main.includes(',')) expect(inheritedHeld).toBe(true);
+      expect(cpusOf(threadAffinity(tid) ?? new Uint8Array(0)).join(',')).toBe(start.main);
+    } finally {
+      Atomics.store(flag, 0, 1);
+      Atomics.notify(flag, 0);
+      await worker?.terminate();
+    }
+  });
+
+  it('lets go when a second run starts, and does not hold while two are in flight', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const { passed, open } = gate();
+    let second: Promise<RunOutcome> | undefined;
+    const secondTool = observingTool(() => changedThreads(start.all, start.main));
+    const firstTool = observingTool((i) => {
+      if (i === heldAt + 1) {
+        // The second run blocks on call after call too, then waits for the gate.
+        second = placed.run({
+          code: `${calls(heldAt * 2).replace('return seen;', '')} await tools.wait({}); return seen.length;`,
+          toolNames: ['look', 'wait'],
+          hostCall: async (request) =>
+            request.toolName === 'wait' ? (await passed, { ok: true, valueJson: '0' }) : secondTool.hostCall(request),
+        });
+      }
+      return changedThreads(start.all, start.main);
+    });
+    // The first run goes on calling until the second has made all its calls.
+    const code = `const seen = [];
+for (let i = 0; ; i++) { const r = await tools.look({ i }); seen.push(r); if (await tools.done({})) break; }
+return seen.length;`;
+    const first = await placed.run({
+      code,
+      toolNames: ['look', 'done'],
+      hostCall: async (request) =>
+        request.toolName === 'done'
+          ? { ok: true, valueJson: String(secondTool.seen.length >= heldAt * 2) }
+          : firstTool.hostCall(request),
+    });
+    expectOk(first);
+    open();
+    if (second === undefined) throw new Error('the second run never started');
+    expectOk(await second, heldAt * 2);
+    // The second run never saw a thread held; the first's last calls (both in flight) neither.
+    for (const seen of secondTool.seen) expect(seen).toStrictEqual([]);
+    expect(firstTool.seen.at(-1)).toStrictEqual([]);
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+  });
+
+  it('lets go when no call comes for a tick (the program waits), and holds again on a later streak', async () => {
+    if (!supported) return;
+    placementTuning.idleTickMs = 5;
+    const start = masksNow();
+    const multi = start.main.includes(',');
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const heldBefore = placementStats.held;
+    const tool = observingTool(() => changedThreads(start.all, start.main));
+    const wait = heldAt + 8;
+    const code = `for (let i = 0; i < ${wait}; i++) await tools.look({ i });
+await new Promise((resolve) => setTimeout(resolve, 100));
+for (let i = ${wait}; i < ${2 * wait}; i++) await tools.look({ i });
+return 1;`;
+    expectOk(await placed.run({ code, toolNames: ['look'], hostCall: tool.hostCall }), 1);
+    if (multi) {
+      // Held before the wait; the first call after it finds every mask given back.
+      expect(tool.seen.slice(0, wait).some((changed) => changed.length === 2)).toBe(true);
+      expect(tool.seen[wait]).toStrictEqual([]);
+    }
+    // Held before the wait and again in the streak after it (more often if a loaded
+    // machine left a tick without a call in between).
+    expect(placementStats.held).toBeGreaterThanOrEqual(heldBefore + 2);
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+  });
+
+  it('lets go for the rest of the run when the held calls were not faster', async () => {
+    if (!supported) return;
+    placementTuning.minGain = 0; // no held call can be that fast
+    const start = masksNow();
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const judgedAt = heldAt + placementTuning.sampleCalls;
+    const declinedBefore = placementStats.declined;
+    const tool = observingTool(() => changedThreads(start.all, start.main));
+    expectOk(await placed.run({ code: calls(judgedAt + 40), toolNames: ['look'], hostCall: tool.hostCall }));
+    expect(placementStats.declined).toBe(declinedBefore + 1);
+    for (const seen of tool.seen.slice(judgedAt)) expect(seen).toStrictEqual([]);
+  });
+
+  it('placeBlockingStreaks: false never touches a mask', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    const heldBefore = placementStats.held;
+    const tool = observingTool(() => changedThreads(start.all, start.main));
+    expectOk(await unplaced.run({ code: calls(100), toolNames: ['look'], hostCall: tool.hostCall }));
+    expect(placementStats.held).toBe(heldBefore);
+    for (const seen of tool.seen) expect(seen).toStrictEqual([]);
+  });
+
+  it('refuses an option that is not a boolean, naming it', () => {
+    expect(() => createSandbox({ isolation: 'in-process', placeBlockingStreaks: 'yes' as unknown as boolean })).toThrow(
+      /placeBlockingStreaks must be a boolean, got string/,
+    );
+  });
+});
