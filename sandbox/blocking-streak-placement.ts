@@ -41,8 +41,8 @@ export interface PlacementTuning {
 
 /** The placement's thresholds (process-wide; tests and benchmarks may change them). */
 export const placementTuning: PlacementTuning = {
-  warmCalls: 16,
-  sampleCalls: 16,
+  warmCalls: 8,
+  sampleCalls: 6,
   streakGapMs: 2,
   idleTickMs: 5,
   minGain: 0.8,
