@@ -7,15 +7,14 @@ import { missingArgs } from './node-errors.ts';
 import { StringBuilder } from './string-builder.ts';
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
-const VALUES = new Int16Array(128).fill(-1);
-// A-Z, a-z, 0-9, '+', '/' by code (ALPHABET's order), without a call per character.
-for (let i = 0; i < 26; i++) {
-  VALUES[0x41 + i] = i;
-  VALUES[0x61 + i] = 26 + i;
+
+/** The value of base64 character code `c` (ALPHABET's order), or -1: by ranges, no table to build when the prelude loads. */
+function base64Value(c: number): number {
+  if (c >= 0x61) return c <= 0x7a ? c - 0x61 + 26 : -1;
+  if (c >= 0x41) return c <= 0x5a ? c - 0x41 : -1;
+  if (c >= 0x30) return c <= 0x39 ? c - 0x30 + 52 : -1;
+  return c === 0x2b ? 62 : c === 0x2f ? 63 : -1;
 }
-for (let i = 0; i < 10; i++) VALUES[0x30 + i] = 52 + i;
-VALUES[0x2b] = 62;
-VALUES[0x2f] = 63;
 
 function invalidCharacter(): DOMException {
   return new DOMException('Invalid character', 'InvalidCharacterError');
@@ -76,7 +75,7 @@ export function atob(...args: unknown[]): string {
       if (equals > 2) throw invalidCharacter();
       continue;
     }
-    if (c >= 128 || (VALUES[c] as number) < 0 || equals > 0) throw invalidCharacter();
+    if (base64Value(c) < 0 || equals > 0) throw invalidCharacter();
     significant++;
   }
   let remainder = significant % 4;
@@ -89,7 +88,7 @@ export function atob(...args: unknown[]): string {
   for (let i = 0; i < length; i++) {
     const c = apply(charCodeAt, input, [i]) as number;
     if (isAsciiWhitespace(c) || c === 0x3d) continue;
-    buffer = ((buffer << 6) | (VALUES[c] as number)) & 0xffffff;
+    buffer = ((buffer << 6) | base64Value(c)) & 0xffffff;
     bits += 6;
     if (bits >= 8) {
       bits -= 8;

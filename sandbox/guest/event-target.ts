@@ -116,12 +116,9 @@ export class Event {
     event.#phase = NONE;
   }
 }
-for (const [name, value] of [
-  ['NONE', 0],
-  ['CAPTURING_PHASE', 1],
-  ['AT_TARGET', 2],
-  ['BUBBLING_PHASE', 3],
-] as const) {
+const PHASES = ['NONE', 'CAPTURING_PHASE', 'AT_TARGET', 'BUBBLING_PHASE'];
+for (let value = 0; value < PHASES.length; value++) {
+  const name = PHASES[value] as string;
   defineProperty(Event, name, { value, enumerable: true });
   defineProperty(Event.prototype, name, { value, enumerable: true });
 }

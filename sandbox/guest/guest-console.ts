@@ -2,7 +2,7 @@
 // against the log budget — bytes, each line at least logLineMinBytes, and lines — so a
 // flood of empty lines ends as surely as a flood of long ones; then sending stops.
 import { post } from './host-link.ts';
-import { apply, cut, defineProperty, stringSlice, utf8Prefix } from './intrinsics.ts';
+import { apply, cut, stringSlice, utf8Prefix } from './intrinsics.ts';
 import { formatValue } from './format-value.ts';
 import { run } from './run-state.ts';
 
@@ -37,19 +37,22 @@ function log(prefix: string, args: readonly unknown[]): void {
   closeLogs('bytes');
 }
 
-export const sandboxConsole: Record<string, (...args: unknown[]) => void> = {};
-const LEVELS: readonly (readonly [string, string])[] = [
-  ['log', ''],
-  ['info', ''],
-  ['warn', '[warn] '],
-  ['error', '[error] '],
-  ['debug', '[debug] '],
-];
-for (let i = 0; i < LEVELS.length; i++) {
-  const [name, prefix] = LEVELS[i] as readonly [string, string];
-  const method = function (...args: unknown[]): void {
-    log(prefix, args);
-  };
-  defineProperty(method, 'name', { value: name, configurable: true });
-  defineProperty(sandboxConsole, name, { value: method, writable: true, enumerable: true, configurable: true });
-}
+// One literal: each method is named by its key (as Node names them) and stays a plain
+// function; built method by method with defineProperty it cost ~10 us more a fresh isolate.
+export const sandboxConsole: Record<string, (...args: unknown[]) => void> = {
+  log: function (...args: unknown[]): void {
+    log('', args);
+  },
+  info: function (...args: unknown[]): void {
+    log('', args);
+  },
+  warn: function (...args: unknown[]): void {
+    log('[warn] ', args);
+  },
+  error: function (...args: unknown[]): void {
+    log('[error] ', args);
+  },
+  debug: function (...args: unknown[]): void {
+    log('[debug] ', args);
+  },
+};

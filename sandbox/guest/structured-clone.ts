@@ -64,10 +64,11 @@ const functionToString = Function.prototype.toString;
 const PromiseProto = Promise.prototype;
 // Generators and the built-in iterators are internal objects V8 refuses to clone.
 const IteratorProto = getPrototypeOf(getPrototypeOf([][Symbol.iterator]())) as object;
-const AsyncGeneratorProto = getPrototypeOf(getPrototypeOf((async function* () {})())) as object;
+// (%AsyncGeneratorPrototype%, the prototype of every async generator function's prototype.)
+const AsyncGeneratorProto = getPrototypeOf(async function* () {}.prototype) as object;
 // Intl objects too: each has a resolvedOptions that throws for anything else.
 const INTL_BRANDS: ((...args: never[]) => unknown)[] = [];
-for (const name of [
+const INTL_NAMES = [
   'Collator',
   'DateTimeFormat',
   'DisplayNames',
@@ -78,7 +79,9 @@ for (const name of [
   'Segmenter',
   'Locale',
   'DurationFormat',
-]) {
+];
+for (let i = 0; i < INTL_NAMES.length; i++) {
+  const name = INTL_NAMES[i] as string;
   const ctor = (
     Intl as unknown as Record<
       string,
@@ -102,13 +105,19 @@ const TYPED_ARRAYS = create(null) as Record<
     length: number,
   ) => object
 >;
-for (const ctor of TYPED_ARRAY_TYPES) {
+for (let i = 0; i < TYPED_ARRAY_TYPES.length; i++) {
+  const ctor = TYPED_ARRAY_TYPES[i] as (typeof TYPED_ARRAY_TYPES)[number];
   TYPED_ARRAYS[ctor.name] = ctor;
 }
-const ERROR_CTORS = create(null) as Record<string, ErrorConstructor>;
-for (const ctor of [EvalError, RangeError, ReferenceError, SyntaxError, TypeError, URIError] as const) {
-  ERROR_CTORS[ctor.name] = ctor;
-}
+const ERROR_CTORS = {
+  __proto__: null,
+  EvalError,
+  RangeError,
+  ReferenceError,
+  SyntaxError,
+  TypeError,
+  URIError,
+} as unknown as Record<string, ErrorConstructor>;
 
 function cannotClone(text: string): DOMException {
   return new DOMException(text + ' could not be cloned.', 'DataCloneError');

@@ -2,7 +2,7 @@
 // algorithms (lone surrogates encode as U+FFFD; a bad byte sequence decodes as U+FFFD per
 // maximal subpart, or throws with `fatal`; `stream` keeps an incomplete sequence). The
 // output is sized exactly before it is allocated, so a huge input ends in the heap limit.
-import { apply, charCodeAt, create, defineProperty, getOwnPropertyDescriptor, getPrototypeOf } from './intrinsics.ts';
+import { apply, charCodeAt, defineProperty, getOwnPropertyDescriptor, getPrototypeOf } from './intrinsics.ts';
 import { invalidArgType, nodeRangeError, nodeTypeError } from './node-errors.ts';
 import { StringBuilder } from './string-builder.ts';
 
@@ -136,11 +136,23 @@ export class TextEncoder {
 }
 defineProperty(TextEncoder.prototype, Symbol.toStringTag, { value: 'TextEncoder', configurable: true });
 
-const UTF8_LABELS = ['unicode-1-1-utf-8', 'unicode11utf8', 'unicode20utf8', 'utf-8', 'utf8', 'x-unicode20utf8'];
-const UTF16LE_LABELS = ['csunicode', 'iso-10646-ucs-2', 'ucs-2', 'unicode', 'unicodefeff', 'utf-16', 'utf-16le'];
-const ENCODINGS = create(null) as Record<string, string>;
-for (const label of UTF8_LABELS) ENCODINGS[label] = 'utf-8';
-for (const label of UTF16LE_LABELS) ENCODINGS[label] = 'utf-16le';
+// The labels of each encoding the decoder knows (one literal: no loop when the prelude loads).
+const ENCODINGS = {
+  __proto__: null,
+  'unicode-1-1-utf-8': 'utf-8',
+  unicode11utf8: 'utf-8',
+  unicode20utf8: 'utf-8',
+  'utf-8': 'utf-8',
+  utf8: 'utf-8',
+  'x-unicode20utf8': 'utf-8',
+  csunicode: 'utf-16le',
+  'iso-10646-ucs-2': 'utf-16le',
+  'ucs-2': 'utf-16le',
+  unicode: 'utf-16le',
+  unicodefeff: 'utf-16le',
+  'utf-16': 'utf-16le',
+  'utf-16le': 'utf-16le',
+} as unknown as Record<string, string>;
 
 function trimLabel(label: string): string {
   let start = 0;

@@ -5,19 +5,19 @@ type TypedArrayType = new (buffer: ArrayBuffer, offset: number, length: number) 
 
 const float16 = (globalThis as { Float16Array?: unknown }).Float16Array;
 
-export const TYPED_ARRAY_TYPES: readonly TypedArrayType[] = [
-  ...([
-    Int8Array,
-    Uint8Array,
-    Uint8ClampedArray,
-    Int16Array,
-    Uint16Array,
-    Int32Array,
-    Uint32Array,
-    Float32Array,
-    Float64Array,
-    BigInt64Array,
-    BigUint64Array,
-  ] as unknown as TypedArrayType[]),
-  ...(typeof float16 === 'function' ? [float16 as TypedArrayType] : []),
-];
+const types = [
+  Int8Array,
+  Uint8Array,
+  Uint8ClampedArray,
+  Int16Array,
+  Uint16Array,
+  Int32Array,
+  Uint32Array,
+  Float32Array,
+  Float64Array,
+  BigInt64Array,
+  BigUint64Array,
+] as unknown as TypedArrayType[];
+// An index store, not a spread (which would run the array iterator while the prelude loads).
+if (typeof float16 === 'function') types[types.length] = float16 as TypedArrayType;
+export const TYPED_ARRAY_TYPES: readonly TypedArrayType[] = types;

@@ -13,6 +13,7 @@ import {
   hasOwn,
   isArray,
   MapProto,
+  parse,
   SetProto,
   setPrototypeOf,
   stringSlice,
@@ -25,14 +26,15 @@ import { INTRINSIC_HOLDERS, resolveHolder } from './url-holders.ts';
  * What the library reads of the global scope: derived from its text when it is bundled,
  * as names only. Which holders exist and which of the keys each owns is this engine's.
  */
-declare const __PTC_URL_LIBRARY_READS__: {
+declare const __PTC_URL_LIBRARY_READS__: string;
+interface UrlLibraryReads {
   readonly globals: readonly string[];
   readonly globalMembers: readonly string[];
   /** The property names it reads. */
   readonly keys: readonly string[];
   /** The well-known symbols it reads properties by (`iterator`). */
   readonly symbols: readonly string[];
-};
+}
 
 /** A captured object's properties the library reads, as they were: key → Entry. */
 type Captures = Record<PropertyKey, Entry | undefined>;
@@ -431,8 +433,10 @@ function test(this: RegExp, text: unknown): boolean {
 type TypedArrayType = (new (...args: unknown[]) => object) & { readonly BYTES_PER_ELEMENT: number };
 /** Each typed array type by its prototype (both unchangeable), for `subarray` and `slice`. */
 const TYPED_ARRAYS = new MapCtor<object, TypedArrayType>();
-for (const type of TYPED_ARRAY_TYPES as unknown as readonly TypedArrayType[])
+for (let index = 0; index < TYPED_ARRAY_TYPES.length; index++) {
+  const type = TYPED_ARRAY_TYPES[index] as unknown as TypedArrayType;
   apply(mapSet, TYPED_ARRAYS, [getOwnPropertyDescriptor(type, 'prototype')?.value, type]);
+}
 
 function typedConstructor(typed: object): TypedArrayType | undefined {
   return apply(mapGet, TYPED_ARRAYS, [getPrototypeOf(typed)]) as TypedArrayType | undefined;
@@ -491,7 +495,7 @@ export interface UrlIntrinsics {
  * just the members the library reads of it.
  */
 export function captureUrlIntrinsics(scope: Record<string, unknown>): UrlIntrinsics {
-  const reads = __PTC_URL_LIBRARY_READS__;
+  const reads = parse(__PTC_URL_LIBRARY_READS__) as UrlLibraryReads;
   const globals = create(null) as Record<string, unknown>;
   for (let index = 0; index < reads.globals.length; index++) {
     const name = reads.globals[index] as string;

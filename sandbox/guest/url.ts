@@ -114,7 +114,8 @@ export function installUrl(scope: Record<string, unknown>): void {
   delete scope[URL_LIBRARY_GLOBAL];
   if (typeof source === 'string') librarySource = source;
   globalScope = scope;
-  for (const name of ['URL', 'URLSearchParams'] as const) {
+  for (let i = 0; i < 2; i++) {
+    const name = i === 0 ? 'URL' : 'URLSearchParams';
     defineProperty(scope, name, {
       get(): unknown {
         const value = load()[name];

@@ -5,7 +5,6 @@
 import {
   apply,
   ArrayBufferCtor,
-  create,
   defineProperty,
   getOwnPropertyDescriptor,
   getPrototypeOf,
@@ -51,20 +50,18 @@ const typedArrayOffset = getOwnPropertyDescriptor(TypedArrayProto, 'byteOffset')
 const typedArrayByteLength = getOwnPropertyDescriptor(TypedArrayProto, 'byteLength')?.get as () => number;
 const typedArraySlice = (TypedArrayProto as { slice: () => Uint8Array }).slice;
 const isView = ArrayBufferCtor.isView;
-const INTEGER_ARRAYS = create(null) as Record<string, true>;
-for (const name of [
-  'Int8Array',
-  'Uint8Array',
-  'Uint8ClampedArray',
-  'Int16Array',
-  'Uint16Array',
-  'Int32Array',
-  'Uint32Array',
-  'BigInt64Array',
-  'BigUint64Array',
-]) {
-  INTEGER_ARRAYS[name] = true;
-}
+const INTEGER_ARRAYS = {
+  __proto__: null,
+  Int8Array: true,
+  Uint8Array: true,
+  Uint8ClampedArray: true,
+  Int16Array: true,
+  Uint16Array: true,
+  Int32Array: true,
+  Uint32Array: true,
+  BigInt64Array: true,
+  BigUint64Array: true,
+} as unknown as Record<string, true>;
 const MAX_RANDOM_BYTES = 65_536;
 const HEX = '0123456789abcdef';
 

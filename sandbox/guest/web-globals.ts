@@ -61,51 +61,61 @@ export function installNodeLineGlobals(scope: Record<string, unknown>, nodeMajor
   }
 }
 
+/** A global as Node has it: a writable, configurable data property. */
+function define(scope: Record<string, unknown>, name: string, value: unknown, enumerable: boolean): void {
+  defineProperty(scope, name, { value, writable: true, enumerable, configurable: true });
+}
+
+/**
+ * A global behind a getter and a setter (as `crypto` and `performance` have always been), its
+ * object made on the first read: most programs never touch it. Making it reads nothing
+ * a program can replace (the class is the prelude's own, its constructor sets private
+ * fields only), so the object is the same whenever it is made.
+ */
+function defineMadeOnRead(scope: Record<string, unknown>, name: string, make: () => unknown): void {
+  let made = false;
+  let current: unknown;
+  defineProperty(scope, name, {
+    get: () => {
+      if (!made) {
+        current = make();
+        made = true;
+      }
+      return current;
+    },
+    set: (next: unknown) => {
+      current = next;
+      made = true;
+    },
+    enumerable: true,
+    configurable: true,
+  });
+}
+
 /** Installs the globals on the guest's global object (once, before any program). */
 export function installWebGlobals(scope: Record<string, unknown>): void {
-  const functions: Record<string, unknown> = {
-    setTimeout,
-    clearTimeout,
-    setInterval,
-    clearInterval,
-    queueMicrotask,
-    structuredClone: structuredClone_,
-    atob,
-    btoa,
-  };
-  for (const name in functions) {
-    defineProperty(scope, name, { value: functions[name], writable: true, enumerable: true, configurable: true });
-  }
+  // One call per global, in the order they always had (no object literal to walk with for-in).
+  define(scope, 'setTimeout', setTimeout, true);
+  define(scope, 'clearTimeout', clearTimeout, true);
+  define(scope, 'setInterval', setInterval, true);
+  define(scope, 'clearInterval', clearInterval, true);
+  define(scope, 'queueMicrotask', queueMicrotask, true);
+  define(scope, 'structuredClone', structuredClone_, true);
+  define(scope, 'atob', atob, true);
+  define(scope, 'btoa', btoa, true);
   defineProperty(atob, 'length', { value: 1, configurable: true });
   defineProperty(btoa, 'length', { value: 1, configurable: true });
-  const classes: Record<string, unknown> = {
-    TextEncoder,
-    TextDecoder,
-    AbortController,
-    AbortSignal,
-    EventTarget,
-    Event,
-    DOMException,
-    Crypto,
-    SubtleCrypto,
-    Performance,
-  };
-  for (const name in classes) {
-    defineProperty(scope, name, { value: classes[name], writable: true, enumerable: false, configurable: true });
-  }
+  define(scope, 'TextEncoder', TextEncoder, false);
+  define(scope, 'TextDecoder', TextDecoder, false);
+  define(scope, 'AbortController', AbortController, false);
+  define(scope, 'AbortSignal', AbortSignal, false);
+  define(scope, 'EventTarget', EventTarget, false);
+  define(scope, 'Event', Event, false);
+  define(scope, 'DOMException', DOMException, false);
+  define(scope, 'Crypto', Crypto, false);
+  define(scope, 'SubtleCrypto', SubtleCrypto, false);
+  define(scope, 'Performance', Performance, false);
   installUrl(scope);
-  for (const [name, value] of [
-    ['crypto', makeCrypto()],
-    ['performance', makePerformance()],
-  ] as const) {
-    let current: unknown = value;
-    defineProperty(scope, name, {
-      get: () => current,
-      set: (next: unknown) => {
-        current = next;
-      },
-      enumerable: true,
-      configurable: true,
-    });
-  }
+  defineMadeOnRead(scope, 'crypto', makeCrypto);
+  defineMadeOnRead(scope, 'performance', makePerformance);
 }
