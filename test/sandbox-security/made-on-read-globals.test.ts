@@ -1,0 +1,150 @@
+// `crypto` and `performance` are getters whose object is made on the first read (most
+// programs never touch them). A program that first replaced every built-in it can reach
+// (each global binding, every configurable property and accessor of the globals, their
+// prototypes and the iterator prototypes, each read recorded) and only then reads them
+// gets the same objects, working the same, as one that read them before replacing
+// anything: making them calls and reads none of the replacements.
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { createSandbox } from '../../sandbox/index.ts';
+import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
+import { expectOk, fakeHost } from '../sandbox/helpers.ts';
+
+// Reading these would make the objects (or load URL) outside the recorded step.
+const NOT_REPLACED = new Set(['URL', 'URLSearchParams', 'globalThis', 'crypto', 'performance']);
+const REPLACED_GLOBALS = [...bareContextGlobals().names, ...WEB_GLOBALS].filter((name) => !NOT_REPLACED.has(name));
+
+/** Replaces every replaceable built-in by a recorder of its reads and calls (`armed` switches recording). */
+const REPLACE_EVERYTHING = `
+  const names: string[] = ${JSON.stringify(REPLACED_GLOBALS)};
+  const holders: [string, any][] = [];
+  for (let i = 0; i < names.length; i++) {
+    const value = (globalThis as any)[names[i]];
+    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) continue;
+    holders[holders.length] = [names[i], value];
+    const prototype = typeof value === 'function' ? describe(value, 'prototype')?.value : undefined;
+    if (prototype !== undefined && prototype !== null) holders[holders.length] = [names[i] + '.prototype', prototype];
+  }
+  const iteratorOf = (value: any) => protoOf(value[Symbol.iterator]());
+  holders[holders.length] = ['%TypedArray%.prototype', protoOf(Uint8Array.prototype)];
+  holders[holders.length] = ['%ArrayIteratorPrototype%', iteratorOf([])];
+  holders[holders.length] = ['%IteratorPrototype%', protoOf(iteratorOf([]))];
+  const recorder = (label: string, original: any) => function (this: any, ...args: any[]) {
+    if (armed) hits[hits.length] = label;
+    return new.target ? construct(original, args, new.target) : apply(original, this, args);
+  };
+  const seen = new Set();
+  for (let h = 0; h < holders.length; h++) {
+    const [holderName, holder] = holders[h];
+    if (seen.has(holder)) continue;
+    seen.add(holder);
+    const keys = ownKeys(holder);
+    for (let k = 0; k < keys.length; k++) {
+      const key = keys[k];
+      if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments') continue;
+      const d = describe(holder, key)!;
+      const label = holderName + '.' + toText(key);
+      if ('value' in d && d.configurable) {
+        const value = typeof d.value === 'function' ? recorder(label, d.value) : d.value;
+        define(holder, key, {
+          configurable: true,
+          enumerable: d.enumerable,
+          get() { if (armed) hits[hits.length] = label + ' (read)'; return value; },
+          set(this: any, next: unknown) { define(this, key, { value: next, writable: true, enumerable: true, configurable: true }); },
+        });
+        replaced++;
+      } else if (d.configurable) {
+        define(holder, key, { ...d, get: d.get && recorder(label + ' (get)', d.get), set: d.set && recorder(label + ' (set)', d.set) });
+        replaced++;
+      }
+    }
+  }
+  for (let i = 0; i < holders.length; i++) {
+    const [name, value] = holders[i];
+    if (name.endsWith('.prototype') || name.startsWith('%')) continue;
+    const d = describe(globalThis, name);
+    if (d === undefined || !('value' in d) || !d.configurable) continue;
+    define(globalThis, name, { ...d, value: new ProxyCtor(value, {
+      get: (target: any, key: any) => { if (armed) hits[hits.length] = 'global ' + name + '.' + toText(key); return get(target, key); },
+      apply: (target: any, self: any, args: any) => { if (armed) hits[hits.length] = 'global ' + name + '()'; return apply(target, self, args); },
+      construct: (target: any, args: any, newTarget: any) => { if (armed) hits[hits.length] = 'new ' + name; return construct(target, args, newTarget); },
+    }) });
+    replaced++;
+  }
+`;
+
+/** The program: `readFirst` reads the two globals before replacing anything. */
+const program = (readFirst: boolean): string => `
+  const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys, get = Reflect.get;
+  const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
+  const ProxyCtor = Proxy, toText = String, ArrayFrom = Array.from, tagOf = Object.prototype.toString;
+  const hits: string[] = [];
+  let armed = false;
+  let replaced = 0;
+  ${readFirst ? 'const early = [crypto, performance];' : ''}
+  ${REPLACE_EVERYTHING}
+  armed = true;
+  const c = crypto;
+  const p = performance;
+  const madeCount = hits.length;
+  'a,b'.split(',');
+  armed = false;
+  return {
+    madeHits: hits.slice(0, madeCount),
+    control: hits.slice(madeCount),
+    replaced,
+    same: c === crypto && p === performance && c.subtle === c.subtle${readFirst ? ' && early[0] === c && early[1] === p' : ''},
+    tags: [apply(tagOf, c, []), apply(tagOf, p, []), apply(tagOf, c.subtle, [])],
+    protos: [protoOf(c) === Crypto.prototype, protoOf(p) === Performance.prototype, protoOf(c.subtle) === SubtleCrypto.prototype],
+    random: ArrayFrom(c.getRandomValues(new Uint8Array(8))),
+    uuid: c.randomUUID(),
+    now: typeof p.now(),
+    origin: p.timeOrigin,
+  };
+`;
+
+describe.each(['in-process', 'process'] as const)(
+  'crypto and performance first read after built-ins were replaced (%s)',
+  (isolation) => {
+    const sandbox = createSandbox({ isolation, poolSize: 1, limits: { wallTimeMs: 30_000, cpuTimeMs: 10_000 } });
+    afterAll(() => sandbox.close());
+    const determinism = { seed: 'made-on-read', clockStartMs: 1_700_000_000_000 };
+
+    it('makes them calling and reading none of the replacements, and they work as when read before', async () => {
+      const [before, after] = await Promise.all(
+        [true, false].map((readFirst) =>
+          sandbox.run({ code: program(readFirst), toolNames: [], hostCall: fakeHost().hostCall, determinism }),
+        ),
+      );
+      expectOk(before);
+      expectOk(after);
+      const early = (before.ok ? before.result : {}) as Record<string, unknown>;
+      const late = (after.ok ? after.result : {}) as Record<string, unknown>;
+      expect(late['madeHits']).toStrictEqual([]);
+      // The replacements were live and recording: the program's own call after the reads is seen.
+      expect(late['control']).toEqual(
+        expect.arrayContaining(['String.prototype.split (read)', 'String.prototype.split']),
+      );
+      expect(late['replaced']).toBeGreaterThan(500);
+      expect(late['same']).toBe(true);
+      expect(late['tags']).toStrictEqual(['[object Crypto]', '[object Performance]', '[object SubtleCrypto]']);
+      expect(late['protos']).toStrictEqual([true, true, true]);
+      for (const key of ['madeHits', 'same', 'tags', 'protos', 'random', 'uuid', 'now', 'origin'])
+        expect([key, late[key]]).toStrictEqual([key, early[key]]);
+    });
+
+    it('keeps a value assigned before the first read, and never makes the object then', async () => {
+      const outcome = await sandbox.run({
+        code: `
+        (globalThis as any).crypto = 7;
+        const a = (globalThis as any).crypto;
+        (globalThis as any).performance = null;
+        const d = Object.getOwnPropertyDescriptor(globalThis, 'crypto')!;
+        return [a, (globalThis as any).performance, typeof d.get, typeof d.set, d.enumerable, d.configurable, d.get!.name, d.set!.name];
+      `,
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+      });
+      expectOk(outcome, [7, null, 'function', 'function', true, true, 'get', 'set'] as never);
+    });
+  },
+);
