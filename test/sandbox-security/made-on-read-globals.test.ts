@@ -110,11 +110,10 @@ describe.each(['in-process', 'process'] as const)(
     const determinism = { seed: 'made-on-read', clockStartMs: 1_700_000_000_000 };
 
     it('makes them calling and reading none of the replacements, and they work as when read before', async () => {
-      const [before, after] = await Promise.all(
-        [true, false].map((readFirst) =>
-          sandbox.run({ code: program(readFirst), toolNames: [], hostCall: fakeHost().hostCall, determinism }),
-        ),
-      );
+      const run = (readFirst: boolean) =>
+        sandbox.run({ code: program(readFirst), toolNames: [], hostCall: fakeHost().hostCall, determinism });
+      const before = await run(true);
+      const after = await run(false);
       expectOk(before);
       expectOk(after);
       const early = (before.ok ? before.result : {}) as Record<string, unknown>;
