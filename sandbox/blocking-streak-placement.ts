@@ -16,7 +16,6 @@
 // The placement is measured, not assumed: calls are timed before and after, and if the
 // held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the run. Linux
 // only, through koffi (thread-affinity.ts); elsewhere nothing changes.
-import { readdirSync, readFileSync } from 'node:fs';
 import {
   affinityAvailable,
   currentCpu,
@@ -25,6 +24,7 @@ import {
   singleCpuMask,
   threadAffinity,
 } from './thread-affinity.ts';
+import { threadCpuTimes } from './thread-cpu-times.ts';
 
 export interface PlacementTuning {
   /** Blocking calls in a row before the threads are sampled (short programs are left alone). */
@@ -236,26 +236,6 @@ function letGo(current: Streak): void {
 
 function sameMask(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
-}
-
-/** CPU time (ns) of each thread of this process (Linux: /proc/self/task/<tid>/schedstat). */
-function threadCpuTimes(): Map<number, number> {
-  const times = new Map<number, number>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc/self/task');
-  } catch {
-    return times;
-  }
-  for (const entry of entries) {
-    try {
-      const ns = Number(readFileSync(`/proc/self/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
-      if (Number.isFinite(ns)) times.set(Number(entry), ns);
-    } catch {
-      // the thread ended meanwhile
-    }
-  }
-  return times;
 }
 
 /** The thread other than `self` that ran most from `before` to `after` (the isolate's, in a streak). */

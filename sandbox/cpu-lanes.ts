@@ -18,8 +18,9 @@
 // CPU at all while other work at normal priority is runnable, so a lock it held when it
 // was preempted stalled the whole process for as long as that work lasted (an ordinary
 // in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
-import { accessSync, readdirSync, readFileSync } from 'node:fs';
+import { accessSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
+import { threadCpuTimes } from './thread-cpu-times.ts';
 import { LONG_SLICE_NS, restoreThreadSlice, setThreadSlice } from './thread-slice.ts';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -40,22 +41,10 @@ interface ThreadSample {
 /** Every thread of this process but the main one (Linux: /proc/self/task); empty elsewhere. */
 function sampleThreads(): Map<number, ThreadSample> {
   const samples = new Map<number, ThreadSample>();
-  let entries: string[];
-  try {
-    entries = readdirSync('/proc/self/task');
-  } catch {
-    return samples;
-  }
-  for (const entry of entries) {
-    const tid = Number(entry);
-    if (!Number.isSafeInteger(tid) || tid === process.pid) continue;
-    try {
-      const cpuNs = Number(readFileSync(`/proc/self/task/${entry}/schedstat`, 'utf8').split(' ')[0]);
-      const voluntary = voluntarySwitches(tid);
-      if (Number.isFinite(cpuNs) && voluntary !== undefined) samples.set(tid, { cpuNs, voluntary });
-    } catch {
-      // the thread ended meanwhile
-    }
+  for (const [tid, cpuNs] of threadCpuTimes()) {
+    if (tid === process.pid) continue;
+    const voluntary = voluntarySwitches(tid);
+    if (voluntary !== undefined) samples.set(tid, { cpuNs, voluntary });
   }
   return samples;
 }
