@@ -14,6 +14,7 @@ import {
 } from './harden-url-library.ts';
 
 const ENTRY = fileURLToPath(new URL('./guest/guest-main.ts', import.meta.url));
+const DIGEST_ENTRY = fileURLToPath(new URL('./guest/digest-hashes.ts', import.meta.url));
 const GUEST_DIR = fileURLToPath(new URL('./guest/', import.meta.url));
 
 // whatwg-url (the guest's URL) needs only UTF-8: its legacy multi-byte encodings (for
@@ -98,10 +99,22 @@ const COMMON_OPTIONS: BuildOptions = {
  */
 export async function bundleGuestPrelude(): Promise<string> {
   const { reads } = await hardenedUrlLibrary();
+  const digest = await digestLibrary();
   const result = await build({
     ...COMMON_OPTIONS,
     entryPoints: [ENTRY],
     format: 'iife',
+    plugins: [
+      {
+        name: 'digest-library',
+        setup(pluginBuild) {
+          pluginBuild.onLoad({ filter: /[\\/]guest[\\/]digest-library\.ts$/ }, () => ({
+            contents: `export const makeDigestHashes = ${digest};`,
+            loader: 'js',
+          }));
+        },
+      },
+    ],
     // As JSON text, parsed when the captures are taken: as an object literal it was built
     // when the prelude loaded, and its ~300 names were in the code cache every isolate reads.
     define: { __PTC_URL_LIBRARY_READS__: JSON.stringify(JSON.stringify(reads)) },
@@ -109,6 +122,24 @@ export async function bundleGuestPrelude(): Promise<string> {
   const script = result.outputFiles?.[0]?.text;
   if (script === undefined) throw new Error('bundleGuestPrelude: esbuild produced no output');
   return script;
+}
+
+/**
+ * The digest hashes (guest/digest-hashes.ts with @noble/hashes) as the text of one function
+ * that evaluates their modules and returns them (guest/digest-library.ts): nested, their
+ * code is compiled on the first digest only, and nothing of it is in the code cache.
+ */
+async function digestLibrary(): Promise<string> {
+  const result = await build({ ...COMMON_OPTIONS, entryPoints: [DIGEST_ENTRY], format: 'esm' });
+  const code = result.outputFiles?.[0]?.text;
+  const exported = code === undefined ? null : /export\s*\{([^}]*)\};?\s*$/.exec(code);
+  if (code === undefined || exported === null || exported[1] === undefined)
+    throw new Error('digestLibrary: esbuild produced no module ending in its exports');
+  const fields = exported[1].split(',').map((part) => {
+    const [local, name = local] = part.trim().split(/\s+as\s+/);
+    return `${name}:${local}`;
+  });
+  return `function(){${code.slice(0, exported.index)}return{__proto__:null,${fields.join(',')}};}`;
 }
 
 async function hardenedUrlLibrary(): Promise<HardenedUrlLibrary> {

@@ -11,13 +11,12 @@ import {
   PromiseCtor,
   TypeErrorCtor,
 } from './intrinsics.ts';
+import { makeDigestHashes } from './digest-library.ts';
 import { DOMException, quotaExceeded } from './dom-exception.ts';
 import { randomUint32 } from './entropy.ts';
 import { nodeTypeError } from './node-errors.ts';
 import { run } from './run-state.ts';
 import { bytesOf } from './text-codec.ts';
-
-declare const require: (id: string) => unknown;
 
 type Hash = (data: Uint8Array) => Uint8Array;
 interface Hashes {
@@ -30,7 +29,7 @@ let hashes: Hashes | undefined;
 
 function loadHashes(): Hashes {
   if (hashes === undefined) {
-    const loaded = require('./digest-hashes.ts') as { sha1: Hash; sha256: Hash; sha384: Hash; sha512: Hash };
+    const loaded = makeDigestHashes();
     hashes = {
       __proto__: null,
       'SHA-1': loaded.sha1,

@@ -4,6 +4,10 @@
 // prototypes and the iterator prototypes, each read recorded) and only then reads them
 // gets the same objects, working the same, as one that read them before replacing
 // anything: making them calls and reads none of the replacements.
+// The hash functions of crypto.subtle.digest are made on the first digest as well (their
+// code nested in one function): after such a program they hash the same.
+
+import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
@@ -129,6 +133,45 @@ describe.each(['in-process', 'process'] as const)(
       expect(late['protos']).toStrictEqual([true, true, true]);
       for (const key of ['madeHits', 'same', 'tags', 'protos', 'random', 'uuid', 'now', 'origin'])
         expect([key, late[key]]).toStrictEqual([key, early[key]]);
+    });
+
+    it('hashes the same on a first digest after every built-in was replaced', async () => {
+      const digests = `
+      const hex = (buffer: ArrayBuffer) => { let out = ''; const bytes = new Uint8Array(buffer); for (let i = 0; i < bytes.length; i++) out += (bytes[i] < 16 ? '0' : '') + bytes[i].toString(16); return out; };
+      const data = new TextEncoder().encode('hello, digest');
+      const out: string[] = [];
+      for (const algorithm of ['SHA-1', 'SHA-256', 'SHA-384', 'SHA-512']) out[out.length] = hex(await crypto.subtle.digest(algorithm, data));
+    `;
+      const plain = await sandbox.run({
+        code: `${digests}\nreturn out;`,
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+      });
+      const hostile = await sandbox.run({
+        code: `
+        const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys, get = Reflect.get;
+        const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
+        const ProxyCtor = Proxy, toText = String;
+        const hits: string[] = [];
+        let armed = false;
+        let replaced = 0;
+        ${REPLACE_EVERYTHING}
+        ${digests}
+        return { out, replaced };
+      `,
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+      });
+      expectOk(plain);
+      expectOk(hostile);
+      const result = (hostile.ok ? hostile.result : {}) as { out: string[]; replaced: number };
+      expect(result.replaced).toBeGreaterThan(500);
+      expect(result.out).toStrictEqual(plain.ok ? plain.result : undefined);
+      expect(result.out).toStrictEqual(
+        ['sha1', 'sha256', 'sha384', 'sha512'].map((algorithm) =>
+          createHash(algorithm).update('hello, digest').digest('hex'),
+        ),
+      );
     });
 
     it('keeps a value assigned before the first read, and never makes the object then', async () => {
