@@ -163,6 +163,9 @@ function trimLabel(label: string): string {
   return apply(String.prototype.toLowerCase, apply(String.prototype.slice, label, [start, end]), []) as string;
 }
 
+/** Set while the prelude makes a decoder of its own (makeOwnUtf8Decoder): no label to parse. */
+let makingOwn = false;
+
 export class TextDecoder {
   #encoding: string;
   #fatal: boolean;
@@ -172,7 +175,7 @@ export class TextDecoder {
   #bomSeen = false;
 
   constructor(label: unknown = 'utf-8', options?: { fatal?: boolean; ignoreBOM?: boolean } | null) {
-    const name = ENCODINGS[trimLabel('' + (label as string))];
+    const name = makingOwn ? 'utf-8' : ENCODINGS[trimLabel('' + (label as string))];
     if (name === undefined) {
       throw nodeRangeError('ERR_ENCODING_NOT_SUPPORTED', 'The "' + (label as string) + '" encoding is not supported');
     }
@@ -343,6 +346,20 @@ export class TextDecoder {
       this.#bad(out);
     }
     return length;
+  }
+}
+
+/**
+ * A UTF-8 decoder that keeps a BOM, for the prelude's own use. It may be made after the
+ * program ran (url-encoding.ts, on the first URL parsed): its label is not parsed, as
+ * parsing reads String.prototype as the program left it, and its options have no prototype.
+ */
+export function makeOwnUtf8Decoder(): TextDecoder {
+  makingOwn = true;
+  try {
+    return new TextDecoder('utf-8', { __proto__: null, ignoreBOM: true } as { ignoreBOM: boolean });
+  } finally {
+    makingOwn = false;
   }
 }
 defineProperty(TextDecoder.prototype, Symbol.toStringTag, { value: 'TextDecoder', configurable: true });
