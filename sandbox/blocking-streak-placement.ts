@@ -18,6 +18,7 @@
 // only, through koffi (thread-affinity.ts); elsewhere nothing changes.
 import {
   affinityAvailable,
+  cpusOf,
   currentCpu,
   currentThreadId,
   setThreadAffinity,
@@ -89,13 +90,13 @@ let streak: Streak | undefined;
 /** A run started in this process. */
 export function placementRunStarted(): void {
   runsInFlight += 1;
-  if (runsInFlight > 1) endStreak();
+  if (runsInFlight > 1) guarded(endStreak);
 }
 
 /** A run ended in this process. */
 export function placementRunEnded(owner: object): void {
   runsInFlight = Math.max(0, runsInFlight - 1);
-  if (streak?.owner === owner) endStreak();
+  if (streak?.owner === owner) guarded(endStreak);
 }
 
 /**
@@ -103,7 +104,35 @@ export function placementRunEnded(owner: object): void {
  * answer it. Cheap when nothing changes: a counter and a clock read.
  */
 export function placementBlockingCall(owner: object): void {
-  if (runsInFlight !== 1) return;
+  if (runsInFlight !== 1 || broken) return;
+  guarded(() => blockingCall(owner));
+}
+
+/** A placement call threw (koffi, the C library): placement stops for this process. */
+let broken = false;
+
+// Called from a run's blocking path, its end and a timer: what fails here must not fail
+// the run (or leave it never ended), nor reach the host as an uncaught exception.
+function guarded(action: () => void): void {
+  try {
+    action();
+  } catch {
+    broken = true;
+    const current = streak;
+    streak = undefined;
+    if (current !== undefined) {
+      clearInterval(current.timer);
+      try {
+        // Best effort: give back what can be given back.
+        letGo(current);
+      } catch {
+        // nothing more to do
+      }
+    }
+  }
+}
+
+function blockingCall(owner: object): void {
   const now = performance.now();
   let current = streak;
   if (current === undefined || current.owner !== owner) {
@@ -167,7 +196,7 @@ function hold(current: Streak, now: number): void {
   }
   const mask = singleCpuMask(cpu);
   const inherited = threadAffinity(self);
-  if (inherited === undefined) {
+  if (inherited === undefined || !mayHold(inherited, cpu)) {
     current.phase = 'declined';
     return;
   }
@@ -175,7 +204,7 @@ function hold(current: Streak, now: number): void {
   current.hold = hold;
   for (const tid of [self, isolateThread]) {
     const previous = tid === self ? inherited : threadAffinity(tid);
-    if (previous === undefined || !setThreadAffinity(tid, mask)) {
+    if (previous === undefined || !mayHold(previous, cpu) || !setThreadAffinity(tid, mask)) {
       letGo(current);
       current.phase = 'declined';
       return;
@@ -192,7 +221,7 @@ function hold(current: Streak, now: number): void {
       return;
     }
     // No call for a tick: let go; a later streak of the same run is measured afresh.
-    letGo(current);
+    guarded(() => letGo(current));
     current.phase = 'warm';
     current.calls = 0;
   }, placementTuning.idleTickMs);
@@ -224,7 +253,12 @@ function letGo(current: Streak): void {
   current.hold = undefined;
   if (hold === undefined) return;
   if (hold.threads.length > 0) placementStats.letGo += 1;
-  for (const { tid, previous } of hold.threads) setThreadAffinity(tid, previous);
+  // A thread whose mask is no longer the held one was set meanwhile by someone else (the
+  // application, or the kernel as the cgroup's cpuset changed): that mask stays.
+  for (const { tid, previous } of hold.threads) {
+    const now = threadAffinity(tid);
+    if (now !== undefined && sameMask(now, hold.mask)) setThreadAffinity(tid, previous);
+  }
   // A thread the answering thread started meanwhile (a tool's worker, libuv's pool starting
   // up) inherited the held mask: it gets the mask it would have had.
   for (const tid of threadCpuTimes().keys()) {
@@ -232,6 +266,17 @@ function letGo(current: Streak): void {
     const mask = threadAffinity(tid);
     if (mask !== undefined && sameMask(mask, hold.mask)) setThreadAffinity(tid, hold.inherited);
   }
+}
+
+/**
+ * Whether a thread with this mask may be held on `cpu`: a mask of one CPU is someone's
+ * placement (the application's, or a hold by another copy of this module, in a worker
+ * thread or another version of the package, which counts only its own runs), never
+ * recorded as one to give back; and a thread is not moved to a CPU its mask excludes.
+ */
+function mayHold(mask: Uint8Array, cpu: number): boolean {
+  const cpus = cpusOf(mask);
+  return cpus.length > 1 && cpus.includes(cpu);
 }
 
 function sameMask(a: Uint8Array, b: Uint8Array): boolean {

@@ -4,10 +4,11 @@
 // second run starts, when the run ends or goes quiet, or when holding them was not faster.
 // The tools below look at the threads' masks from inside the calls (they run on the host's
 // thread while the isolate's thread waits for the answer).
-import { afterAll, afterEach, beforeEach, describe, expect, it } from '@jest/globals';
-import { readdirSync } from 'node:fs';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from '@jest/globals';
+import { readdirSync, readFileSync } from 'node:fs';
 import { Worker } from 'node:worker_threads';
 import { placementStats, placementTuning } from '../../sandbox/blocking-streak-placement.ts';
+import type { InProcessSandbox } from '../../sandbox/in-process-sandbox.ts';
 import { createSandbox } from '../../sandbox/index.ts';
 import {
   affinityAvailable,
@@ -23,8 +24,17 @@ import { gate } from '../support/gate.ts';
 import { expectOk } from './helpers.ts';
 
 const supported = process.platform === 'linux' && (process.arch === 'x64' || process.arch === 'arm64');
-const placed = createSandbox({ isolation: 'in-process', poolSize: 2 });
-const unplaced = createSandbox({ isolation: 'in-process', poolSize: 1, placeBlockingStreaks: false });
+// In-process sandboxes as createSandbox makes them (placement on by default).
+const placed = createSandbox({ isolation: 'in-process', poolSize: 2 }) as InProcessSandbox;
+const unplaced = createSandbox({
+  isolation: 'in-process',
+  poolSize: 1,
+  placeBlockingStreaks: false,
+}) as InProcessSandbox;
+// The process's first isolate waits for the run that warms the code cache: with the pools
+// full, that run is over and no test's streak shares the process with it (a second run in
+// flight lets go; the streak after it would be held a second time).
+beforeAll(() => Promise.all([placed.warm(), unplaced.warm()]));
 afterAll(() => Promise.all([placed.close(), unplaced.close()]));
 
 const defaults = { ...placementTuning };
@@ -111,8 +121,6 @@ describe('placement of a blocking streak (in-process)', () => {
       changed: changedThreads(start.all, start.main),
       main: cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0)),
     }));
-    // More calls than the streak needs: the sandbox's first run may share the process with
-    // the run that warms its code cache for a while (two runs in flight: nothing is held).
     expectOk(await placed.run({ code: calls(heldAt + 60), toolNames: ['look'], hostCall: tool.hostCall }));
     expect(placementStats.held).toBe(heldBefore + 1);
     // Nothing is touched before the streak's sampled calls (the program's first calls may
@@ -255,6 +263,73 @@ return 1;`;
     expectOk(await placed.run({ code: calls(judgedAt + 40), toolNames: ['look'], hostCall: tool.hostCall }));
     expect(placementStats.declined).toBe(declinedBefore + 1);
     for (const seen of tool.seen.slice(judgedAt)) expect(seen).toStrictEqual([]);
+  });
+
+  it('leaves a mask the application set on a held thread meanwhile as it is', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    if (!start.main.includes(',')) return;
+    const original = threadAffinity(MAIN_TID) ?? new Uint8Array(0);
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    let theirs: number[] | undefined;
+    const tool = observingTool((i) => {
+      if (theirs === undefined && i >= heldAt && changedThreads(start.all, start.main).includes(MAIN_TID)) {
+        // The application moves the held thread to another CPU of its own choosing.
+        const other = cpusOf(original).find((cpu) => cpu !== currentCpu()) ?? 0;
+        theirs = [other];
+        setThreadAffinity(MAIN_TID, singleCpuMask(other));
+      }
+      return i;
+    });
+    try {
+      expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      if (theirs === undefined) throw new Error('the streak was never held');
+      expect(cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0))).toStrictEqual(theirs);
+    } finally {
+      setThreadAffinity(MAIN_TID, original);
+    }
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+  });
+
+  it('a second copy of the module (another version, or a worker thread) never records a held mask as one to give back', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    if (!start.main.includes(',')) return; // one CPU: nothing is ever held
+    type Placement = typeof import('../../sandbox/blocking-streak-placement.ts');
+    const a: Placement = await import('../../sandbox/blocking-streak-placement.ts');
+    const b = (await import('../../sandbox/blocking-streak-placement.ts?copy' as string)) as Placement;
+    Object.assign(b.placementTuning, a.placementTuning);
+    // A thread that computes stands in for the isolate's: the busiest thread of a streak.
+    const spinner = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
+       for (;;);`,
+      { eval: true },
+    );
+    try {
+      const spinnerTid = await new Promise<number>((resolve) => spinner.once('message', resolve));
+      const ran = () => Number(readFileSync(`/proc/self/task/${spinnerTid}/schedstat`, 'utf8').split(' ')[0]);
+      const streak = (copy: Placement, owner: object): void => {
+        const { warmCalls, sampleCalls } = copy.placementTuning;
+        for (let call = 1; call <= warmCalls + sampleCalls; call++) {
+          // Between the sampled calls the spinner runs well ahead of any other thread.
+          if (call === warmCalls + 1) for (const since = ran(); ran() - since < 50_000_000; );
+          copy.placementBlockingCall(owner);
+        }
+      };
+      const [first, second] = [{}, {}];
+      a.placementRunStarted();
+      streak(a, first);
+      expect(changedThreads(start.all, start.main).sort()).toStrictEqual([MAIN_TID, spinnerTid].sort());
+      // The other copy counts its own runs: it sees one in flight and a streak of its own.
+      b.placementRunStarted();
+      streak(b, second);
+      a.placementRunEnded(first);
+      b.placementRunEnded(second);
+      expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+    } finally {
+      await spinner.terminate();
+    }
   });
 
   it('placeBlockingStreaks: false never touches a mask', async () => {
