@@ -25,7 +25,7 @@ import {
   singleCpuMask,
   threadAffinity,
 } from './thread-affinity.ts';
-import { threadCpuTimes } from './thread-cpu-times.ts';
+import { threadCpuTimes, voluntarySwitches } from './thread-cpu-times.ts';
 
 export interface PlacementTuning {
   /** Blocking calls in a row before the threads are sampled (short programs are left alone). */
@@ -71,9 +71,9 @@ interface Streak {
   phase: Phase;
   calls: number;
   lastCallAt: number;
-  /** When the current measurement began, and the threads' CPU then. */
+  /** When the current measurement began, and the threads' CPU and sleeps then. */
   since: number;
-  cpuBefore: Map<number, number> | undefined;
+  cpuBefore: Map<number, ThreadSample> | undefined;
   freeMsPerCall: number;
   hold: Hold | undefined;
   timer: ReturnType<typeof setInterval> | undefined;
@@ -157,7 +157,7 @@ function blockingCall(owner: object): void {
   if (current.phase === 'warm' && current.calls === placementTuning.warmCalls) {
     current.phase = 'sampling';
     current.since = now;
-    current.cpuBefore = threadCpuTimes();
+    current.cpuBefore = threadSamples();
   } else if (
     current.phase === 'sampling' &&
     current.calls === placementTuning.warmCalls + placementTuning.sampleCalls
@@ -188,7 +188,7 @@ function hold(current: Streak, now: number): void {
   const cpu = currentCpu();
   const before = current.cpuBefore;
   current.cpuBefore = undefined;
-  const after = threadCpuTimes();
+  const after = threadSamples();
   const isolateThread = self === undefined || before === undefined ? undefined : busiestSince(before, after, self);
   if (self === undefined || cpu === undefined || isolateThread === undefined) {
     current.phase = 'declined';
@@ -283,13 +283,40 @@ function sameMask(a: Uint8Array, b: Uint8Array): boolean {
   return a.length === b.length && a.every((byte, i) => byte === b[i]);
 }
 
-/** The thread other than `self` that ran most from `before` to `after` (the isolate's, in a streak). */
-function busiestSince(before: Map<number, number>, after: Map<number, number>, self: number): number | undefined {
+interface ThreadSample {
+  /** Nanoseconds on a CPU. */
+  readonly ns: number;
+  /** Times it gave the CPU up by itself. */
+  readonly slept: number;
+}
+
+function threadSamples(): Map<number, ThreadSample> {
+  const samples = new Map<number, ThreadSample>();
+  for (const [tid, ns] of threadCpuTimes()) {
+    const slept = voluntarySwitches(tid);
+    if (slept !== undefined) samples.set(tid, { ns, slept });
+  }
+  return samples;
+}
+
+/**
+ * The isolate's thread in a streak: of the threads other than `self` that slept through
+ * the sampled calls (it waits for each answer), the one that ran most from `before` to
+ * `after`. A thread that computes all along (the application's worker, a runaway isolate)
+ * runs more but never sleeps: holding it with this one would halve both.
+ */
+function busiestSince(
+  before: Map<number, ThreadSample>,
+  after: Map<number, ThreadSample>,
+  self: number,
+): number | undefined {
   let busiest: number | undefined;
   let most = 0;
-  for (const [tid, ns] of after) {
-    const ran = ns - (before.get(tid) ?? ns);
-    if (tid !== self && ran > most) {
+  for (const [tid, { ns, slept }] of after) {
+    const start = before.get(tid);
+    if (tid === self || start === undefined || slept - start.slept < placementTuning.sampleCalls / 2) continue;
+    const ran = ns - start.ns;
+    if (ran > most) {
       most = ran;
       busiest = tid;
     }

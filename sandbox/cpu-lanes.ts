@@ -20,7 +20,7 @@
 // in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
 import { accessSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { threadCpuTimes } from './thread-cpu-times.ts';
+import { threadCpuTimes, voluntarySwitches } from './thread-cpu-times.ts';
 import { LONG_SLICE_NS, restoreThreadSlice, setThreadSlice } from './thread-slice.ts';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -192,17 +192,6 @@ export function watchDemotedThreads(onRestored: (restored: boolean) => void): vo
     onWatchRestored(restoreThreadsNoLongerBusy());
   }, WATCH_MS);
   watchTimer.unref();
-}
-
-/** How many times thread `tid` gave the CPU up by itself; undefined once it has ended. */
-function voluntarySwitches(tid: number): number | undefined {
-  try {
-    const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
-    const count = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
-    return Number.isFinite(count) ? count : undefined;
-  } catch {
-    return undefined;
-  }
 }
 
 function restore(tids: readonly number[]): boolean {

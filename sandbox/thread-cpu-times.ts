@@ -1,6 +1,6 @@
-// CPU time per thread of this process (Linux: /proc/self/task/<tid>/schedstat), read by
-// the CPU lanes (cpu-lanes.ts) and the placement of a blocking streak
-// (blocking-streak-placement.ts) to tell which threads run guest code.
+// CPU time per thread of this process (Linux: /proc/self/task/<tid>/schedstat) and how
+// often each slept, read by the CPU lanes (cpu-lanes.ts) and the placement of a blocking
+// streak (blocking-streak-placement.ts) to tell which threads run guest code.
 import { readdirSync, readFileSync } from 'node:fs';
 
 /** Nanoseconds on a CPU of each thread of this process; empty where /proc is not there. */
@@ -23,4 +23,15 @@ export function threadCpuTimes(): Map<number, number> {
     }
   }
   return times;
+}
+
+/** How many times thread `tid` gave the CPU up by itself; undefined once it has ended. */
+export function voluntarySwitches(tid: number): number | undefined {
+  try {
+    const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
+    const count = Number(/voluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
+    return Number.isFinite(count) ? count : undefined;
+  } catch {
+    return undefined;
+  }
 }

@@ -265,6 +265,34 @@ return 1;`;
     for (const seen of tool.seen.slice(judgedAt)) expect(seen).toStrictEqual([]);
   });
 
+  it('does not take a thread of the application that computes meanwhile for the isolate thread', async () => {
+    if (!supported) return;
+    const start = masksNow();
+    const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
+    const heldBefore = placementStats.held;
+    // The application's own thread computes all along: it runs far more than the isolate's
+    // thread, which sleeps through every call.
+    const spinner = new Worker(
+      `const { parentPort } = require('node:worker_threads');
+       parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
+       for (;;);`,
+      { eval: true },
+    );
+    try {
+      const spinnerTid = await new Promise<number>((resolve) => spinner.once('message', resolve));
+      const tool = observingTool(() => changedThreads(start.all, start.main));
+      expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      for (const changed of tool.seen) expect(changed).not.toContain(spinnerTid);
+      if (start.main.includes(',')) {
+        expect(placementStats.held).toBe(heldBefore + 1);
+        expect(tool.seen.some((changed) => changed.length === 2)).toBe(true);
+      }
+    } finally {
+      await spinner.terminate();
+    }
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
+  });
+
   it('leaves a mask the application set on a held thread meanwhile as it is', async () => {
     if (!supported) return;
     const start = masksNow();
@@ -299,36 +327,57 @@ return 1;`;
     const a: Placement = await import('../../sandbox/blocking-streak-placement.ts');
     const b = (await import('../../sandbox/blocking-streak-placement.ts?copy' as string)) as Placement;
     Object.assign(b.placementTuning, a.placementTuning);
-    // A thread that computes stands in for the isolate's: the busiest thread of a streak.
-    const spinner = new Worker(
-      `const { parentPort } = require('node:worker_threads');
+    // A thread that stands in for the isolate's: at each call it wakes, computes for a
+    // while (well ahead of any other thread), signals the answer is due and sleeps.
+    const turn = new Int32Array(new SharedArrayBuffer(8));
+    const isolate = new Worker(
+      `const { parentPort, workerData: turn } = require('node:worker_threads');
        parentPort.postMessage(Number(require('node:fs').readlinkSync('/proc/thread-self').split('/').pop()));
-       for (;;);`,
-      { eval: true },
+       for (let call = 0; ; ) {
+         Atomics.wait(turn, 0, call);
+         call = Atomics.load(turn, 0);
+         if (call < 0) break;
+         for (const until = process.cpuUsage().user + 2000; process.cpuUsage().user < until; );
+         Atomics.store(turn, 1, call);
+         Atomics.notify(turn, 1);
+       }`,
+      { eval: true, workerData: turn },
     );
+    const [first, second] = [{}, {}];
+    let call = 0;
+    let isolateTid = 0;
+    const asleep = (): boolean =>
+      readFileSync(`/proc/self/task/${isolateTid}/stat`, 'utf8').split(') ')[1]?.startsWith('S') === true;
+    const streak = (copy: Placement, owner: object): void => {
+      const { warmCalls, sampleCalls } = copy.placementTuning;
+      for (let n = 0; n < warmCalls + sampleCalls; n++) {
+        // It sleeps between calls, as an isolate's thread waits for each answer.
+        while (!asleep());
+        call += 1;
+        Atomics.store(turn, 0, call);
+        Atomics.notify(turn, 0);
+        while (Atomics.load(turn, 1) !== call) Atomics.wait(turn, 1, call - 1, 1_000);
+        copy.placementBlockingCall(owner);
+      }
+    };
     try {
-      const spinnerTid = await new Promise<number>((resolve) => spinner.once('message', resolve));
-      const ran = () => Number(readFileSync(`/proc/self/task/${spinnerTid}/schedstat`, 'utf8').split(' ')[0]);
-      const streak = (copy: Placement, owner: object): void => {
-        const { warmCalls, sampleCalls } = copy.placementTuning;
-        for (let call = 1; call <= warmCalls + sampleCalls; call++) {
-          // Between the sampled calls the spinner runs well ahead of any other thread.
-          if (call === warmCalls + 1) for (const since = ran(); ran() - since < 50_000_000; );
-          copy.placementBlockingCall(owner);
-        }
-      };
-      const [first, second] = [{}, {}];
+      isolateTid = await new Promise<number>((resolve) => isolate.once('message', resolve));
       a.placementRunStarted();
-      streak(a, first);
-      expect(changedThreads(start.all, start.main).sort()).toStrictEqual([MAIN_TID, spinnerTid].sort());
-      // The other copy counts its own runs: it sees one in flight and a streak of its own.
       b.placementRunStarted();
-      streak(b, second);
-      a.placementRunEnded(first);
-      b.placementRunEnded(second);
+      try {
+        streak(a, first);
+        expect(changedThreads(start.all, start.main).sort()).toStrictEqual([MAIN_TID, isolateTid].sort());
+        // The other copy counts its own runs: it sees one in flight and a streak of its own.
+        streak(b, second);
+      } finally {
+        a.placementRunEnded(first);
+        b.placementRunEnded(second);
+      }
       expect(changedThreads(start.all, start.main)).toStrictEqual([]);
     } finally {
-      await spinner.terminate();
+      Atomics.store(turn, 0, -1);
+      Atomics.notify(turn, 0);
+      await isolate.terminate();
     }
   });
 
