@@ -181,7 +181,7 @@ function newStreak(owner: object, now: number): Streak {
   };
 }
 
-/** Holds the answering thread and the isolate's thread (the one that ran most since sampling began) on this CPU. */
+/** Holds the answering thread and the isolate's thread (busiestSince) on this CPU. */
 function hold(current: Streak, now: number): void {
   current.freeMsPerCall = (now - current.since) / placementTuning.sampleCalls;
   const self = currentThreadId();
