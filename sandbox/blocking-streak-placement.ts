@@ -14,8 +14,10 @@
 // is on, and let go as soon as anything else happens: a second run starts, the run ends,
 // or no call comes for a tick (5 ms; the guest computes, or waits the asynchronous way).
 // The placement is measured, not assumed: calls are timed before and after, and if the
-// held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the run. Linux
-// only, through koffi (thread-affinity.ts); elsewhere nothing changes.
+// held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the
+// run; once kept, every 64 calls it is let go (and measured afresh) if the calls have become
+// slower than the free ones were. Linux only, through koffi (thread-affinity.ts); elsewhere
+// nothing changes.
 import { readFileSync } from 'node:fs';
 import {
   affinityAvailable,
@@ -39,6 +41,8 @@ export interface PlacementTuning {
   idleTickMs: number;
   /** Held calls must take at most this share of the free ones' time to stay held. */
   minGain: number;
+  /** Once kept, every this many calls the hold is checked again: slower than the free calls were, it is let go. */
+  recheckCalls: number;
 }
 
 /** The placement's thresholds (process-wide; tests and benchmarks may change them). */
@@ -48,6 +52,7 @@ export const placementTuning: PlacementTuning = {
   streakGapMs: 2,
   idleTickMs: 5,
   minGain: 0.8,
+  recheckCalls: 64,
 };
 
 type Phase = 'warm' | 'sampling' | 'held' | 'declined';
@@ -82,7 +87,7 @@ interface Streak {
 }
 
 /** What happened, for tests and the bench (process-wide counts). */
-export const placementStats = { held: 0, kept: 0, declined: 0, letGo: 0 };
+export const placementStats = { held: 0, kept: 0, declined: 0, letGo: 0, outgrown: 0 };
 
 /** Runs in flight in this process: every run counts, placed or not. */
 let runsInFlight = 0;
@@ -144,8 +149,11 @@ function blockingCall(owner: object): void {
   }
   if (current.phase === 'declined' || current.phase === 'held') {
     current.calls += 1;
-    if (current.phase === 'held' && current.calls === placementTuning.warmCalls + 2 * placementTuning.sampleCalls)
-      judge(current, now);
+    if (current.phase !== 'held') return;
+    const judgedAt = placementTuning.warmCalls + 2 * placementTuning.sampleCalls;
+    if (current.calls === judgedAt) judge(current, now);
+    else if (current.calls > judgedAt && (current.calls - judgedAt) % placementTuning.recheckCalls === 0)
+      recheck(current, now);
     return;
   }
   if (now - current.lastCallAt > placementTuning.streakGapMs) {
@@ -236,11 +244,28 @@ function judge(current: Streak, now: number): void {
   const heldMsPerCall = (now - current.since) / placementTuning.sampleCalls;
   if (heldMsPerCall <= placementTuning.minGain * current.freeMsPerCall) {
     placementStats.kept += 1;
+    current.since = now;
     return;
   }
   placementStats.declined += 1;
   letGo(current);
   current.phase = 'declined';
+}
+
+/**
+ * A kept hold, checked again: other work may have come to the held CPU since (the pair
+ * cannot move off it while held). Slower than the free calls were, it is let go, and the
+ * streak is measured afresh (it may be held again, on the CPU the answering thread is on then).
+ */
+function recheck(current: Streak, now: number): void {
+  const heldMsPerCall = (now - current.since) / placementTuning.recheckCalls;
+  current.since = now;
+  if (heldMsPerCall <= current.freeMsPerCall) return;
+  placementStats.outgrown += 1;
+  letGo(current);
+  current.phase = 'warm';
+  current.calls = 0;
+  current.lastCallAt = now;
 }
 
 function endStreak(): void {

@@ -43,8 +43,13 @@ afterAll(() => Promise.all([placed.close(), unplaced.close()]));
 const defaults = { ...placementTuning };
 beforeEach(() => {
   // Generous gaps: a loaded machine must not end a streak between two calls by itself;
-  // and a hold is kept whatever the calls measured (one test sets the judge).
-  Object.assign(placementTuning, { streakGapMs: 60_000, idleTickMs: 60_000, minGain: Number.POSITIVE_INFINITY });
+  // and a hold is kept whatever the calls measured (two tests set the judge or its recheck).
+  Object.assign(placementTuning, {
+    streakGapMs: 60_000,
+    idleTickMs: 60_000,
+    minGain: Number.POSITIVE_INFINITY,
+    recheckCalls: Number.MAX_SAFE_INTEGER,
+  });
 });
 afterEach(() => {
   Object.assign(placementTuning, defaults);
@@ -269,6 +274,32 @@ return 1;`;
     expectOk(await placed.run({ code: calls(judgedAt + 40), toolNames: ['look'], hostCall: tool.hostCall }));
     expect(placementStats.declined).toBe(declinedBefore + 1);
     for (const seen of tool.seen.slice(judgedAt)) expect(seen).toStrictEqual([]);
+  });
+
+  it('lets go of a kept hold once its calls have become slower than the free ones were', async () => {
+    if (!supported) return;
+    placementTuning.recheckCalls = 8;
+    const start = masksNow();
+    const multi = start.main.includes(',');
+    const judgedAt = placementTuning.warmCalls + 2 * placementTuning.sampleCalls;
+    const outgrownBefore = placementStats.outgrown;
+    // From the call after the judge on, the host's thread works 5 ms in each call (as if
+    // other work had come to the held CPU): the next check finds the held calls slower.
+    const tool = observingTool((i) => {
+      if (i >= judgedAt) {
+        const until = performance.now() + 5;
+        while (performance.now() < until);
+      }
+      return changedThreads(start.all, start.main);
+    });
+    const recheckedAt = judgedAt + placementTuning.recheckCalls;
+    expectOk(await placed.run({ code: calls(recheckedAt + 8), toolNames: ['look'], hostCall: tool.hostCall }));
+    expect(placementStats.outgrown).toBe(outgrownBefore + 1);
+    if (multi) expect(tool.seen[judgedAt]).toHaveLength(2);
+    // Let go at the check (two calls of slack: a program's first calls may go the
+    // asynchronous way), and not held again before the run ended.
+    for (const seen of tool.seen.slice(recheckedAt + 2)) expect(seen).toStrictEqual([]);
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
   });
 
   it('does not take a thread of the application that computes meanwhile for the isolate thread', async () => {
