@@ -16,7 +16,7 @@
 // The placement is measured, not assumed: calls are timed before and after, and if the
 // held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the
 // run; once kept, every 64 calls it is let go (and measured afresh) if the calls have become
-// slower than the free ones were. Linux only, through koffi (thread-affinity.ts); elsewhere
+// slower than 1.25 times the free ones. Linux only, through koffi (thread-affinity.ts); elsewhere
 // nothing changes.
 import { readFileSync } from 'node:fs';
 import {
@@ -41,8 +41,10 @@ export interface PlacementTuning {
   idleTickMs: number;
   /** Held calls must take at most this share of the free ones' time to stay held. */
   minGain: number;
-  /** Once kept, every this many calls the hold is checked again: slower than the free calls were, it is let go. */
+  /** Once kept, every this many calls the hold is checked again: clearly slower than the free calls were, it is let go. */
   recheckCalls: number;
+  /** "Clearly slower" at a check: held calls taking more than this many times the free ones' time. */
+  recheckSlack: number;
 }
 
 /** The placement's thresholds (process-wide; tests and benchmarks may change them). */
@@ -53,6 +55,7 @@ export const placementTuning: PlacementTuning = {
   idleTickMs: 5,
   minGain: 0.8,
   recheckCalls: 64,
+  recheckSlack: 1.25,
 };
 
 type Phase = 'warm' | 'sampling' | 'held' | 'declined';
@@ -260,7 +263,8 @@ function judge(current: Streak, now: number): void {
 function recheck(current: Streak, now: number): void {
   const heldMsPerCall = (now - current.since) / placementTuning.recheckCalls;
   current.since = now;
-  if (heldMsPerCall <= current.freeMsPerCall) return;
+  // A margin: the 6 free calls may have met a moment when the CPUs stayed awake.
+  if (heldMsPerCall <= placementTuning.recheckSlack * current.freeMsPerCall) return;
   placementStats.outgrown += 1;
   letGo(current);
   current.phase = 'warm';

@@ -59,10 +59,14 @@ describe('placement of a blocking streak when the affinity calls fail', () => {
     process.on('uncaughtException', onUncaught);
     try {
       // (Before the guard, the throw reached isolated-vm's blocked call: the run hung until its wall clock.)
-      expectOk(
-        await sandbox.run({ code: calls(60), toolNames: ['look'], hostCall, limits: { wallTimeMs: 20_000 } }),
-        60,
-      );
+      // Up to three runs until one reached a hold (on a heavily loaded machine a run now and
+      // then declines it before any affinity call: no isolate thread seen sleeping).
+      for (let tries = 1; tries <= 3 && thrown.length === 0; tries++) {
+        expectOk(
+          await sandbox.run({ code: calls(60), toolNames: ['look'], hostCall, limits: { wallTimeMs: 20_000 } }),
+          60,
+        );
+      }
       const tried = thrown.length;
       expect(tried).toBeGreaterThan(0);
       // Placement has stopped: a later run's streak tries nothing.

@@ -92,6 +92,19 @@ function observingTool<T>(observe: (i: number) => T): {
   };
 }
 
+/**
+ * Runs a case (one run) up to three times until its run held a streak. A hold needs 14
+ * blocking calls in a row and an isolate thread seen sleeping through the sampled calls; on
+ * a heavily loaded machine a run now and then gets neither, which is not what these cases test.
+ */
+async function untilHeld(attempt: () => Promise<void>): Promise<void> {
+  for (let tries = 1; tries <= 3; tries++) {
+    const before = placementStats.held;
+    await attempt();
+    if (placementStats.held > before) return;
+  }
+}
+
 const MAIN_TID = process.pid;
 const masksNow = () => {
   const all = masks();
@@ -124,12 +137,17 @@ describe('placement of a blocking streak (in-process)', () => {
     const start = masksNow();
     const multi = start.main.includes(',');
     const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
-    const heldBefore = placementStats.held;
-    const tool = observingTool(() => ({
+    const look = () => ({
       changed: changedThreads(start.all, start.main),
       main: cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0)),
-    }));
-    expectOk(await placed.run({ code: calls(heldAt + 60), toolNames: ['look'], hostCall: tool.hostCall }));
+    });
+    let heldBefore = placementStats.held;
+    let tool = observingTool(look);
+    await untilHeld(async () => {
+      heldBefore = placementStats.held;
+      tool = observingTool(look);
+      expectOk(await placed.run({ code: calls(heldAt + 60), toolNames: ['look'], hostCall: tool.hostCall }));
+    });
     expect(placementStats.held).toBe(heldBefore + 1);
     // Nothing is touched before the streak's sampled calls (the program's first calls may
     // go the asynchronous way); then the host's thread and exactly one other, on one CPU.
@@ -170,19 +188,21 @@ describe('placement of a blocking streak (in-process)', () => {
     try {
       // The program waits for the worker to report in, still in the held streak's run.
       const code = `${calls(heldAt + 8).replace('return seen;', '')} await tools.ready({}); return seen.length;`;
-      expectOk(
-        await placed.run({
-          code,
-          toolNames: ['look', 'ready'],
-          hostCall: async (request) => {
-            if (request.toolName !== 'ready') return tool.hostCall(request);
-            const tid = await workerTid;
-            if (tid !== undefined) inheritedHeld = cpusOf(threadAffinity(tid) ?? new Uint8Array(0)).length === 1;
-            return { ok: true, valueJson: '0' };
-          },
-        }),
-        heldAt + 8,
-      );
+      await untilHeld(async () => {
+        expectOk(
+          await placed.run({
+            code,
+            toolNames: ['look', 'ready'],
+            hostCall: async (request) => {
+              if (request.toolName !== 'ready') return tool.hostCall(request);
+              const tid = await workerTid;
+              if (tid !== undefined) inheritedHeld = cpusOf(threadAffinity(tid) ?? new Uint8Array(0)).length === 1;
+              return { ok: true, valueJson: '0' };
+            },
+          }),
+          heldAt + 8,
+        );
+      });
       const tid = await workerTid;
       if (tid === undefined) throw new Error('the streak was never held');
       if (start.main.includes(',')) expect(inheritedHeld).toBe(true);
@@ -241,25 +261,28 @@ return seen.length;`;
     const start = masksNow();
     const multi = start.main.includes(',');
     const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
-    const heldBefore = placementStats.held;
-    const tool = observingTool(() => ({ changed: changedThreads(start.all, start.main), held: placementStats.held }));
     const wait = heldAt + 8;
     // The wait is long beside the tick: the tick that lets go is due well before the wake.
     const code = `for (let i = 0; i < ${wait}; i++) await tools.look({ i });
 await new Promise((resolve) => setTimeout(resolve, 300));
 for (let i = ${wait}; i < ${2 * wait}; i++) await tools.look({ i });
 return 1;`;
-    expectOk(await placed.run({ code, toolNames: ['look'], hostCall: tool.hostCall }), 1);
-    if (multi) {
-      // Held before the wait (counted: on a loaded machine a tick may let go between a
-      // call and its tool, so the tool need not see it); the first call after the wait
-      // finds every mask given back.
-      expect(tool.seen[wait - 1]?.held).toBeGreaterThan(heldBefore);
-      expect(tool.seen[wait]?.changed).toStrictEqual([]);
+    // On a loaded machine a tick may pass between two calls of the first streak before it
+    // is held (5 ms is short there): the case is tried again, up to three runs, until the
+    // first streak was held.
+    for (let attempt = 1; ; attempt++) {
+      const heldBefore = placementStats.held;
+      const tool = observingTool(() => ({ changed: changedThreads(start.all, start.main), held: placementStats.held }));
+      expectOk(await placed.run({ code, toolNames: ['look'], hostCall: tool.hostCall }), 1);
+      const heldFirst = (tool.seen[wait - 1]?.held ?? heldBefore) > heldBefore;
+      if (!heldFirst && attempt < 3) continue;
+      expect(heldFirst).toBe(true);
+      // The first call after the wait finds every mask given back (multi-CPU machines: on
+      // one CPU a hold changes no mask), and the streak after it is held again.
+      if (multi) expect(tool.seen[wait]?.changed).toStrictEqual([]);
+      expect(placementStats.held).toBeGreaterThanOrEqual(heldBefore + 2);
+      break;
     }
-    // Held before the wait and again in the streak after it (more often if a loaded
-    // machine left a tick without a call in between).
-    expect(placementStats.held).toBeGreaterThanOrEqual(heldBefore + 2);
     expect(changedThreads(start.all, start.main)).toStrictEqual([]);
   });
 
@@ -317,11 +340,16 @@ return 1;`;
     );
     try {
       const spinnerTid = await new Promise<number>((resolve) => spinner.once('message', resolve));
-      const tool = observingTool(() => changedThreads(start.all, start.main));
-      expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      let tool = observingTool(() => changedThreads(start.all, start.main));
+      let before = heldBefore;
+      await untilHeld(async () => {
+        before = placementStats.held;
+        tool = observingTool(() => changedThreads(start.all, start.main));
+        expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      });
       for (const changed of tool.seen) expect(changed).not.toContain(spinnerTid);
       if (start.main.includes(',')) {
-        expect(placementStats.held).toBe(heldBefore + 1);
+        expect(placementStats.held).toBe(before + 1);
         expect(tool.seen.some((changed) => changed.length === 2)).toBe(true);
       }
     } finally {
@@ -377,7 +405,9 @@ return 1;`;
       return i;
     });
     try {
-      expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      await untilHeld(async () => {
+        expectOk(await placed.run({ code: calls(heldAt + 20), toolNames: ['look'], hostCall: tool.hostCall }));
+      });
       if (theirs === undefined) throw new Error('the streak was never held');
       expect(cpusOf(threadAffinity(MAIN_TID) ?? new Uint8Array(0))).toStrictEqual(theirs);
     } finally {
