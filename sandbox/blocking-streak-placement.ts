@@ -15,8 +15,8 @@
 // or no call comes for a tick (5 ms; the guest computes, or waits the asynchronous way).
 // The placement is measured, not assumed: calls are timed before and after, and if the
 // held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the
-// run; once kept, every 64 calls it is let go (and measured afresh) if the calls have become
-// slower than 1.25 times the free ones. Linux only, through koffi (thread-affinity.ts); elsewhere
+// streak (measured again after 128 calls, then 256, ...); once kept, every 64 calls it is
+// let go (and measured afresh) if the calls have become slower than 1.25 times the free ones. Linux only, through koffi (thread-affinity.ts); elsewhere
 // nothing changes.
 import { readFileSync } from 'node:fs';
 import {
@@ -45,6 +45,8 @@ export interface PlacementTuning {
   recheckCalls: number;
   /** "Clearly slower" at a check: held calls taking more than this many times the free ones' time. */
   recheckSlack: number;
+  /** Calls after a decline before the streak is measured again (doubling at each decline of the run). */
+  retryCalls: number;
 }
 
 /** The placement's thresholds (process-wide; tests and benchmarks may change them). */
@@ -56,6 +58,7 @@ export const placementTuning: PlacementTuning = {
   minGain: 0.8,
   recheckCalls: 64,
   recheckSlack: 1.25,
+  retryCalls: 128,
 };
 
 type Phase = 'warm' | 'sampling' | 'held' | 'declined';
@@ -87,6 +90,8 @@ interface Streak {
   hold: Hold | undefined;
   timer: ReturnType<typeof setInterval> | undefined;
   callsAtTick: number;
+  /** While declined: the calls to wait before measuring again (doubles at each decline). */
+  retryAfter: number;
 }
 
 /** What happened, for tests and the bench (process-wide counts). */
@@ -152,7 +157,17 @@ function blockingCall(owner: object): void {
   }
   if (current.phase === 'declined' || current.phase === 'held') {
     current.calls += 1;
-    if (current.phase !== 'held') return;
+    if (current.phase === 'declined') {
+      // Not now is not never: the 6 free calls may have met a moment when the CPUs stayed
+      // awake, and the run may go on for long. Measured again later, ever more rarely.
+      if (current.calls >= current.retryAfter) {
+        current.retryAfter *= 2;
+        current.phase = 'warm';
+        current.calls = 0;
+        current.lastCallAt = now;
+      }
+      return;
+    }
     const judgedAt = placementTuning.warmCalls + 2 * placementTuning.sampleCalls;
     if (current.calls === judgedAt) judge(current, now);
     else if (current.calls > judgedAt && (current.calls - judgedAt) % placementTuning.recheckCalls === 0)
@@ -192,6 +207,7 @@ function newStreak(owner: object, now: number): Streak {
     hold: undefined,
     timer: undefined,
     callsAtTick: 0,
+    retryAfter: placementTuning.retryCalls,
   };
 }
 
@@ -205,13 +221,13 @@ function hold(current: Streak, now: number): void {
   const after = threadSamples();
   const isolateThread = self === undefined || before === undefined ? undefined : busiestSince(before, after, self);
   if (self === undefined || cpu === undefined || isolateThread === undefined) {
-    current.phase = 'declined';
+    decline(current);
     return;
   }
   const mask = singleCpuMask(cpu);
   const inherited = threadAffinity(self);
   if (inherited === undefined || !mayHold(inherited, cpu)) {
-    current.phase = 'declined';
+    decline(current);
     return;
   }
   const hold: Hold = { threads: [], mask, inherited, known: new Set(after.keys()) };
@@ -220,7 +236,7 @@ function hold(current: Streak, now: number): void {
     const previous = tid === self ? inherited : threadAffinity(tid);
     if (previous === undefined || !mayHold(previous, cpu) || !setThreadAffinity(tid, mask)) {
       letGo(current);
-      current.phase = 'declined';
+      decline(current);
       return;
     }
     hold.threads.push({ tid, previous });
@@ -252,7 +268,7 @@ function judge(current: Streak, now: number): void {
   }
   placementStats.declined += 1;
   letGo(current);
-  current.phase = 'declined';
+  decline(current);
 }
 
 /**
@@ -270,6 +286,12 @@ function recheck(current: Streak, now: number): void {
   current.phase = 'warm';
   current.calls = 0;
   current.lastCallAt = now;
+}
+
+/** Not held now: calls are counted from here to the next measurement (retryAfter). */
+function decline(current: Streak): void {
+  current.phase = 'declined';
+  current.calls = 0;
 }
 
 function endStreak(): void {

@@ -286,17 +286,27 @@ return 1;`;
     expect(changedThreads(start.all, start.main)).toStrictEqual([]);
   });
 
-  it('lets go for the rest of the run when the held calls were not faster', async () => {
+  it('lets go when the held calls were not faster, and measures the streak again only after 128 calls, then 256', async () => {
     if (!supported) return;
     placementTuning.minGain = 0; // no held call can be that fast
     const start = masksNow();
     const heldAt = placementTuning.warmCalls + placementTuning.sampleCalls;
     const judgedAt = heldAt + placementTuning.sampleCalls;
+    const retry = placementTuning.retryCalls;
     const declinedBefore = placementStats.declined;
+    const heldBefore = placementStats.held;
     const tool = observingTool(() => changedThreads(start.all, start.main));
-    expectOk(await placed.run({ code: calls(judgedAt + 40), toolNames: ['look'], hostCall: tool.hostCall }));
-    expect(placementStats.declined).toBe(declinedBefore + 1);
-    for (const seen of tool.seen.slice(judgedAt)) expect(seen).toStrictEqual([]);
+    // Declined at the judge; measured again from the 128th call after it (held and declined
+    // again); the next try would be 256 calls later, after the run has ended.
+    const total = judgedAt + retry + judgedAt + 20;
+    expectOk(await placed.run({ code: calls(total), toolNames: ['look'], hostCall: tool.hostCall }));
+    expect(placementStats.held - heldBefore).toBe(2);
+    expect(placementStats.declined - declinedBefore).toBe(2);
+    // Nothing held between the decline and the retry's hold (two calls of slack: a
+    // program's first calls may go the asynchronous way), nor after the second decline.
+    for (const seen of tool.seen.slice(judgedAt + 2, judgedAt + retry + heldAt - 1)) expect(seen).toStrictEqual([]);
+    for (const seen of tool.seen.slice(judgedAt + retry + judgedAt + 2)) expect(seen).toStrictEqual([]);
+    expect(changedThreads(start.all, start.main)).toStrictEqual([]);
   });
 
   it('lets go of a kept hold once its calls have become slower than the free ones were', async () => {
