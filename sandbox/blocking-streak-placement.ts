@@ -119,7 +119,12 @@ export function placementRunEnded(owner: object): void {
  */
 export function placementBlockingCall(owner: object): void {
   if (runsInFlight !== 1 || broken) return;
-  guarded(() => blockingCall(owner));
+  // Not through guarded(): no closure per nested call.
+  try {
+    blockingCall(owner);
+  } catch {
+    stopPlacement();
+  }
 }
 
 /** A placement call threw (koffi, the C library): placement stops for this process. */
@@ -131,18 +136,21 @@ function guarded(action: () => void): void {
   try {
     action();
   } catch {
-    broken = true;
-    const current = streak;
-    streak = undefined;
-    if (current !== undefined) {
-      clearInterval(current.timer);
-      try {
-        // Best effort: give back what can be given back.
-        letGo(current);
-      } catch {
-        // nothing more to do
-      }
-    }
+    stopPlacement();
+  }
+}
+
+function stopPlacement(): void {
+  broken = true;
+  const current = streak;
+  streak = undefined;
+  if (current === undefined) return;
+  clearInterval(current.timer);
+  try {
+    // Best effort: give back what can be given back.
+    letGo(current);
+  } catch {
+    // nothing more to do
   }
 }
 

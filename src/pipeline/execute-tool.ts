@@ -647,15 +647,7 @@ async function dispatchBody(
     }
     releaseLock = locked.release;
   }
-  exec.setBodySignal(fused.signal);
-  exec.enterPhase('body');
-  exec.useDefinition(tool);
-  exec.markBodyInvoked();
-  // Opened on the first exec.callTool only: most bodies never make one.
-  let composite: CompositeCalls | undefined;
-  exec.setCallTool((name, args) =>
-    (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args),
-  );
+  const composite = enterBody(deps, exec, tool, fused.signal);
   let draft: Draft;
   try {
     const graceMs = deps.abortGraceMs ?? DEFAULT_GRACE_MS;
@@ -697,7 +689,8 @@ async function dispatchBody(
     // invoke threw before it returned a promise: nothing runs under the lock.
     if (releaseLock !== undefined) void releaseLock().catch(() => {});
     // Nested calls the body left running are aborted and drained before its outcome moves on.
-    if (composite !== undefined) await composite.close();
+    const calls = composite();
+    if (calls !== undefined) await calls.close();
     exec.setCallTool(undefined);
     fused.dispose();
     exec.setBodySignal(wrapperSignal);
@@ -732,15 +725,7 @@ function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () =
     fused.dispose();
     return refused(exec, 'post', errorDraft(ERROR_CODES.INVALID_ARGS, new ToolArgsError(tool.name, issues).message));
   }
-  exec.setBodySignal(fused.signal);
-  exec.enterPhase('body');
-  exec.useDefinition(tool);
-  exec.markBodyInvoked();
-  // Opened on the first exec.callTool only: most bodies never make one.
-  let composite: CompositeCalls | undefined;
-  exec.setCallTool((name, args) =>
-    (composite ??= openCompositeCalls(deps.openNestedCalls, exec, fused.signal)).callTool(name, args),
-  );
+  const composite = enterBody(deps, exec, tool, fused.signal);
   // What dispatchBody's `finally` does once the draft is known (after the composite calls closed).
   const settle = (draft: Draft): Draft => {
     exec.setCallTool(undefined);
@@ -763,12 +748,12 @@ function dispatchDirect(deps: PipelineDeps, exec: ExecutionState, givenUp?: () =
   } catch (error) {
     draft = threwDraft(error, fused.signal);
   }
-  if (draft === undefined)
-    return settleDirectBody(deps, exec, tool, body!, fused.signal, givenUp, () => composite, settle);
+  if (draft === undefined) return settleDirectBody(deps, exec, tool, body!, fused.signal, givenUp, composite, settle);
   // Nested calls the body left running are aborted and drained before its outcome moves on.
-  if (composite !== undefined) {
+  const calls = composite();
+  if (calls !== undefined) {
     const done = draft;
-    return composite.close().then(() => settle(done));
+    return calls.close().then(() => settle(done));
   }
   return settle(draft);
 }
@@ -801,6 +786,28 @@ function givenUpDraft(deps: PipelineDeps, exec: ExecutionState, body: Promise<un
     `tool call aborted; its body ignored the abort and was still running ${graceMs} ms later, so the call was given up on (the body may still have side effects)`,
     { bodySettled: false },
   );
+}
+
+/**
+ * The body starts: its signal, phase, definition and `invoked` mark, and exec.callTool.
+ * Returns the body's composite calls (opened on its first exec.callTool only: most bodies
+ * never make one), undefined until then.
+ */
+function enterBody(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  tool: Tool,
+  signal: AbortSignal,
+): () => CompositeCalls | undefined {
+  exec.setBodySignal(signal);
+  exec.enterPhase('body');
+  exec.useDefinition(tool);
+  exec.markBodyInvoked();
+  let composite: CompositeCalls | undefined;
+  exec.setCallTool((name, args) =>
+    (composite ??= openCompositeCalls(deps.openNestedCalls, exec, signal)).callTool(name, args),
+  );
+  return () => composite;
 }
 
 /** The rest of dispatchDirect for a body that returned a thenable: dispatchBody's steps and turns from its await on. */

@@ -103,6 +103,21 @@ function tripRuntime(options: ToolRuntimeOptions = {}) {
   return { rt, seen, pre, observed };
 }
 
+/** A `wait` tool that tells `onStart` its signal and settles once that signal aborts. */
+function waitForAbort(onStart: (signal: AbortSignal) => void) {
+  return defineTool({
+    name: 'wait',
+    description: 'Waits for its signal.',
+    parameters: {},
+    output: { schema: { type: 'json' }, render: () => [] },
+    execute: async (_a, exec) => {
+      onStart(exec.signal);
+      await untilAborted(exec.signal);
+      return null;
+    },
+  });
+}
+
 /** What every mode must show for one `trip` call with the given callId. */
 function expectComposite(
   s: ReturnType<typeof tripRuntime>,
@@ -193,16 +208,8 @@ describe('composite tools: exec.callTool', () => {
     const rt = runtime({ mode: 'native' });
     let inner: AbortSignal | undefined;
     rt.register(
-      defineTool({
-        name: 'wait',
-        description: 'Waits for its signal.',
-        parameters: {},
-        output: { schema: { type: 'json' }, render: () => [] },
-        execute: async (_a, exec) => {
-          inner = exec.signal;
-          await untilAborted(exec.signal);
-          return null;
-        },
+      waitForAbort((signal) => {
+        inner = signal;
       }),
     );
     let late: Promise<ToolResult> | undefined;
@@ -252,16 +259,8 @@ describe('composite tools: exec.callTool', () => {
     const rt = runtime({ mode: 'native' });
     let started = 0;
     rt.register(
-      defineTool({
-        name: 'wait',
-        description: 'Waits for its signal.',
-        parameters: {},
-        output: { schema: { type: 'json' }, render: () => [] },
-        execute: async (_a, exec) => {
-          started += 1;
-          await untilAborted(exec.signal);
-          return null;
-        },
+      waitForAbort(() => {
+        started += 1;
       }),
     );
     let leftRunning: Promise<ToolResult> | undefined;

@@ -10,82 +10,14 @@
 import { createHash } from 'node:crypto';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
-import { bareContextGlobals, WEB_GLOBALS } from '../sandbox/bare-context-globals.ts';
 import { expectOk, fakeHost } from '../sandbox/helpers.ts';
-
-// Reading these would make the objects (or load URL) outside the recorded step.
-const NOT_REPLACED = new Set(['URL', 'URLSearchParams', 'globalThis', 'crypto', 'performance']);
-const REPLACED_GLOBALS = [...bareContextGlobals().names, ...WEB_GLOBALS].filter((name) => !NOT_REPLACED.has(name));
-
-/** Replaces every replaceable built-in by a recorder of its reads and calls (`armed` switches recording). */
-const REPLACE_EVERYTHING = `
-  const names: string[] = ${JSON.stringify(REPLACED_GLOBALS)};
-  const holders: [string, any][] = [];
-  for (let i = 0; i < names.length; i++) {
-    const value = (globalThis as any)[names[i]];
-    if ((typeof value !== 'object' && typeof value !== 'function') || value === null) continue;
-    holders[holders.length] = [names[i], value];
-    const prototype = typeof value === 'function' ? describe(value, 'prototype')?.value : undefined;
-    if (prototype !== undefined && prototype !== null) holders[holders.length] = [names[i] + '.prototype', prototype];
-  }
-  const iteratorOf = (value: any) => protoOf(value[Symbol.iterator]());
-  holders[holders.length] = ['%TypedArray%.prototype', protoOf(Uint8Array.prototype)];
-  holders[holders.length] = ['%ArrayIteratorPrototype%', iteratorOf([])];
-  holders[holders.length] = ['%IteratorPrototype%', protoOf(iteratorOf([]))];
-  const recorder = (label: string, original: any) => function (this: any, ...args: any[]) {
-    if (armed) hits[hits.length] = label;
-    return new.target ? construct(original, args, new.target) : apply(original, this, args);
-  };
-  const seen = new Set();
-  for (let h = 0; h < holders.length; h++) {
-    const [holderName, holder] = holders[h];
-    if (seen.has(holder)) continue;
-    seen.add(holder);
-    const keys = ownKeys(holder);
-    for (let k = 0; k < keys.length; k++) {
-      const key = keys[k];
-      if (key === 'constructor' || key === 'prototype' || key === 'caller' || key === 'arguments') continue;
-      const d = describe(holder, key)!;
-      const label = holderName + '.' + toText(key);
-      if ('value' in d && d.configurable) {
-        const value = typeof d.value === 'function' ? recorder(label, d.value) : d.value;
-        define(holder, key, {
-          configurable: true,
-          enumerable: d.enumerable,
-          get() { if (armed) hits[hits.length] = label + ' (read)'; return value; },
-          set(this: any, next: unknown) { define(this, key, { value: next, writable: true, enumerable: true, configurable: true }); },
-        });
-        replaced++;
-      } else if (d.configurable) {
-        define(holder, key, { ...d, get: d.get && recorder(label + ' (get)', d.get), set: d.set && recorder(label + ' (set)', d.set) });
-        replaced++;
-      }
-    }
-  }
-  for (let i = 0; i < holders.length; i++) {
-    const [name, value] = holders[i];
-    if (name.endsWith('.prototype') || name.startsWith('%')) continue;
-    const d = describe(globalThis, name);
-    if (d === undefined || !('value' in d) || !d.configurable) continue;
-    define(globalThis, name, { ...d, value: new ProxyCtor(value, {
-      get: (target: any, key: any) => { if (armed) hits[hits.length] = 'global ' + name + '.' + toText(key); return get(target, key); },
-      apply: (target: any, self: any, args: any) => { if (armed) hits[hits.length] = 'global ' + name + '()'; return apply(target, self, args); },
-      construct: (target: any, args: any, newTarget: any) => { if (armed) hits[hits.length] = 'new ' + name; return construct(target, args, newTarget); },
-    }) });
-    replaced++;
-  }
-`;
+import { replaceEveryBuiltin } from './replace-every-builtin.ts';
 
 /** The program: `readFirst` reads the two globals before replacing anything. */
 const program = (readFirst: boolean): string => `
-  const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys, get = Reflect.get;
-  const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
-  const ProxyCtor = Proxy, toText = String, ArrayFrom = Array.from, tagOf = Object.prototype.toString;
-  const hits: string[] = [];
-  let armed = false;
-  let replaced = 0;
+  const ArrayFrom = Array.from, tagOf = Object.prototype.toString;
   ${readFirst ? 'const early = [crypto, performance];' : ''}
-  ${REPLACE_EVERYTHING}
+  ${replaceEveryBuiltin('reads')}
   armed = true;
   const c = crypto;
   const p = performance;
@@ -149,13 +81,7 @@ describe.each(['in-process', 'process'] as const)(
       });
       const hostile = await sandbox.run({
         code: `
-        const apply = Reflect.apply, construct = Reflect.construct, ownKeys = Reflect.ownKeys, get = Reflect.get;
-        const describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty, protoOf = Object.getPrototypeOf;
-        const ProxyCtor = Proxy, toText = String;
-        const hits: string[] = [];
-        let armed = false;
-        let replaced = 0;
-        ${REPLACE_EVERYTHING}
+        ${replaceEveryBuiltin('reads')}
         ${digests}
         return { out, replaced };
       `,
