@@ -30,10 +30,36 @@ return { count: items.length, total, mean: Math.round((total / items.length) * 1
 /** Tool calls in NESTED_CALLS_PROGRAM. */
 export const NESTED_CALLS = 1000;
 
-/** 1,000 sequential nested calls to the trivial `noop` tool. */
-export const NESTED_CALLS_PROGRAM = `let sum = 0;
-for (let i = 0; i < ${NESTED_CALLS}; i++) sum += (await tools.noop({ n: i })) as number;
+/** `calls` sequential nested calls to the trivial `noop` tool; returns the sum of 0 … calls − 1. */
+function sequentialCallsProgram(calls: number): string {
+  return `let sum = 0;
+for (let i = 0; i < ${calls}; i++) sum += (await tools.noop({ n: i })) as number;
 return sum;`;
+}
+
+/** What a program of `calls` sequential `noop` calls returns. */
+export const sequentialCallsSum = (calls: number): number => (calls * (calls - 1)) / 2;
+
+/** 1,000 sequential nested calls to the trivial `noop` tool. */
+export const NESTED_CALLS_PROGRAM = sequentialCallsProgram(NESTED_CALLS);
+
+/** Tool calls in DOUBLED_NESTED_CALLS_PROGRAM. */
+export const DOUBLED_NESTED_CALLS = 2000;
+
+/**
+ * NESTED_CALLS_PROGRAM with 2,000 calls: timed back to back with it, the difference of
+ * the two runs is 1,000 calls alone, without the work every run does once.
+ */
+export const DOUBLED_NESTED_CALLS_PROGRAM = sequentialCallsProgram(DOUBLED_NESTED_CALLS);
+
+/** Tool calls in MEDIUM_STREAK_PROGRAM. */
+export const MEDIUM_STREAK_CALLS = 16;
+
+/**
+ * 16 sequential nested calls: a medium program, whose blocking streak the in-process
+ * sandbox samples (from the 8th call) and holds for its last 3 calls (from the 14th).
+ */
+export const MEDIUM_STREAK_PROGRAM = sequentialCallsProgram(MEDIUM_STREAK_CALLS);
 
 /** 100 calls to `wait` (10 ms each) issued at once with Promise.all. */
 export function waitAllProgram(calls: number, ms: number, safe: boolean): string {

@@ -54,6 +54,13 @@ export interface BenchMachine {
   readonly cpuModel: string;
   readonly loadAvgBefore: readonly number[];
   readonly loadAvgAfter: readonly number[];
+  /**
+   * Whether this machine could place threads and set scheduler slices (the optional koffi
+   * and the C library loaded): without them the placement of a blocking streak and the
+   * runaways' long slice are off, and the in-process crossing and fairness rows read worse.
+   * Absent in reports from before it was recorded.
+   */
+  readonly threadCalls?: { readonly affinity: boolean; readonly slices: boolean };
 }
 
 /** What `--json` writes: one object. */
@@ -69,8 +76,18 @@ export interface BenchReport {
 export function formatHeader(machine: BenchMachine, seconds: number, quick: boolean): string {
   return (
     `ptc-runtime bench @ ${machine.commit}: node ${machine.node}, ${machine.cpus} × ${machine.cpuModel}, ` +
-    `load ${machine.loadAvgBefore.join(' ')} -> ${machine.loadAvgAfter.join(' ')}, ${seconds.toFixed(0)} s${quick ? ' (--quick)' : ''}`
+    `load ${machine.loadAvgBefore.join(' ')} -> ${machine.loadAvgAfter.join(' ')}, ${seconds.toFixed(0)} s${quick ? ' (--quick)' : ''}` +
+    threadCallsNote(machine.threadCalls)
   );
+}
+
+function threadCallsNote(calls: BenchMachine['threadCalls']): string {
+  if (calls === undefined) return '';
+  if (calls.affinity && calls.slices) return ', thread placement and long slices available';
+  const missing = [calls.affinity ? undefined : 'thread placement', calls.slices ? undefined : 'long slices']
+    .filter((x) => x !== undefined)
+    .join(' and ');
+  return `, WITHOUT ${missing} (is the optional koffi installed?): the in-process crossing and fairness rows are not this product's defaults`;
 }
 
 /** The table rows of one run, in section order. */
@@ -106,6 +123,44 @@ export function typecheckRows(r: TypecheckBenchResult): Row[] {
 /** Issue 24: N runs each awaiting a 1 s tool finish within this many ms with the default admission. */
 export const WAITING_RUNS_TARGET_MS: Readonly<Record<number, number>> = { 100: 1_500, 1000: 3_000 };
 
+/**
+ * A burst whose tool outlasts it: when every tool call had started is its start alone (no
+ * run finishing meanwhile), so that plus a 1 s tool is the earliest the last of its runs
+ * could end here, against the 1 s rows' target.
+ */
+function startOnlyRow(w: WaitingRunsResult, all: readonly WaitingRunsResult[]): Row {
+  const oneSecond = all.find((o) => o.runs === w.runs && o.isolation === w.isolation && o.startOnly !== true);
+  const toolMs = oneSecond?.toolMs ?? 1_000;
+  const target = WAITING_RUNS_TARGET_MS[w.runs];
+  const floor = w.allWaitingMs + toolMs;
+  const runs = w.runs.toLocaleString('en-US');
+  // Not the start alone when some run never started (refused or failed: allWaitingMs is
+  // then the whole burst, its tool included) or when the start outlasted the tool (the
+  // first runs finished meanwhile): no floor is read from it then.
+  const notAlone =
+    w.refused + w.failed > 0
+      ? `${w.refused} refused, ${w.failed} failed: not every run started`
+      : w.allWaitingMs >= w.toolMs
+        ? `the start outlasted the ${ms(w.toolMs)} tool: runs finished during it`
+        : undefined;
+  return {
+    section: '8 capacity',
+    name: `  … its start alone: the same ${runs} runs awaiting a ${w.toolMs} ms tool, so none finishes while others start (${w.isolation})`,
+    value: `every tool call started at ${ms(w.allWaitingMs)}; ${ms(w.startCpuMsPerRun)} of CPU per run (host + sandbox processes); ${w.refused} refused, ${w.failed} failed`,
+    baseline: `the earliest the last of ${runs} runs awaiting a ${toolMs} ms tool can end here: ${ms(w.allWaitingMs)} + ${ms(toolMs)} = ${ms(floor)}`,
+    ratio: x(floor / toolMs),
+    target:
+      notAlone !== undefined
+        ? `no start floor: ${notAlone}`
+        : target === undefined
+          ? ''
+          : floor <= target
+            ? `start floor ≤ ${ms(target)}`
+            : `start floor > ${ms(target)}: not with a fresh isolate per run on ${w.cores} cores`,
+    met: null,
+  };
+}
+
 export function capacityRows(r: CapacityResult): Row[] {
   const rows: Row[] = [];
   // CPU per run with no pool, at the fewest and the most runs in flight: a run that cost
@@ -121,6 +176,10 @@ export function capacityRows(r: CapacityResult): Row[] {
     undefined,
   );
   for (const w of r.waiting) {
+    if (w.startOnly === true) {
+      rows.push(startOnlyRow(w, r.waiting));
+      continue;
+    }
     // The issue's targets are for the default settings; a tuned pool is shown beside them.
     const target = w.poolSize === undefined ? WAITING_RUNS_TARGET_MS[w.runs] : undefined;
     const pool =
@@ -152,13 +211,15 @@ export function capacityRows(r: CapacityResult): Row[] {
       });
     }
     if (target === undefined || w.distinct) continue;
-    // What the machine could do on idle cores: the CPU this burst needed to start its runs.
-    const idleFloor = (w.startCpuMsPerRun * Math.max(1, w.runs - w.refused)) / w.cores + w.toolMs;
+    // What the machine could do on idle cores: the CPU this burst needed to start its runs
+    // (the admitted ones: a refused run never starts).
+    const admitted = Math.max(1, w.runs - w.refused);
+    const idleFloor = (w.startCpuMsPerRun * admitted) / w.cores + w.toolMs;
     rows.push({
       section: '8 capacity',
       name: `  … CPU to start them, and the wall time that allows on ${w.cores} idle cores (${w.isolation})`,
       value: `${ms(w.startCpuMsPerRun)} of CPU per run (host + sandbox processes) until every tool call had started, at ${ms(w.allWaitingMs)}`,
-      baseline: `on idle cores: ${w.runs.toLocaleString('en-US')} × ${ms(w.startCpuMsPerRun)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(idleFloor)}`,
+      baseline: `on idle cores: ${admitted.toLocaleString('en-US')} × ${ms(w.startCpuMsPerRun)} / ${w.cores} + tool ${ms(w.toolMs)} = ${ms(idleFloor)}`,
       ratio: x(w.wallMs / idleFloor),
       target:
         idleFloor <= target
@@ -166,6 +227,21 @@ export function capacityRows(r: CapacityResult): Row[] {
           : `idle-core time > ${ms(target)}: not on ${w.cores} cores`,
       met: null,
     });
+    if (w.isolation === 'in-process') {
+      // In-process the host's main thread makes every isolate: the runs start no faster
+      // than that thread's share of each, one after another.
+      const serial = w.startMainThreadMsPerRun * admitted + w.toolMs;
+      rows.push({
+        section: '8 capacity',
+        name: `  … of it on the host's main thread, which makes every isolate in-process (${w.isolation})`,
+        value: `${ms(w.startMainThreadMsPerRun)} of CPU per run on the main thread`,
+        baseline: `in series: ${admitted.toLocaleString('en-US')} × ${ms(w.startMainThreadMsPerRun)} + tool ${ms(w.toolMs)} = ${ms(serial)}`,
+        ratio: x(w.wallMs / serial),
+        target:
+          serial <= target ? `main-thread time ≤ ${ms(target)}` : `main-thread time > ${ms(target)}: not on one thread`,
+        met: null,
+      });
+    }
     const bare = r.bareIsolateFloor;
     if (bare !== undefined && w.isolation === 'process') {
       const floor = (bare.cpuMsPerIsolate * w.runs) / w.cores + w.toolMs;
@@ -291,6 +367,18 @@ export function nestedRows(results: readonly NestedCallResult[], scheduler?: Sch
         value: `blocking p50 ${us(r.nestedUs.p50)}`,
         baseline: `asynchronous p50 ${us(r.asyncNestedUs.p50)} / p90 ${us(r.asyncNestedUs.p90)}`,
         ratio: x(r.nestedUs.p50 / r.asyncNestedUs.p50),
+        target: '',
+        met: null,
+      });
+    }
+    if (r.mediumStreak !== undefined) {
+      const m = r.mediumStreak;
+      rows.push({
+        section: '2 nested call',
+        name: `  … a program of ${m.calls} sequential calls, placement of its blocking streak on against off (${r.isolation})`,
+        value: `on p50 ${ms(m.placedMs.p50)}`,
+        baseline: `off p50 ${ms(m.unplacedMs.p50)}; paired difference p50 ${ms(m.differenceMs.p50)} (${m.differenceMs.n} pairs)`,
+        ratio: x(m.placedMs.p50 / m.unplacedMs.p50),
         target: '',
         met: null,
       });
@@ -653,6 +741,7 @@ export function peerRows(results: readonly PeerResult[], utcp: UtcpPeerStatus | 
         target: `≤ ${target}× UTCP (median and least-loaded)`,
         met: nestedRatio <= target && leastLoadedRatio <= target,
       },
+      ...marginalRows(label, result, theirs),
       {
         section: '5 peers',
         name: `UTCP: \`return 1\`, ptc-runtime ${label}`,
@@ -685,6 +774,30 @@ export function peerRows(results: readonly PeerResult[], utcp: UtcpPeerStatus | 
     }
   }
   return rows;
+}
+
+/**
+ * The second view of the sequential nested call: what one more call costs, from rounds
+ * that timed the 1,000- and 2,000-call programs back to back (none in reports from before).
+ */
+export function marginalRows(label: 'process' | 'in-process', ours: PeerResult, theirs: PeerResult): Row[] {
+  const a = ours.marginalUs;
+  const b = theirs.marginalUs;
+  const aLeast = ours.marginalLeastLoadedUs;
+  const bLeast = theirs.marginalLeastLoadedUs;
+  if (a === undefined || b === undefined || aLeast === undefined || bLeast === undefined) return [];
+  return [
+    {
+      section: '5 peers',
+      name: `UTCP: marginal cost of a sequential nested call (2,000 − 1,000 calls), ptc-runtime ${label}`,
+      value: `ptc-runtime p50 ${us(a.p50)}, least-loaded ${us(aLeast)}`,
+      baseline: `UTCP p50 ${us(b.p50)}, least-loaded ${us(bLeast)}; ratio of p50s ${x(a.p50 / b.p50)}, of least-loaded ${x(aLeast / bLeast)}; p50 of ${Math.min(a.n, b.n)} rounds of (2,000-call run − 1,000-call run) / 1,000, the two back to back; least-loaded = (fastest 2,000-call run − fastest 1,000-call run) / 1,000`,
+      ratio: x(a.p50 / b.p50),
+      target:
+        'second view of the row above, the work each run does once cancelled out; not a verdict (issue 24 is judged above)',
+      met: null,
+    },
+  ];
 }
 
 export function contextRows(

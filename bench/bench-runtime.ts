@@ -95,6 +95,8 @@ export interface BenchRuntimeOptions {
   readonly limits?: Partial<SandboxLimits>;
   /** SandboxOptions.blockingCalls (default true); false measures the asynchronous call path alone. */
   readonly blockingCalls?: boolean;
+  /** SandboxOptions.placeBlockingStreaks (in-process; default true). */
+  readonly placeBlockingStreaks?: boolean;
 }
 
 export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
@@ -103,6 +105,7 @@ export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
     ...(options.poolSize === undefined ? {} : { poolSize: options.poolSize }),
     ...(options.limits === undefined ? {} : { limits: options.limits }),
     ...(options.blockingCalls === undefined ? {} : { blockingCalls: options.blockingCalls }),
+    ...(options.placeBlockingStreaks === undefined ? {} : { placeBlockingStreaks: options.placeBlockingStreaks }),
   });
   const rt = createToolRuntime({
     mode: 'both',

@@ -13,7 +13,11 @@
 //    spent until every run awaits its tool: that CPU over the cores, plus the tool's
 //    second, is the earliest the last run could finish on idle cores. The floor of any
 //    design that gives each run a fresh isolate: a bare new Isolate + context + eval, all
-//    kept alive as in a burst, CPU per isolate (measured on 1,000).
+//    kept alive as in a burst, CPU per isolate (measured on 1,000). And the 1,000-run burst
+//    once more with a 6 s tool, longer than the burst: no run finishes while others start
+//    (with 1 s tools the first runs' finishing work overlaps the last ones' start), so when
+//    every tool call had started is the start alone, measured: plus 1 s, the earliest the
+//    last of 1,000 runs awaiting a 1 s tool can end on this machine.
 //  - The same 100 runs fired at a runtime created just before, in a fresh Node process
 //    (cold-burst.ts): the default sandbox is made by the first run, so the burst also
 //    waits for the sandbox processes to boot and every isolate to be prepared.
@@ -28,7 +32,7 @@ import { KB_PROGRAM } from './bench-programs.ts';
 import type { ColdBurstResult } from './cold-burst.ts';
 import { createBenchRuntime, type Isolation, waitGauge } from './bench-runtime.ts';
 import { summarize, type Summary } from './stats.ts';
-import { childrenCpuMs, spent } from './throughput-bench.ts';
+import { childrenCpuMs, mainThreadCpuMs, ownCpuMs, spent } from './proc-cpu.ts';
 
 export interface WaitingRunsResult {
   readonly isolation: Isolation;
@@ -45,9 +49,17 @@ export interface WaitingRunsResult {
   readonly rssPerRunMb: number | undefined;
   /** CPU ms (host + sandbox processes + compiler) from the burst until every run's tool call started, per run. */
   readonly startCpuMsPerRun: number;
+  /**
+   * Of it, CPU ms per run on the host's main thread. In-process that thread makes every
+   * isolate (`new ivm.Isolate` is synchronous on the calling thread), so the burst cannot
+   * start its runs faster than one after another there.
+   */
+  readonly startMainThreadMsPerRun: number;
   /** When every run's tool call had started (ms after the burst began); the whole burst when some were refused. */
   readonly allWaitingMs: number;
   readonly cores: number;
+  /** The burst measured with a tool longer than itself, so that its start stands alone. */
+  readonly startOnly?: true;
 }
 
 /** A bare fresh isolate in a burst: new Isolate + context + eval, all kept alive, CPU per isolate. */
@@ -81,11 +93,15 @@ export interface CapacityOptions {
   readonly bareIsolates?: number;
   /** Also run the 100-run row with this many pre-warmed isolates per sandbox process (0 = not). @default 50 */
   readonly prewarmedPool?: number;
+  /** The burst measured once more with a tool longer than itself (0: not). @default the largest of runCounts */
+  readonly startOnlyRuns?: number;
   /** Also run these run counts with no pool (process mode), to compare their CPU per run. @default [100, 1000] */
   readonly noPoolRunCounts?: readonly number[];
 }
 
 const TOOL_MS = 1_000;
+/** Longer than any burst here takes to start (~2-4 s for 1,000 runs on 2 cores). */
+const START_ONLY_TOOL_MS = 6_000;
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export async function runCapacityBench(options: CapacityOptions = {}): Promise<CapacityResult> {
@@ -94,7 +110,11 @@ export async function runCapacityBench(options: CapacityOptions = {}): Promise<C
   const cold: ColdBurstResult[] = [];
   for (const isolation of options.isolations ?? ['process', 'in-process']) {
     cold.push(await coldBurstInFreshProcess(isolation, 100));
-    for (const runs of options.runCounts ?? [100, 1_000]) waiting.push(await waitingRuns(isolation, runs));
+    const runCounts = options.runCounts ?? [100, 1_000];
+    for (const runs of runCounts) waiting.push(await waitingRuns(isolation, runs));
+    // The largest burst's start alone (a --quick run has only 100-run bursts).
+    const startOnly = options.startOnlyRuns ?? Math.max(0, ...runCounts);
+    if (startOnly > 0) waiting.push(await waitingRuns(isolation, startOnly, { startOnly: true }));
     // A burst's isolates prepared before it comes: what the fresh-isolate floor costs (see bench/README).
     const pool = options.prewarmedPool ?? 50;
     if (isolation === 'process' && pool > 0) waiting.push(await waitingRuns(isolation, 100, { poolSize: pool }));
@@ -128,12 +148,6 @@ function coldBurstInFreshProcess(isolation: Isolation, runs: number): Promise<Co
   });
 }
 
-/** CPU of this process in ms (its isolate threads included). */
-function ownCpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
-
 async function bareIsolateFloor(isolates: number): Promise<BareIsolateFloor> {
   const alive: ivm.Isolate[] = [];
   const before = ownCpuMs();
@@ -153,8 +167,13 @@ async function bareIsolateFloor(isolates: number): Promise<BareIsolateFloor> {
 async function waitingRuns(
   isolation: Isolation,
   runs: number,
-  { poolSize, distinct = false }: { poolSize?: number; distinct?: boolean } = {},
+  {
+    poolSize,
+    distinct = false,
+    startOnly = false,
+  }: { poolSize?: number; distinct?: boolean; startOnly?: boolean } = {},
 ): Promise<WaitingRunsResult> {
+  const toolMs = startOnly ? START_ONLY_TOOL_MS : TOOL_MS;
   const bench = createBenchRuntime({ isolation, ...(poolSize === undefined ? {} : { poolSize }) });
   try {
     await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
@@ -168,7 +187,7 @@ async function waitingRuns(
       if (now !== undefined && (peak === undefined || now > peak)) peak = now;
     }, 50);
     waitGauge.reset();
-    const cpuBefore = { host: ownCpuMs(), children: childrenCpuMs() };
+    const cpuBefore = { host: ownCpuMs(), mainThread: mainThreadCpuMs(), children: childrenCpuMs() };
     const cpuSince = (): number => {
       const children = childrenCpuMs();
       return (
@@ -178,11 +197,15 @@ async function waitingRuns(
         spent(cpuBefore.children.compiler, children.compiler)
       );
     };
-    let allWaiting: { ms: number; cpuMs: number } | undefined;
+    let allWaiting: { ms: number; cpuMs: number; mainThreadMs: number } | undefined;
     const started = performance.now();
     const watch = setInterval(() => {
       if (allWaiting === undefined && waitGauge.started >= runs) {
-        allWaiting = { ms: performance.now() - started, cpuMs: cpuSince() };
+        allWaiting = {
+          ms: performance.now() - started,
+          cpuMs: cpuSince(),
+          mainThreadMs: mainThreadCpuMs() - cpuBefore.mainThread,
+        };
       }
     }, 5);
     let id = 0;
@@ -193,7 +216,7 @@ async function waitingRuns(
           name: 'run_code',
           arguments: {
             description: 'bench',
-            code: `return await tools.wait({ ms: ${TOOL_MS}, safe: true })${distinct ? `\n// run ${id}` : ''}`,
+            code: `return await tools.wait({ ms: ${toolMs}, safe: true })${distinct ? `\n// run ${id}` : ''}`,
           },
         }),
       ),
@@ -204,20 +227,26 @@ async function waitingRuns(
     const refused = results.filter((r) => r.isError && r.error?.info?.['kind'] === 'busy').length;
     // Runs refused never wait: then the whole burst's CPU, per admitted run.
     const admitted = Math.max(1, runs - refused);
-    const start = allWaiting ?? { ms: wallMs, cpuMs: cpuSince() };
+    const start = allWaiting ?? {
+      ms: wallMs,
+      cpuMs: cpuSince(),
+      mainThreadMs: mainThreadCpuMs() - cpuBefore.mainThread,
+    };
     const failed = results.filter((r) => r.isError).length - refused;
     return {
       isolation,
       ...(poolSize === undefined ? {} : { poolSize }),
       distinct,
       runs,
-      toolMs: TOOL_MS,
+      toolMs,
+      ...(startOnly ? { startOnly: true as const } : {}),
       wallMs,
       refused,
       failed,
       rssPerRunMb:
         before === undefined || peak === undefined ? undefined : (peak - before) / 1_048_576 / Math.max(1, runs),
       startCpuMsPerRun: start.cpuMs / admitted,
+      startMainThreadMsPerRun: start.mainThreadMs / admitted,
       allWaitingMs: start.ms,
       cores: availableParallelism(),
     };

@@ -8,7 +8,7 @@
 import { availableParallelism } from 'node:os';
 import { createToolRuntime, defineTool } from '../src/index.ts';
 import type { Isolation } from './bench-runtime.ts';
-import { childrenCpuMs, spent } from './proc-cpu.ts';
+import { childrenCpuMs, ownCpuMs, spent } from './proc-cpu.ts';
 
 export interface ColdBurstResult {
   readonly isolation: Isolation;
@@ -27,11 +27,6 @@ export interface ColdBurstResult {
 }
 
 const TOOL_MS = 1_000;
-
-function ownCpuMs(): number {
-  const usage = process.cpuUsage();
-  return (usage.user + usage.system) / 1000;
-}
 
 /** The bench's `wait` tool (bench-runtime.ts), counting the calls that started. */
 function waitTool(started: { count: number }) {

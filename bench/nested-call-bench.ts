@@ -2,11 +2,20 @@
 // the trivial `noop` tool (its run time less a trivial run's, per call) against 1,000
 // direct rt.execute calls of the same tool (the pipeline's own cost), the bare
 // transports it crosses (bare-round-trips.ts) and the host side alone (host-side-bench.ts).
+// In-process also a medium program (16 calls) with the placement of its blocking streak
+// on against off, in alternated pairs: what the placement's sampling costs such a program.
 import { bareIpcRoundTripUs, bareIsolateRoundTripUs } from './bare-round-trips.ts';
 import { CROSSING_FLOORS, type CrossingDesign } from './crossing-floors.ts';
 import { createHostSideBench } from './host-side-bench.ts';
-import { NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM } from './bench-programs.ts';
-import { createBenchRuntime, type Isolation } from './bench-runtime.ts';
+import {
+  MEDIUM_STREAK_CALLS,
+  MEDIUM_STREAK_PROGRAM,
+  NESTED_CALLS,
+  NESTED_CALLS_PROGRAM,
+  TRIVIAL_PROGRAM,
+} from './bench-programs.ts';
+import { InProcessSandbox } from '../sandbox/index.ts';
+import { type BenchRuntime, createBenchRuntime, type Isolation } from './bench-runtime.ts';
 import { summarize, timeMs, type Summary } from './stats.ts';
 
 export interface NestedCallResult {
@@ -32,9 +41,31 @@ export interface NestedCallResult {
   readonly lowestFloorUs?: Summary;
   readonly designFloor?: string;
   readonly lowestFloor?: string;
+  /** In-process: MEDIUM_STREAK_PROGRAM's run (ms) with the placement on and off, alternated pairs. */
+  readonly mediumStreak?: MediumStreakResult;
   /** 2 × direct + bare isolate round trip (+ bare IPC in process isolation), at p50. */
   readonly budgetUs: number;
   readonly ratioToBudget: number;
+}
+
+export interface MediumStreakResult {
+  readonly calls: number;
+  readonly placedMs: Summary;
+  readonly unplacedMs: Summary;
+  /** Each pair's placed less unplaced run. */
+  readonly differenceMs: Summary;
+}
+
+/** Pairs of medium-program runs per iteration (a run is a few ms: the pairs are cheap, and many). */
+const MEDIUM_STREAK_PAIRS = 15;
+
+/**
+ * One run's time, the pool refilled first: in-process the isolate that replaces the last
+ * run's is made on this thread (~3 ms), which would land in a run of a few ms at random.
+ */
+async function timeSettled(bench: BenchRuntime, code: string): Promise<number> {
+  if (bench.sandbox instanceof InProcessSandbox) await bench.sandbox.warm();
+  return timeMs(() => bench.runCode(code));
 }
 
 export interface NestedCallOptions {
@@ -52,6 +83,8 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
     const bench = createBenchRuntime({ isolation });
     const asyncBench = createBenchRuntime({ isolation, blockingCalls: false });
     const hostSide = createHostSideBench();
+    const unplaced =
+      isolation === 'in-process' ? createBenchRuntime({ isolation, placeBlockingStreaks: false }) : undefined;
     try {
       const direct = async (): Promise<void> => {
         for (let n = 0; n < NESTED_CALLS; n += 1) await bench.execute('noop', { n });
@@ -61,6 +94,10 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
       await asyncBench.runCode(NESTED_CALLS_PROGRAM);
       await direct();
       await hostSide.perCallUs();
+      await unplaced?.runCode(MEDIUM_STREAK_PROGRAM);
+      const placedMedium: number[] = [];
+      const unplacedMedium: number[] = [];
+      const mediumDifferences: number[] = [];
       const nested: number[] = [];
       const directs: number[] = [];
       const trivials: number[] = [];
@@ -82,6 +119,16 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         hostSides.push(await hostSide.perCallUs());
         designFloors.push(await CROSSING_FLOORS[design].measure());
         if (lowest !== design) lowestFloors.push(await CROSSING_FLOORS[lowest].measure());
+        for (let pair = 0; unplaced !== undefined && pair < MEDIUM_STREAK_PAIRS; pair += 1) {
+          // Alternated order: neither side always runs right after the other's run.
+          const placedFirst = pair % 2 === 0;
+          const first = await timeSettled(placedFirst ? bench : unplaced, MEDIUM_STREAK_PROGRAM);
+          const second = await timeSettled(placedFirst ? unplaced : bench, MEDIUM_STREAK_PROGRAM);
+          const [placedMs, unplacedMs] = placedFirst ? [first, second] : [second, first];
+          placedMedium.push(placedMs);
+          unplacedMedium.push(unplacedMs);
+          mediumDifferences.push(placedMs - unplacedMs);
+        }
       }
       const trivialMs = summarize(trivials).p50;
       const nestedUs = summarize(nested.map((ms) => ((ms - trivialMs) * 1000) / NESTED_CALLS));
@@ -105,9 +152,19 @@ export async function runNestedCallBench(options: NestedCallOptions = {}): Promi
         lowestFloor: CROSSING_FLOORS[lowest].label,
         budgetUs,
         ratioToBudget: nestedUs.p50 / budgetUs,
+        ...(unplaced === undefined
+          ? {}
+          : {
+              mediumStreak: {
+                calls: MEDIUM_STREAK_CALLS,
+                placedMs: summarize(placedMedium),
+                unplacedMs: summarize(unplacedMedium),
+                differenceMs: summarize(mediumDifferences),
+              },
+            }),
       });
     } finally {
-      await Promise.all([bench.close(), asyncBench.close(), hostSide.close()]);
+      await Promise.all([bench.close(), asyncBench.close(), hostSide.close(), unplaced?.close()]);
     }
   }
   return results;

@@ -5,8 +5,18 @@
 // ptc-runtime runs in both isolation modes, since the issue's crossing targets are
 // per mode against UTCP's per-call cost.
 import { setTimeout as sleep } from 'node:timers/promises';
-import { KB_PROGRAM, NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM, waitAllProgram } from './bench-programs.ts';
+import {
+  DOUBLED_NESTED_CALLS,
+  DOUBLED_NESTED_CALLS_PROGRAM,
+  KB_PROGRAM,
+  NESTED_CALLS,
+  NESTED_CALLS_PROGRAM,
+  sequentialCallsSum,
+  TRIVIAL_PROGRAM,
+  waitAllProgram,
+} from './bench-programs.ts';
 import { createBenchRuntime, type BenchRuntime } from './bench-runtime.ts';
+import { marginalCost, type MarginalCost } from './marginal-cost.ts';
 import {
   installUtcpPeer,
   type PeerProgram,
@@ -25,7 +35,8 @@ export type PeerName =
   | 'isolate per run, no pool'
   | 'UTCP code-mode';
 
-export interface PeerResult {
+/** A peer's figures; the marginal ones (MarginalCost) for ptc-runtime and UTCP only. */
+export interface PeerResult extends Partial<MarginalCost> {
   readonly peer: PeerName;
   /** Milliseconds per run. */
   readonly trivialMs: Summary;
@@ -57,6 +68,8 @@ export interface PeerBenchResult {
 export interface PeerOptions {
   readonly iterations?: number;
   readonly nestedIterations?: number;
+  /** Rounds of the 1,000- and 2,000-call pair (default 15: a difference of two runs is noisier than one run). */
+  readonly marginalIterations?: number;
   readonly waitAllIterations?: number;
   readonly gapMs?: number;
   /** Install the UTCP peer when it is absent (default true; bench/peers/install-utcp.sh). */
@@ -76,6 +89,7 @@ const CODE: Readonly<Record<PeerProgram, string>> = {
   trivial: TRIVIAL_PROGRAM,
   kb: KB_PROGRAM,
   nested: NESTED_CALLS_PROGRAM,
+  nested2k: DOUBLED_NESTED_CALLS_PROGRAM,
   waitAll: waitAllProgram(WAIT_ALL_CALLS, WAIT_ALL_MS, true),
 };
 
@@ -98,11 +112,14 @@ async function startUtcp(options: PeerOptions): Promise<UtcpPeer | UtcpPeerStatu
 export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBenchResult> {
   const iterations = options.iterations ?? 25;
   const nestedIterations = options.nestedIterations ?? 7;
+  const marginalIterations = options.marginalIterations ?? 15;
   const waitAllIterations = options.waitAllIterations ?? 5;
   const gapMs = options.gapMs ?? 5;
   const utcp = await startUtcp(options);
-  const pooled = createBenchRuntime({ isolation: 'process' });
-  const inProcess = createBenchRuntime({ isolation: 'in-process' });
+  // Room for the 2,000-call program (the default is 1,000 calls a run); a count, no cost.
+  const callRoom = { maxCalls: DOUBLED_NESTED_CALLS };
+  const pooled = createBenchRuntime({ isolation: 'process', limits: callRoom });
+  const inProcess = createBenchRuntime({ isolation: 'in-process', limits: callRoom });
   const unpooled = createBenchRuntime({ isolation: 'process', poolSize: 0 });
   try {
     const viaRuntime = (bench: BenchRuntime) => (program: PeerProgram) => timeMs(() => bench.runCode(CODE[program]));
@@ -114,11 +131,19 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBench
     ];
     // UTCP between ptc-runtime's two modes: each of its rounds runs next to both of ours.
     if (utcp instanceof UtcpPeer) peers.splice(1, 0, { name: 'UTCP code-mode', time: (program) => utcp.time(program) });
-    const waitAllPeers = new Set<PeerName>(['ptc-runtime (pool)', 'ptc-runtime (pool, in-process)', 'UTCP code-mode']);
+    // The peers of the UTCP rows: they alone run the marginal pairs and the waitAll program.
+    const utcpRowPeers = new Set<PeerName>(['ptc-runtime (pool)', 'ptc-runtime (pool, in-process)', 'UTCP code-mode']);
     const samples = new Map(
       peers.map((p) => [
         p.name,
-        { trivial: [] as number[], kb: [] as number[], nested: [] as number[], waitAll: [] as number[] },
+        {
+          trivial: [] as number[],
+          kb: [] as number[],
+          nested: [] as number[],
+          calls1000: [] as number[],
+          calls2000: [] as number[],
+          waitAll: [] as number[],
+        },
       ]),
     );
     for (const peer of peers)
@@ -135,9 +160,36 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBench
     for (let i = 0; i < nestedIterations; i += 1) {
       for (const peer of peers) samples.get(peer.name)!.nested.push(await peer.time('nested'));
     }
+    // The second view of the nested call, after the rounds above (which stay as they were):
+    // per round and peer the 1,000- and 2,000-call programs back to back, which one first
+    // alternating by round; their difference is 1,000 calls without what each run does once.
+    const marginalPeers = marginalIterations > 0 ? peers.filter((peer) => utcpRowPeers.has(peer.name)) : [];
+    if (marginalPeers.length > 0) {
+      // Warm-up; ours checked once here (UTCP's driver checks every run it times).
+      for (const bench of [pooled, inProcess]) {
+        const { value } = await bench.runCode(DOUBLED_NESTED_CALLS_PROGRAM);
+        const returned = typeof value === 'object' && value !== null && 'result' in value ? value.result : undefined;
+        if (returned !== sequentialCallsSum(DOUBLED_NESTED_CALLS))
+          throw new Error(`bench: the ${DOUBLED_NESTED_CALLS}-call program returned ${JSON.stringify(value)}`);
+      }
+      if (utcp instanceof UtcpPeer) await utcp.time('nested2k');
+    }
+    // Round -1 is a warm-up of the pair itself: the first recorded round came out low for
+    // ours and high for UTCP in both tries without it (a slow 1,000-call run for ours).
+    for (let i = -1; i < marginalIterations; i += 1) {
+      for (const peer of marginalPeers) {
+        const [first, second] = i % 2 === 0 ? (['nested', 'nested2k'] as const) : (['nested2k', 'nested'] as const);
+        const firstMs = await peer.time(first);
+        const secondMs = await peer.time(second);
+        if (i < 0) continue;
+        const own = samples.get(peer.name)!;
+        own.calls1000.push(first === 'nested' ? firstMs : secondMs);
+        own.calls2000.push(first === 'nested' ? secondMs : firstMs);
+      }
+    }
     for (let i = 0; i < waitAllIterations; i += 1) {
       for (const peer of peers)
-        if (waitAllPeers.has(peer.name)) samples.get(peer.name)!.waitAll.push(await peer.time('waitAll'));
+        if (utcpRowPeers.has(peer.name)) samples.get(peer.name)!.waitAll.push(await peer.time('waitAll'));
     }
     const summaries = peers.map((peer) => {
       const own = samples.get(peer.name)!;
@@ -149,6 +201,7 @@ export async function runPeerBench(options: PeerOptions = {}): Promise<PeerBench
         kbMs: summarize(own.kb),
         nestedUs: summarize(nestedRoundsUs),
         nestedRoundsUs,
+        ...marginalCost(own.calls1000, own.calls2000),
         ...(own.waitAll.length === 0 ? {} : { waitAllMs: summarize(own.waitAll) }),
       };
     });

@@ -45,3 +45,15 @@ export function spent(before: Map<number, number>, after: Map<number, number>): 
   for (const [pid, ms] of after) total += ms - (before.get(pid) ?? 0);
   return total;
 }
+
+/** CPU ms this process has used, all its threads. */
+export function ownCpuMs(): number {
+  const usage = process.cpuUsage();
+  return (usage.user + usage.system) / 1000;
+}
+
+/** CPU ms the calling thread (here: the main thread) has used. */
+export function mainThreadCpuMs(): number {
+  const usage = process.threadCpuUsage();
+  return (usage.user + usage.system) / 1000;
+}

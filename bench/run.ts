@@ -19,6 +19,8 @@ import {
   type BenchReport,
   type BenchSections,
 } from './bench-rows.ts';
+import { affinityAvailable } from '../sandbox/thread-affinity.ts';
+import { slicesAvailable } from '../sandbox/thread-slice.ts';
 import { runCapacityBench } from './capacity-bench.ts';
 import { runConcurrencyBench } from './concurrency-bench.ts';
 import { measureDefinitionCost, runContextSavingsBench } from './context-savings-bench.ts';
@@ -137,7 +139,7 @@ async function main(): Promise<void> {
   if (want('peers')) {
     progress('5/6 peers: worker per run, isolate per run without a pool, UTCP code-mode');
     const { peers, utcp } = await runPeerBench({
-      ...(q ? { iterations: 6, nestedIterations: 3, waitAllIterations: 2 } : {}),
+      ...(q ? { iterations: 6, nestedIterations: 3, marginalIterations: 5, waitAllIterations: 2 } : {}),
       installUtcp: options.peerInstall,
       onProgress: progress,
     });
@@ -159,7 +161,9 @@ async function main(): Promise<void> {
   }
 
   if (want('capacity')) {
-    progress('capacity: 100 and 1,000 runs awaiting a 1 s tool; an ordinary run under 50 CPU-bound runaways');
+    progress(
+      'capacity: 100 and 1,000 runs awaiting a 1 s tool (100 with --quick), the largest once more with a 6 s tool (its start alone); an ordinary run under 50 CPU-bound runaways',
+    );
     sections.capacity = await runCapacityBench(q ? { runCounts: [100], samples: 7, bareIsolates: 200 } : {});
   }
 
@@ -172,6 +176,7 @@ async function main(): Promise<void> {
     cpuModel: cpus()[0]?.model ?? 'unknown',
     loadAvgBefore: loadBefore.map((n) => Number(n.toFixed(2))),
     loadAvgAfter: loadavg().map((n) => Number(n.toFixed(2))),
+    threadCalls: { affinity: affinityAvailable(), slices: slicesAvailable() },
   };
   if (options.json) {
     const report: BenchReport = { date: new Date().toISOString(), seconds, quick: q, machine, rows, sections };

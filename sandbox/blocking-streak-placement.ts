@@ -16,9 +16,8 @@
 // The placement is measured, not assumed: calls are timed before and after, and if the
 // held calls do not take at most 0.8 of the free ones' time it is let go for the rest of the
 // streak (measured again after 128 calls, then 256, ...); once kept, every 64 calls it is
-// let go (and measured afresh) if the calls have become slower than 1.25 times the free ones. Linux only, through koffi (thread-affinity.ts); elsewhere
-// nothing changes.
-import { readFileSync } from 'node:fs';
+// let go (and measured afresh) if the calls have become slower than 1.25 times the free
+// ones. Linux only, through koffi (thread-affinity.ts); elsewhere nothing changes.
 import {
   affinityAvailable,
   cpusOf,
@@ -28,7 +27,7 @@ import {
   singleCpuMask,
   threadAffinity,
 } from './thread-affinity.ts';
-import { threadCpuTimes, voluntarySwitches } from './thread-cpu-times.ts';
+import { threadIds, threadName, threadSchedstat, voluntarySwitches } from './thread-cpu-times.ts';
 
 export interface PlacementTuning {
   /** Blocking calls in a row before the threads are sampled (short programs are left alone). */
@@ -145,9 +144,8 @@ function stopPlacement(): void {
   const current = streak;
   streak = undefined;
   if (current === undefined) return;
-  clearInterval(current.timer);
   try {
-    // Best effort: give back what can be given back.
+    // Best effort (its timer cleared first): give back what can be given back.
     letGo(current);
   } catch {
     // nothing more to do
@@ -170,9 +168,7 @@ function blockingCall(owner: object): void {
       // awake, and the run may go on for long. Measured again later, ever more rarely.
       if (current.calls >= current.retryAfter) {
         current.retryAfter *= 2;
-        current.phase = 'warm';
-        current.calls = 0;
-        current.lastCallAt = now;
+        rewarm(current, now);
       }
       return;
     }
@@ -191,7 +187,7 @@ function blockingCall(owner: object): void {
   current.calls += 1;
   if (current.phase === 'warm' && current.calls === placementTuning.warmCalls) {
     current.phase = 'sampling';
-    current.cpuBefore = threadSamples();
+    current.cpuBefore = threadSamples(threadIds(), currentThreadId());
     // The free calls are timed from after that read (~10 us a thread): in the time, it
     // would make them look slower than the held ones, which are timed without it.
     current.since = performance.now();
@@ -226,8 +222,10 @@ function hold(current: Streak, now: number): void {
   const cpu = currentCpu();
   const before = current.cpuBefore;
   current.cpuBefore = undefined;
-  const after = threadSamples();
-  const isolateThread = self === undefined || before === undefined ? undefined : busiestSince(before, after, self);
+  const tids = threadIds();
+  const after = before === undefined ? undefined : threadSamples(tids, self, before);
+  const isolateThread =
+    self === undefined || before === undefined || after === undefined ? undefined : busiestSince(before, after, self);
   if (self === undefined || cpu === undefined || isolateThread === undefined) {
     decline(current);
     return;
@@ -238,7 +236,7 @@ function hold(current: Streak, now: number): void {
     decline(current);
     return;
   }
-  const hold: Hold = { threads: [], mask, inherited, known: new Set(after.keys()) };
+  const hold: Hold = { threads: [], mask, inherited, known: new Set(tids) };
   current.hold = hold;
   for (const tid of [self, isolateThread]) {
     const previous = tid === self ? inherited : threadAffinity(tid);
@@ -260,8 +258,7 @@ function hold(current: Streak, now: number): void {
     }
     // No call for a tick: let go; a later streak of the same run is measured afresh.
     guarded(() => letGo(current));
-    current.phase = 'warm';
-    current.calls = 0;
+    rewarm(current, performance.now());
   }, placementTuning.idleTickMs);
   current.timer.unref?.();
 }
@@ -291,6 +288,11 @@ function recheck(current: Streak, now: number): void {
   if (heldMsPerCall <= placementTuning.recheckSlack * current.freeMsPerCall) return;
   placementStats.outgrown += 1;
   letGo(current);
+  rewarm(current, now);
+}
+
+/** Counted afresh from here: the streak is sampled again after warmCalls more calls. */
+function rewarm(current: Streak, now: number): void {
   current.phase = 'warm';
   current.calls = 0;
   current.lastCallAt = now;
@@ -323,7 +325,7 @@ function letGo(current: Streak): void {
   }
   // A thread the answering thread started meanwhile (a tool's worker, libuv's pool starting
   // up) inherited the held mask: it gets the mask it would have had.
-  for (const tid of threadCpuTimes().keys()) {
+  for (const tid of threadIds()) {
     if (hold.known.has(tid)) continue;
     const mask = threadAffinity(tid);
     if (mask !== undefined && sameMask(mask, hold.mask)) setThreadAffinity(tid, hold.inherited);
@@ -348,15 +350,41 @@ function sameMask(a: Uint8Array, b: Uint8Array): boolean {
 interface ThreadSample {
   /** Nanoseconds on a CPU. */
   readonly ns: number;
+  /** Times the scheduler put it on a CPU. */
+  readonly runs: number;
   /** Times it gave the CPU up by itself. */
   readonly slept: number;
 }
 
-function threadSamples(): Map<number, ThreadSample> {
+/** Sleeps through the sampled calls that tell the isolate's thread (busiestSince). */
+function sleepsNeeded(): number {
+  return Math.ceil(placementTuning.sampleCalls / 2);
+}
+
+/**
+ * CPU time and sleeps of the threads that may be the isolate's: not `self` (the answering
+ * thread), not one Node, V8 or libuv named for itself. Two files a thread, read while a
+ * call waits for its answer: of a Node process's ~10 threads, only isolated-vm's and the
+ * application's own are read (each thread's name is read once, notIsolate). After the
+ * sampled calls (`before` given), only the threads sampled before, and the sleeps only of
+ * those put on a CPU often enough to have slept sleepsNeeded() times: each sleep but the
+ * last is followed by a switch back to the thread, and one more sleep may fall between the
+ * reads of its two files (in practice: the idle threads of isolated-vm's pool are skipped).
+ */
+function threadSamples(
+  tids: readonly number[],
+  self: number | undefined,
+  before?: ReadonlyMap<number, ThreadSample>,
+): Map<number, ThreadSample> {
   const samples = new Map<number, ThreadSample>();
-  for (const [tid, ns] of threadCpuTimes()) {
+  forgetEnded(tids);
+  for (const tid of tids) {
+    const start = before?.get(tid);
+    if (tid === self || (before === undefined ? isNotIsolate(tid) : start === undefined)) continue;
+    const stat = threadSchedstat(tid);
+    if (stat === undefined || (start !== undefined && stat.runs - start.runs < sleepsNeeded() - 2)) continue;
     const slept = voluntarySwitches(tid);
-    if (slept !== undefined) samples.set(tid, { ns, slept });
+    if (slept !== undefined) samples.set(tid, { ns: stat.ns, runs: stat.runs, slept });
   }
   return samples;
 }
@@ -368,22 +396,22 @@ function threadSamples(): Map<number, ThreadSample> {
  * runs more but never sleeps: holding it with this one would halve both.
  */
 function busiestSince(
-  before: Map<number, ThreadSample>,
-  after: Map<number, ThreadSample>,
+  before: ReadonlyMap<number, ThreadSample>,
+  after: ReadonlyMap<number, ThreadSample>,
   self: number,
 ): number | undefined {
-  let busiest: number | undefined;
-  let most = 0;
+  const ranked: { tid: number; ran: number }[] = [];
   for (const [tid, { ns, slept }] of after) {
     const start = before.get(tid);
-    if (tid === self || start === undefined || slept - start.slept < placementTuning.sampleCalls / 2) continue;
+    if (tid === self || start === undefined || slept - start.slept < sleepsNeeded()) continue;
     const ran = ns - start.ns;
-    if (ran > most && !NOT_ISOLATE_THREADS.has(threadName(tid))) {
-      most = ran;
-      busiest = tid;
-    }
+    if (ran > 0) ranked.push({ tid, ran });
   }
-  return busiest;
+  ranked.sort((a, b) => b.ran - a.ran);
+  // Its name read afresh: a thread names itself just after it starts, maybe after the
+  // name notIsolate keeps was read.
+  for (const { tid } of ranked) if (!readNotIsolate(tid)) return tid;
+  return undefined;
 }
 
 /**
@@ -398,10 +426,23 @@ const NOT_ISOLATE_THREADS: ReadonlySet<string> = new Set([
   'SignalInspector',
 ]);
 
-function threadName(tid: number): string {
-  try {
-    return readFileSync(`/proc/self/task/${tid}/comm`, 'utf8').trim();
-  } catch {
-    return '';
-  }
+/** Per thread id, whether its name (read once) is one of NOT_ISOLATE_THREADS. */
+const notIsolate = new Map<number, boolean>();
+
+function isNotIsolate(tid: number): boolean {
+  return notIsolate.get(tid) ?? readNotIsolate(tid);
+}
+
+/** Reads thread `tid`'s name now and keeps whether it is one of NOT_ISOLATE_THREADS. */
+function readNotIsolate(tid: number): boolean {
+  const excluded = NOT_ISOLATE_THREADS.has(threadName(tid));
+  notIsolate.set(tid, excluded);
+  return excluded;
+}
+
+/** Forgets the threads that have ended (a later thread may get the id again). */
+function forgetEnded(tids: readonly number[]): void {
+  if (notIsolate.size === 0) return;
+  const alive = new Set(tids);
+  for (const tid of notIsolate.keys()) if (!alive.has(tid)) notIsolate.delete(tid);
 }

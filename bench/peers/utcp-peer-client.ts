@@ -21,7 +21,7 @@ export const UTCP_INSTALL_HINT =
   'Node 22 and @utcp/code-mode, @utcp/sdk, @utcp/direct-call, isolated-vm 6 into .tools/peers/utcp/ from the npm registry';
 
 /** The programs the driver knows, by the names bench-programs.ts gives them. */
-export type PeerProgram = 'trivial' | 'kb' | 'nested' | 'waitAll';
+export type PeerProgram = 'trivial' | 'kb' | 'nested' | 'nested2k' | 'waitAll';
 
 export interface UtcpVersions {
   readonly node: string;

@@ -4,8 +4,8 @@
 //   .tools/peers/utcp/node/bin/node --no-node-snapshot bench/peers/utcp-peer.mjs           # measures, prints one JSON object
 //   .tools/peers/utcp/node/bin/node --no-node-snapshot bench/peers/utcp-peer.mjs --serve   # JSON lines on stdin/stdout
 // --serve is how `npm run bench` interleaves it with ptc-runtime's own runs: each request
-// {"program":"trivial"|"kb"|"nested"|"waitAll"} is answered with {"ms":…} timed here, so the
-// pipe to the bench process is not part of the figure.
+// {"program":"trivial"|"kb"|"nested"|"nested2k"|"waitAll"} is answered with {"ms":…} timed
+// here, so the pipe to the bench process is not part of the figure.
 // Env UTCP_PEER_DIR: the install folder (default .tools/peers/utcp/ in the checkout).
 import { readFileSync } from 'node:fs';
 import { createRequire, stripTypeScriptTypes } from 'node:module';
@@ -13,7 +13,16 @@ import { dirname, join, resolve } from 'node:path';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { KB_PROGRAM, NESTED_CALLS, NESTED_CALLS_PROGRAM, TRIVIAL_PROGRAM, waitAllProgram } from '../bench-programs.ts';
+import {
+  DOUBLED_NESTED_CALLS,
+  DOUBLED_NESTED_CALLS_PROGRAM,
+  KB_PROGRAM,
+  NESTED_CALLS,
+  NESTED_CALLS_PROGRAM,
+  sequentialCallsSum,
+  TRIVIAL_PROGRAM,
+  waitAllProgram,
+} from '../bench-programs.ts';
 
 const here = dirname(fileURLToPath(import.meta.url));
 const installDir = resolve(process.env.UTCP_PEER_DIR ?? join(here, '..', '..', '.tools', 'peers', 'utcp'));
@@ -76,7 +85,11 @@ function toJavaScript(body) {
 const PROGRAMS = {
   trivial: { code: toJavaScript(TRIVIAL_PROGRAM), check: (r) => r === 1 },
   kb: { code: toJavaScript(KB_PROGRAM), check: (r) => r?.count === 3 && r?.total === 77 },
-  nested: { code: toJavaScript(NESTED_CALLS_PROGRAM), check: (r) => r === (NESTED_CALLS * (NESTED_CALLS - 1)) / 2 },
+  nested: { code: toJavaScript(NESTED_CALLS_PROGRAM), check: (r) => r === sequentialCallsSum(NESTED_CALLS) },
+  nested2k: {
+    code: toJavaScript(DOUBLED_NESTED_CALLS_PROGRAM),
+    check: (r) => r === sequentialCallsSum(DOUBLED_NESTED_CALLS),
+  },
   waitAll: { code: toJavaScript(waitAllProgram(100, 10, true)), check: (r) => r === 100 },
 };
 

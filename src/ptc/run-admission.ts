@@ -12,6 +12,7 @@
 // A run that cannot start waits in a FIFO queue for at most `queueTimeoutMs`; then (or at
 // once, when it can never fit) it is refused with the reason and when to retry.
 import { availableParallelism, totalmem } from 'node:os';
+import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 
 /** CPU-active runs per core. @default 4 */
 export const DEFAULT_CPU_SLOTS_PER_CORE = 4;
@@ -96,6 +97,9 @@ interface Waiter {
 interface Admitted {
   /** When it last became CPU-active; undefined while it awaits tools. */
   activeSince: number | undefined;
+  /** Its neighbours in the list of CPU-active runs (while it is in it). */
+  prev: Admitted | undefined;
+  next: Admitted | undefined;
 }
 
 export class RunAdmission {
@@ -106,13 +110,16 @@ export class RunAdmission {
   readonly queueTimeoutMs: number;
   readonly #measure: (() => number | undefined) | undefined;
   readonly #now: () => number;
+  /** Runs admitted and not yet released (a count: no set of them is ever walked). */
+  #inFlight = 0;
   /**
-   * The admitted runs; those with `activeSince` set are CPU-active (within their slice or
-   * past it). One set, not a second one of the active runs: a run that awaits one tool
-   * call at a time would leave and rejoin it on every call (a hash-table delete, which
-   * reallocates a table that drops to empty, and an insert).
+   * The CPU-active runs (`activeSince` set: within their slice or past it), linked through
+   * their own fields: counting slots walks these few, not every run in flight (a burst holds
+   * hundreds awaiting tools, and the count is taken for each run admitted). Not a set: a run
+   * that awaits one tool call at a time leaves and rejoins on every call, here a few pointer
+   * writes (a set's delete reallocates a table that drops to empty).
    */
-  readonly #admitted = new Set<Admitted>();
+  #activeHead: Admitted | undefined;
   readonly #queue: Waiter[] = [];
   #sliceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Recent admission waits, for the retry hint. */
@@ -133,7 +140,7 @@ export class RunAdmission {
 
   /** Runs admitted and not released. */
   get inFlight(): number {
-    return this.#admitted.size;
+    return this.#inFlight;
   }
 
   /** Runs waiting for admission. */
@@ -145,8 +152,8 @@ export class RunAdmission {
   get cpuActive(): number {
     const now = this.#now();
     let count = 0;
-    for (const run of this.#admitted) {
-      if (run.activeSince !== undefined && now - run.activeSince < this.sliceMs) count++;
+    for (let run = this.#activeHead; run !== undefined; run = run.next) {
+      if (now - run.activeSince! < this.sliceMs) count++;
     }
     return count;
   }
@@ -159,7 +166,7 @@ export class RunAdmission {
     } catch {
       measured = undefined;
     }
-    const estimate = this.#admitted.size * this.runFootprintBytes;
+    const estimate = this.#inFlight * this.runFootprintBytes;
     return typeof measured === 'number' && Number.isFinite(measured) ? Math.max(measured, estimate) : estimate;
   }
 
@@ -180,23 +187,26 @@ export class RunAdmission {
       );
     }
     if (this.#queue.length === 0 && this.#fits(heapBytes)) return Promise.resolve(this.#ticket());
+    // A run given no signal shares NEVER_ABORTED with every other: a listener on it per
+    // queued run would make each add and remove walk all the others' (a burst's queue).
+    const abortable = signal === NEVER_ABORTED ? undefined : signal;
     return new Promise<AdmissionTicket>((resolve, reject) => {
       const waiter: Waiter = { heapBytes, since: this.#now(), resolve, reject, done: false };
       const onAbort = (): void => {
         if (waiter.done) return;
         this.#drop(waiter);
-        reject(signal?.reason instanceof Error ? signal.reason : new Error('The run was cancelled.'));
+        reject(abortable?.reason instanceof Error ? abortable.reason : new Error('The run was cancelled.'));
       };
       waiter.timer = setTimeout(() => {
         if (waiter.done) return;
         this.#drop(waiter);
-        signal?.removeEventListener('abort', onAbort);
+        abortable?.removeEventListener('abort', onAbort);
         reject(this.#timedOut(waiter));
       }, this.queueTimeoutMs);
-      signal?.addEventListener('abort', onAbort, { once: true });
+      abortable?.addEventListener('abort', onAbort, { once: true });
       const settle = waiter.resolve;
       (waiter as { resolve: (ticket: AdmissionTicket) => void }).resolve = (ticket) => {
-        signal?.removeEventListener('abort', onAbort);
+        abortable?.removeEventListener('abort', onAbort);
         settle(ticket);
       };
       this.#queue.push(waiter);
@@ -210,8 +220,9 @@ export class RunAdmission {
   }
 
   #ticket(): AdmissionTicket {
-    const run: Admitted = { activeSince: this.#now() };
-    this.#admitted.add(run);
+    const run: Admitted = { activeSince: this.#now(), prev: undefined, next: undefined };
+    this.#inFlight += 1;
+    this.#linkActive(run);
     let released = false;
     // With nobody queued and no slice timer, pump and the timer's check would do nothing.
     const idle = (): boolean => this.#queue.length === 0 && this.#sliceTimer === undefined;
@@ -219,17 +230,20 @@ export class RunAdmission {
       waiting: () => {
         if (released || run.activeSince === undefined) return;
         run.activeSince = undefined;
+        this.#unlinkActive(run);
         if (!idle()) this.#pump();
       },
       active: () => {
         if (released || run.activeSince !== undefined) return;
         run.activeSince = this.#now();
+        this.#linkActive(run);
         if (!idle()) this.#armSliceTimer();
       },
       release: () => {
         if (released) return;
         released = true;
-        this.#admitted.delete(run);
+        this.#inFlight -= 1;
+        if (run.activeSince !== undefined) this.#unlinkActive(run);
         this.#pump();
       },
     };
@@ -259,9 +273,8 @@ export class RunAdmission {
     if (this.#sliceTimer !== undefined) return;
     const now = this.#now();
     let next = Number.POSITIVE_INFINITY;
-    for (const run of this.#admitted) {
-      if (run.activeSince === undefined) continue;
-      const end = run.activeSince + this.sliceMs;
+    for (let run = this.#activeHead; run !== undefined; run = run.next) {
+      const end = run.activeSince! + this.sliceMs;
       if (end > now) next = Math.min(next, end);
     }
     if (next === Number.POSITIVE_INFINITY) return;
@@ -273,6 +286,21 @@ export class RunAdmission {
       Math.max(1, Math.ceil(next - now)),
     );
     this.#sliceTimer.unref?.();
+  }
+
+  #linkActive(run: Admitted): void {
+    run.prev = undefined;
+    run.next = this.#activeHead;
+    if (this.#activeHead !== undefined) this.#activeHead.prev = run;
+    this.#activeHead = run;
+  }
+
+  #unlinkActive(run: Admitted): void {
+    if (run.prev === undefined) this.#activeHead = run.next;
+    else run.prev.next = run.next;
+    if (run.next !== undefined) run.next.prev = run.prev;
+    run.prev = undefined;
+    run.next = undefined;
   }
 
   #drop(waiter: Waiter): void {
@@ -288,7 +316,7 @@ export class RunAdmission {
     // A run usually gets in within about one slice per queued run per slot; the wait the
     // last admitted run had says how long the queue takes now.
     const retryAfterMs = Math.max(1_000, Math.ceil(Math.max(this.#recentWaitMs, this.sliceMs) / 1_000) * 1_000);
-    if (memoryShort && this.#admitted.size === 0) {
+    if (memoryShort && this.#inFlight === 0) {
       // Nothing to wait for: the memory is the sandbox's own (or other code in this process).
       return new AdmissionRefusal(
         'memory',
@@ -301,7 +329,7 @@ export class RunAdmission {
     if (memoryShort) {
       return new AdmissionRefusal(
         'memory',
-        `the ${this.#admitted.size} runs in flight reserve ${mib(this.reservedBytes)} MiB of the ${mib(this.memoryBudgetBytes)} MiB memory budget, ` +
+        `the ${this.#inFlight} runs in flight reserve ${mib(this.reservedBytes)} MiB of the ${mib(this.memoryBudgetBytes)} MiB memory budget, ` +
           `and this run's heap limit (${mib(waiter.heapBytes)} MiB) did not fit within ${this.queueTimeoutMs} ms; it did not run. ` +
           `Retry in about ${Math.ceil(retryAfterMs / 1_000)} s, once runs have finished.`,
         retryAfterMs,

@@ -95,7 +95,6 @@ interface Slot {
   mode: CallMode | 'aborted' | undefined;
   /** Its around-dispatch and body were started (they may have had effects). */
   dispatched: boolean;
-  readonly policyDone: Deferred<void>;
   /** Resolves once the call committed; rejects with the SchedulerError otherwise. */
   readonly committed: Deferred<void>;
   /** Set when its call was given up on while the body still ran. */
@@ -350,10 +349,13 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     const journaled = record.recordCall === undefined ? undefined : { previous: lastRecorded, done: deferred<void>() };
     if (journaled !== undefined) lastRecorded = journaled.done.promise;
     let policyDone = false;
+    // The next call's gate, made only if the policy is still pending when the pipeline
+    // returns (most calls get theirs done synchronously and nobody waits for it).
+    let policyGate: Deferred<void> | undefined;
     const gates: { -readonly [K in keyof ExecutionGates]: ExecutionGates[K] } = {
       onPolicyDone: () => {
         policyDone = true;
-        slot.policyDone.resolve();
+        policyGate?.resolve();
       },
       runDispatch: (dispatch) => {
         if (failure !== undefined) return Promise.reject(failure);
@@ -394,9 +396,11 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     // exclusive call holds every later call until it has committed and its body settled.
     if (slot.mode === 'exclusive') return waitForGate(slot.committed.promise.then(() => slot.hold?.released));
     // Its policy already done (a pipeline that ran through synchronously): nothing to wait
-    // for. A journaled call keeps its turns (its records' order with the calls around it).
-    if (policyDone && journaled === undefined) return SETTLED;
-    return waitForGate(slot.policyDone.promise);
+    // for. A journaled call keeps its turns (its records' order with the calls around it):
+    // it waits on a settled gate, as it did on its settled policy promise.
+    if (policyDone) return journaled === undefined ? SETTLED : waitForGate(SETTLED);
+    policyGate = deferred<void>();
+    return waitForGate(policyGate.promise);
   };
 
   const normalize = (request: NestedExecuteRequest): Slot => {
@@ -436,7 +440,6 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       args,
       mode: undefined,
       dispatched: false,
-      policyDone: deferred<void>(),
       committed: deferred<void>(),
       hold: undefined,
       result: deferred<ToolResult>(),
@@ -497,7 +500,7 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
       try {
         await drain();
       } finally {
-        signal.removeEventListener('abort', onAbort);
+        if (signal !== NEVER_ABORTED) signal.removeEventListener('abort', onAbort);
         composites.clear();
         // No call is left to wait for a given-up body: stop its bound's timer.
         for (const hold of holds) hold.end();

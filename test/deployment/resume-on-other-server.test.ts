@@ -4,7 +4,7 @@
 // read before the pause is answered from the journal (its body does not run again), and
 // each approved write runs once.
 import { afterAll, beforeAll, expect, it } from '@jest/globals';
-import { type ChildProcess, spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -16,6 +16,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import type { PausedRun } from '../../src/index.ts';
 import { readBodyLog } from '../durable-runs/fixtures/gated-tools.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 
 const HOST = fileURLToPath(new URL('./fixtures/approval-host.ts', import.meta.url));
 const TOKEN = 'resume-anywhere-token-0123456789';
@@ -47,22 +48,12 @@ async function freePort(): Promise<number> {
 /** Starts a host; resolves with its MCP URL and process. */
 async function host(journal: string, log: string): Promise<{ url: string; child: ChildProcess }> {
   const port = await freePort();
-  const child = spawn(process.execPath, ['--no-node-snapshot', HOST, String(port), journal, log, TOKEN], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  children.push(child);
-  let stdout = '';
-  let stderr = '';
-  child.stderr!.on('data', (c: Buffer) => void (stderr += c.toString()));
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout!.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      const match = /listening (\S+)/u.exec(stdout);
-      if (match !== null) resolve(match[1]!);
-    });
-    child.on('exit', (code) => reject(new Error(`host exited (${String(code)}): ${stderr}`)));
-  });
-  return { url, child };
+  const server = spawnWatched(dir, ['--no-node-snapshot', HOST, String(port), journal, log, TOKEN]);
+  children.push(server.child);
+  const listening = (): RegExpExecArray | null => /listening (\S+)/u.exec(server.stdout());
+  // Bounded: a host that neither listens nor exits fails naming the step and where it stood.
+  await server.until(`the approval host on port ${port}: its "listening" line`, () => listening() !== null);
+  return { url: listening()![1]!, child: server.child };
 }
 
 async function call(url: string, name: string, args: Record<string, unknown>): Promise<CallToolResult> {

@@ -4,7 +4,6 @@
 // B (the official MCP client, called directly even in ptc mode); the run finishes there,
 // the read before the pause is answered from the journal and the write body runs once.
 import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,8 +15,8 @@ import { main } from '../../src/cli/main.ts';
 import type { DurableRunSummary, PausedRun } from '../../src/index.ts';
 import { readBodyLog } from '../durable-runs/fixtures/gated-tools.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { spawnServe } from '../mcp/helpers.ts';
 
-const REPO = fileURLToPath(new URL('../../', import.meta.url));
 const TOOLS = fileURLToPath(new URL('../durable-runs/fixtures/gated-tools-module.ts', import.meta.url));
 const TOKEN = 'serve-approval-pause-token-0123456789';
 let cluster: PostgresCluster;
@@ -38,47 +37,8 @@ afterAll(async () => {
 
 /** `ptc serve --http 127.0.0.1:0 --mode ptc --approval pause --journal <journal> --tools <gated tools>`. */
 async function serve(journal: string, log: string): Promise<string> {
-  const child: ChildProcessWithoutNullStreams = spawn(
-    process.execPath,
-    [
-      '--no-node-snapshot',
-      'bin/ptc.js',
-      'serve',
-      '--http',
-      '127.0.0.1:0',
-      '--mode',
-      'ptc',
-      '--approval',
-      'pause',
-      '--journal',
-      journal,
-      '--tools',
-      TOOLS,
-    ],
-    {
-      cwd: REPO,
-      env: {
-        ...(process.env as Record<string, string>),
-        NODE_OPTIONS: '',
-        PTC_SERVE_TOKEN: TOKEN,
-        PTC_TEST_BODY_LOG: log,
-      },
-    },
-  );
-  let err = '';
-  const exited = new Promise<number | null>((resolve) => child.on('close', (code) => resolve(code)));
-  cleanups.push(async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
-  });
-  return new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
-      if (match !== null) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
-  });
+  const args = ['--mode', 'ptc', '--approval', 'pause', '--journal', journal, '--tools', TOOLS];
+  return (await spawnServe(cleanups, args, { PTC_SERVE_TOKEN: TOKEN, PTC_TEST_BODY_LOG: log })).url;
 }
 
 async function client(url: string): Promise<Client> {

@@ -6,7 +6,6 @@
 // place between the turns, and a restarted process recovers the ones never admitted —
 // nothing lost, nothing admitted twice.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -21,6 +20,7 @@ import {
 } from '../../src/index.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
 import { openSqliteJournal } from '../../src/scheduler/sqlite-journal.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 import { registerInboxTools } from './fixtures/inbox-tools.ts';
 import {
   freshStore,
@@ -50,25 +50,13 @@ const texts = (messages: readonly ContextMessage[]): string[] =>
 const userText = (text: string): ContextMessage => ({ role: 'user', content: [{ type: 'text', text }] });
 const kinds = (events: readonly JournalEvent[]): string[] => events.map((e) => `${e.type} ${e.callId}`);
 
-/** Runs the host until it says `ready`, then SIGKILLs it; returns its stdout. */
+/** Runs the host until it says `ready` (bounded: a failure names the step), then SIGKILLs it; returns its stdout. */
 async function killAtReady(kind: StoreKind, path: string, mode: 'commit' | 'admit'): Promise<string> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', HOST, kind, path, mode], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => void (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  let done = false;
-  void exited.then(() => void (done = true));
-  while (!stdout.includes('ready\n')) {
-    if (done) throw new Error(`the host exited before it was killed: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
-  return stdout;
+  const host = spawnWatched(dir, ['--no-node-snapshot', HOST, kind, path, mode]);
+  await host.until(`the ${kind} inbox host (${mode}) to say ready`, () => host.stdout().includes('ready\n'));
+  host.child.kill('SIGKILL');
+  expect(await host.exited).toBe('SIGKILL');
+  return host.stdout();
 }
 
 /** A runtime of this process on the same store (a restarted host). */

@@ -4,7 +4,6 @@
 // direct call, a run_code nested call, a composite tool's inner call), SIGKILL while
 // appending, and step recovery when the store fails on its n-th append.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -14,6 +13,7 @@ import { createToolRuntime } from '../../src/index.ts';
 import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 import {
   freshStore,
   openStore,
@@ -48,24 +48,13 @@ const pair = (callId: string, value: number): JournalEvent[] => [
   },
 ];
 
-/** Spawns a child, waits until `ready()` holds (or the child dies), then SIGKILLs it. */
-async function killWhen(args: readonly string[], ready: (stdout: string) => boolean): Promise<string> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (c: Buffer) => void (stdout += c.toString()));
-  child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-  const exited = new Promise<NodeJS.Signals | null>((resolve) => child.on('exit', (_code, signal) => resolve(signal)));
-  let done = false;
-  void exited.then(() => void (done = true));
-  // Poll for readiness (no timing assertion: the loop ends when the child is ready or dies).
-  while (!ready(stdout)) {
-    if (done) throw new Error(`the child exited before it was killed: ${stderr}`);
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-  child.kill('SIGKILL');
-  expect(await exited).toBe('SIGKILL');
-  return stdout;
+/** Spawns a child, waits until `ready()` holds (bounded: a failure names `step`), then SIGKILLs it; its stdout. */
+async function killWhen(step: string, args: readonly string[], ready: (stdout: string) => boolean): Promise<string> {
+  const child = spawnWatched(dir, ['--no-node-snapshot', ...args]);
+  await child.until(step, () => ready(child.stdout()));
+  child.child.kill('SIGKILL');
+  expect(await child.exited).toBe('SIGKILL');
+  return child.stdout();
 }
 
 describe.each(STORE_KINDS)('journal store: %s', (kind) => {
@@ -96,7 +85,11 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
     async (mode) => {
       const path = await fresh(kind);
       const marker = join(dir, `marker-${counter}`);
-      await killWhen([HOST, kind, path, marker, mode], () => existsSync(marker));
+      await killWhen(
+        `the ${kind} host's ${mode} call to reach its transfer body`,
+        [HOST, kind, path, marker, mode],
+        () => existsSync(marker),
+      );
       const store = openStore(kind, path);
       const rt = createToolRuntime({ sandbox: false });
       registerPaymentTools(rt);
@@ -146,6 +139,7 @@ describe.each(STORE_KINDS)('journal store: %s', (kind) => {
   it('SIGKILL while appending: every acknowledged append is there, whole and in order', async () => {
     const path = await fresh(kind);
     const stdout = await killWhen(
+      `the ${kind} appender to acknowledge 5 appends`,
       [APPENDER, path, String(64 * 1024), 'loop', kind],
       (out) => out.split('\n').length > 5,
     );

@@ -1,15 +1,17 @@
 // Resource locks across hosts on PostgreSQL (a throwaway cluster, no mock): two host
 // processes on one database each run 10 concurrent read-modify-write deposits on one
 // account; with `resourceKey` the balance is exact (20), without it updates are lost
-// (the control that shows the test can fail). A lock wait ends with the call's abort.
+// (the control). Neither is left to timing: the hosts hold each deposit's read until
+// another could have overlapped it (deposit-host.ts), so a lock that does not hold across
+// hosts loses an update even when one host starts late. A lock wait ends with the call's abort.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { openPostgresJournal } from '../../src/index.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 
 const HOST = fileURLToPath(new URL('./fixtures/deposit-host.ts', import.meta.url));
 let cluster: PostgresCluster;
@@ -23,21 +25,18 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function host(args: readonly string[]): { ready: Promise<void>; done: Promise<string> } {
-  const child = spawn(process.execPath, ['--no-node-snapshot', HOST, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  let onReady: () => void = () => {};
-  const ready = new Promise<void>((resolve) => (onReady = resolve));
-  child.stdout.on('data', (c: Buffer) => {
-    stdout += c.toString();
-    if (stdout.includes('ready\n')) onReady();
-  });
-  child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-  const done = new Promise<string>((resolve, reject) =>
-    child.on('exit', (code) => (code === 0 ? resolve(stdout) : reject(new Error(`host exited ${code}: ${stderr}`)))),
-  );
-  void done.catch(onReady);
+/** A deposit host: `ready` once it is connected; `done()` its stdout once it ran its deposits and exited (each bounded: a failure names the step). */
+function host(args: readonly string[]): { ready: Promise<void>; done: () => Promise<string> } {
+  const child = spawnWatched(dir, ['--no-node-snapshot', HOST, ...args]);
+  const ready = child.until('a deposit host to connect and say ready', () => child.stdout().includes('ready\n'));
+  const done = (): Promise<string> =>
+    child.within(
+      'a deposit host to run its deposits and exit',
+      child.finished.then(() => {
+        if (child.child.exitCode !== 0) throw new Error(`host exited ${child.child.exitCode}: ${child.stderr()}`);
+        return child.stdout();
+      }),
+    );
   return { ready, done };
 }
 
@@ -49,7 +48,7 @@ async function depositRace(mode: 'keyed' | 'unkeyed'): Promise<{ balance: number
   const hosts = [host([url, balance, go, '10', mode]), host([url, balance, go, '10', mode])];
   await Promise.all(hosts.map((h) => h.ready));
   await writeFile(go, '');
-  const outputs = await Promise.all(hosts.map((h) => h.done));
+  const outputs = await Promise.all(hosts.map((h) => h.done()));
   const codes = outputs.flatMap((o) => JSON.parse(o.split('\n').find((l) => l.startsWith('['))!) as string[]);
   return { balance: Number(await readFile(balance, 'utf8')), codes };
 }

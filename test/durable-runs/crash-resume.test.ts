@@ -5,7 +5,6 @@
 // same idempotency key (at least once, with a stable key) and nothing else twice; of two
 // processes resuming one run at once, exactly one proceeds.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -19,6 +18,7 @@ import {
   stopStoreServers,
   type StoreKind,
 } from '../durability/fixtures/stores.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 import { readBodyLog } from './fixtures/gated-tools.ts';
 
 const HOST = fileURLToPath(new URL('./fixtures/durable-host.ts', import.meta.url));
@@ -40,34 +40,37 @@ interface Report {
   readonly error?: { code: string; message: string };
 }
 
+// A host that neither reports nor exits within this fails its test naming the step, with
+// what it printed, the bodies so far and where its JavaScript stood (watched-child.ts),
+// instead of the whole test hanging until jest's timeout. Each start takes seconds on a
+// loaded machine; four of them fit the test's 120 s.
+const HOST_STEP_BOUND_MS = 25_000;
+
 /** Runs the host; resolves with its first report line. `kill` SIGKILLs it once that line arrived (or `until` matched the body log). */
-function host(
+async function host(
   args: readonly string[],
   options: { killAfterReport?: boolean; killWhen?: () => boolean } = {},
 ): Promise<Report | 'killed'> {
-  const child = spawn(process.execPath, ['--no-node-snapshot', HOST, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-  return new Promise((resolve, reject) => {
-    let poll: ReturnType<typeof setInterval> | undefined;
-    if (options.killWhen !== undefined) {
-      poll = setInterval(() => {
-        if (options.killWhen!()) child.kill('SIGKILL');
-      }, 10);
-    }
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      if (stdout.includes('\n') && options.killAfterReport === true) child.kill('SIGKILL');
-    });
-    child.on('exit', (_code, signal) => {
-      clearInterval(poll);
-      const line = stdout.split('\n')[0] ?? '';
-      if (line.length > 0) resolve(JSON.parse(line) as Report);
-      else if (signal === 'SIGKILL') resolve('killed');
-      else reject(new Error(`host exited without a report: ${stderr}`));
-    });
-  });
+  const [kind, , bodyLog, action] = args;
+  const child = spawnWatched(dir, ['--no-node-snapshot', HOST, ...args]);
+  // At once, not at the next poll: the host must not go on past its report.
+  if (options.killAfterReport === true)
+    child.child.stdout!.on('data', () => void (child.stdout().includes('\n') && child.child.kill('SIGKILL')));
+  const { killWhen } = options;
+  const poll =
+    killWhen === undefined ? undefined : setInterval(() => void (killWhen() && child.child.kill('SIGKILL')), 10);
+  try {
+    // Its output read to the end: 'exit' may come before the report line is read.
+    await child.within(`the ${kind} host's "${action}" to report and exit`, child.finished, HOST_STEP_BOUND_MS);
+  } catch (error) {
+    throw new Error(`${(error as Error).message}; bodies so far: ${JSON.stringify(readBodyLog(bodyLog!))}`);
+  } finally {
+    clearInterval(poll);
+  }
+  const line = child.stdout().split('\n')[0] ?? '';
+  if (line.length > 0) return JSON.parse(line) as Report;
+  if ((await child.exited) === 'SIGKILL') return 'killed';
+  throw new Error(`host exited without a report: ${child.stderr()}`);
 }
 
 const pausedOf = (report: Report | 'killed'): PausedRun => {

@@ -9,6 +9,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
 import { isClaimLive, newClaim } from '../../src/scheduler/run-claims.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 import {
   freshStore,
   openStore,
@@ -32,7 +33,7 @@ afterAll(async () => {
 let counter = 0;
 const fresh = (kind: StoreKind): Promise<string> => freshStore(dir, kind, `c${(counter += 1)}`);
 
-/** Runs the claimer child; resolves with its report and its exit. */
+/** Runs the claimer child; resolves with its report (bounded: a failure names the claimer) and its exit. */
 function claimInChild(
   kind: StoreKind,
   path: string,
@@ -45,31 +46,11 @@ function claimInChild(
   kill(): Promise<void>;
   pid: number;
 } {
-  const child = spawn(process.execPath, ['--no-node-snapshot', CLAIMER, kind, path, runId, owner, mode], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()));
-  const report = new Promise<{ won: boolean; holder?: string }>((resolve, reject) => {
-    child.stdout.on('data', (c: Buffer) => {
-      stdout += c.toString();
-      if (stdout.includes('\n')) resolve(JSON.parse(stdout.split('\n')[0]!) as { won: boolean; holder?: string });
-    });
-    child.stderr.on('data', (c: Buffer) => void (stderr += c.toString()));
-    void exited.then(() => {
-      if (!stdout.includes('\n')) reject(new Error(`claimer exited without a report: ${stderr}`));
-    });
-  });
-  return {
-    report,
-    exited,
-    pid: child.pid ?? 0,
-    kill: async () => {
-      child.kill('SIGKILL');
-      await exited;
-    },
-  };
+  const child = spawnWatched(dir, ['--no-node-snapshot', CLAIMER, kind, path, runId, owner, mode]);
+  const report = child
+    .until(`the ${kind} claimer ${owner} (${mode}) to report`, () => child.stdout().includes('\n'))
+    .then(() => JSON.parse(child.stdout().split('\n')[0]!) as { won: boolean; holder?: string });
+  return { report, exited: child.exited.then(() => {}), pid: child.child.pid ?? 0, kill: child.kill };
 }
 
 describe.each(STORE_KINDS)('run claims (%s store)', (kind) => {

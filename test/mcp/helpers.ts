@@ -5,6 +5,7 @@ import { mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFile
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { boundStep, reportOnSignalArgs } from '../support/watched-child.ts';
 
 export const REPO = fileURLToPath(new URL('../../', import.meta.url));
 export const PTC_BIN = join(REPO, 'bin', 'ptc.js');
@@ -84,9 +85,10 @@ export async function spawnServe(
 }> {
   const childEnv: Record<string, string> = { ...(process.env as Record<string, string>), NODE_OPTIONS: '', ...env };
   if (env['PTC_SERVE_TOKEN'] === '') delete childEnv['PTC_SERVE_TOKEN'];
+  const reports = mkdtempSync(join(tmpdir(), 'ptc-serve-reports-'));
   const child = spawn(
     process.execPath,
-    ['--no-node-snapshot', 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args],
+    ['--no-node-snapshot', ...reportOnSignalArgs(reports), 'bin/ptc.js', 'serve', '--http', '127.0.0.1:0', ...args],
     { cwd: REPO, env: childEnv },
   );
   let err = '';
@@ -94,14 +96,22 @@ export async function spawnServe(
   cleanups.push(async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
     await exited;
+    rmSync(reports, { recursive: true, force: true });
   });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
-      err += chunk;
-      const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
-      if (match !== null) resolve(match[1]!);
-    });
-    void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
-  });
+  // Bounded: a server that neither listens nor exits fails naming the step and where it stood.
+  const url = await boundStep(
+    child,
+    reports,
+    `ptc serve ${args.join(' ')}: its "serving MCP" line`,
+    new Promise<string>((resolve, reject) => {
+      child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
+        err += chunk;
+        const match = /serving MCP over Streamable HTTP at (\S+)/.exec(err);
+        if (match !== null) resolve(match[1]!);
+      });
+      void exited.then((code) => reject(new Error(`ptc serve exited (${String(code)}): ${err}`)));
+    }),
+    () => `stderr: ${JSON.stringify(err.slice(-2000))}`,
+  );
   return { child, url, stderr: () => err, exited };
 }

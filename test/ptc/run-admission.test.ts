@@ -3,6 +3,7 @@
 // limit, and a refusal says why and when to retry. The clock is injected where a test
 // needs time to pass; real timers only bound the queue.
 import { describe, expect, it } from '@jest/globals';
+import { getEventListeners } from 'node:events';
 import os from 'node:os';
 import {
   AdmissionRefusal,
@@ -10,6 +11,7 @@ import {
   defaultMemoryBudgetBytes,
   RunAdmission,
 } from '../../src/ptc/run-admission.ts';
+import { NEVER_ABORTED } from '../../src/pipeline/never-aborted.ts';
 
 const MiB = 1_048_576;
 
@@ -177,6 +179,53 @@ describe('RunAdmission', () => {
     expect(((await queued) as Error).message).toBe('caller gave up');
     expect(admission.queued).toBe(0);
     holder.release();
+  });
+
+  it('counts the CPU-active runs among many going from waiting to active and back, in any order', async () => {
+    const clock = manualClock();
+    const admission = new RunAdmission(
+      { cpuSlots: 1_000, sliceMs: 50, memoryBudgetBytes: 1024 * MiB, runFootprintBytes: 1 },
+      clock.now,
+    );
+    const runs: { ticket: AdmissionTicket; activeSince: number | undefined; released: boolean }[] = [];
+    for (let i = 0; i < 60; i += 1)
+      runs.push({ ticket: await admission.admit(1), activeSince: clock.now(), released: false });
+    let seed = 7;
+    const next = (n: number): number => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2_147_483_648;
+      return seed % n;
+    };
+    for (let step = 0; step < 2_000; step += 1) {
+      const run = runs[next(runs.length)]!;
+      const op = next(4);
+      if (run.released) continue;
+      if (op === 0) {
+        run.ticket.waiting();
+        run.activeSince = undefined;
+      } else if (op === 1) {
+        run.ticket.active();
+        run.activeSince ??= clock.now();
+      } else if (op === 2 && next(10) === 0) {
+        run.ticket.release();
+        run.released = true;
+      } else {
+        clock.advance(1);
+      }
+      const expected = runs.filter(
+        (r) => !r.released && r.activeSince !== undefined && clock.now() - r.activeSince < 50,
+      ).length;
+      expect(admission.cpuActive).toBe(expected);
+    }
+    expect(admission.inFlight).toBe(runs.filter((r) => !r.released).length);
+  });
+
+  it('queued runs given no signal (NEVER_ABORTED, shared by all) add no listener to it', async () => {
+    const admission = new RunAdmission({ cpuSlots: 1, memoryBudgetBytes: 1024 * MiB, runFootprintBytes: MiB });
+    const first = await admission.admit(MiB, NEVER_ABORTED);
+    const queued = Array.from({ length: 3 }, () => admission.admit(MiB, NEVER_ABORTED));
+    expect(getEventListeners(NEVER_ABORTED, 'abort')).toHaveLength(0);
+    first.release();
+    for (const next of queued) (await next).release();
   });
 
   it('release, waiting and active are idempotent, and checks its options', async () => {

@@ -21,6 +21,7 @@ import {
   sleep,
   untilAborted,
 } from './helpers.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 
 const sandbox = new ProcessSandbox({ processes: 2, hangGraceMs: 300, limits: { wallTimeMs: 30_000 } });
 afterAll(() => sandbox.close());
@@ -44,7 +45,7 @@ async function pairInFlight(): Promise<{
     hostCall: parked.hostCall,
     signal: controller.signal,
   });
-  while (parked.calls.length === 0) await sleep(5);
+  await untilArrived(() => parked.calls.length > 0, [hostile]);
   const work = gate();
   const innocentHost = recordingHost(['work'], async () => {
     await work.passed;
@@ -55,7 +56,7 @@ async function pairInFlight(): Promise<{
     toolNames: ['work'],
     hostCall: innocentHost.hostCall,
   });
-  while (innocentHost.calls.length === 0) await sleep(5);
+  await untilArrived(() => innocentHost.calls.length > 0, [innocent]);
   if (hostilePid === undefined) throw new Error('no sandbox process');
   // Runs in flight are spread: the innocent run is in the other process.
   expect(sandbox.childPids.filter((pid) => pid !== undefined)).toHaveLength(2);
@@ -100,7 +101,7 @@ describe('fault isolation between runs in flight', () => {
       hostCall: parked.hostCall,
       signal: controller.signal,
     });
-    while (parked.calls.length === 0) await sleep(5);
+    await untilArrived(() => parked.calls.length > 0, [hostile]);
     const innocent = sandbox.run({
       code: 'const a = await tools.work({}); return a.n + 22;',
       toolNames: ['work'],
@@ -144,7 +145,7 @@ describe('runs sharing a process that dies: each is re-run, no tool body runs tw
       toolNames: ['work'],
       hostCall: rec.hostCall,
     });
-    while (rec.calls.length < 3) await sleep(5);
+    await untilArrived(() => rec.calls.length >= 3, [first, second]);
     expect(shared.childPids).toStrictEqual([pid]);
     process.kill(pid ?? 0, 'SIGKILL');
     await sleep(300);
@@ -176,7 +177,7 @@ describe('runs sharing a process that dies: each is re-run, no tool body runs tw
         return outcome;
       },
     });
-    while (rec.calls.length < 2) await sleep(5);
+    await untilArrived(() => rec.calls.length >= 2, [run]);
     process.kill(pid ?? 0, 'SIGKILL');
     await sleep(300);
     wait.open();
@@ -197,7 +198,7 @@ describe('runs sharing a process that dies: each is re-run, no tool body runs tw
       toolNames: ['work'],
       hostCall: rec.hostCall,
     });
-    while (rec.calls.length < 1) await sleep(5);
+    await untilArrived(() => rec.calls.length >= 1, [doomed]);
     const known = new Set(childProcesses());
     process.kill(pid, 'SIGKILL');
     // It was waiting on its call: re-run in a shared re-run process first, then alone.

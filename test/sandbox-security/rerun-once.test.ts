@@ -5,6 +5,7 @@ import { afterAll, describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import { gate } from '../support/gate.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, recordingHost, sleep, untilAborted } from './helpers.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 
 const sandbox = new ProcessSandbox({ processes: 1, limits: { wallTimeMs: 60_000 } });
 afterAll(() => sandbox.close());
@@ -24,7 +25,7 @@ describe('re-runs and calls in transit', () => {
       hostCall: rec.hostCall,
       limits: { maxConcurrentCalls: 2 },
     });
-    while (rec.calls.length < 2) await sleep(5);
+    await untilArrived(() => rec.calls.length >= 2, [pending]);
     process.kill(pid, 'SIGKILL');
     await sleep(300);
     // The re-run awaits the first attempt's two calls; nothing new reached the host.
@@ -57,7 +58,7 @@ describe('re-runs and calls in transit', () => {
       hostCall: rec.hostCall,
       signal: controller.signal,
     });
-    while (rec.calls.length < 2) await sleep(5);
+    await untilArrived(() => rec.calls.length >= 2, [pending]);
     process.kill(pid, 'SIGKILL');
     await sleep(300);
     controller.abort();

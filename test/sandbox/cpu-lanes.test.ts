@@ -19,8 +19,9 @@ import {
 } from '../../sandbox/cpu-lanes.ts';
 import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '../../sandbox/index.ts';
 import { LONG_SLICE_NS, readThreadSlice, setThreadSlice } from '../../sandbox/thread-slice.ts';
-import { expectKind, expectOk, fakeHost, gatedHost } from './helpers.ts';
+import { expectKind, expectOk, type FakeHost, fakeHost, gatedHost } from './helpers.ts';
 import { demotedThreads } from '../support/demoted-threads.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 
 const linux = process.platform === 'linux';
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
@@ -65,6 +66,42 @@ async function release(worker: Worker, flag: Int32Array, value = 1): Promise<voi
 function voluntarySwitches(tid: number): number {
   const status = readFileSync(`/proc/self/task/${tid}/status`, 'utf8');
   return Number(/\nvoluntary_ctxt_switches:\s*(\d+)/.exec(status)?.[1]);
+}
+
+/** A sandbox of one process (both CPU-bound runs have their threads in it), or in-process; whose threads to read. */
+function laneSandbox(isolation: 'in-process' | 'process'): { sandbox: Sandbox; pid: number | 'self' } {
+  if (isolation === 'in-process') return { sandbox: createSandbox({ isolation }), pid: 'self' };
+  const sandbox = new ProcessSandbox({ processes: 1 });
+  const pid = sandbox.childPid;
+  if (pid === undefined) throw new Error('no sandbox process');
+  return { sandbox, pid };
+}
+
+/** An ordinary run held in a tool call until `open()`; resolves once that call is in (with the run's outcome to await later). */
+async function startWaitingRun(sandbox: Sandbox, host: FakeHost): Promise<{ outcome: Promise<RunOutcome> }> {
+  const waiting = sandbox.run({
+    code: 'return await tools.wait({});',
+    toolNames: ['wait'],
+    hostCall: host.hostCall,
+    limits: { wallTimeMs: 120_000 },
+  });
+  await untilArrived(() => host.calls.length > 0, [waiting]);
+  return { outcome: waiting };
+}
+
+/**
+ * A CPU-bound run, ended by the test through `stop` once it has looked: under load its
+ * 1 s of CPU (then a 300 ms watch) can take several seconds of wall time, and a wall
+ * limit could end it first.
+ */
+function startRunaway(sandbox: Sandbox, stop: AbortController): Promise<RunOutcome> {
+  return sandbox.run({
+    code: 'while (true) {}',
+    toolNames: [],
+    hostCall: fakeHost().hostCall,
+    limits: { wallTimeMs: 120_000 },
+    signal: stop.signal,
+  });
 }
 
 /** Resolves once thread `tid` has run WATCH_MS without yielding (fails after 20 tries). */
@@ -320,30 +357,14 @@ describe('CPU lanes', () => {
     const sandbox = createSandbox({ isolation: 'in-process' });
     const { host, open } = gatedHost('done');
     try {
-      const waiting = sandbox.run({
-        code: 'return await tools.wait({});',
-        toolNames: ['wait'],
-        hostCall: host.hostCall,
-        limits: { wallTimeMs: 120_000 },
-      });
-      while (host.calls.length === 0) await sleep(5);
-      // Ended by the test once it has looked: under load its 1 s of CPU (then a 300 ms watch)
-      // can take several seconds of wall time, and a wall limit could end it first.
+      const waiting = (await startWaitingRun(sandbox, host)).outcome;
       const stop = new AbortController();
-      const runaway = sandbox.run({
-        code: 'while (true) {}',
-        toolNames: [],
-        hostCall: fakeHost().hostCall,
-        limits: { wallTimeMs: 120_000 },
-        signal: stop.signal,
-      });
+      const runaway = startRunaway(sandbox, stop);
       let seen: number[] = [];
       if (linux && mayRestorePriority()) {
         // Reported CPU-bound after 1 s of CPU in one stretch, then watched for 300 ms.
-        for (const until = Date.now() + 45_000; Date.now() < until && seen.length === 0; ) {
-          await sleep(50);
-          seen = demotedThreads();
-        }
+        await untilArrived(() => demotedThreads().length > 0, [waiting, runaway], 45_000);
+        seen = demotedThreads();
         expect(seen.length).toBeGreaterThanOrEqual(1);
       } else {
         // Nothing is demoted however long it spins: watched for several times what a demotion takes.
@@ -365,50 +386,62 @@ describe('CPU lanes', () => {
   }, 60_000);
 
   for (const isolation of ['in-process', 'process'] as const) {
+    it(`${isolation}: a CPU-bound run that starts spinning after the others were demoted is demoted too (Linux, where it may be raised)`, async () => {
+      if (!linux || !mayRestorePriority()) return;
+      // The first demotion sees only the threads spinning during its watch; a CPU-bound run
+      // that starts later (or whose thread that watch missed) is demoted while CPU-bound
+      // runs are left, not left at full priority beside the demoted ones.
+      const { sandbox, pid } = laneSandbox(isolation);
+      const { host, open } = gatedHost('done');
+      const stops = [new AbortController(), new AbortController()];
+      try {
+        const waiting = (await startWaitingRun(sandbox, host)).outcome;
+        const first = startRunaway(sandbox, stops[0]!);
+        await untilArrived(() => demotedThreads(pid).length >= 1, [waiting, first], 90_000);
+        const firstDemoted = demotedThreads(pid);
+        expect(firstDemoted).toHaveLength(1);
+        const second = startRunaway(sandbox, stops[1]!);
+        await untilArrived(() => demotedThreads(pid).length >= 2, [waiting, first, second], 90_000);
+        expect(demotedThreads(pid)).toEqual(expect.arrayContaining(firstDemoted));
+        for (const stop of stops) stop.abort();
+        expectKind(await first, 'abort');
+        expectKind(await second, 'abort');
+        open();
+        expectOk(await waiting, 'done');
+        // No CPU-bound run left: every thread has its priority back.
+        expect(demotedThreads(pid)).toStrictEqual([]);
+      } finally {
+        for (const stop of stops) stop.abort();
+        open();
+        await sandbox.close();
+      }
+    }, 200_000);
+  }
+
+  for (const isolation of ['in-process', 'process'] as const) {
     it(`${isolation}: a CPU-bound run's thread gets its priority back once the run has ended, while another CPU-bound run goes on and no other run ends (Linux, where it may be raised)`, async () => {
       if (!linux || !mayRestorePriority()) return;
       // The run's end comes before its thread stops (a terminated isolate unwinds first);
       // the thread then waits for isolated-vm's next task, which may be an ordinary run's.
-      // One sandbox process: both CPU-bound runs have their threads in it.
-      const processSandbox = isolation === 'process' ? new ProcessSandbox({ processes: 1 }) : undefined;
-      const sandbox: Sandbox = processSandbox ?? createSandbox({ isolation });
+      const { sandbox, pid } = laneSandbox(isolation);
       const { host, open } = gatedHost('done');
       const stops = [new AbortController(), new AbortController()];
       try {
-        const pid = processSandbox === undefined ? 'self' : processSandbox.childPid;
-        if (pid === undefined) throw new Error('no sandbox process');
         const threadsOf = (): number[] => demotedThreads(pid);
-        const waiting = sandbox.run({
-          code: 'return await tools.wait({});',
-          toolNames: ['wait'],
-          hostCall: host.hostCall,
-          limits: { wallTimeMs: 120_000 },
-        });
-        while (host.calls.length === 0) await sleep(5);
-        const runaways = stops.map((stop) =>
-          sandbox.run({
-            code: 'while (true) {}',
-            toolNames: [],
-            hostCall: fakeHost().hostCall,
-            limits: { wallTimeMs: 120_000 },
-            signal: stop.signal,
-          }),
-        );
-        let demoted: number[] = [];
-        for (const until = Date.now() + 90_000; Date.now() < until && demoted.length < 2; await sleep(50)) {
-          demoted = threadsOf();
-        }
+        const waiting = (await startWaitingRun(sandbox, host)).outcome;
+        const runaways = stops.map((stop) => startRunaway(sandbox, stop));
+        // A run ending first (a crash, a limit) fails here at once, with its outcome.
+        await untilArrived(() => threadsOf().length >= 2, [waiting, ...runaways], 90_000);
+        const demoted = threadsOf();
         expect(demoted.length).toBe(2);
         // Each with a long slice, where the kernel has slices (in a sandbox process too).
         if (defaultSlice !== undefined) {
           for (const tid of demoted) expect(readThreadSlice(tid, pid)).toBe(LONG_SLICE_NS);
         }
         stops[0]?.abort();
-        expectKind(await (runaways[0] as Promise<RunOutcome>), 'abort');
-        let left = demoted;
-        for (const until = Date.now() + 30_000; Date.now() < until && left.length === 2; await sleep(50)) {
-          left = threadsOf();
-        }
+        expectKind(await runaways[0]!, 'abort');
+        await untilArrived(() => threadsOf().length !== 2, [waiting, runaways[1]!], 30_000);
+        const left = threadsOf();
         expect(left.length).toBe(1);
         expect(demoted).toEqual(expect.arrayContaining(left));
         for (const tid of demoted.filter((tid) => !left.includes(tid))) {
@@ -417,7 +450,7 @@ describe('CPU lanes', () => {
           if (slice !== undefined) expect(slice).toBe(defaultSlice);
         }
         stops[1]?.abort();
-        expectKind(await (runaways[1] as Promise<RunOutcome>), 'abort');
+        expectKind(await runaways[1]!, 'abort');
         open();
         expectOk(await waiting, 'done');
       } finally {

@@ -5,6 +5,7 @@ import { createSandbox, DEFAULT_LIMITS } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
 import { gate } from '../support/gate.ts';
 import { expectKind, expectOk, fakeHost, ok, sleep, untilAborted } from './helpers.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 
 const MODES = ['in-process', 'process'] as const;
 
@@ -268,7 +269,7 @@ describe.each(MODES)('sandbox limits (%s)', (isolation) => {
       hostCall: host.hostCall,
       signal: controller.signal,
     });
-    while (host.calls.length === 0) await sleep(5);
+    await untilArrived(() => host.calls.length > 0, [pending]);
     controller.abort();
     expectKind(await pending, 'abort');
     expect(host.aborted).toStrictEqual([1]);

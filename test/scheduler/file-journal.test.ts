@@ -1,7 +1,6 @@
 // The JSONL file journal: whole lines, in order; a torn last line is skipped with a
 // warning and never corrupts earlier entries; the next append starts on a fresh line.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { spawn } from 'node:child_process';
 import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +8,7 @@ import { fileURLToPath } from 'node:url';
 import type { JournalEvent, JournalWarning } from '../../src/scheduler/journal.ts';
 import { openFileJournal } from '../../src/scheduler/file-journal.ts';
 import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import { spawnWatched } from '../support/watched-child.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/journal-appender.ts', import.meta.url));
 
@@ -121,37 +121,24 @@ describe('openFileJournal', () => {
     expect(() => openFileJournal('')).toThrow(/path must be a non-empty file path/);
   });
 
-  /** Runs the appender until `ready(lines)`, then SIGKILLs it. */
+  /** Runs the appender until `ready(lines)` (bounded: a failure names the step), then SIGKILLs it. */
   async function killAppender(
     path: string,
     mode: 'loop' | 'tear',
     ready: (lines: readonly string[]) => boolean,
   ): Promise<number> {
-    const child = spawn(process.execPath, [FIXTURE, path, String(256 * 1024), mode], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let stderr = '';
-    child.stderr.on('data', (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<NodeJS.Signals | null>((resolve) =>
-      child.on('exit', (_code, signal) => resolve(signal)),
+    const child = spawnWatched(dir, [FIXTURE, path, String(256 * 1024), mode]);
+    // Whole lines only: the last one may still be coming.
+    const seen = (): string[] => child.stdout().split('\n').slice(0, -1);
+    await child.until(`the appender (${mode}) to print what the test waits for`, () => ready(seen()));
+    child.child.kill('SIGKILL');
+    expect(await child.exited).toBe('SIGKILL');
+    return Math.max(
+      -1,
+      ...seen()
+        .filter((l) => /^\d+$/.test(l))
+        .map(Number),
     );
-    const seen: string[] = [];
-    await new Promise<void>((resolve, reject) => {
-      let buffered = '';
-      child.stdout.on('data', (chunk: Buffer) => {
-        buffered += chunk.toString();
-        const lines = buffered.split('\n');
-        buffered = lines.pop() ?? '';
-        seen.push(...lines);
-        if (ready(seen)) resolve();
-      });
-      void exited.then(() => reject(new Error(`the appender exited early: ${stderr}`)));
-    });
-    child.kill('SIGKILL');
-    expect(await exited).toBe('SIGKILL');
-    return Math.max(-1, ...seen.filter((l) => /^\d+$/.test(l)).map(Number));
   }
 
   /** Reopens after the crash: every acknowledged pair is there, in order; at most the torn line is lost. */
