@@ -434,8 +434,12 @@ describe('CPU lanes', () => {
         await untilArrived(() => threadsOf().length >= 2, [waiting, ...runaways], 90_000);
         const demoted = threadsOf();
         expect(demoted.length).toBe(2);
-        // Each with a long slice, where the kernel has slices (in a sandbox process too).
+        // Each with a long slice, where the kernel has slices (in a sandbox process too). The
+        // lane sets the nice value first and the slice just after: seen from another process
+        // (or thread) the two can be read in between, so the slice is waited for.
         if (defaultSlice !== undefined) {
+          const longSlices = (): boolean => demoted.every((tid) => readThreadSlice(tid, pid) === LONG_SLICE_NS);
+          await untilArrived(longSlices, [waiting, ...runaways], 30_000);
           for (const tid of demoted) expect(readThreadSlice(tid, pid)).toBe(LONG_SLICE_NS);
         }
         stops[0]?.abort();
