@@ -356,8 +356,12 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     .addOption(
       new Option(
         '--approval <mode>',
-        "pause: gated calls (a --tools hook's ask()) pause the run for a human; adds the operator tools ptc_runs and ptc_resume (needs --journal; with postgres://… any server of the journal resumes)",
+        "pause: gated calls (a --tools hook's ask()) pause the run for a human, who resumes it as the operator (--http: PTC_OPERATOR_TOKEN; stdio: --operator-tools); needs --journal (with postgres://… any server of the journal resumes)",
       ).choices(['pause']),
+    )
+    .option(
+      '--operator-tools',
+      'stdio: also list the operator tools ptc_runs and ptc_resume (needs --journal); the stdio client then holds both roles and can approve its own paused calls. Over --http the operator has its own token, PTC_OPERATOR_TOKEN',
     )
     .option(
       '--max-active-runs <n>',
@@ -377,6 +381,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           maxActiveRuns?: number;
           agent?: string;
           approval?: 'pause';
+          operatorTools?: boolean;
         } & ToolSources,
       ) => {
         if (
@@ -389,9 +394,16 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         if (o.approval !== undefined && o.journal === undefined) {
           throw new UsageError('--approval pause needs --journal <file|url>: a paused run lives in the journal');
         }
+        if (o.operatorTools === true && o.http !== undefined)
+          throw new UsageError(
+            '--operator-tools applies to stdio only: over --http the operator uses its own token (PTC_OPERATOR_TOKEN)',
+          );
+        if (o.operatorTools === true && o.journal === undefined)
+          throw new UsageError(
+            '--operator-tools needs --journal <file|url>: the operator tools answer for its durable runs',
+          );
         const pausing = o.approval === 'pause';
-        const flags: HttpServeFlags | undefined =
-          o.http === undefined ? undefined : { ...o, http: o.http, runOperatorTools: pausing };
+        const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
         const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
         const opened = await openJournalOption(o.journal);
         const options: ToolRuntimeOptions = {
@@ -409,7 +421,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
               io.err,
             );
           } else {
-            await serveStdio(options, o, o.agent, pausing);
+            if (o.operatorTools === true)
+              io.err(
+                'ptc: warning: --operator-tools: the stdio client holds both roles, model and operator: it can list paused runs and approve its own gated calls\n',
+              );
+            await serveStdio(options, o, o.agent, o.operatorTools === true);
           }
         } finally {
           await opened?.close();
@@ -423,7 +439,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     options: ToolRuntimeOptions,
     o: ToolSources,
     agent: string | undefined,
-    runOperatorTools: boolean,
+    operatorTools: boolean,
   ): Promise<void> => {
     await withRuntime(
       options,
@@ -436,7 +452,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         process.once('SIGINT', onSignal);
         process.once('SIGTERM', onSignal);
         try {
-          await serveMcpStdio(rt, { signal: stop.signal, ...scope, ...(runOperatorTools ? { runOperatorTools } : {}) });
+          await serveMcpStdio(rt, {
+            signal: stop.signal,
+            ...scope,
+            ...(operatorTools ? { role: 'model+operator' as const } : {}),
+          });
         } finally {
           process.off('SIGINT', onSignal);
           process.off('SIGTERM', onSignal);

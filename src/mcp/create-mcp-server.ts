@@ -14,10 +14,11 @@ import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import type { RunsScope } from '../runtime/durable-runs.ts';
 import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
-import { callRunOperatorTool, RUN_OPERATOR_TOOLS } from './run-operator-tools.ts';
+import { callRunOperatorTool, operatorFailure, RUN_OPERATOR_TOOLS } from './run-operator-tools.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
@@ -32,9 +33,21 @@ export interface McpServerOptions {
   readonly callIdPrefix?: string;
   /** Over HTTP: the calls in flight of every connection, and this connection's cancel scope (see http-cancels.ts). */
   readonly cancels?: { readonly registry: HttpCancels; readonly session: string };
-  /** Lists and answers the operator tools ptc_runs and ptc_resume (run-operator-tools.ts), in every mode. @default false */
-  readonly runOperatorTools?: boolean;
+  /**
+   * Who the client is. `model`: the runtime's tools (run_code…); `operator`: only the
+   * operator tools ptc_runs and ptc_resume, which answer for durable runs (a human's
+   * role: the one who approves must not be the one who asked); `model+operator`: both,
+   * for a client trusted with both roles. @default 'model'
+   */
+  readonly role?: McpClientRole;
+  /** The operator's view of runs: only runs in this scope are listed and resumable. @default the served agent's runs (all runs without `agent`) */
+  readonly operatorScope?: RunsScope;
 }
+
+/** The roles an MCP client can hold (see McpServerOptions.role). */
+export type McpClientRole = 'model' | 'operator' | 'model+operator';
+
+const ROLES: readonly McpClientRole[] = ['model', 'operator', 'model+operator'];
 
 /** Calls still running per server, so a closing transport can let them answer first. */
 const inFlight = new WeakMap<McpServer, Set<Promise<unknown>>>();
@@ -49,9 +62,17 @@ export async function settleCalls(server: McpServer): Promise<void> {
 
 export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {}): McpServer {
   const scope = options.agent === undefined ? {} : { agent: options.agent };
+  const role = options.role ?? 'model';
+  if (!ROLES.includes(role))
+    throw new TypeError(`createMcpServer: role must be one of ${ROLES.join(', ')}, got ${JSON.stringify(role)}`);
+  const model = role !== 'operator';
+  const operator = role !== 'model';
+  const servedAgent =
+    options.agent === undefined ? undefined : typeof options.agent === 'string' ? options.agent : options.agent.id;
+  const operatorScope: RunsScope = options.operatorScope ?? (servedAgent === undefined ? {} : { agent: servedAgent });
   // In ptc mode the client is told that only run_code is callable directly (run_code's
   // description says it too when the SDK is embedded there, the default).
-  const instruction = rt.mode(scope) === 'ptc' ? PTC_ONLY_INSTRUCTION : undefined;
+  const instruction = model && rt.mode(scope) === 'ptc' ? PTC_ONLY_INSTRUCTION : undefined;
   const server = new McpServer(
     { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
     instruction === undefined ? {} : { instructions: instruction },
@@ -61,6 +82,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   server.server.registerCapabilities({ tools: {} });
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
+    if (!model) return { tools: [...RUN_OPERATOR_TOOLS] };
     // An MCP client sees tool descriptions only, so with embedSdkInDescription: false
     // the SDK the prompt carries goes into run_code's description here.
     const sdk = rt.prompt(scope).find((s) => s.id === 'ptc-sdk')?.text;
@@ -84,15 +106,15 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
               }),
       };
     });
-    return { tools: options.runOperatorTools === true ? [...tools, ...RUN_OPERATOR_TOOLS] : tools };
+    return { tools: operator ? [...tools, ...RUN_OPERATOR_TOOLS] : tools };
   });
 
   const calls = new Set<Promise<unknown>>();
   inFlight.set(server, calls);
   const callIdPrefix = options.callIdPrefix ?? 'mcp-';
   server.server.setRequestHandler(CallToolRequestSchema, async (request, extra) => {
-    if (options.runOperatorTools === true) {
-      const answer = callRunOperatorTool(rt, request.params.name, request.params.arguments ?? {});
+    if (operator) {
+      const answer = callRunOperatorTool(rt, request.params.name, request.params.arguments ?? {}, operatorScope);
       calls.add(answer);
       try {
         const operated = await answer;
@@ -100,6 +122,11 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       } finally {
         calls.delete(answer);
       }
+      if (!model)
+        return operatorFailure(
+          'UNKNOWN_TOOL',
+          `unknown tool ${JSON.stringify(request.params.name)}: an operator's client has ${RUN_OPERATOR_TOOLS.map((t) => t.name).join(' and ')} only`,
+        );
     }
     const callId = requestCallId(callIdPrefix, extra.requestId);
     // Live progress (log lines, call counts) for a client that asked for it.

@@ -1,7 +1,7 @@
 // `ptc-runtime/mcp`: the runtime as an MCP server, and MCP servers' tools imported
 // into the runtime. Kept off the root entry so that it never loads the MCP SDK.
 export { createMcpServer } from './create-mcp-server.ts';
-export type { McpServerOptions } from './create-mcp-server.ts';
+export type { McpClientRole, McpServerOptions } from './create-mcp-server.ts';
 export { serveMcpStdio, DEFAULT_MAX_REQUEST_BYTES } from './serve-mcp-stdio.ts';
 export type { ServeMcpStdioOptions } from './serve-mcp-stdio.ts';
 export { serveMcpHttp } from './serve-mcp-http.ts';

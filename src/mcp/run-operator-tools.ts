@@ -1,12 +1,14 @@
-// `ptc serve --approval pause`: the operator's MCP tools for durable runs, answered by the
-// server itself (not registered in the runtime, so a program cannot call them and every
-// mode — ptc included — lists them next to run_code for the client to call directly).
-// ptc_runs: the paused and interrupted runs of the journal (any host of it);
-// ptc_resume: decisions for a run's pending calls → the run's next result (rt.resume).
+// The operator's MCP tools for durable runs, answered by the server itself (not
+// registered in the runtime, so a program cannot call them). Only a client in the
+// operator role sees them (over HTTP: the operator token), never the model's client.
+// ptc_runs: the paused and interrupted runs of the journal (any host of it) in the
+// operator's scope; ptc_resume: decisions for a run's pending calls → the run's next
+// result (rt.resume, same scope: another agent's run is UNKNOWN_RUN).
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { RunDecision } from '../scheduler/run-journal-events.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import type { RunsScope } from '../runtime/durable-runs.ts';
 import { MCP_META_ERROR, toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 
 export const PTC_RUNS = 'ptc_runs';
@@ -45,7 +47,8 @@ export const RUN_OPERATOR_TOOLS: readonly McpTool[] = [
   },
 ];
 
-function failure(code: string, message: string): CallToolResult {
+/** An isError result carrying the code in `_meta` (as the runtime's errors do). */
+export function operatorFailure(code: string, message: string): CallToolResult {
   return {
     content: [{ type: 'text', text: `${code}: ${message}` }],
     isError: true,
@@ -58,14 +61,18 @@ export async function callRunOperatorTool(
   rt: ToolRuntime,
   name: string,
   args: Readonly<Record<string, unknown>>,
+  scope: RunsScope,
 ): Promise<CallToolResult | undefined> {
   if (name !== PTC_RUNS && name !== PTC_RESUME) return undefined;
   try {
     if (name === PTC_RUNS) {
       const status = args.status;
       if (status !== undefined && status !== 'paused' && status !== 'interrupted')
-        return failure('INVALID_ARGUMENTS', `status must be 'paused' or 'interrupted', got ${JSON.stringify(status)}`);
-      const runs = await rt.runs(status === undefined ? {} : { status });
+        return operatorFailure(
+          'INVALID_ARGUMENTS',
+          `status must be 'paused' or 'interrupted', got ${JSON.stringify(status)}`,
+        );
+      const runs = await rt.runs(status === undefined ? scope : { ...scope, status });
       return {
         content: [{ type: 'text', text: JSON.stringify(runs) }],
         structuredContent: { runs: runs as unknown as Record<string, unknown>[] },
@@ -73,11 +80,11 @@ export async function callRunOperatorTool(
     }
     const { runId, decisions } = args;
     if (typeof runId !== 'string' || runId === '')
-      return failure('INVALID_ARGUMENTS', 'runId must be a non-empty string');
-    const result = await rt.resume(runId, (decisions ?? {}) as Readonly<Record<string, RunDecision>>);
+      return operatorFailure('INVALID_ARGUMENTS', 'runId must be a non-empty string');
+    const result = await rt.resume(runId, (decisions ?? {}) as Readonly<Record<string, RunDecision>>, scope);
     return toMcpCallToolResult(result);
   } catch (error) {
-    if (error instanceof ToolRuntimeError) return failure(error.code, error.message);
+    if (error instanceof ToolRuntimeError) return operatorFailure(error.code, error.message);
     throw error;
   }
 }

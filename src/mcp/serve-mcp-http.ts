@@ -9,13 +9,23 @@ import { createServer, type IncomingMessage, type ServerResponse } from 'node:ht
 import { isIP, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import type { RunsScope } from '../runtime/durable-runs.ts';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
 import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
 import { bearerChecker, MIN_TOKEN_LENGTH } from './http-access.ts';
 
-export interface ServeMcpHttpOptions extends Omit<McpServerOptions, 'callIdPrefix' | 'cancels'> {
-  /** Every request must carry `Authorization: Bearer <token>`. At least 16 characters. */
+export interface ServeMcpHttpOptions
+  extends Omit<McpServerOptions, 'callIdPrefix' | 'cancels' | 'role' | 'operatorScope'> {
+  /** The model's token: every request must carry `Authorization: Bearer <token>`. At least 16 characters. */
   readonly token: string;
+  /**
+   * The operator's token (at least 16 characters, not the model's): with it, the endpoint
+   * lists and answers the operator tools ptc_runs and ptc_resume only. Without it there
+   * is no operator surface: a model-token client never sees or calls operator tools.
+   */
+  readonly operatorToken?: string;
+  /** Limits the operator token to these agents' runs (intersected with `agent` when both are given). @default every agent the server serves */
+  readonly operatorAgents?: readonly string[];
   /** Address to bind. @default '127.0.0.1' */
   readonly host?: string;
   /** Port to bind; 0 picks a free one (read it from `url`). @default 0 */
@@ -74,6 +84,16 @@ function checkOptions(options: ServeMcpHttpOptions): {
       `${where}: token must be a string of at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
     );
   }
+  if (options.operatorToken !== undefined) {
+    if (typeof options.operatorToken !== 'string' || options.operatorToken.length < MIN_TOKEN_LENGTH)
+      throw new TypeError(
+        `${where}: operatorToken must be a string of at least ${MIN_TOKEN_LENGTH} characters (e.g. openssl rand -hex 32)`,
+      );
+    if (options.operatorToken === options.token)
+      throw new TypeError(
+        `${where}: operatorToken must differ from token: the model's client would hold the operator's role too`,
+      );
+  }
   const host = options.host ?? '127.0.0.1';
   const port = options.port ?? 0;
   if (!Number.isInteger(port) || port < 0 || port > 65_535)
@@ -94,6 +114,18 @@ function checkOptions(options: ServeMcpHttpOptions): {
   return { host, port, path, allowedHosts, allowedOrigins: new Set(options.allowedOrigins ?? []), maxBodyBytes };
 }
 
+/** The operator token's runs: the served agent's, narrowed to `operatorAgents` when given. */
+function operatorScopeOf(options: ServeMcpHttpOptions): RunsScope {
+  const served =
+    options.agent === undefined ? undefined : typeof options.agent === 'string' ? options.agent : options.agent.id;
+  const listed = options.operatorAgents;
+  if (listed === undefined) return served === undefined ? {} : { agent: served };
+  for (const a of listed)
+    if (typeof a !== 'string' || a === '')
+      throw new TypeError(`serveMcpHttp: operatorAgents must be non-empty agent ids, got ${JSON.stringify(a)}`);
+  return { agent: served === undefined ? [...listed] : listed.filter((a) => a === served) };
+}
+
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -106,8 +138,15 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
   const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   if (!Number.isSafeInteger(drainTimeoutMs) || drainTimeoutMs < 0)
     throw new TypeError(`serveMcpHttp: drainTimeoutMs must be a non-negative integer, got ${String(drainTimeoutMs)}`);
-  const bearerOk = bearerChecker(options.token);
-  const authorized = (req: IncomingMessage): boolean => bearerOk(req.headers.authorization);
+  const modelOk = bearerChecker(options.token);
+  const operatorOk = options.operatorToken === undefined ? undefined : bearerChecker(options.operatorToken);
+  /** Which role the request's bearer token gives, if any (both checks always run: same time either way). */
+  const roleOf = (req: IncomingMessage): 'model' | 'operator' | undefined => {
+    const asModel = modelOk(req.headers.authorization);
+    const asOperator = operatorOk?.(req.headers.authorization) === true;
+    return asModel ? 'model' : asOperator ? 'operator' : undefined;
+  };
+  const operatorScope = operatorScopeOf(options);
   const hostAllowed = (req: IncomingMessage): boolean => {
     const header = req.headers.host;
     if (header === undefined) return false;
@@ -121,7 +160,6 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.version === undefined ? {} : { version: options.version }),
-    ...(options.runOperatorTools === undefined ? {} : { runOperatorTools: options.runOperatorTools }),
   };
 
   const cancels = createHttpCancels();
@@ -137,7 +175,8 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     const origin = req.headers.origin;
     if (origin !== undefined && !allowedOrigins.has(origin))
       return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
-    if (!authorized(req))
+    const role = roleOf(req);
+    if (role === undefined)
       return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
     // Stateless: no session, so no standalone SSE stream (GET) and nothing to delete.
     if (req.method !== 'POST')
@@ -148,6 +187,8 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     // Request ids repeat across clients: a unique prefix keeps callIds (journal, events) apart.
     const server = createMcpServer(rt, {
       ...serverOptions,
+      role,
+      ...(role === 'operator' ? { operatorScope } : {}),
       callIdPrefix: `mcp-${randomUUID()}:`,
       cancels: { registry: cancels, session },
     });

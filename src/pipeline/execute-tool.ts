@@ -53,6 +53,11 @@ export interface ExecuteRequest {
   readonly arguments: unknown;
   readonly agent?: AgentRef;
   readonly signal?: AbortSignal;
+  /**
+   * Who the application runs this call for (a user, a tenant): a durable run_code run
+   * records it, and `rt.runs({ principal })` / `rt.resume(…, { principal })` see only its runs.
+   */
+  readonly principal?: string;
 }
 
 /** A nested call (run_code, `exec.callTool`): the outer execution's token (its callId, root and depth follow from it). */

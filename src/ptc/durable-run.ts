@@ -34,6 +34,8 @@ export interface DurableRunsConfig {
   readonly maxPausedRunBytes: number;
   /** Resumes waiting for their run_code call to start, by its callId. */
   readonly resumes: Map<string, ResumeContext>;
+  /** The principal of each top-level call in flight that named one (`rt.execute({ principal })`), by callId. */
+  readonly principals: Map<string, string>;
 }
 
 /** A journal answer for one call of a re-run. */
@@ -83,12 +85,14 @@ export class DurableRun {
     }
     const runId = randomUUID();
     const owner = randomUUID();
+    const principal = exec.parent === undefined ? config.principals.get(exec.callId) : undefined;
     const start: RunStartEvent = {
       type: 'run/start',
       callId: exec.callId,
       name: exec.name,
       runId,
       agent: exec.agent ?? null,
+      ...(principal === undefined ? {} : { principal }),
       description,
       code,
       at: Date.now(),

@@ -53,7 +53,7 @@ import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-s
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
-import { createDurableRunsApi, type DurableRunSummary, type RunsFilter } from './durable-runs.ts';
+import { createDurableRunsApi, type DurableRunSummary, type RunsFilter, type RunsScope } from './durable-runs.ts';
 import type { RunDecision } from '../scheduler/run-journal-events.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
@@ -250,9 +250,24 @@ export interface ToolRuntime {
    * program. Throws RunResumeError (unknown, expired, finished or busy run; a decision
    * for a call that is not pending).
    */
-  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>): Promise<ToolResult>;
+  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
+}
+
+/** Longest `principal` a call may name. */
+export const MAX_PRINCIPAL_LENGTH = 256;
+
+/** The request's principal, checked (a TypeError says what was wrong). */
+function checkPrincipal(request: ExecuteRequest): string | undefined {
+  if (typeof request !== 'object' || request === null) return undefined;
+  const { principal } = request;
+  if (principal === undefined) return undefined;
+  if (typeof principal !== 'string' || principal === '' || principal.length > MAX_PRINCIPAL_LENGTH)
+    throw new TypeError(
+      `execute: principal must be a non-empty string of at most ${MAX_PRINCIPAL_LENGTH} characters, got ${typeof principal === 'string' ? `${principal.length} characters` : JSON.stringify(principal)}`,
+    );
+  return principal;
 }
 
 /** A positive integer option (ms or bytes), or its default; a TypeError names the option. */
@@ -409,6 +424,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
           pausedRunTtlMs: positiveMs(options.pausedRunTtlMs, DEFAULT_PAUSED_RUN_TTL_MS, 'pausedRunTtlMs'),
           maxPausedRunBytes: positiveMs(options.maxPausedRunBytes, DEFAULT_MAX_PAUSED_RUN_BYTES, 'maxPausedRunBytes'),
           resumes: new Map(),
+          principals: new Map(),
         };
 
   // Nested calls (run_code's and composite tools') follow the same rules as a model
@@ -517,10 +533,21 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return Object.freeze({ ...base, description: `${RUN_CODE_DESCRIPTION}${instruction}\n\n${sdkFor(agent)}` });
   };
 
-  const execute: ToolRuntime['execute'] =
+  const executeUnscoped: ToolRuntime['execute'] =
     journal === undefined
       ? (request) => executeTool(deps, publicRequest(request))
       : (request) => executeJournaled(deps, publicRequest(request), journal);
+  const execute: ToolRuntime['execute'] = async (request) => {
+    const principal = checkPrincipal(request);
+    if (principal === undefined || durableRuns === undefined) return executeUnscoped(request);
+    // The run_code call's durable run reads it at its start (durable-run.ts).
+    durableRuns.principals.set(request.callId, principal);
+    try {
+      return await executeUnscoped(request);
+    } finally {
+      durableRuns.principals.delete(request.callId);
+    }
+  };
   const durableApi = createDurableRunsApi(durableRuns, execute);
 
   const runtime: ToolRuntime = {
@@ -574,7 +601,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf }),
     execute,
     runs: (filter) => durableApi.runs(filter),
-    resume: (runId, decisions) => durableApi.resume(runId, decisions),
+    resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(journal === undefined ? {} : { journal }),

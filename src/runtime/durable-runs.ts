@@ -24,6 +24,8 @@ export interface DurableRunSummary {
   /** The run_code call's own callId (the model's tool call that is still open). */
   readonly callId: string;
   readonly agent: string | undefined;
+  /** Who the application said the run is for (`rt.execute({ principal })`), if it said. */
+  readonly principal?: string;
   /** run_code's `description`. */
   readonly description: string;
   /** First start and latest event, in ms since the epoch. */
@@ -40,14 +42,46 @@ export interface DurableRunSummary {
   readonly expiresAt?: number;
 }
 
-export interface RunsFilter {
+/**
+ * Whose runs an operator may see and resume. A run outside the scope does not exist for
+ * that caller: `runs` leaves it out and `resume` answers UNKNOWN_RUN, as for a run id
+ * that was never started (no oracle).
+ */
+export interface RunsScope {
+  /** Only runs of this agent (or of one of these); runs of the global scope are then left out. An empty list: none. */
+  readonly agent?: string | readonly string[];
+  /** Only runs started with this principal (`rt.execute({ principal })`). */
+  readonly principal?: string;
+}
+
+export interface RunsFilter extends RunsScope {
   /** Only runs in this status (or these). Default: both. */
   readonly status?: DurableRunStatus | readonly DurableRunStatus[];
 }
 
 export interface DurableRunsApi {
   runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
-  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>): Promise<ToolResult>;
+  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
+}
+
+/** Checks a scope given from outside; a TypeError names what was wrong. */
+function checkScope(where: string, scope: RunsScope): void {
+  if (typeof scope !== 'object' || scope === null) throw new TypeError(`${where}: the scope must be an object`);
+  const agents = scope.agent === undefined ? [] : ([] as unknown[]).concat(scope.agent);
+  for (const a of agents)
+    if (typeof a !== 'string' || a === '')
+      throw new TypeError(`${where}: agent must be a non-empty string or a list of them, got ${JSON.stringify(a)}`);
+  if (scope.principal !== undefined && (typeof scope.principal !== 'string' || scope.principal === ''))
+    throw new TypeError(`${where}: principal must be a non-empty string, got ${JSON.stringify(scope.principal)}`);
+}
+
+/** Whether a run belongs to the scope. */
+export function inRunsScope(run: DurableRunState, scope: RunsScope): boolean {
+  if (scope.agent !== undefined) {
+    const agents = ([] as string[]).concat(scope.agent);
+    if (run.start.agent === null || !agents.includes(run.start.agent)) return false;
+  }
+  return scope.principal === undefined || run.start.principal === scope.principal;
 }
 
 const STATUSES: readonly DurableRunStatus[] = ['paused', 'interrupted'];
@@ -79,6 +113,7 @@ export function createDurableRunsApi(
   return {
     async runs(filter = {}) {
       if (config === undefined) throw noJournal();
+      checkScope('runs', filter);
       const wanted = filter.status === undefined ? STATUSES : ([] as DurableRunStatus[]).concat(filter.status);
       for (const s of wanted)
         if (!STATUSES.includes(s))
@@ -87,6 +122,7 @@ export function createDurableRunsApi(
       const now = Date.now();
       const out: DurableRunSummary[] = [];
       for (const run of foldRuns(events).values()) {
+        if (!inRunsScope(run, filter)) continue;
         const status = await statusOf(run, now);
         if (status !== 'paused' && status !== 'interrupted') continue;
         if (!wanted.includes(status)) continue;
@@ -95,6 +131,7 @@ export function createDurableRunsApi(
           status,
           callId: run.start.callId,
           agent: run.start.agent ?? undefined,
+          ...(run.start.principal === undefined ? {} : { principal: run.start.principal }),
           description: run.start.description,
           startedAt: run.start.at,
           updatedAt: run.updatedAt,
@@ -105,8 +142,9 @@ export function createDurableRunsApi(
       return out;
     },
 
-    async resume(runId, decisions = {}) {
+    async resume(runId, decisions = {}, scope = {}) {
       if (config === undefined) throw noJournal();
+      checkScope('resume', scope);
       if (typeof runId !== 'string' || runId.length === 0)
         throw new TypeError('resume: runId must be a non-empty string');
       if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions))
@@ -131,7 +169,7 @@ export function createDurableRunsApi(
       let claimed = false;
       try {
         const before = foldRuns((await config.journal.read()).events).get(runId);
-        if (before === undefined)
+        if (before === undefined || !inRunsScope(before, scope))
           throw new RunResumeError(
             RUN_RESUME_ERROR_CODES.UNKNOWN_RUN,
             `no run ${JSON.stringify(runId)} in the journal`,

@@ -34,6 +34,8 @@ export interface RunStartEvent extends RunEventBase {
   readonly type: 'run/start';
   /** The calling agent's id; null for the global scope. */
   readonly agent: string | null;
+  /** Who the application started the run for (`rt.execute({ principal })`); absent when it named no one. */
+  readonly principal?: string;
   /** run_code's arguments: a resume runs this program again. */
   readonly description: string;
   readonly code: string;
@@ -77,6 +79,7 @@ export function isRunJournalEvent(value: Record<string, unknown>): boolean {
     case 'run/start':
       return (
         (value.agent === null || typeof value.agent === 'string') &&
+        (value.principal === undefined || typeof value.principal === 'string') &&
         typeof value.description === 'string' &&
         typeof value.code === 'string'
       );

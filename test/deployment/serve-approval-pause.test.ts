@@ -1,7 +1,7 @@
 // Two real `ptc serve --http --journal postgres://… --approval pause` processes on one
 // throwaway PostgreSQL cluster: a program run through server A pauses on its gated write;
 // the operator lists it with `ptc_runs` and approves it with `ptc_resume` through server
-// B (the official MCP client, called directly even in ptc mode); the run finishes there,
+// B (the official MCP client with the operator's own token); the run finishes there,
 // the read before the pause is answered from the journal and the write body runs once.
 import { afterAll, afterEach, beforeAll, expect, it } from '@jest/globals';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -19,6 +19,7 @@ import { spawnServe } from '../mcp/helpers.ts';
 
 const TOOLS = fileURLToPath(new URL('../durable-runs/fixtures/gated-tools-module.ts', import.meta.url));
 const TOKEN = 'serve-approval-pause-token-0123456789';
+const OPERATOR_TOKEN = 'serve-approval-pause-operator-0123456789';
 let cluster: PostgresCluster;
 let dir = '';
 const cleanups: (() => Promise<void>)[] = [];
@@ -38,13 +39,14 @@ afterAll(async () => {
 /** `ptc serve --http 127.0.0.1:0 --mode ptc --approval pause --journal <journal> --tools <gated tools>`. */
 async function serve(journal: string, log: string): Promise<string> {
   const args = ['--mode', 'ptc', '--approval', 'pause', '--journal', journal, '--tools', TOOLS];
-  return (await spawnServe(cleanups, args, { PTC_SERVE_TOKEN: TOKEN, PTC_TEST_BODY_LOG: log })).url;
+  const env = { PTC_SERVE_TOKEN: TOKEN, PTC_OPERATOR_TOKEN: OPERATOR_TOKEN, PTC_TEST_BODY_LOG: log };
+  return (await spawnServe(cleanups, args, env)).url;
 }
 
-async function client(url: string): Promise<Client> {
+async function client(url: string, token = TOKEN): Promise<Client> {
   const c = new Client({ name: 'serve-approval-pause', version: '1' });
   await c.connect(
-    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${TOKEN}` } } }),
+    new StreamableHTTPClientTransport(new URL(url), { requestInit: { headers: { authorization: `Bearer ${token}` } } }),
   );
   cleanups.push(() => c.close());
   return c;
@@ -54,10 +56,10 @@ it('a run paused through server A is approved with ptc_resume and finished throu
   const journal = await cluster.createDatabase('serve_pause');
   const log = join(dir, 'bodies.log');
   const [urlA, urlB] = await Promise.all([serve(journal, log), serve(journal, log)]);
-  const [a, b] = await Promise.all([client(urlA), client(urlB)]);
-
-  // ptc mode: run_code plus the operator tools, which the client calls directly.
-  expect((await b.listTools()).tools.map((t) => t.name).sort()).toStrictEqual(['ptc_resume', 'ptc_runs', 'run_code']);
+  // a: the model's client on server A; b: the operator's on server B.
+  const [a, b] = await Promise.all([client(urlA), client(urlB, OPERATOR_TOKEN)]);
+  expect((await a.listTools()).tools.map((t) => t.name)).toStrictEqual(['run_code']);
+  expect((await b.listTools()).tools.map((t) => t.name).sort()).toStrictEqual(['ptc_resume', 'ptc_runs']);
 
   const first = (await a.callTool({
     name: 'run_code',
@@ -90,13 +92,13 @@ it('a run paused through server A is approved with ptc_resume and finished throu
   ]);
 
   // Errors come back as isError results with their code in _meta: the run is over; an unknown run.
-  const again = (await a.callTool({
+  const again = (await b.callTool({
     name: 'ptc_resume',
     arguments: { runId: paused.runId, decisions },
   })) as CallToolResult;
   expect(again.isError).toBe(true);
   expect(again._meta?.['ptc-runtime/error']).toMatchObject({ code: 'RUN_FINISHED' });
-  const unknown = (await a.callTool({ name: 'ptc_resume', arguments: { runId: 'no-such-run' } })) as CallToolResult;
+  const unknown = (await b.callTool({ name: 'ptc_resume', arguments: { runId: 'no-such-run' } })) as CallToolResult;
   expect(unknown.isError).toBe(true);
   expect(unknown._meta?.['ptc-runtime/error']).toMatchObject({ code: 'UNKNOWN_RUN' });
   expect((await b.callTool({ name: 'ptc_runs', arguments: {} })).structuredContent).toStrictEqual({ runs: [] });
