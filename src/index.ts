@@ -150,6 +150,7 @@ export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-erro
 export type { RunResumeErrorCode } from './errors/run-resume-error.ts';
 /** What `rt.runs()` lists, and its filter. */
 export type { DurableRunSummary, DurableRunStatus, RunsFilter, RunsScope } from './runtime/durable-runs.ts';
+export type { RunCall } from './runtime/run-call-tree.ts';
 /** `value.paused` of a paused run_code result. */
 export type { PausedRun } from './ptc/paused-run-text.ts';
 /** Defaults of `pausedRunTtlMs` (7 days) and `maxPausedRunBytes` (16 MiB). */

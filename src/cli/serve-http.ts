@@ -132,7 +132,7 @@ export async function serveHttpUntilSignal(
   if (plan.operator.token === undefined) err(`ptc: operator surface off: ${plan.operator.off}\n`);
   else
     err(
-      `ptc: operator surface on: PTC_OPERATOR_TOKEN lists ptc_runs/ptc_resume at ${server.url}${plan.operator.agents === undefined ? '' : ` (agents ${plan.operator.agents.join(', ')})`}\n`,
+      `ptc: operator surface on: PTC_OPERATOR_TOKEN lists ptc_runs/ptc_resume at ${server.url} and opens the approvals page ${new URL('/runs', server.url).href}${plan.operator.agents === undefined ? '' : ` (agents ${plan.operator.agents.join(', ')})`}\n`,
     );
   await new Promise<void>((resolve) => {
     const stop = (): void => {

@@ -10,6 +10,7 @@ import { isIP, type AddressInfo } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { RunsScope } from '../runtime/durable-runs.ts';
+import { approvalsRoute, serveApprovals, type ApprovalsContext } from '../operator/approvals-routes.ts';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
 import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
 import { bearerChecker, MIN_TOKEN_LENGTH } from './http-access.ts';
@@ -20,8 +21,10 @@ export interface ServeMcpHttpOptions
   readonly token: string;
   /**
    * The operator's token (at least 16 characters, not the model's): with it, the endpoint
-   * lists and answers the operator tools ptc_runs and ptc_resume only. Without it there
-   * is no operator surface: a model-token client never sees or calls operator tools.
+   * lists and answers the operator tools ptc_runs and ptc_resume only, and the approvals
+   * page is served (`GET /runs`, `GET /runs.json`, `POST /runs/<runId>/decisions`).
+   * Without it there is no operator surface: a model-token client never sees or calls
+   * operator tools.
    */
   readonly operatorToken?: string;
   /** Limits the operator token to these agents' runs (intersected with `agent` when both are given). @default every agent the server serves */
@@ -126,6 +129,11 @@ function operatorScopeOf(options: ServeMcpHttpOptions): RunsScope {
   return { agent: served === undefined ? [...listed] : listed.filter((a) => a === served) };
 }
 
+/** Whether an Origin is this server's own, as reached through `host` (http, or https behind a TLS proxy). */
+function isOwnOrigin(origin: string, host: string | undefined): boolean {
+  return host !== undefined && (origin === `http://${host}` || origin === `https://${host}`);
+}
+
 function refuse(res: ServerResponse, status: number, message: string, headers: Record<string, string> = {}): void {
   if (res.headersSent) return;
   res.writeHead(status, { 'content-type': 'application/json', ...headers });
@@ -147,6 +155,8 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     return asModel ? 'model' : asOperator ? 'operator' : undefined;
   };
   const operatorScope = operatorScopeOf(options);
+  const approvalsCtx: ApprovalsContext | undefined =
+    operatorOk === undefined ? undefined : { rt, scope: operatorScope, isOperator: operatorOk, maxBodyBytes };
   const hostAllowed = (req: IncomingMessage): boolean => {
     const header = req.headers.host;
     if (header === undefined) return false;
@@ -168,13 +178,17 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
   let idle: (() => void) | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (draining) return refuse(res, 503, 'Service Unavailable: the server is shutting down', { connection: 'close' });
-    if (new URL(req.url ?? '/', 'http://localhost').pathname !== path)
-      return refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
+    const pathname = new URL(req.url ?? '/', 'http://localhost').pathname;
+    const approvals = approvalsCtx === undefined ? undefined : approvalsRoute(pathname);
+    if (pathname !== path && approvals === undefined) return refuse(res, 404, `Not Found: the MCP endpoint is ${path}`);
     if (!hostAllowed(req))
       return refuse(res, 403, `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
     const origin = req.headers.origin;
-    if (origin !== undefined && !allowedOrigins.has(origin))
+    // The approvals page's own requests come from its origin (a Host already allowed above).
+    const ownOrigin = approvals !== undefined && origin !== undefined && isOwnOrigin(origin, req.headers.host);
+    if (origin !== undefined && !allowedOrigins.has(origin) && !ownOrigin)
       return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
+    if (approvals !== undefined && approvalsCtx !== undefined) return serveApprovals(approvalsCtx, approvals, req, res);
     const role = roleOf(req);
     if (role === undefined)
       return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });

@@ -53,6 +53,7 @@ import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-s
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
+import type { RunCall } from './run-call-tree.ts';
 import { createDurableRunsApi, type DurableRunSummary, type RunsFilter, type RunsScope } from './durable-runs.ts';
 import type { RunDecision } from '../scheduler/run-journal-events.ts';
 
@@ -251,6 +252,12 @@ export interface ToolRuntime {
    * for a call that is not pending).
    */
   resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
+  /**
+   * The calls a durable run's program made so far, from the journal: arguments and
+   * committed results, nested calls under their caller, newest first (what an operator
+   * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
+   */
+  runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
 }
@@ -602,6 +609,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     execute,
     runs: (filter) => durableApi.runs(filter),
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
+    runCalls: (runId, scope) => durableApi.runCalls(runId, scope),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(journal === undefined ? {} : { journal }),

@@ -12,6 +12,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { DurableRunsConfig } from '../ptc/durable-run.ts';
 import { foldRuns, type DurableRunState } from '../scheduler/durable-run-state.ts';
 import { isClaimLive, newClaim } from '../scheduler/run-claims.ts';
+import { runCallTree, type RunCall } from './run-call-tree.ts';
 import type { RunDecision } from '../scheduler/run-journal-events.ts';
 
 /** `paused`: waits for decisions; `interrupted`: its host died mid-run (no live claim). */
@@ -62,6 +63,7 @@ export interface RunsFilter extends RunsScope {
 export interface DurableRunsApi {
   runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
   resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
+  runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
 }
 
 /** Checks a scope given from outside; a TypeError names what was wrong. */
@@ -140,6 +142,16 @@ export function createDurableRunsApi(
         });
       }
       return out;
+    },
+
+    async runCalls(runId, scope = {}) {
+      if (config === undefined) throw noJournal();
+      checkScope('runCalls', scope);
+      const { events } = await config.journal.read();
+      const run = foldRuns(events).get(runId);
+      if (run === undefined || !inRunsScope(run, scope))
+        throw new RunResumeError(RUN_RESUME_ERROR_CODES.UNKNOWN_RUN, `no run ${JSON.stringify(runId)} in the journal`);
+      return runCallTree(events, run.start);
     },
 
     async resume(runId, decisions = {}, scope = {}) {

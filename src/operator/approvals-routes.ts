@@ -1,0 +1,190 @@
+// The approvals page's HTTP routes, beside `/mcp` on `ptc serve --http` when the operator
+// surface is on: `GET /runs` (the page), `GET /runs/page.js` (its script), `GET /runs.json`
+// (the runs in the operator's scope) and `POST /runs/<runId>/decisions` (a resume). Every
+// route but the page shell and its script needs the operator token in the Authorization
+// header — a browser never sends it by itself, which is what keeps other sites from
+// acting through an operator's browser (no cookie, no token in a URL).
+import { randomBytes } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
+import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import type { DurableRunSummary, RunsScope } from '../runtime/durable-runs.ts';
+import type { RunDecision } from '../scheduler/run-journal-events.ts';
+import { approvalsPageHtml, runsMainHtml, SIGNED_OUT_MAIN, type RunOnPage } from './approvals-html.ts';
+import { APPROVALS_SCRIPT } from './approvals-script.ts';
+
+export type ApprovalsRoute =
+  | { readonly kind: 'page' }
+  | { readonly kind: 'script' }
+  | { readonly kind: 'json' }
+  | { readonly kind: 'decisions'; readonly runId: string };
+
+export interface ApprovalsContext {
+  readonly rt: ToolRuntime;
+  /** The operator's runs (the served agent's, narrowed by PTC_OPERATOR_AGENTS). */
+  readonly scope: RunsScope;
+  /** Whether an Authorization header carries the operator token. */
+  readonly isOperator: (authorization: string | undefined) => boolean;
+  /** Largest decisions body, in bytes. */
+  readonly maxBodyBytes: number;
+}
+
+/** Runs the page lists at most (the newest); more are counted, not shown. */
+export const MAX_RUNS_ON_PAGE = 100;
+/** Longest run id a decisions URL may carry. */
+const MAX_RUN_ID_LENGTH = 200;
+
+/** The approvals route a path names, if any. */
+export function approvalsRoute(pathname: string): ApprovalsRoute | undefined {
+  if (pathname === '/runs') return { kind: 'page' };
+  if (pathname === '/runs/page.js') return { kind: 'script' };
+  if (pathname === '/runs.json') return { kind: 'json' };
+  const match = /^\/runs\/([^/]+)\/decisions$/u.exec(pathname);
+  if (match === null) return undefined;
+  let runId: string;
+  try {
+    runId = decodeURIComponent(match[1]!);
+  } catch {
+    return undefined;
+  }
+  return { kind: 'decisions', runId };
+}
+
+const SECURITY_HEADERS = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+  'x-frame-options': 'DENY',
+};
+
+function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', ...SECURITY_HEADERS, ...headers });
+  res.end(JSON.stringify(body));
+}
+
+const sendError = (res: ServerResponse, status: number, code: string, message: string): void =>
+  sendJson(res, status, { error: { code, message } }, status === 401 ? { 'www-authenticate': 'Bearer' } : {});
+
+const NEEDS_TOKEN = 'Unauthorized: send the operator token (PTC_OPERATOR_TOKEN) as Authorization: Bearer <token>';
+
+/** The runs in scope, newest first, each with its call tree. */
+async function runsOnPage(ctx: ApprovalsContext): Promise<RunOnPage[]> {
+  const runs = (await ctx.rt.runs(ctx.scope)).sort((a, b) => b.startedAt - a.startedAt).slice(0, MAX_RUNS_ON_PAGE);
+  const out: RunOnPage[] = [];
+  for (const summary of runs) out.push({ summary, calls: await ctx.rt.runCalls(summary.runId, ctx.scope) });
+  return out;
+}
+
+const publicRun = (r: DurableRunSummary) => ({
+  runId: r.runId,
+  status: r.status,
+  agent: r.agent ?? null,
+  pending: r.pending.map((p) => ({ callId: p.callId, name: p.name, arguments: p.arguments, title: p.title })),
+  startedAt: r.startedAt,
+  expiresAt: r.expiresAt ?? null,
+});
+
+/** Reads a JSON body of at most `max` bytes; undefined (answered) when it is too large. */
+async function readBody(req: IncomingMessage, res: ServerResponse, max: number): Promise<string | undefined> {
+  const declared = Number(req.headers['content-length']);
+  if (Number.isFinite(declared) && declared > max) {
+    sendError(res, 413, 'INVALID_DECISION', `the body is ${declared} bytes, more than the ${max} allowed`);
+    return undefined;
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req) {
+    size += (chunk as Buffer).length;
+    if (size > max) {
+      sendError(res, 413, 'INVALID_DECISION', `the body is more than the ${max} bytes allowed`);
+      req.destroy();
+      return undefined;
+    }
+    chunks.push(chunk as Buffer);
+  }
+  return Buffer.concat(chunks).toString('utf8');
+}
+
+const STATUS_OF: Readonly<Record<string, number>> = {
+  [RUN_RESUME_ERROR_CODES.UNKNOWN_RUN]: 404,
+  [RUN_RESUME_ERROR_CODES.RUN_EXPIRED]: 410,
+  [RUN_RESUME_ERROR_CODES.RUN_FINISHED]: 409,
+  [RUN_RESUME_ERROR_CODES.RUN_BUSY]: 409,
+  [RUN_RESUME_ERROR_CODES.NOT_PENDING]: 409,
+  [RUN_RESUME_ERROR_CODES.INVALID_DECISION]: 400,
+  [RUN_RESUME_ERROR_CODES.NO_JOURNAL]: 501,
+};
+
+async function decide(ctx: ApprovalsContext, runId: string, req: IncomingMessage, res: ServerResponse): Promise<void> {
+  if (!/^application\/json\b/iu.test(req.headers['content-type'] ?? ''))
+    return sendError(res, 415, 'INVALID_DECISION', 'send the decisions as Content-Type: application/json');
+  if (runId.length === 0 || runId.length > MAX_RUN_ID_LENGTH)
+    return sendError(res, 404, RUN_RESUME_ERROR_CODES.UNKNOWN_RUN, `no run with an id of ${runId.length} characters`);
+  const text = await readBody(req, res, ctx.maxBodyBytes);
+  if (text === undefined) return;
+  let decisions: unknown;
+  try {
+    decisions = JSON.parse(text);
+  } catch (error) {
+    return sendError(res, 400, 'INVALID_DECISION', `the body is not JSON: ${(error as Error).message}`);
+  }
+  if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions))
+    return sendError(
+      res,
+      400,
+      'INVALID_DECISION',
+      `expected { "<callId>": "approve" | "deny", … }, got ${text.slice(0, 100)}`,
+    );
+  try {
+    const result = await ctx.rt.resume(runId, decisions as Record<string, RunDecision>, ctx.scope);
+    sendJson(res, 200, {
+      callId: result.callId,
+      name: result.name,
+      isError: result.isError,
+      ...(result.value === undefined ? {} : { value: result.value }),
+      ...(result.error === undefined ? {} : { error: result.error }),
+    });
+  } catch (error) {
+    if (error instanceof RunResumeError) return sendError(res, STATUS_OF[error.code] ?? 400, error.code, error.message);
+    if (error instanceof TypeError) return sendError(res, 400, 'INVALID_DECISION', error.message);
+    throw error;
+  }
+}
+
+/** Answers a request for one of the approvals routes (Host and Origin already checked). */
+export async function serveApprovals(
+  ctx: ApprovalsContext,
+  route: ApprovalsRoute,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  const method = route.kind === 'decisions' ? 'POST' : 'GET';
+  if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
+    res.setHeader('allow', method === 'GET' ? 'GET, HEAD' : 'POST');
+    return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed here; use ${method}`);
+  }
+  if (route.kind === 'script') {
+    res.writeHead(200, { 'content-type': 'text/javascript; charset=utf-8', ...SECURITY_HEADERS });
+    res.end(APPROVALS_SCRIPT);
+    return;
+  }
+  const authorization = req.headers.authorization;
+  const operator = ctx.isOperator(authorization);
+  if (route.kind === 'page') {
+    const nonce = randomBytes(16).toString('base64');
+    const main = operator ? runsMainHtml(await runsOnPage(ctx), Date.now()) : SIGNED_OUT_MAIN;
+    res.writeHead(operator || authorization === undefined ? 200 : 401, {
+      'content-type': 'text/html; charset=utf-8',
+      'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
+      ...SECURITY_HEADERS,
+    });
+    res.end(req.method === 'HEAD' ? undefined : approvalsPageHtml(main, nonce, operator));
+    return;
+  }
+  if (!operator) return sendError(res, 401, 'UNAUTHORIZED', NEEDS_TOKEN);
+  if (route.kind === 'json') {
+    const runs = (await ctx.rt.runs(ctx.scope)).sort((a, b) => b.startedAt - a.startedAt);
+    return sendJson(res, 200, { runs: runs.map(publicRun) });
+  }
+  return decide(ctx, route.runId, req, res);
+}

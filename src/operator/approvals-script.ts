@@ -1,0 +1,113 @@
+// The approvals page's script (served as /runs/page.js): sign-in (the token is kept in
+// this tab's sessionStorage and sent only in the Authorization header: never in a URL or
+// a cookie, so no other site can make the browser send it), the decision buttons (a
+// confirmation repeats each call and its arguments, then POST /runs/<runId>/decisions),
+// and live updates (it polls /runs.json and reloads the list when a run pauses or ends).
+// Text from the server is set with textContent or comes as escaped server-rendered HTML.
+
+/** How often the page asks whether a run paused or ended. */
+export const POLL_MS = 2000;
+
+export const APPROVALS_SCRIPT = `'use strict';
+(() => {
+  const KEY = 'ptc-operator-token';
+  const $ = (id) => document.getElementById(id);
+  const token = () => sessionStorage.getItem(KEY);
+  const auth = () => ({ authorization: 'Bearer ' + token() });
+  const say = (text, error) => {
+    const p = document.createElement('p');
+    if (error) p.className = 'error';
+    p.textContent = text;
+    $('outcomes').prepend(p);
+  };
+  const signOut = (why) => {
+    sessionStorage.removeItem(KEY);
+    $('signin').hidden = false;
+    $('state').textContent = why;
+  };
+  const wire = () => {
+    for (const section of document.querySelectorAll('section.run')) {
+      const button = section.querySelector('button.send');
+      const pending = [...section.querySelectorAll('li.pending')];
+      const update = () => {
+        button.disabled = pending.some((li) => !li.querySelector('input:checked'));
+      };
+      for (const input of section.querySelectorAll('input[type=radio]')) input.addEventListener('change', update);
+      update();
+      button.addEventListener('click', () => decide(section, pending));
+    }
+  };
+  const load = async () => {
+    if (token() === null) return signOut('');
+    const res = await fetch('/runs', { headers: auth(), cache: 'no-store' });
+    if (res.status === 401) return signOut('The token was refused: sign in again.');
+    if (!res.ok) return say('Could not load the runs: HTTP ' + res.status, true);
+    const doc = new DOMParser().parseFromString(await res.text(), 'text/html');
+    const fresh = doc.getElementById('runs');
+    if (fresh === null) return say('Could not read the runs page', true);
+    $('runs').replaceWith(document.adoptNode(fresh));
+    $('signin').hidden = true;
+    $('state').textContent = 'Signed in as the operator · updated ' + new Date().toLocaleTimeString();
+    wire();
+  };
+  const decide = async (section, pending) => {
+    const runId = section.dataset.runId;
+    const decisions = {};
+    const lines = [];
+    for (const li of pending) {
+      const choice = li.querySelector('input:checked').value;
+      decisions[li.dataset.callId] = choice;
+      lines.push((choice === 'approve' ? 'APPROVE ' : 'DENY ') + li.dataset.name + ' ' + li.querySelector('pre.args').textContent);
+    }
+    const text = pending.length === 0 ? 'Resume run ' + runId + '?' : 'Send these decisions for run ' + runId + '?\\n\\n' + lines.join('\\n\\n');
+    if (!window.confirm(text.length > 4000 ? text.slice(0, 4000) + '\\n…' : text)) return;
+    section.querySelector('button.send').disabled = true;
+    const res = await fetch('/runs/' + encodeURIComponent(runId) + '/decisions', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify(decisions),
+    });
+    if (res.status === 401) return signOut('The token was refused: sign in again.');
+    const body = await res.json().catch(() => null);
+    if (!res.ok || body === null) {
+      say('Run ' + runId + ': ' + (body && body.error ? body.error.code + ': ' + body.error.message : 'HTTP ' + res.status), true);
+    } else if (body.value && body.value.paused) {
+      say('Run ' + runId + ' paused again: ' + body.value.paused.pending.length + ' call(s) wait for a decision.');
+    } else if (body.isError) {
+      say('Run ' + runId + ' ended with an error: ' + (body.error ? body.error.code + ': ' + body.error.message : ''), true);
+    } else {
+      say('Run ' + runId + ' finished: ' + JSON.stringify(body.value && 'result' in body.value ? body.value.result : body.value));
+    }
+    await load();
+  };
+  const poll = async () => {
+    if (token() !== null) {
+      try {
+        const res = await fetch('/runs.json', { headers: auth(), cache: 'no-store' });
+        if (res.status === 401) signOut('The token was refused: sign in again.');
+        else if (res.ok) {
+          const { runs } = await res.json();
+          const key = JSON.stringify(runs.map((r) => [r.runId, r.status, r.pending.map((p) => p.callId)]));
+          if (key !== $('runs').dataset.key) await load();
+        }
+      } catch {
+        $('state').textContent = 'Offline: retrying…';
+      }
+    }
+    setTimeout(poll, ${POLL_MS});
+  };
+  $('signin-button').addEventListener('click', () => {
+    const value = $('token').value.trim();
+    $('token').value = '';
+    if (value === '') return;
+    sessionStorage.setItem(KEY, value);
+    void load();
+  });
+  $('token').addEventListener('keydown', (e) => {
+    if (e.key === 'Enter') $('signin-button').click();
+  });
+  if (token() === null) signOut($('state').textContent);
+  else void load();
+  setTimeout(poll, ${POLL_MS});
+})();
+`;
