@@ -1,0 +1,47 @@
+// npm run -s bench:tau2 -- --data <dir> [--json] [--tasks 0,1,2] [--limit N] [--modes native,ptc]
+// Runs the τ²-bench retail tasks in <dir> with scripted models natively (one call per
+// request, then independent reads together) and through run_code, grades each final
+// database as upstream does, and prints one JSON object (--json) or readable tables.
+import { parseArgs } from 'node:util';
+import { MODES, type Mode, markdownReport } from './report.ts';
+import { loadData, runBenchmark } from './run-bench.ts';
+import { loadTasks } from './tasks.ts';
+
+const { values } = parseArgs({
+  options: {
+    data: { type: 'string' },
+    json: { type: 'boolean', default: false },
+    tasks: { type: 'string' },
+    limit: { type: 'string' },
+    modes: { type: 'string' },
+  },
+});
+if (values.data === undefined) {
+  process.stderr.write(
+    'usage: npm run bench:tau2 -- --data <tau2-retail dir> [--json] [--tasks id,id] [--limit N] [--modes native,nativeParallel,ptc]\n',
+  );
+  process.exit(2);
+}
+const modes = (values.modes?.split(',') ?? ['native', 'nativeParallel']) as Mode[];
+for (const m of modes)
+  if (!(MODES as readonly string[]).includes(m)) {
+    process.stderr.write(`unknown mode ${m} (modes: ${MODES.join(', ')})\n`);
+    process.exit(2);
+  }
+const wanted = values.tasks?.split(',');
+let tasks = loadTasks(values.data).filter((t) => wanted === undefined || wanted.includes(t.id));
+if (values.limit !== undefined) tasks = tasks.slice(0, Number(values.limit));
+const started = performance.now();
+const report = await runBenchmark(loadData(values.data), tasks, {
+  modes,
+  onProgress: (done, total) => {
+    if (done % 38 === 0 || done === total) process.stderr.write(`tau2: ${done}/${total} task runs\n`);
+  },
+});
+const full = {
+  ...report,
+  model: 'oracle',
+  tokenizer: 'o200k_base (js-tiktoken)',
+  wallSeconds: Math.round((performance.now() - started) / 100) / 10,
+};
+process.stdout.write(values.json ? `${JSON.stringify(full)}\n` : `${markdownReport(full)}\n`);

@@ -1,0 +1,70 @@
+// The whole benchmark: every task in each mode, each mode on its own runtime with the
+// fifteen retail tools over a session store that is fresh per task.
+import { createToolRuntime } from '../../src/index.ts';
+import type { TaskModel } from './model.ts';
+import { NativeOracle } from './native-oracle.ts';
+import { MODES, type Mode, type Tau2Report, totals } from './report.ts';
+import { readDataFile } from './data-file.ts';
+import { parseDb, readDbText, variantRanks } from './retail-db.ts';
+import { RetailStore } from './retail-store.ts';
+import { type TaskContext, type TaskRun, runTask } from './run-task.ts';
+import type { RetailTask } from './tasks.ts';
+import { type RetailSession, retailTools } from './tools.ts';
+
+export interface Tau2Data {
+  readonly dbText: string;
+  readonly policy: string;
+  readonly ranks: ReadonlyMap<string, number>;
+}
+
+export const loadData = (dir: string): Tau2Data => {
+  const dbText = readDbText(dir);
+  return { dbText, policy: readDataFile(dir, 'policy.md'), ranks: variantRanks(dbText) };
+};
+
+/** A runtime for `mode` with the fifteen tools registered over a session store (close its `rt` when done). */
+export function taskContext(mode: Mode, data: Tau2Data): TaskContext {
+  const session: RetailSession = { store: new RetailStore(parseDb(data.dbText)) };
+  const rt = createToolRuntime(mode === 'ptc' ? { mode: 'ptc' } : { mode: 'native', sandbox: false });
+  for (const tool of retailTools(session, data.ranks)) rt.register(tool);
+  return { rt, session, dbText: data.dbText, policy: data.policy };
+}
+
+/** The scripted model of `mode` for a task. */
+export function oracle(mode: Mode, task: RetailTask, data: Tau2Data): TaskModel {
+  if (mode === 'ptc') throw new Error('the ptc oracle is not written yet: run with --modes native,nativeParallel');
+  return new NativeOracle(task.evaluation_criteria.actions, mode === 'nativeParallel');
+}
+
+export async function runBenchmark(
+  data: Tau2Data,
+  tasks: readonly RetailTask[],
+  options: { readonly modes?: readonly Mode[]; readonly onProgress?: (done: number, total: number) => void } = {},
+): Promise<Tau2Report> {
+  const modes = options.modes ?? (['native', 'nativeParallel'] as const);
+  const runs = new Map<Mode, TaskRun[]>(MODES.map((m) => [m, []]));
+  for (const mode of modes) {
+    const ctx = taskContext(mode, data);
+    try {
+      for (const task of tasks) {
+        runs.get(mode)?.push(await runTask(ctx, task, oracle(mode, task, data)));
+        options.onProgress?.(
+          (runs.get(mode)?.length ?? 0) + modes.indexOf(mode) * tasks.length,
+          modes.length * tasks.length,
+        );
+      }
+    } finally {
+      await ctx.rt.close();
+    }
+  }
+  const failures = MODES.flatMap((mode) =>
+    (runs.get(mode) ?? []).filter((r) => !r.passed).map((r) => ({ id: r.id, mode, failure: r.failure ?? '' })),
+  );
+  return {
+    tasks: tasks.length,
+    native: totals(runs.get('native') ?? []),
+    nativeParallel: totals(runs.get('nativeParallel') ?? []),
+    ptc: totals(runs.get('ptc') ?? []),
+    failures,
+  };
+}
