@@ -103,16 +103,17 @@ export type { ArgIssue } from './errors/tool-args-error.ts';
 export { DefinitionError } from './errors/definition-error.ts';
 export { snapshotJson, deepFreeze, MAX_JSON_DEPTH, NotJsonError } from './json/json-value.ts';
 export type { JsonValue, JsonPrimitive, JsonMutable } from './json/json-value.ts';
-// Scheduler: turns, the timeout policy, the durable journal and replay.
+// Scheduler: turns and the timeout policy.
 export type { TurnCall, TurnOptions, TurnResult, TurnExecutorOptions } from './scheduler/execute-turn.ts';
 export { DEFAULT_CONCURRENCY } from './scheduler/concurrency-limit.ts';
 /** Bounds on the bytes journaled per run and per runtime, and on an append's acknowledgement time. */
-export type { JournalBounds } from './scheduler/journal-bounds.ts';
+export type { JournalBounds } from './journal/journal-bounds.ts';
 export { SchedulerError, SCHEDULER_ERROR_CODES } from './scheduler/scheduler-error.ts';
 export type { SchedulerErrorCode } from './scheduler/scheduler-error.ts';
 export { installTimeoutPolicy, DEFAULT_GRACE_MS } from './scheduler/timeout-policy.ts';
 export type { TimeoutPolicyOptions, TimeoutPolicyHost, UnsettledBody } from './scheduler/timeout-policy.ts';
 export type { UnsettledBodyReporter } from './pipeline/unsettled-body.ts';
+// Journal: the store contract, the stores, replay.
 export type {
   Journal,
   JournalEvent,
@@ -120,30 +121,35 @@ export type {
   ToolResultEvent,
   JournalContents,
   JournalWarning,
-} from './scheduler/journal.ts';
-export { openFileJournal } from './scheduler/file-journal.ts';
-export type { FileJournal, FileJournalOptions } from './scheduler/file-journal.ts';
-export { openSqliteJournal } from './scheduler/sqlite-journal.ts';
-export type { SqliteJournal, SqliteJournalOptions, JournalQuery, JournalEntry } from './scheduler/sqlite-journal.ts';
-export { openPostgresJournal, POSTGRES_SCHEMA_VERSION } from './scheduler/postgres-journal.ts';
+} from './journal/journal.ts';
+export { openFileJournal } from './journal/file/file-journal.ts';
+export type { FileJournal, FileJournalOptions } from './journal/file/file-journal.ts';
+export { openSqliteJournal } from './journal/sqlite/sqlite-journal.ts';
+export type {
+  SqliteJournal,
+  SqliteJournalOptions,
+  JournalQuery,
+  JournalEntry,
+} from './journal/sqlite/sqlite-journal.ts';
+export { openPostgresJournal, POSTGRES_SCHEMA_VERSION } from './journal/postgres/postgres-journal.ts';
 export type {
   PostgresJournal,
   PostgresJournalOptions,
   PostgresPool,
   PostgresPoolClient,
-} from './scheduler/postgres-journal.ts';
-export { createMemoryJournal } from './scheduler/memory-journal.ts';
-export type { MemoryJournal } from './scheduler/memory-journal.ts';
-export { presentExecution } from './scheduler/present-execution.ts';
-export type { ExecutionPresentation, PresentableCall, PresenterSource } from './scheduler/present-execution.ts';
-export { presentationTree } from './scheduler/presentation-tree.ts';
-export type { PresentationNode } from './scheduler/presentation-tree.ts';
-export { replayJournal } from './scheduler/replay-journal.ts';
-export type { JournalReplay } from './scheduler/replay-journal.ts';
+} from './journal/postgres/postgres-journal.ts';
+export { createMemoryJournal } from './journal/memory/memory-journal.ts';
+export type { MemoryJournal } from './journal/memory/memory-journal.ts';
+export { presentExecution } from './journal/present-execution.ts';
+export type { ExecutionPresentation, PresentableCall, PresenterSource } from './journal/present-execution.ts';
+export { presentationTree } from './journal/presentation-tree.ts';
+export type { PresentationNode } from './journal/presentation-tree.ts';
+export { replayJournal } from './journal/replay-journal.ts';
+export type { JournalReplay } from './journal/replay-journal.ts';
 /** A conversation's inbox of deferred contexts, admitted as durable user messages at the next request (`rt.contextInbox()`). */
-export type { ContextInbox, ContextInboxOptions } from './scheduler/context-inbox.ts';
+export type { ContextInbox, ContextInboxOptions } from './runtime/context-inbox.ts';
 /** The journal event of a context admitted as a user message. */
-export type { UserMessageEvent } from './scheduler/user-message-event.ts';
+export type { UserMessageEvent } from './journal/user-message-event.ts';
 // Durable runs: pause for approval, resume anywhere, recover after a crash (docs/durable-runs.md).
 /** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
 export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-error.ts';
@@ -165,7 +171,8 @@ export type {
   RunPausedEvent,
   RunResumedEvent,
   RunEndEvent,
-} from './scheduler/run-journal-events.ts';
+} from './journal/run-journal-events.ts';
 /** The store side of run claims (one process continues a run at a time), for custom stores. */
-export { isClaimLive, newClaim, createMemoryRunClaims } from './scheduler/run-claims.ts';
-export type { RunClaim, RunClaims } from './scheduler/run-claims.ts';
+export { isClaimLive, newClaim } from './journal/run-claims.ts';
+export { createMemoryRunClaims } from './journal/memory/memory-run-claims.ts';
+export type { RunClaim, RunClaims } from './journal/run-claims.ts';

@@ -4,8 +4,8 @@
 // SQLite; anything else JSONL, one file per process). A journal that cannot work fails
 // at start with one line and exit status 2, not at the first call: a folder that does
 // not exist, a database that cannot be reached or refuses the credentials.
-import type { Journal } from '../scheduler/journal.ts';
-import { openJournalPath } from '../scheduler/resolve-journal.ts';
+import type { Journal } from '../journal/journal.ts';
+import { openJournalPath } from '../journal/resolve-journal.ts';
 import { UsageError } from './usage-error.ts';
 
 export interface OpenedJournal {

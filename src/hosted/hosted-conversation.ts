@@ -15,7 +15,7 @@ import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { deferred, type Deferred } from '../scheduler/deferred.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import type { TurnCall } from '../scheduler/execute-turn.ts';
-import type { Journal } from '../scheduler/journal.ts';
+import type { Journal } from '../journal/journal.ts';
 import { HOSTED_PROGRAM, hostedProgramTool, type HostedProgramOutcome } from './hosted-program-tool.ts';
 
 /** A program the provider ran in this conversation. */

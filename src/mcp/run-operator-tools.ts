@@ -6,7 +6,7 @@
 // result (rt.resume, same scope: another agent's run is UNKNOWN_RUN).
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
-import type { RunDecision } from '../scheduler/run-journal-events.ts';
+import type { RunDecision } from '../journal/run-journal-events.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { RunsScope } from '../runtime/durable-runs.ts';
 import { MCP_META_ERROR, toMcpCallToolResult } from './to-mcp-call-tool-result.ts';

@@ -9,7 +9,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { DurableRunSummary, RunsScope } from '../runtime/durable-runs.ts';
-import type { RunDecision } from '../scheduler/run-journal-events.ts';
+import type { RunDecision } from '../journal/run-journal-events.ts';
 import { approvalsPageHtml, runsMainHtml, SIGNED_OUT_MAIN, type RunOnPage } from './approvals-html.ts';
 import { APPROVALS_SCRIPT } from './approvals-script.ts';
 

@@ -9,10 +9,10 @@ import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { RunPauseGates } from '../pipeline/pause-gates.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
-import type { RecordedCall } from '../scheduler/durable-run-state.ts';
-import type { Journal } from '../scheduler/journal.ts';
-import { newClaim } from '../scheduler/run-claims.ts';
-import type { PendingApproval, RunDecision, RunStartEvent } from '../scheduler/run-journal-events.ts';
+import type { RecordedCall } from '../journal/durable-run-state.ts';
+import type { Journal } from '../journal/journal.ts';
+import { newClaim } from '../journal/run-claims.ts';
+import type { PendingApproval, RunDecision, RunStartEvent } from '../journal/run-journal-events.ts';
 
 /** How long a paused run can be resumed. @default 604800000 (7 days) */
 export const DEFAULT_PAUSED_RUN_TTL_MS = 7 * 24 * 3_600_000;

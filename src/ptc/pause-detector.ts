@@ -5,7 +5,7 @@
 // held call is pending together: a Promise.all of three gated writes pauses once, with
 // three pending.
 import type { HostCallOutcome } from '../../sandbox/types.ts';
-import type { PendingApproval } from '../scheduler/run-journal-events.ts';
+import type { PendingApproval } from '../journal/run-journal-events.ts';
 
 /** How long the run must be quiet (no host call in flight, none new) before it pauses. */
 export const PAUSE_SETTLE_MS = 100;

@@ -36,7 +36,7 @@ import { createCallSequencer } from '../scheduler/call-sequencer.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import { createTimeoutPolicy, type TimeoutPolicyOptions } from '../scheduler/timeout-policy.ts';
 import { checkHoldAfterGiveUpMs } from '../scheduler/given-up-hold.ts';
-import { createContextInbox, type ContextInbox, type ContextInboxOptions } from '../scheduler/context-inbox.ts';
+import { createContextInbox, type ContextInbox, type ContextInboxOptions } from './context-inbox.ts';
 import { createOtelExecutionTracer } from '../telemetry/otel-execution-tracer.ts';
 import { createResourceLocks, sharedLocksOf } from '../pipeline/resource-locks.ts';
 import {
@@ -46,7 +46,7 @@ import {
   type TurnOptions,
   type TurnResult,
 } from '../scheduler/execute-turn.ts';
-import { resolveOwnedJournal } from '../scheduler/resolve-journal.ts';
+import { resolveOwnedJournal } from '../journal/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
@@ -55,7 +55,7 @@ import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
 import type { RunCall } from './run-call-tree.ts';
 import { createDurableRunsApi, type DurableRunSummary, type RunsFilter, type RunsScope } from './durable-runs.ts';
-import type { RunDecision } from '../scheduler/run-journal-events.ts';
+import type { RunDecision } from '../journal/run-journal-events.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {

@@ -10,10 +10,10 @@ import type { JsonValue } from '../json/json-value.ts';
 import type { ExecuteRequest } from '../pipeline/execute-tool.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { DurableRunsConfig } from '../ptc/durable-run.ts';
-import { foldRuns, type DurableRunState } from '../scheduler/durable-run-state.ts';
-import { isClaimLive, newClaim } from '../scheduler/run-claims.ts';
+import { foldRuns, type DurableRunState } from '../journal/durable-run-state.ts';
+import { isClaimLive, newClaim } from '../journal/run-claims.ts';
 import { runCallTree, type RunCall } from './run-call-tree.ts';
-import type { RunDecision } from '../scheduler/run-journal-events.ts';
+import type { RunDecision } from '../journal/run-journal-events.ts';
 
 /** `paused`: waits for decisions; `interrupted`: its host died mid-run (no live claim). */
 export type DurableRunStatus = 'paused' | 'interrupted';

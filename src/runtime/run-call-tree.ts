@@ -2,8 +2,8 @@
 // arguments and committed result, nested under the call that made it (a composite
 // tool's own calls under it), newest first. What an operator reads before deciding.
 import type { JsonValue } from '../json/json-value.ts';
-import type { JournalEvent, ToolCallEvent, ToolResultEvent } from '../scheduler/journal.ts';
-import type { RunStartEvent } from '../scheduler/run-journal-events.ts';
+import type { JournalEvent, ToolCallEvent, ToolResultEvent } from '../journal/journal.ts';
+import type { RunStartEvent } from '../journal/run-journal-events.ts';
 
 /** One call of a run's program (`rt.runCalls`). */
 export interface RunCall {

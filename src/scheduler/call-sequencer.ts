@@ -42,7 +42,7 @@ import { classifyCall, type CallMode } from './classify-call.ts';
 import { checkHoldAfterGiveUpMs, holdExpiredError, holdGivenUpBody, type GivenUpHold } from './given-up-hold.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
 import { deferred, type Deferred } from './deferred.ts';
-import type { Journal } from './journal.ts';
+import type { Journal } from '../journal/journal.ts';
 import { journalGates, type JournalGates } from './journal-gates.ts';
 import { SchedulerError, SCHEDULER_ERROR_CODES, schedulerFailureResult } from './scheduler-error.ts';
 

@@ -4,7 +4,7 @@
 // rejection. A malformed request is still a TypeError.
 import { executeTool, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
-import type { Journal } from './journal.ts';
+import type { Journal } from '../journal/journal.ts';
 import { journalGates } from './journal-gates.ts';
 import { SchedulerError, schedulerFailureResult } from './scheduler-error.ts';
 

@@ -11,11 +11,11 @@ import type { ToolCaller } from '../pipeline/tool-caller.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
-import { isContextInbox, type ContextInbox } from './context-inbox.ts';
+import { isContextInbox, type ContextInbox } from '../runtime/context-inbox.ts';
 import { checkConcurrency } from './concurrency-limit.ts';
-import type { Journal } from './journal.ts';
-import type { JournalBounds } from './journal-bounds.ts';
-import { resolveJournal } from './resolve-journal.ts';
+import type { Journal } from '../journal/journal.ts';
+import type { JournalBounds } from '../journal/journal-bounds.ts';
+import { resolveJournal } from '../journal/resolve-journal.ts';
 
 /** One tool call of a model message. */
 export interface TurnCall {

@@ -4,7 +4,7 @@
 import type { CallRecord } from '../pipeline/call-record.ts';
 import type { ExecutionGates } from '../pipeline/execute-tool.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
-import type { Journal, ToolCallEvent } from './journal.ts';
+import type { Journal, ToolCallEvent } from '../journal/journal.ts';
 import { SchedulerError } from './scheduler-error.ts';
 
 export type JournalGates = Required<Pick<ExecutionGates, 'recordCall' | 'recordResult'>>;

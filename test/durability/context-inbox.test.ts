@@ -18,8 +18,8 @@ import {
   type JournalEvent,
   type ToolResult,
 } from '../../src/index.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
-import { openSqliteJournal } from '../../src/scheduler/sqlite-journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
+import { openSqliteJournal } from '../../src/journal/sqlite/sqlite-journal.ts';
 import { spawnWatched } from '../support/watched-child.ts';
 import { registerInboxTools } from './fixtures/inbox-tools.ts';
 import {

@@ -10,8 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createToolRuntime } from '../../src/index.ts';
-import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import type { Journal, JournalEvent } from '../../src/journal/journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
 import { spawnWatched } from '../support/watched-child.ts';
 import {

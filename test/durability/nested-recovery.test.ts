@@ -5,7 +5,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import { createMemoryJournal, createToolRuntime, type Journal } from '../../src/index.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { registerPaymentTools } from './fixtures/payment-tools.ts';
 
 const sandbox = createSandbox({ isolation: 'in-process' });

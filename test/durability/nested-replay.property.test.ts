@@ -23,7 +23,7 @@ import {
 } from '../../src/index.ts';
 import type { ToolRuntime } from '../../src/runtime/create-tool-runtime.ts';
 import type { TurnCall } from '../../src/scheduler/execute-turn.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { freshStore, openStore, STORE_KINDS, startStoreServers, stopStoreServers } from './fixtures/stores.ts';
 
 let sandbox: Sandbox | undefined;

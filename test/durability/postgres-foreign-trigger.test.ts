@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { openPostgresJournal } from '../../src/index.ts';
-import type { JournalEvent } from '../../src/scheduler/journal.ts';
+import type { JournalEvent } from '../../src/journal/journal.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 let cluster: PostgresCluster;

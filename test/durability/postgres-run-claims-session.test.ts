@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { openPostgresJournal } from '../../src/index.ts';
-import { newClaim } from '../../src/scheduler/run-claims.ts';
+import { newClaim } from '../../src/journal/run-claims.ts';
 import { startPostgres, type PostgresCluster } from '../support/postgres-cluster.ts';
 
 const LANES = fileURLToPath(new URL('./fixtures/claim-lanes.ts', import.meta.url));

@@ -10,8 +10,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { main } from '../../src/cli/main.ts';
 import { createToolRuntime, defineTool, replayJournal } from '../../src/index.ts';
-import { MAX_PARSE_WARNINGS } from '../../src/scheduler/parse-journal.ts';
-import type { PresentationNode } from '../../src/scheduler/presentation-tree.ts';
+import { MAX_PARSE_WARNINGS } from '../../src/journal/parse-journal.ts';
+import type { PresentationNode } from '../../src/journal/presentation-tree.ts';
 
 const dir = mkdtempSync(join(tmpdir(), 'ptc-replay-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -7,7 +7,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { PausedRun } from '../../src/index.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { registerInboxTools } from '../durability/fixtures/inbox-tools.ts';
 import {
   freshStore,

@@ -7,8 +7,8 @@ import { mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
-import { isClaimLive, newClaim } from '../../src/scheduler/run-claims.ts';
+import { createMemoryJournal } from '../../src/journal/memory/memory-journal.ts';
+import { isClaimLive, newClaim } from '../../src/journal/run-claims.ts';
 import { spawnWatched } from '../support/watched-child.ts';
 import {
   freshStore,

@@ -3,7 +3,7 @@
 // event. Each bound is hit here; the host goes on serving.
 import { describe, expect, it } from '@jest/globals';
 import { createMemoryJournal, defineTool } from '../../src/index.ts';
-import type { Journal } from '../../src/scheduler/journal.ts';
+import type { Journal } from '../../src/journal/journal.ts';
 import { MAX_CALL_ID_LENGTH } from '../../src/pipeline/call-id-bound.ts';
 import { ptcRuntimes, runCode } from '../ptc/helpers.ts';
 

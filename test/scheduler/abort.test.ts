@@ -3,7 +3,7 @@
 // through the pipeline, observers included).
 import { describe, expect, it } from '@jest/globals';
 import { ask, createToolRuntime, type ApprovalService, type ToolResult } from '../../src/index.ts';
-import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
+import { createMemoryJournal } from '../../src/journal/memory/memory-journal.ts';
 import { deferred, expectJournalWhole, OverlapRecorder, work, workTool, type WorkToolOptions } from './helpers.ts';
 
 function setup(options: WorkToolOptions & { readonly approval?: ApprovalService; readonly concurrency?: number } = {}) {

@@ -6,7 +6,7 @@ import { executeTool, type PipelineDeps } from '../../src/pipeline/execute-tool.
 import { Hooks } from '../../src/pipeline/hooks.ts';
 import { ToolRegistry } from '../../src/registry/tool-registry.ts';
 import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
-import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
+import { createMemoryJournal } from '../../src/journal/memory/memory-journal.ts';
 import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
 import {
   deferred,

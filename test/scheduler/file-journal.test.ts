@@ -5,9 +5,9 @@ import { appendFile, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { JournalEvent, JournalWarning } from '../../src/scheduler/journal.ts';
-import { openFileJournal } from '../../src/scheduler/file-journal.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import type { JournalEvent, JournalWarning } from '../../src/journal/journal.ts';
+import { openFileJournal } from '../../src/journal/file/file-journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { spawnWatched } from '../support/watched-child.ts';
 
 const FIXTURE = fileURLToPath(new URL('./fixtures/journal-appender.ts', import.meta.url));

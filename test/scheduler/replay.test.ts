@@ -7,11 +7,11 @@ import { join } from 'node:path';
 import { createToolRuntime, defineTool, type JsonValue, type ToolResult } from '../../src/index.ts';
 import type { ToolRuntime } from '../../src/runtime/create-tool-runtime.ts';
 import type { TurnCall } from '../../src/scheduler/execute-turn.ts';
-import { openFileJournal } from '../../src/scheduler/file-journal.ts';
-import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
-import { presentExecution, type ExecutionPresentation } from '../../src/scheduler/present-execution.ts';
-import { presentationTree } from '../../src/scheduler/presentation-tree.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import { openFileJournal } from '../../src/journal/file/file-journal.ts';
+import { createMemoryJournal } from '../../src/journal/memory/memory-journal.ts';
+import { presentExecution, type ExecutionPresentation } from '../../src/journal/present-execution.ts';
+import { presentationTree } from '../../src/journal/presentation-tree.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { work, workTool } from './helpers.ts';
 
 let dir = '';

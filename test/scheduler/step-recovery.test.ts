@@ -5,8 +5,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime, type ToolResult } from '../../src/index.ts';
 import { createCallSequencer } from '../../src/scheduler/call-sequencer.ts';
-import type { Journal, JournalEvent } from '../../src/scheduler/journal.ts';
-import { replayJournal } from '../../src/scheduler/replay-journal.ts';
+import type { Journal, JournalEvent } from '../../src/journal/journal.ts';
+import { replayJournal } from '../../src/journal/replay-journal.ts';
 import { SchedulerError } from '../../src/scheduler/scheduler-error.ts';
 import { OverlapRecorder, work, workTool, type WorkArgs } from './helpers.ts';
 import type { PipelineDeps } from '../../src/pipeline/execute-tool.ts';

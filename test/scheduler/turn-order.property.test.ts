@@ -5,7 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { accept, deny } from '../../src/index.ts';
-import { createMemoryJournal } from '../../src/scheduler/memory-journal.ts';
+import { createMemoryJournal } from '../../src/journal/memory/memory-journal.ts';
 import { contextTexts, expectJournalWhole, hops, userText, workRuntime, type WorkMode } from './helpers.ts';
 
 const callSpec = fc.record({

@@ -10,7 +10,7 @@ import {
   type ReadableSpan,
 } from '@opentelemetry/sdk-trace-base';
 import type { Sandbox } from '../../../sandbox/index.ts';
-import { createMemoryJournal, type MemoryJournal } from '../../../src/scheduler/memory-journal.ts';
+import { createMemoryJournal, type MemoryJournal } from '../../../src/journal/memory/memory-journal.ts';
 import { allow, createToolRuntime, defineTool, deny, type ToolCaller, type ToolRuntime } from '../../../src/index.ts';
 
 export interface Seen {

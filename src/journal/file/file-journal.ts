@@ -5,8 +5,8 @@
 // touched.
 import { open, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
-import { isJournalEvent, parseJournal } from './parse-journal.ts';
+import type { Journal, JournalContents, JournalEvent, JournalWarning } from '../journal.ts';
+import { isJournalEvent, parseJournal } from '../parse-journal.ts';
 import { createFileRunClaims } from './file-run-claims.ts';
 
 export interface FileJournalOptions {

@@ -16,7 +16,7 @@
 import { createHash } from 'node:crypto';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';
-import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
+import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from '../run-claims.ts';
 
 /** The bigint advisory-lock id of a run. */
 function runLockId(runId: string): string {

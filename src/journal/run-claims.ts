@@ -111,22 +111,3 @@ export function isRunClaim(value: unknown): value is RunClaim {
     (v.process === undefined || typeof v.process === 'string')
   );
 }
-
-/** Claims held in this process's memory (the memory journal; also a model for other stores). */
-export function createMemoryRunClaims(): RunClaims {
-  const held = new Map<string, RunClaim>();
-  return {
-    async claimRun(claim) {
-      const current = held.get(claim.runId);
-      if (current !== undefined && current.owner !== claim.owner && isClaimLive(current)) return current;
-      held.set(claim.runId, claim);
-      return undefined;
-    },
-    async releaseRun(runId, owner) {
-      if (held.get(runId)?.owner === owner) held.delete(runId);
-    },
-    async runClaim(runId) {
-      return held.get(runId);
-    },
-  };
-}

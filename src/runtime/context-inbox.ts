@@ -7,10 +7,10 @@
 // never admitted (`recover`) nor admits one twice.
 import { randomUUID } from 'node:crypto';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
-import type { Journal, JournalEvent } from './journal.ts';
-import { isJournalEvent } from './parse-journal.ts';
-import { SchedulerError } from './scheduler-error.ts';
-import { USER_MESSAGE, type UserMessageEvent } from './user-message-event.ts';
+import type { Journal, JournalEvent } from '../journal/journal.ts';
+import { isJournalEvent } from '../journal/parse-journal.ts';
+import { SchedulerError } from '../scheduler/scheduler-error.ts';
+import { USER_MESSAGE, type UserMessageEvent } from '../journal/user-message-event.ts';
 
 export interface ContextInboxOptions {
   /** The conversation's id, written with every admitted message. Default: a random UUID. */

@@ -14,7 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { link, mkdir, open, readdir, readFile, unlink } from 'node:fs/promises';
 import { join } from 'node:path';
-import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
+import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from '../run-claims.ts';
 
 /** Run ids are directory names here: the runtime's own ids (UUIDs) always pass. */
 const SAFE_RUN_ID = /^[A-Za-z0-9_-]{1,128}$/;

@@ -2,7 +2,7 @@
 // IMMEDIATE transaction, so of two processes claiming a run at once exactly one wins
 // (the other waits on SQLite's lock, then sees the claim).
 import type { DatabaseSync } from 'node:sqlite';
-import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from './run-claims.ts';
+import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from '../run-claims.ts';
 
 /** The claims table (the journal store checks a database's schema against it). */
 export const RUN_CLAIMS_SCHEMA = `

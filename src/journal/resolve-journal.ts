@@ -7,11 +7,11 @@
 // (`ptc serve` awaits it at start).
 import { statSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
-import { openFileJournal } from './file-journal.ts';
+import { openFileJournal } from './file/file-journal.ts';
 import type { Journal } from './journal.ts';
 import { checkJournalBounds, type JournalBounds } from './journal-bounds.ts';
-import { isPostgresUrl, openPostgresJournal } from './postgres-journal.ts';
-import { openSqliteJournal } from './sqlite-journal.ts';
+import { isPostgresUrl, openPostgresJournal } from './postgres/postgres-journal.ts';
+import { openSqliteJournal } from './sqlite/sqlite-journal.ts';
 
 export type JournalStoreKind = 'postgres' | 'sqlite' | 'jsonl';
 

@@ -6,14 +6,14 @@
 // agent or time. `DatabaseSync` is synchronous: an append holds the event loop for
 // its fsync (the file journal's fsync is off-thread).
 import type { DatabaseSync, StatementSync } from 'node:sqlite';
-import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
-import { deepFreeze } from '../json/json-value.ts';
-import { isJournalEvent } from './parse-journal.ts';
-import { RUN_EVENT_TYPES } from './run-journal-events.ts';
+import type { Journal, JournalContents, JournalEvent, JournalWarning } from '../journal.ts';
+import { deepFreeze } from '../../json/json-value.ts';
+import { isJournalEvent } from '../parse-journal.ts';
+import { RUN_EVENT_TYPES } from '../run-journal-events.ts';
 import { loadNodeSqlite } from './load-node-sqlite.ts';
 import { createSqliteRunClaims, RUN_CLAIMS_SCHEMA } from './sqlite-run-claims.ts';
 import { checkOnlyJournalSchema } from './sqlite-schema-check.ts';
-import { count, millis } from './journal-query-args.ts';
+import { count, millis } from '../journal-query-args.ts';
 
 /** What to select; every given field must match. */
 export interface JournalQuery {

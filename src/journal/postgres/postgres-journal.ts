@@ -11,15 +11,15 @@
 // advisory locks, held only while the body runs and released with the session when its
 // host dies.
 import type { Pool, PoolConfig } from 'pg';
-import { deepFreeze } from '../json/json-value.ts';
-import type { Journal, JournalContents, JournalEvent, JournalWarning } from './journal.ts';
-import { isJournalEvent } from './parse-journal.ts';
+import { deepFreeze } from '../../json/json-value.ts';
+import type { Journal, JournalContents, JournalEvent, JournalWarning } from '../journal.ts';
+import { isJournalEvent } from '../parse-journal.ts';
 import { createPostgresResourceLocks } from './postgres-resource-locks.ts';
 import { createPostgresRunClaims } from './postgres-run-claims.ts';
-import type { RunClaims } from './run-claims.ts';
-import { RUN_EVENT_TYPES } from './run-journal-events.ts';
-import type { JournalEntry, JournalQuery } from './sqlite-journal.ts';
-import { count, millis } from './journal-query-args.ts';
+import type { RunClaims } from '../run-claims.ts';
+import { RUN_EVENT_TYPES } from '../run-journal-events.ts';
+import type { JournalEntry, JournalQuery } from '../sqlite/sqlite-journal.ts';
+import { count, millis } from '../journal-query-args.ts';
 
 /** The part of a `pg.Pool` the store uses, for code that brings its own pool. */
 export interface PostgresPool {

@@ -17,7 +17,7 @@
 // cannot be interrupted); the host gets a JournalWarning naming how many, their
 // releases do nothing, and the next lock opens a new session.
 import { createHash } from 'node:crypto';
-import { createKeyedMutex } from '../pipeline/resource-locks.ts';
+import { createKeyedMutex } from '../../pipeline/resource-locks.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
 import type { ErrorEvents } from './postgres-query-queue.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';

@@ -1,8 +1,9 @@
 // An in-memory journal for tests and embedders with their own persistence. Events
 // round-trip through JSON, exactly as they would through the file journal.
-import { deepFreeze } from '../json/json-value.ts';
-import type { Journal, JournalContents, JournalEvent } from './journal.ts';
-import { createMemoryRunClaims, type RunClaims } from './run-claims.ts';
+import { deepFreeze } from '../../json/json-value.ts';
+import type { Journal, JournalContents, JournalEvent } from '../journal.ts';
+import type { RunClaims } from '../run-claims.ts';
+import { createMemoryRunClaims } from './memory-run-claims.ts';
 
 export interface MemoryJournal extends Journal {
   /** The serialized lines so far (one JSON text per event). */
