@@ -5,6 +5,7 @@
 // only adds sign-in, live updates and the decision buttons. Everything that comes from
 // a run — tool names, titles, arguments, results — is hostile input: it is escaped here,
 // and the Content-Security-Policy lets only this page's own script (by nonce) run.
+import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { DurableRunSummary } from '../runtime/durable-runs.ts';
 import type { RunCall } from '../runtime/run-call-tree.ts';
@@ -98,6 +99,7 @@ function age(ms: number): string {
 function resultHtml(call: RunCall): string {
   const r = call.result;
   if (r === undefined) return '<span class="waiting">no result yet</span>';
+  if (r.error?.code === ERROR_CODES.PAUSED) return '<span class="waiting">awaits a decision</span>';
   if (r.isError) return `<span class="failed">${esc(r.error?.code ?? 'error')}</span> ${label(r.error?.message ?? '')}`;
   return `<code class="value">${jsonHtml(r.value ?? null)}</code>`;
 }
