@@ -8,6 +8,7 @@ import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
   ListToolsRequestSchema,
+  SetLevelRequestSchema,
   type Tool as McpTool,
 } from '@modelcontextprotocol/sdk/types.js';
 import { PTC_ONLY_INSTRUCTION } from '../ptc/ptc-prompt.ts';
@@ -19,6 +20,7 @@ import type { HttpCancels } from './http-cancels.ts';
 import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { callRunOperatorTool, operatorFailure, RUN_OPERATOR_TOOLS } from './run-operator-tools.ts';
+import { ownLogLevel, streamRunLogMessages, type LogLevelSlot } from './run-log-messages.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
@@ -42,6 +44,8 @@ export interface McpServerOptions {
   readonly role?: McpClientRole;
   /** The operator's view of runs: only runs in this scope are listed and resumable. @default the served agent's runs (all runs without `agent`) */
   readonly operatorScope?: RunsScope;
+  /** Where the level a client sets with `logging/setLevel` is kept. @default one per server (its connection) */
+  readonly logLevel?: LogLevelSlot;
 }
 
 /** The roles an MCP client can hold (see McpServerOptions.role). */
@@ -79,7 +83,12 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   );
   // Declared here rather than in the options, where McpServer would install its own zod
   // tool handlers. No listChanged: tools/list reads the runtime at each request.
-  server.server.registerCapabilities({ tools: {} });
+  server.server.registerCapabilities({ tools: {}, logging: {} });
+  const logLevel = options.logLevel ?? ownLogLevel();
+  server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
+    logLevel.set(request.params.level);
+    return {};
+  });
 
   server.server.setRequestHandler(ListToolsRequestSchema, () => {
     if (!model) return { tools: [...RUN_OPERATOR_TOOLS] };
@@ -134,6 +143,9 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     if (token !== undefined) checkProgressToken(token);
     const progress =
       token === undefined ? undefined : streamRunProgress(rt, callId, token, (n) => extra.sendNotification(n));
+    const level = logLevel.get();
+    const logs =
+      level === undefined ? undefined : streamRunLogMessages(rt, callId, level, (n) => extra.sendNotification(n));
     const tracked = options.cancels?.registry.track(options.cancels.session, extra.requestId);
     const call = rt.execute({
       callId,
@@ -150,6 +162,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       return toMcpCallToolResult(result, listedAsWrapped(listed) || needsWrapping(result.value));
     } finally {
       // The answer follows the progress it sent, in a read of its own (see PROGRESS_SETTLE_MS).
+      await logs?.stop();
       await progress?.stop();
       calls.delete(call);
       tracked?.done();

@@ -13,7 +13,9 @@ import type { RunsScope } from '../runtime/durable-runs.ts';
 import { approvalsRoute, serveApprovals, type ApprovalsContext } from '../operator/approvals-routes.ts';
 import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
 import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
-import { bearerChecker, MIN_TOKEN_LENGTH } from './http-access.ts';
+import { bearerChecker, isLoopbackHost, MIN_TOKEN_LENGTH } from './http-access.ts';
+import { logLevelTable } from './run-log-messages.ts';
+import { SseResumption, type SseResumeLimits } from './sse-resumption.ts';
 
 export interface ServeMcpHttpOptions
   extends Omit<McpServerOptions, 'callIdPrefix' | 'cancels' | 'role' | 'operatorScope'> {
@@ -41,7 +43,11 @@ export interface ServeMcpHttpOptions
    * (0.0.0.0, ::), where this list is required.
    */
   readonly allowedHosts?: readonly string[];
-  /** Origins (`scheme://host[:port]`) allowed in an Origin header; a request with any other Origin is refused. @default none */
+  /**
+   * Origins (`scheme://host[:port]`) allowed in an Origin header; a request with any other
+   * Origin is refused. The server's own origin on a loopback name
+   * (`http://localhost:<port>`, `http://127.0.0.1:<port>`, `http://[::1]:<port>`) is always allowed. @default none
+   */
   readonly allowedOrigins?: readonly string[];
   /** Largest request body in bytes; more is answered 413 without being read. @default 1048576 */
   readonly maxBodyBytes?: number;
@@ -50,6 +56,8 @@ export interface ServeMcpHttpOptions
    * (a client that never reads its answers must not keep the server from stopping). @default 30000
    */
   readonly drainTimeoutMs?: number;
+  /** Resumable SSE streams (`Last-Event-ID`): the resume window, the `retry` field and the bounds on what is kept. */
+  readonly sseResume?: Partial<SseResumeLimits>;
 }
 
 export interface McpHttpServer {
@@ -67,6 +75,13 @@ const DEFAULT_MAX_BODY_BYTES = 1_048_576;
 /** close() waits this long for requests in flight, then closes their connections. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
+
+/** `http://<loopback name>:<port>`: a page the server itself would serve, never a foreign site. */
+function ownLoopbackOrigins(bound: string, port: number): Set<string> {
+  const names = new Set(LOOPBACK_NAMES);
+  if (isLoopbackHost(bound)) names.add(hostName(bound));
+  return new Set([...names].map((name) => `http://${name}:${port}`));
+}
 
 const isWildcard = (host: string): boolean => ['0.0.0.0', '::', '[::]'].includes(host);
 
@@ -173,6 +188,10 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
   };
 
   const cancels = createHttpCancels();
+  const logLevels = logLevelTable();
+  const resumption = new SseResumption(options.sseResume);
+  /** Filled in once listening (the port may be 0 until then). */
+  let ownOrigins = new Set<string>();
   let inFlight = 0;
   let draining = false;
   let idle: (() => void) | undefined;
@@ -184,15 +203,22 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     if (!hostAllowed(req))
       return refuse(res, 403, `Forbidden: Host ${JSON.stringify(req.headers.host ?? '')} is not allowed`);
     const origin = req.headers.origin;
-    // The approvals page's own requests come from its origin (a Host already allowed above).
+    // The approvals page's own requests come from its origin (a Host already allowed above);
+    // MCP clients may send the server's own loopback origin.
     const ownOrigin = approvals !== undefined && origin !== undefined && isOwnOrigin(origin, req.headers.host);
-    if (origin !== undefined && !allowedOrigins.has(origin) && !ownOrigin)
+    if (origin !== undefined && !allowedOrigins.has(origin) && !ownOrigin && !ownOrigins.has(origin.toLowerCase()))
       return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
     if (approvals !== undefined && approvalsCtx !== undefined) return serveApprovals(approvalsCtx, approvals, req, res);
     const role = roleOf(req);
     if (role === undefined)
       return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
-    // Stateless: no session, so no standalone SSE stream (GET) and nothing to delete.
+    const lastEventId = req.headers['last-event-id'];
+    if (req.method === 'GET' && typeof lastEventId === 'string') {
+      // Only the role and Mcp-Session-Id that made the call may resume its stream.
+      const refused = resumption.resume(lastEventId, `${role} ${sessionIdFrom(req.headers['mcp-session-id'])}`, res);
+      return refused === undefined ? undefined : refuse(res, refused.status, refused.message);
+    }
+    // Stateless: no session, so no standalone SSE stream (GET without Last-Event-ID) and nothing to delete.
     if (req.method !== 'POST')
       return refuse(res, 405, 'Method Not Allowed: this server is stateless; POST MCP messages', { allow: 'POST' });
     // A cancel scope per client (see http-cancels.ts): its cancels reach its calls, never another's.
@@ -205,23 +231,45 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
       ...(role === 'operator' ? { operatorScope } : {}),
       callIdPrefix: `mcp-${randomUUID()}:`,
       cancels: { registry: cancels, session },
+      logLevel: logLevels.slot(session),
     });
+    const eventStore = resumption.eventStoreFor(`${role} ${session}`);
     // No sessionIdGenerator (undefined): the SDK's stateless mode.
-    const transport = new StreamableHTTPServerTransport({ maxRequestBodySize: maxBodyBytes });
-    // A client that goes away cancels its calls (the SDK aborts their signals on close).
-    res.once('close', () => {
+    const transport = new StreamableHTTPServerTransport({
+      maxRequestBodySize: maxBodyBytes,
+      eventStore,
+      retryInterval: resumption.limits.retryMs,
+    });
+    const release = (): void => {
       void transport.close().catch(() => {});
       void server.close().catch(() => {});
+    };
+    // A client that goes away cancels its calls (the SDK aborts their signals on close),
+    // unless it can resume its stream: then the call waits for it a while (sse-resumption.ts).
+    res.once('close', () => {
+      const ended = (): void => {
+        held.delete(release);
+        release();
+        settled();
+      };
+      if (resumption.hold(eventStore.streamId, ended)) held.add(release);
+      else release();
     });
     await server.connect(transport);
     await transport.handleRequest(req, res);
   };
 
+  /** Calls whose stream broke, waiting for their client to resume: close() waits for them too. */
+  const held = new Set<() => void>();
+  const settled = (): void => {
+    if (inFlight === 0 && held.size === 0) idle?.();
+  };
   const http = createServer((req, res) => {
     inFlight += 1;
     res.once('close', () => {
       inFlight -= 1;
-      if (inFlight === 0) idle?.();
+      // After the request's own close listener, which may hold its call.
+      setImmediate(settled);
     });
     handle(req, res).catch((error: unknown) => {
       refuse(res, 500, `Internal Server Error: ${error instanceof Error ? error.message : String(error)}`);
@@ -235,6 +283,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     });
   });
   const address = http.address() as AddressInfo;
+  ownOrigins = ownLoopbackOrigins(address.address, address.port);
   const url = `http://${hostName(isWildcard(host) ? '127.0.0.1' : address.address)}:${address.port}${path}`;
 
   let closing: Promise<void> | undefined;
@@ -242,7 +291,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     closing ??= (async () => {
       draining = true;
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
-      if (inFlight > 0) {
+      if (inFlight > 0 || held.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
           idle = resolve;
@@ -250,6 +299,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
         });
         clearTimeout(timer);
       }
+      resumption.releaseAll();
       http.closeAllConnections();
       await stopped;
     })();

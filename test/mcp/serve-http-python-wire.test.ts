@@ -67,10 +67,13 @@ async function messages(response: Response): Promise<Record<string, unknown>[]> 
   const text = await response.text();
   if ((response.headers.get('content-type') ?? '').includes('application/json'))
     return [JSON.parse(text) as Record<string, unknown>];
-  return text
-    .split('\n')
-    .filter((line) => line.startsWith('data: '))
-    .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>);
+  return (
+    text
+      .split('\n')
+      // Without the priming event's empty data (SSE resumability), which the client skips.
+      .filter((line) => line.startsWith('data: ') && line.length > 'data: '.length)
+      .map((line) => JSON.parse(line.slice(6)) as Record<string, unknown>)
+  );
 }
 
 /** initialize, notifications/initialized and the GET stream attempt, as the Python client does them. */
