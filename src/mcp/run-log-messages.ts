@@ -26,7 +26,9 @@ export const RUN_LOGGER = 'run_code';
 
 /** Where one connection's (or cancel scope's) chosen level lives. */
 export interface LogLevelSlot {
+  /** The level set, if any (no messages are sent without one). */
   get(): LoggingLevel | undefined;
+  /** Keeps the level a client sent with `logging/setLevel`. */
   set(level: LoggingLevel): void;
 }
 

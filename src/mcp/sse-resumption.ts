@@ -11,6 +11,7 @@ import type { ServerResponse } from 'node:http';
 import type { EventStore } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
+/** Bounds and timings of resumable SSE streams (`serveMcpHttp`'s `sseResume`). */
 export interface SseResumeLimits {
   /** How long a broken stream's call waits for its client to resume, and a finished stream stays replayable (ms). @default 15000 */
   readonly windowMs: number;
@@ -24,6 +25,7 @@ export interface SseResumeLimits {
   readonly retryMs: number;
 }
 
+/** The defaults of SseResumeLimits. */
 export const DEFAULT_SSE_RESUME_LIMITS: SseResumeLimits = {
   windowMs: 15_000,
   maxEventsPerStream: 1_000,

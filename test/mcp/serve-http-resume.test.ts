@@ -225,6 +225,7 @@ describe('resumable SSE responses', () => {
     const { server, gated } = await start();
     // A client transport whose fetch breaks the first tools/call stream once the call is running.
     let broke = false;
+    let cutDone = false;
     const resumes: string[] = [];
     const breaking = async (url: string | URL, init?: RequestInit): Promise<Response> => {
       const response = await fetch(url, init);
@@ -241,6 +242,7 @@ describe('resumable SSE responses', () => {
           if (next === 'cut') {
             await reader.cancel();
             controller.error(new TypeError('network connection lost'));
+            cutDone = true;
           } else if (next.done) controller.close();
           else controller.enqueue(next.value);
         },
@@ -265,7 +267,7 @@ describe('resumable SSE responses', () => {
       name: 'run_code',
       arguments: { description: 'x', code: 'console.log("a"); return await tools.slow({ n: 21 });' },
     }) as Promise<CallToolResult>;
-    await until(() => broke && gated.started() === 1, 'the call to start');
+    await until(() => cutDone && gated.started() === 1, 'the call to start and its stream to break');
     gated.open();
     expect((await call).structuredContent).toEqual({ logs: ['a'], result: 42 });
     expect(resumes).toEqual([expect.stringMatching(/^[0-9a-f-]{36}\.\d+$/u)]);
