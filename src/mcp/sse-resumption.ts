@@ -13,7 +13,7 @@ import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 
 /** Bounds and timings of resumable SSE streams (`serveMcpHttp`'s `sseResume`). */
 export interface SseResumeLimits {
-  /** How long a broken stream's call waits for its client to resume, and a finished stream stays replayable (ms). @default 15000 */
+  /** How long a broken stream's call waits for its client to resume, and a finished stream stays replayable (ms). @default 5000 */
   readonly windowMs: number;
   /** Events kept per stream (the newest); a resume from before them is refused. @default 1000 */
   readonly maxEventsPerStream: number;
@@ -27,7 +27,7 @@ export interface SseResumeLimits {
 
 /** The defaults of SseResumeLimits. */
 export const DEFAULT_SSE_RESUME_LIMITS: SseResumeLimits = {
-  windowMs: 15_000,
+  windowMs: 5_000,
   maxEventsPerStream: 1_000,
   maxBytesPerStream: 4 * 1_048_576,
   maxStreams: 1_000,

@@ -194,6 +194,11 @@ describe("the Python MCP client's cancel, replayed on the wire", () => {
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(stderr()).not.toContain('slow: aborted kept');
     abandon.abort();
-    await until(() => stderr().includes('slow: aborted kept'), 'the body to be aborted by the closed connection');
+    // Once the 5 s the server waits for the client to resume its stream are over.
+    await until(
+      () => stderr().includes('slow: aborted kept'),
+      'the body to be aborted by the closed connection',
+      30_000,
+    );
   }, 60_000);
 });
