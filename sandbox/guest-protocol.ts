@@ -60,6 +60,12 @@ export interface GuestConfig {
    * use of URL, which only a program that reaches it by a computed name can make.
    */
   readonly urlBeforeProgram: boolean;
+  /**
+   * Sessions: the program sees a global `state`, read from `saved` (state text an earlier
+   * run's `done` carried; '' for a new session: `{}`), and its `done` carries what it left
+   * there, at most `maxBytes` bytes of UTF-8. Absent: no `state` global.
+   */
+  readonly state?: { readonly saved: string; readonly maxBytes: number };
 }
 
 /** Kinds a guest `done` failure may carry. */
@@ -85,7 +91,15 @@ export type GuestMessage =
   | { readonly t: 'wake'; readonly ms: number }
   | { readonly t: 'logs-truncated'; readonly by: 'bytes' | 'lines' }
   | { readonly t: 'limit'; readonly kind: 'call-limit' | 'memory' | 'exception'; readonly message: string }
-  | { readonly t: 'done'; readonly ok: true; readonly result?: string }
+  | {
+      readonly t: 'done';
+      readonly ok: true;
+      readonly result?: string;
+      /** Sessions: the state text to save and its UTF-8 bytes, or why it cannot be saved. */
+      readonly state?: string;
+      readonly stateBytes?: number;
+      readonly stateError?: string;
+    }
   | {
       readonly t: 'done';
       readonly ok: false;

@@ -78,7 +78,7 @@ export class InProcessSandbox implements Sandbox {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
     const ready = await prepareRun(request, this.#defaults);
     if (ready.outcome !== undefined) return ready.outcome;
-    const { toolNames, limits, logs, program, determinism } = ready;
+    const { toolNames, limits, logs, program, determinism, state } = ready;
     const { signal } = request;
     const prepared = await this.#pool.take(limits.memoryMb);
     let terminate: (kind: 'call-limit' | 'exception' | 'abort', message: string) => void = () => undefined;
@@ -98,6 +98,7 @@ export class InProcessSandbox implements Sandbox {
       toolNames,
       limits,
       determinism,
+      state,
       dispatcher: bridge,
       logs,
       placeBlockingStreaks: this.#placeBlockingStreaks,
@@ -124,7 +125,7 @@ export class InProcessSandbox implements Sandbox {
     signal?.removeEventListener('abort', onAbort);
     bridge.close();
     await bridge.settled(this.#settleGraceMs);
-    return finalizeOutcome(raw, logs, limits);
+    return finalizeOutcome(raw, logs, limits, state);
   }
 
   async close(): Promise<void> {

@@ -11,10 +11,12 @@ export type {
   HostCallOutcome,
   HostCallRequest,
   JsonValue,
+  ProgramState,
   RunDeterminism,
   RunOutcome,
   RunRequest,
   Sandbox,
   SandboxLimits,
   SandboxOptions,
+  StateOutcome,
 } from './types.ts';

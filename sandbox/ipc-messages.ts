@@ -3,7 +3,7 @@
 // a child is trusted less than the host.
 import type { CompiledProgram } from './compiled-program.ts';
 import { isRawRunOutcome, type RawRunOutcome } from './run-outcome.ts';
-import type { FailureKind, HostCallOutcome, RunDeterminism, SandboxLimits } from './types.ts';
+import type { FailureKind, HostCallOutcome, ProgramState, RunDeterminism, SandboxLimits } from './types.ts';
 
 /** argv[2] of the child, as JSON. */
 export interface ChildConfig {
@@ -24,6 +24,8 @@ export type HostToChild =
       readonly toolNames: readonly string[];
       readonly limits: SandboxLimits;
       readonly determinism: RunDeterminism;
+      /** Sessions: the program's `state` global. */
+      readonly state?: ProgramState;
     }
   | { readonly type: 'call-result'; readonly runId: number; readonly seq: number; readonly outcome: HostCallOutcome }
   /** Outcomes that settled in one event-loop turn, in one message. */

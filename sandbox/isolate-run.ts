@@ -16,7 +16,14 @@ import { BLOCKING_CALL_WAIT_MS, MAX_ARGS_BYTES, wallClockMessage } from './limit
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { failure, type RawRunOutcome } from './run-outcome.ts';
-import type { FailureKind, HostCallOutcome, RunDeterminism, SandboxLimits } from './types.ts';
+import type {
+  FailureKind,
+  HostCallOutcome,
+  ProgramState,
+  RunDeterminism,
+  SandboxLimits,
+  StateOutcome,
+} from './types.ts';
 
 export interface LogSink {
   add(text: string): unknown;
@@ -32,6 +39,8 @@ export interface IsolateRunOptions {
   readonly logs: LogSink;
   /** The program's seed and clock start (the same on every attempt of one run). */
   readonly determinism: RunDeterminism;
+  /** Sessions: the program's `state` global (absent: none). */
+  readonly state?: ProgramState | undefined;
   /** How often the isolate's CPU time is read. @default 10 */
   readonly cpuPollMs?: number;
   /** Called once when the run has used more than `heavyCpuMs` of CPU (it is CPU-bound; see cpu-lanes.ts). */
@@ -148,7 +157,7 @@ class Run {
   }
 
   async #load(): Promise<void> {
-    const { prepared, program, limits, toolNames, determinism } = this.#options;
+    const { prepared, program, limits, toolNames, determinism, state } = this.#options;
     const config: GuestConfig = {
       tools: toolNames,
       maxCalls: limits.maxCalls,
@@ -165,6 +174,7 @@ class Run {
       // A program can name URL only in its text, or reach it by a computed name (rare):
       // the built-ins the URL library reads are captured before the first kind runs.
       urlBeforeProgram: program.js.includes('URL'),
+      ...(state === undefined ? {} : { state }),
     };
     const configured = this.#op(
       prepared.configure.apply(undefined, [JSON.stringify(config)], { arguments: { copy: true } }),
@@ -531,7 +541,12 @@ class Run {
     if (this.#programSettled) return;
     let outcome: RawRunOutcome;
     if (m['ok'] === true && (m['result'] === undefined || typeof m['result'] === 'string')) {
-      outcome = m['result'] === undefined ? { ok: true } : { ok: true, resultJson: m['result'] };
+      const state = reportedState(m);
+      outcome = {
+        ok: true,
+        ...(m['result'] === undefined ? {} : { resultJson: m['result'] }),
+        ...(state === undefined ? {} : { state }),
+      };
     } else if (
       m['ok'] === false &&
       typeof m['kind'] === 'string' &&
@@ -632,4 +647,12 @@ function describeHostSide(error: unknown): string {
 
 function clip(text: string): string {
   return text.length > MAX_REPORT_CHARS ? `${text.slice(0, MAX_REPORT_CHARS)}...` : text;
+}
+
+/** The state a `done` message carries (the host re-checks its size: run-outcome.ts). */
+function reportedState(m: Record<string, unknown>): StateOutcome | undefined {
+  if (typeof m['state'] === 'string' && typeof m['stateBytes'] === 'number')
+    return { ok: true, text: m['state'], bytes: m['stateBytes'] };
+  if (typeof m['stateError'] === 'string') return { ok: false, message: clip(m['stateError']) };
+  return undefined;
 }

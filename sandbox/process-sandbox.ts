@@ -41,7 +41,15 @@ import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { sandboxProcessEnv } from './sandbox-process-env.ts';
 import { StartupStderr } from './startup-stderr.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
-import type { FailureKind, RunDeterminism, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
+import type {
+  FailureKind,
+  ProgramState,
+  RunDeterminism,
+  RunOutcome,
+  RunRequest,
+  Sandbox,
+  SandboxLimits,
+} from './types.ts';
 
 // The defaults of the re-run bounds (ProcessSandboxOptions), where tests and callers have long read them.
 export { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, MAX_SHARED_RERUN_PROCESSES } from './process-settings.ts';
@@ -109,6 +117,8 @@ interface HostRun {
   readonly limits: SandboxLimits;
   /** The same seed and clock start for every attempt: a re-run sees the first attempt's randomness and time. */
   readonly determinism: RunDeterminism;
+  /** Sessions: the program's `state` global, the same for every attempt. */
+  readonly state: ProgramState | undefined;
   readonly resolve: (outcome: RawRunOutcome) => void;
   /** 1, then 2 and 3 as it is re-run after its process died (see `#rerun`). */
   attempt: number;
@@ -323,7 +333,7 @@ export class ProcessSandbox implements Sandbox {
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
     const prepared = await prepareRun(request, this.#defaults);
     if (prepared.outcome !== undefined) return prepared.outcome;
-    const { toolNames, limits, logs, program, determinism } = prepared;
+    const { toolNames, limits, logs, program, determinism, state } = prepared;
     const { signal } = request;
     if (this.#closed) throw new Error('sandbox.run: the sandbox is closed');
 
@@ -349,6 +359,7 @@ export class ProcessSandbox implements Sandbox {
         logs,
         limits,
         determinism,
+        state,
         resolve,
         attempt: 1,
         shared: false,
@@ -359,7 +370,15 @@ export class ProcessSandbox implements Sandbox {
         repeatedLogLines: 0,
       };
       this.#assign(child, run);
-      this.#send(child, { type: 'run', runId, program: run.program, toolNames, limits, determinism });
+      this.#send(child, {
+        type: 'run',
+        runId,
+        program: run.program,
+        toolNames,
+        limits,
+        determinism,
+        ...(state === undefined ? {} : { state }),
+      });
       this.#demoteIfContended();
       // The deadline starts when the sandbox process can run the program, not while it boots.
       const armDeadline = (): void => {
@@ -375,7 +394,7 @@ export class ProcessSandbox implements Sandbox {
     await Promise.all(run.bridges.map((each) => each.settled(this.#settleGraceMs)));
     // The source map never crossed: an exception's position is found here, only when needed.
     const located = !raw.ok && raw.stack !== undefined ? (withLocation(raw, program, raw.stack) ?? raw) : raw;
-    return finalizeOutcome(located, logs, limits);
+    return finalizeOutcome(located, logs, limits, state);
   }
 
   async close(): Promise<void> {
@@ -1026,6 +1045,7 @@ export class ProcessSandbox implements Sandbox {
       toolNames: run.toolNames,
       limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
       determinism: run.determinism,
+      ...(run.state === undefined ? {} : { state: run.state }),
     });
   }
 

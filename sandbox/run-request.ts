@@ -4,7 +4,7 @@ import { COMPILE_TIME_LIMIT_MS, compileProgram, type CompiledProgram } from './c
 import { resolveLimits } from './limits.ts';
 import { LogBuffer } from './log-buffer.ts';
 import { randomUUID } from 'node:crypto';
-import type { RunDeterminism, RunOutcome, RunRequest, SandboxLimits } from './types.ts';
+import type { ProgramState, RunDeterminism, RunOutcome, RunRequest, SandboxLimits } from './types.ts';
 
 export interface CheckedRequest {
   readonly code: string;
@@ -12,6 +12,7 @@ export interface CheckedRequest {
   readonly toolNames: string[];
   /** The request's own, or a fresh seed and the current time. */
   readonly determinism: RunDeterminism;
+  readonly state: ProgramState | undefined;
 }
 
 export function checkRunRequest(request: RunRequest): CheckedRequest {
@@ -44,7 +45,28 @@ export function checkRunRequest(request: RunRequest): CheckedRequest {
   if (request.signal !== undefined && !(request.signal instanceof AbortSignal)) {
     throw new TypeError('sandbox.run(request): request.signal must be an AbortSignal when given');
   }
-  return { code: request.code, toolNames: [...names], determinism: checkDeterminism(request.determinism) };
+  return {
+    code: request.code,
+    toolNames: [...names],
+    determinism: checkDeterminism(request.determinism),
+    state: checkState(request.state),
+  };
+}
+
+function checkState(given: RunRequest['state']): ProgramState | undefined {
+  if (given === undefined) return undefined;
+  if (
+    typeof given !== 'object' ||
+    given === null ||
+    typeof given.saved !== 'string' ||
+    !Number.isSafeInteger(given.maxBytes) ||
+    given.maxBytes < 2
+  ) {
+    throw new TypeError(
+      "sandbox.run(request): request.state must be { saved: string ('' for a new state), maxBytes: integer of at least 2 }",
+    );
+  }
+  return { saved: given.saved, maxBytes: given.maxBytes };
 }
 
 function checkDeterminism(given: RunRequest['determinism']): RunDeterminism {
@@ -81,11 +103,12 @@ export type PreparedRun =
       readonly logs: LogBuffer;
       readonly program: CompiledProgram;
       readonly determinism: RunDeterminism;
+      readonly state: ProgramState | undefined;
     };
 
 /** The steps every sandbox takes before a program runs, in one place. */
 export async function prepareRun(request: RunRequest, defaults: SandboxLimits): Promise<PreparedRun> {
-  const { code, toolNames, determinism } = checkRunRequest(request);
+  const { code, toolNames, determinism, state } = checkRunRequest(request);
   const limits = resolveLimits(defaults, request.limits);
   const aborted = { outcome: { ok: false, kind: 'abort', message: ABORT_MESSAGE, logs: [] } } as const;
   if (request.signal?.aborted) return aborted;
@@ -105,6 +128,7 @@ export async function prepareRun(request: RunRequest, defaults: SandboxLimits): 
     logs: new LogBuffer({ maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }, liveLogListener(request.onLog)),
     program: compiled.program,
     determinism,
+    state,
   };
 }
 

@@ -209,7 +209,7 @@ function retireUnlessRestored(restored: boolean): void {
 }
 
 async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise<void> {
-  const { runId, program, toolNames, limits, determinism } = message;
+  const { runId, program, toolNames, limits, determinism, state } = message;
   const run: ChildRun = { dispatcher: new IpcDispatcher(runId) };
   runs.set(runId, run);
   reportMemoryWhileBusy();
@@ -221,6 +221,7 @@ async function startRun(message: Extract<HostToChild, { type: 'run' }>): Promise
       toolNames,
       limits,
       determinism,
+      state,
       dispatcher: run.dispatcher,
       logs: new IpcLogSink(runId, { maxBytes: limits.maxLogBytes, maxLines: limits.maxLogLines }),
       onCpuHeavy: () => {

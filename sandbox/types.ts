@@ -56,6 +56,19 @@ export interface RunDeterminism {
   readonly clockStartMs: number;
 }
 
+/** Sessions: the program's `state` global (RunRequest.state). */
+export interface ProgramState {
+  /** Text of the state an earlier run left (its outcome's `state.text`), or '' for a new one: `state` starts as `{}`. */
+  readonly saved: string;
+  /** Bytes (UTF-8) of state text the program may leave; over it the save is refused. */
+  readonly maxBytes: number;
+}
+
+/** What a successful run left on `state`: the text to save and its UTF-8 bytes, or why it cannot be saved. */
+export type StateOutcome =
+  | { readonly ok: true; readonly text: string; readonly bytes: number }
+  | { readonly ok: false; readonly message: string };
+
 export interface HostCallRequest {
   /** 1-based submission order of the call within its run. */
   readonly seq: number;
@@ -90,10 +103,24 @@ export interface RunRequest {
    * crash re-run inside the sandbox reuses them).
    */
   readonly determinism?: RunDeterminism;
+  /**
+   * Sessions: the program sees a global `state` (read from `state.saved`), and a run that
+   * ends successfully reports what it left there in its outcome's `state`. Plain data,
+   * Map, Set, Date, RegExp, typed arrays, ArrayBuffer, DataView, Error, BigInt, undefined
+   * and shared or circular references are kept; functions, symbols, getters and class
+   * instances are refused with the path where they sit. Absent: no `state` global.
+   */
+  readonly state?: ProgramState;
 }
 
 export type RunOutcome =
-  | { readonly ok: true; readonly logs: readonly string[]; readonly result?: JsonValue }
+  | {
+      readonly ok: true;
+      readonly logs: readonly string[];
+      readonly result?: JsonValue;
+      /** With `RunRequest.state`: what the program left on `state` (a refused save does not fail the run). */
+      readonly state?: StateOutcome;
+    }
   | {
       readonly ok: false;
       readonly kind: FailureKind;

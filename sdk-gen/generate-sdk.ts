@@ -3,6 +3,7 @@ import { DEFAULT_DEFERRED_BUDGET, DEFERRED_TYPE, deferredListing } from './defer
 import { DEFERRED_BUILTINS, deferredHeading, SDK_PREAMBLE } from './sdk-preamble.ts';
 import { toolDeclarations } from './tool-declarations.ts';
 import type { GenerateSdkOptions, ToolSchema } from './tool-schema.ts';
+import { SESSION_PREAMBLE } from './session-preamble.ts';
 
 const DEFAULT_MAX_DEPTH = 16;
 // Types stop being useful long before this; the cap also bounds the renderer's recursion.
@@ -118,7 +119,7 @@ export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOp
     taken,
   );
 
-  const out: string[] = [SDK_PREAMBLE];
+  const out: string[] = options.sessions === true ? [SDK_PREAMBLE, SESSION_PREAMBLE] : [SDK_PREAMBLE];
   const methods: string[] = [];
   loaded.forEach((tool, index) => {
     const declarations = toolDeclarations(tool, typeNames[index] ?? 'Tool', taken, maxDepth);

@@ -31,4 +31,6 @@ export interface GenerateSdkOptions {
    * @default 88000
    */
   readonly deferredBudget?: number;
+  /** Sessions are on: the SDK says how `state` carries data to the next program, and declares it. @default false */
+  readonly sessions?: boolean;
 }

@@ -51,6 +51,8 @@ export type {
   RunRequest,
   RunOutcome,
   RunDeterminism,
+  ProgramState,
+  StateOutcome,
   FailureKind,
   HostCall,
   HostCallRequest,
@@ -176,3 +178,16 @@ export type {
 export { isClaimLive, newClaim } from './journal/run-claims.ts';
 export { createMemoryRunClaims } from './journal/memory/memory-run-claims.ts';
 export type { RunClaim, RunClaims } from './journal/run-claims.ts';
+// Sessions: a program's `state` kept for the next program of the conversation (docs/sessions.md).
+/** Session options, `rt.sessions`, `value.session` of a run_code result, and the defaults (24 h idle, 8 MiB). */
+export { DEFAULT_SESSION_TTL_MS, DEFAULT_SESSION_MAX_BYTES } from './sessions/runtime-sessions.ts';
+export type { SessionsOptions, SessionsApi, RunSessionValue, RecordedSession } from './sessions/runtime-sessions.ts';
+/** The store side of sessions, for custom stores; the memory one. */
+export { createMemorySessionStore } from './sessions/memory-session-store.ts';
+export type {
+  SessionStore,
+  SessionRecord,
+  SessionSummary,
+  SessionLease,
+  LeaseOutcome,
+} from './sessions/session-store.ts';

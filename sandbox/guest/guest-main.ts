@@ -8,7 +8,16 @@
 import './host-link.ts';
 import { CONFIGURE_GLOBAL, DELIVER_GLOBAL, START_GLOBAL, WAKE_DELIVERY, type GuestConfig } from '../guest-protocol.ts';
 import { post } from './host-link.ts';
-import { apply, create, defineProperty, freeze, parse, promiseThen } from './intrinsics.ts';
+import {
+  apply,
+  create,
+  defineProperty,
+  freeze,
+  getOwnPropertyDescriptor,
+  parse,
+  promiseThen,
+  TypeErrorCtor,
+} from './intrinsics.ts';
 import { describeThrown } from './format-value.ts';
 import { run } from './run-state.ts';
 import { isProblem, toJson } from './strict-json.ts';
@@ -22,6 +31,7 @@ import { wake } from './timers.ts';
 import { onUncaught } from './uncaught.ts';
 import { captureUrlBuiltins } from './url.ts';
 import { installNodeLineGlobals, installWebGlobals } from './web-globals.ts';
+import { captureStateBuiltins, isStateProblem, readState, writeState } from './state-codec.ts';
 import './blocking-calls.ts';
 
 const scope = globalThis as unknown as Record<string, unknown>;
@@ -29,6 +39,20 @@ installOffHeapGuards(scope);
 installNativeWorkGuards(scope);
 installWebGlobals(scope);
 delete scope['console'];
+
+/** Sessions: the `state` budget (-1: no session), and why the saved state could not be read. */
+let stateMaxBytes = -1;
+let stateLoadError: string | undefined;
+
+/** What the program left on `state`, as the `done` message's fields. */
+function savedState(): { state: string; stateBytes: number } | { stateError: string } {
+  try {
+    const written = writeState(getOwnPropertyDescriptor(scope, 'state')?.value, stateMaxBytes);
+    return written.ok ? { state: written.text, stateBytes: written.bytes } : { stateError: written.message };
+  } catch (error) {
+    return { stateError: 'state could not be saved: ' + describeThrown(error).text };
+  }
+}
 
 function finish(ok: boolean, value: unknown): void {
   if (run.settled) return;
@@ -46,8 +70,9 @@ function finish(ok: boolean, value: unknown): void {
     });
     return;
   }
+  const saved = stateMaxBytes < 0 ? undefined : savedState();
   if (value === undefined) {
-    post({ __proto__: null, t: 'done', ok: true });
+    post({ __proto__: null, t: 'done', ok: true, ...saved });
     return;
   }
   let json: string | undefined;
@@ -73,8 +98,8 @@ function finish(ok: boolean, value: unknown): void {
   }
   post(
     json === undefined
-      ? { __proto__: null, t: 'done', ok: true }
-      : { __proto__: null, t: 'done', ok: true, result: json },
+      ? { __proto__: null, t: 'done', ok: true, ...saved }
+      : { __proto__: null, t: 'done', ok: true, result: json, ...saved },
   );
 }
 
@@ -84,6 +109,10 @@ function start(program: () => unknown): void {
   delete scope[START_GLOBAL];
   if (!run.configured || run.started) return;
   run.started = true;
+  if (stateLoadError !== undefined) {
+    finish(false, new TypeErrorCtor(stateLoadError));
+    return;
+  }
   try {
     const promise = program();
     apply(promiseThen, promise, [(value: unknown) => finish(true, value), (error: unknown) => finish(false, error)]);
@@ -127,6 +156,25 @@ function configure(text: string): void {
     configurable: true,
   });
   defineProperty(scope, 'console', { value: sandboxConsole, writable: true, enumerable: false, configurable: true });
+  if (config.state !== undefined) installState(config.state.saved, config.state.maxBytes);
+}
+
+/** The session's `state` global: writable (a program may replace or clear it), never an accessor. */
+function installState(saved: string, maxBytes: number): void {
+  captureStateBuiltins();
+  stateMaxBytes = maxBytes;
+  let value: unknown = {};
+  if (saved !== '') {
+    try {
+      value = readState(saved);
+    } catch (error) {
+      stateLoadError =
+        "The session's saved state could not be read (" +
+        (isStateProblem(error) ? error.reason : describeThrown(error).text) +
+        '); start a new session (run without `session`).';
+    }
+  }
+  defineProperty(scope, 'state', { value, writable: true, enumerable: false, configurable: false });
 }
 
 defineProperty(scope, CONFIGURE_GLOBAL, { value: configure, configurable: true });

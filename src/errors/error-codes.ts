@@ -48,6 +48,13 @@ export const ERROR_CODES = {
    * result carries `paused`, and `rt.resume` continues it). Journaled like any result.
    */
   PAUSED: 'PAUSED',
+  /**
+   * run_code named a session that is unknown, expired, deleted or another agent's: the
+   * program did not run. Its text tells the model to start a new session.
+   */
+  SESSION_EXPIRED: 'SESSION_EXPIRED',
+  /** run_code named a session another program is running on: the program did not run; retry after that one ends. */
+  SESSION_BUSY: 'SESSION_BUSY',
 } as const;
 
 export type ErrorCode = (typeof ERROR_CODES)[keyof typeof ERROR_CODES];

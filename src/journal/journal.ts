@@ -9,6 +9,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { RunClaims } from './run-claims.ts';
 import type { RunJournalEvent } from './run-journal-events.ts';
 import type { UserMessageEvent } from './user-message-event.ts';
+import type { SessionStore } from '../sessions/session-store.ts';
 
 export interface ToolCallEvent {
   readonly type: 'tool/call';
@@ -77,4 +78,6 @@ export interface Journal {
   readonly claims?: RunClaims;
   /** false for a store that does not outlive this process (the memory journal): its paused runs say so. */
   readonly durable?: boolean;
+  /** Where the runtime keeps sessions (`createToolRuntime({ sessions })`) when this journal is its store. */
+  readonly sessions?: SessionStore;
 }

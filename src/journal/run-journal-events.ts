@@ -39,6 +39,8 @@ export interface RunStartEvent extends RunEventBase {
   /** run_code's arguments: a resume runs this program again. */
   readonly description: string;
   readonly code: string;
+  /** Sessions: the session the run started on and the state it read, so a resume reads the same and saves over that version. */
+  readonly session?: { readonly id: string; readonly version: number; readonly state: string };
 }
 
 export interface RunPausedEvent extends RunEventBase {
@@ -72,6 +74,14 @@ export const RUN_EVENT_TYPES: readonly RunJournalEvent['type'][] = [
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const isTime = (v: unknown): boolean => typeof v === 'number' && Number.isFinite(v);
 
+const isRecordedSession = (v: unknown): boolean =>
+  isObject(v) &&
+  typeof v.id === 'string' &&
+  typeof v.state === 'string' &&
+  typeof v.version === 'number' &&
+  Number.isSafeInteger(v.version) &&
+  v.version >= 0;
+
 /** Whether `value` (already known to have a string callId and name) is a well-formed run event. */
 export function isRunJournalEvent(value: Record<string, unknown>): boolean {
   if (typeof value.runId !== 'string' || value.runId.length === 0 || !isTime(value.at)) return false;
@@ -81,7 +91,8 @@ export function isRunJournalEvent(value: Record<string, unknown>): boolean {
         (value.agent === null || typeof value.agent === 'string') &&
         (value.principal === undefined || typeof value.principal === 'string') &&
         typeof value.description === 'string' &&
-        typeof value.code === 'string'
+        typeof value.code === 'string' &&
+        (value.session === undefined || isRecordedSession(value.session))
       );
     case 'run/paused':
       return (

@@ -13,6 +13,7 @@ import type { RecordedCall } from '../journal/durable-run-state.ts';
 import type { Journal } from '../journal/journal.ts';
 import { newClaim } from '../journal/run-claims.ts';
 import type { PendingApproval, RunDecision, RunStartEvent } from '../journal/run-journal-events.ts';
+import type { RecordedSession } from '../sessions/runtime-sessions.ts';
 
 /** How long a paused run can be resumed. @default 604800000 (7 days) */
 export const DEFAULT_PAUSED_RUN_TTL_MS = 7 * 24 * 3_600_000;
@@ -77,6 +78,7 @@ export class DurableRun {
     exec: ToolExecution,
     description: string,
     code: string,
+    session?: RecordedSession,
   ): Promise<DurableRun> {
     const resume = config.resumes.get(exec.callId);
     if (resume !== undefined && resume.start.code === code && resume.start.description === description) {
@@ -96,6 +98,7 @@ export class DurableRun {
       description,
       code,
       at: Date.now(),
+      ...(session === undefined ? {} : { session }),
     };
     await config.journal.claims?.claimRun(newClaim(runId, owner, start.at));
     try {

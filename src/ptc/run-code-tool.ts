@@ -4,7 +4,15 @@
 // same call sequencer that schedules a model turn.
 import { refuseBeforeCompile } from '../../sandbox/refuse-before-compile.ts';
 import { DEFAULT_LIMITS, MAX_ARGS_BYTES } from '../../sandbox/limits.ts';
-import type { HostCall, HostCallOutcome, HostCallRequest, Sandbox, SandboxLimits } from '../../sandbox/types.ts';
+import type {
+  HostCall,
+  HostCallOutcome,
+  HostCallRequest,
+  ProgramState,
+  Sandbox,
+  SandboxLimits,
+  StateOutcome,
+} from '../../sandbox/types.ts';
 import { defineTool, type Tool } from '../definition/define-tool.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolArgsError } from '../errors/tool-args-error.ts';
@@ -30,6 +38,12 @@ import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
 import { PauseDetector } from './pause-detector.ts';
 import { pausedRunText, type PausedRun } from './paused-run-text.ts';
 import { journaledAt } from '../scheduler/journal-gates.ts';
+import {
+  sessionLine,
+  type OpenSession,
+  type RunSessionValue,
+  type RuntimeSessions,
+} from '../sessions/runtime-sessions.ts';
 
 export interface RunCodeDeps {
   /** The sandbox; throws PTC_NOT_CONFIGURED when there is none. */
@@ -52,6 +66,8 @@ export interface RunCodeDeps {
   readonly maxActiveRuns?: number;
   /** With a journal: runs are durable (they can pause, be resumed and recovered). */
   readonly durable?: DurableRunsConfig;
+  /** With sessions: run_code takes `session`, programs see `state`, and what they leave there is saved. */
+  readonly sessions?: RuntimeSessions;
 }
 
 /** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
@@ -88,6 +104,7 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
           'A short active-voice label of what the program does, for the UI (e.g. "Sum late orders per region").',
       },
       code: { type: 'string', required: true, description: 'TypeScript: the body of an async function.' },
+      ...(deps.sessions === undefined ? {} : { session: SESSION_PARAMETER }),
     },
     output: {
       schema: {
@@ -97,17 +114,12 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
           result: { type: 'json' },
           typeErrors: { type: 'array', items: { type: 'string' } },
           paused: { type: 'json' },
+          session: { type: 'json' },
         },
         additionalProperties: false,
       },
       render: (_args, value) => [
-        {
-          type: 'text',
-          text:
-            (value as ProgramValue).paused === undefined
-              ? renderRunCodeText(value as RunCodeValue, deps.maxVisibleChars)
-              : pausedRunText(value as ProgramValue & { paused: PausedRun }, deps.maxVisibleChars),
-        },
+        { type: 'text', text: renderProgramValue(value as ProgramValue, deps.maxVisibleChars) },
       ],
     },
     execute: async (args, exec) => {
@@ -124,20 +136,52 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
         });
       }
       active += 1;
+      let session: OpenSession | undefined;
       try {
+        session = await openSession(deps, typeof args.session === 'string' ? args.session : undefined, exec);
         const ticket = await admit(deps, exec.signal);
         try {
-          return await runProgram(deps, args.description, args.code, exec, ticket);
+          return await runProgram(deps, args.description, args.code, exec, ticket, session);
         } finally {
           ticket.release();
         }
       } finally {
         active -= 1;
+        await session?.release();
       }
     },
   });
   markSelfBounded(tool);
   return tool;
+}
+
+const SESSION_PARAMETER = {
+  type: 'string',
+  maxLength: 256,
+  description:
+    "Continue a session: the id from an earlier result's session. The program's global `state` then holds what that " +
+    "session's last program left there. Omit to start a new session (state starts as {}).",
+} as const;
+
+/** The session the program runs on: the one a resumed run started with, the named one, or a new one. */
+async function openSession(
+  deps: RunCodeDeps,
+  id: string | undefined,
+  exec: ToolExecution,
+): Promise<OpenSession | undefined> {
+  if (deps.sessions === undefined) return undefined;
+  // Held for the program's whole run, its wait for admission and its type check included.
+  const holdMs = (deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs) + 60_000;
+  const recorded = deps.durable?.resumes.get(exec.callId)?.start.session;
+  if (recorded !== undefined) return deps.sessions.reopen(recorded, exec.agent, holdMs);
+  return deps.sessions.open(id, exec.agent, holdMs);
+}
+
+function renderProgramValue(value: ProgramValue, maxChars: number): string {
+  if (value.paused !== undefined) return pausedRunText(value as ProgramValue & { paused: PausedRun }, maxChars);
+  if (value.session === undefined) return renderRunCodeText(value as RunCodeValue, maxChars);
+  const line = sessionLine(value.session as RunSessionValue);
+  return `${renderRunCodeText(value as RunCodeValue, Math.max(0, maxChars - line.length - 1))}\n${line}`;
 }
 
 /** Waits for admission; a refusal becomes the run's failure (kind `busy`, with the reason and when to retry). */
@@ -162,6 +206,7 @@ type ProgramValue = {
   result?: JsonValueType;
   typeErrors?: string[];
   paused?: PausedRun & JsonValueType;
+  session?: RunSessionValue & JsonValueType;
 };
 
 // Enough for the model to fix the program; a flood of cascading errors says no more.
@@ -186,6 +231,7 @@ async function runProgram(
   code: string,
   exec: ToolExecution,
   ticket: AdmissionTicket,
+  session: OpenSession | undefined,
 ): Promise<ProgramValue> {
   if (description.trim() === '') {
     throw new ToolArgsError(RUN_CODE, [
@@ -215,17 +261,33 @@ async function runProgram(
     if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
   }
   const sandbox = deps.sandbox();
-  if (deps.durable === undefined) return runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket);
-  const durable = await DurableRun.open(deps.durable, exec, description, code);
+  const state =
+    session === undefined ? undefined : { saved: session.recorded.state, maxBytes: deps.sessions!.maxBytes };
+  if (deps.durable === undefined) {
+    const value = await runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket, state);
+    return saveState(value, session);
+  }
+  const durable = await DurableRun.open(deps.durable, exec, description, code, session?.recorded);
   let value: ProgramValue;
   try {
-    value = await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket);
+    value = await saveState(await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket, state), session);
   } catch (error) {
     await durable.end('failed');
     throw error;
   }
   if (value.paused === undefined) await durable.end('completed');
   return value;
+}
+
+/** A finished program's state goes into its session (a paused one saves when its resume finishes). */
+async function saveState(
+  value: ProgramValue & { state?: StateOutcome },
+  session: OpenSession | undefined,
+): Promise<ProgramValue> {
+  const { state, ...rest } = value;
+  if (session === undefined || rest.paused !== undefined) return rest;
+  rest.session = (await session.save(state)) as RunSessionValue & JsonValueType;
+  return rest;
 }
 
 async function runSandboxed(
@@ -236,7 +298,8 @@ async function runSandboxed(
   typeErrors: string[] | undefined,
   durable: DurableRun | undefined,
   ticket: AdmissionTicket,
-): Promise<ProgramValue> {
+  state: ProgramState | undefined,
+): Promise<ProgramValue & { state?: StateOutcome }> {
   const signal = exec.signal;
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
   // Its calls are numbered here (`<run>:ptc:<n>`): each callId is new.
@@ -436,6 +499,7 @@ async function runSandboxed(
       signal: AbortSignal.any([signal, overBudget.signal, stop.signal]),
       ...(live.onLog === undefined ? {} : { onLog: live.onLog }),
       ...(durable === undefined ? {} : { determinism: durable.determinism }),
+      ...(state === undefined ? {} : { state }),
     });
   } finally {
     detector?.dispose();
@@ -497,9 +561,10 @@ async function runSandboxed(
     const text = truncateVisible(runFailureText(outcome.kind, message, logs), deps.maxVisibleChars);
     throw new CodeRunError(text, info);
   }
-  const value: ProgramValue =
+  const value: ProgramValue & { state?: StateOutcome } =
     outcome.result === undefined ? { logs: [...outcome.logs] } : { logs: [...outcome.logs], result: outcome.result };
   if (typeErrors !== undefined) value.typeErrors = typeErrors;
+  if (outcome.state !== undefined) value.state = outcome.state;
   return value;
 }
 

@@ -56,6 +56,12 @@ import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRu
 import type { RunCall } from './run-call-tree.ts';
 import { createDurableRunsApi, type DurableRunSummary, type RunsFilter, type RunsScope } from './durable-runs.ts';
 import type { RunDecision } from '../journal/run-journal-events.ts';
+import {
+  createRuntimeSessions,
+  sessionsOff,
+  type SessionsApi,
+  type SessionsOptions,
+} from '../sessions/runtime-sessions.ts';
 
 /** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
 export interface ToolSchemaProjection {
@@ -183,6 +189,14 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
    * and the gated calls do not run. @default 16777216 (16 MiB)
    */
   readonly maxPausedRunBytes?: number;
+  /**
+   * Sessions (`true` or options): run_code takes an optional `session`, programs see a
+   * global `state` that what they leave there fills for the next program of that
+   * session, and the result's `value.session` says `{ id, expiresAt, bytes }`. Stored in
+   * the journal's store when there is a journal (shared by every host of a PostgreSQL
+   * journal), else in memory. See docs/sessions.md. @default off
+   */
+  readonly sessions?: SessionsOptions | boolean;
 }
 
 /** Everything `rt.on` accepts: the pipeline hooks and observers, and the live run events. */
@@ -258,6 +272,8 @@ export interface ToolRuntime {
    * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
    */
   runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
+  /** Sessions (operators): list, show and delete every agent's sessions. Throws a TypeError when sessions are off. */
+  readonly sessions: SessionsApi;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
 }
@@ -422,6 +438,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const ownedJournal = resolveOwnedJournal(options.journal, options);
   const journal = ownedJournal?.journal;
   const pauseGates = new RunPauseGates(journal !== undefined);
+  const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
@@ -495,7 +512,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     const key = agent ?? '';
     let text = sdkCache.get(key);
     if (text === undefined) {
-      text = generateSdk(registry.visible(agent).map(toSdkSchema));
+      text = generateSdk(registry.visible(agent).map(toSdkSchema), sessions === undefined ? {} : { sessions: true });
       sdkCache.set(key, text);
     }
     return text;
@@ -520,6 +537,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       ...options.admission,
     }),
     ...(durableRuns === undefined ? {} : { durable: durableRuns }),
+    ...(sessions === undefined ? {} : { sessions }),
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : {
@@ -610,6 +628,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     runs: (filter) => durableApi.runs(filter),
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
     runCalls: (runId, scope) => durableApi.runCalls(runId, scope),
+    sessions: sessions?.api() ?? sessionsOff(),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
       ...(journal === undefined ? {} : { journal }),

@@ -17,7 +17,9 @@ import {
 } from '../../src/index.ts';
 import { call, codeOf, echoRuntime } from './helpers.ts';
 
-type CoreCode = Exclude<ErrorCode, 'CODE_RUN_FAILED' | 'PTC_NOT_CONFIGURED' | 'TOOL_TIMEOUT'>;
+// Owned elsewhere: run_code's own codes (test/ptc/), the timeout policy's, and the sessions' (test/sessions/).
+type OwnedCode = 'CODE_RUN_FAILED' | 'PTC_NOT_CONFIGURED' | 'TOOL_TIMEOUT' | 'SESSION_EXPIRED' | 'SESSION_BUSY';
+type CoreCode = Exclude<ErrorCode, OwnedCode>;
 
 const viaResult = (result: Promise<ToolResult>) => result.then(codeOf);
 
@@ -149,9 +151,15 @@ const SCENARIOS: Record<CoreCode, () => Promise<string>> = {
 };
 
 describe('error codes', () => {
-  it('every code is its own name, and the core scenarios cover all but the three owned elsewhere', () => {
+  it('every code is its own name, and the core scenarios cover all but those owned elsewhere', () => {
     for (const [key, value] of Object.entries(ERROR_CODES)) expect(value).toBe(key);
-    const owned = ['CODE_RUN_FAILED', 'PTC_NOT_CONFIGURED', 'TOOL_TIMEOUT'];
+    const owned: readonly string[] = [
+      'CODE_RUN_FAILED',
+      'PTC_NOT_CONFIGURED',
+      'TOOL_TIMEOUT',
+      'SESSION_EXPIRED',
+      'SESSION_BUSY',
+    ] satisfies OwnedCode[];
     expect(Object.keys(SCENARIOS).sort()).toEqual(
       Object.keys(ERROR_CODES)
         .filter((c) => !owned.includes(c))

@@ -1,0 +1,263 @@
+// Sessions of one runtime: run_code opens one per program (a new one, or the one the model
+// named), holds it while the program runs, and saves what the program left on `state`.
+// An unknown, expired or other agent's id fails loudly (SESSION_EXPIRED), never as a
+// silent fresh start; a session another program is running on is refused (SESSION_BUSY).
+// Operators list, show and delete sessions through `rt.sessions`.
+import { randomBytes, randomUUID } from 'node:crypto';
+import type { StateOutcome } from '../../sandbox/types.ts';
+import { ERROR_CODES } from '../errors/error-codes.ts';
+import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
+import { createMemorySessionStore } from './memory-session-store.ts';
+import type { SessionRecord, SessionStore, SessionSummary } from './session-store.ts';
+
+/** `createToolRuntime({ sessions })`. */
+export interface SessionsOptions {
+  /** Idle time after which a session expires; every program on it renews it. @default 86400000 (24 h) */
+  readonly ttlMs?: number;
+  /** Bytes (UTF-8) of serialized state one session may hold; over it a save is refused. @default 8388608 (8 MiB) */
+  readonly maxBytes?: number;
+  /** Where sessions live. Default: the journal's store (`journal.sessions`), else this process's memory. */
+  readonly store?: SessionStore;
+}
+
+/** `value.session` of a run_code result: the session to pass next time, and what it holds. */
+export interface RunSessionValue {
+  readonly id: string;
+  /** ms since the epoch: unused until then, the session is gone. */
+  readonly expiresAt: number;
+  /** Bytes of serialized state the session holds now. */
+  readonly bytes: number;
+  /** Why this program's `state` was not saved (the session kept its previous state). */
+  readonly notSaved?: string;
+}
+
+/** What a durable run records of its session at its start, so a re-run reads the same state. */
+export interface RecordedSession {
+  readonly id: string;
+  /** The version the run read (0: a new session). */
+  readonly version: number;
+  readonly state: string;
+}
+
+/** Operator access (`rt.sessions`): every agent's sessions. */
+export interface SessionsApi {
+  /** Live sessions, oldest first, without their state. */
+  list(): Promise<SessionSummary[]>;
+  /** One session with its state text, if it is live. */
+  get(id: string): Promise<SessionRecord | undefined>;
+  /** Removes a session at once; false when there was none. */
+  delete(id: string): Promise<boolean>;
+}
+
+export const DEFAULT_SESSION_TTL_MS = 24 * 3_600_000;
+export const DEFAULT_SESSION_MAX_BYTES = 8 * 1_048_576;
+/** Longest id the model may pass; longer ones are unknown without a store read. */
+const MAX_ID_LENGTH = 256;
+
+function positive(value: number | undefined, fallback: number, name: string): number {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
+    throw new TypeError(`createToolRuntime: sessions.${name} must be a positive integer, got ${String(value)}`);
+  return value;
+}
+
+function duration(ms: number): string {
+  if (ms % 3_600_000 === 0) return `${ms / 3_600_000} h`;
+  if (ms % 60_000 === 0) return `${ms / 60_000} min`;
+  return `${ms} ms`;
+}
+
+/** One program's hold on its session: save what it left, or let go. */
+export class OpenSession {
+  readonly recorded: RecordedSession;
+  readonly #sessions: RuntimeSessions;
+  readonly #agent: string | null;
+  readonly #owner: string;
+  readonly #createdAt: number;
+  /** The expiry and size the session has until a save changes them. */
+  #current: { readonly expiresAt: number; readonly bytes: number };
+
+  constructor(sessions: RuntimeSessions, record: SessionRecord, owner: string) {
+    this.#sessions = sessions;
+    this.#agent = record.agent;
+    this.#owner = owner;
+    this.#createdAt = record.createdAt;
+    this.recorded = { id: record.id, version: record.version, state: record.version === 0 ? '' : record.state };
+    this.#current = { expiresAt: record.expiresAt, bytes: record.bytes };
+  }
+
+  get id(): string {
+    return this.recorded.id;
+  }
+
+  /** Saves what a successful program left (or, refused, keeps the previous state and says why). */
+  async save(outcome: StateOutcome | undefined): Promise<RunSessionValue> {
+    const refused = outcome === undefined ? 'the sandbox reported no state' : outcome.ok ? undefined : outcome.message;
+    // A new session exists from its first successful program on, even when its state was refused.
+    if (refused !== undefined && this.recorded.version > 0) return this.#value(refused);
+    const text = refused === undefined && outcome?.ok ? outcome.text : '{}';
+    const bytes = refused === undefined && outcome?.ok ? outcome.bytes : 2;
+    const now = Date.now();
+    const record: SessionRecord = {
+      id: this.id,
+      agent: this.#agent,
+      state: text,
+      bytes,
+      version: this.recorded.version + 1,
+      createdAt: this.#createdAt,
+      updatedAt: now,
+      expiresAt: now + this.#sessions.ttlMs,
+    };
+    let saved: boolean;
+    try {
+      saved = await this.#sessions.store.saveSession(record, this.#owner, now);
+    } catch (error) {
+      return this.#value(`the session store failed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+    if (!saved) {
+      return this.#value(
+        'the session changed, expired or was deleted while this program ran (another program saved first), so this ' +
+          "program's state was not saved; the session keeps the other's",
+      );
+    }
+    this.#current = { expiresAt: record.expiresAt, bytes };
+    return this.#value(refused);
+  }
+
+  #value(notSaved: string | undefined): RunSessionValue {
+    const value = { id: this.id, expiresAt: this.#current.expiresAt, bytes: this.#current.bytes };
+    return notSaved === undefined ? value : { ...value, notSaved };
+  }
+
+  async release(): Promise<void> {
+    if (this.recorded.version === 0) return;
+    await this.#sessions.store.releaseSession(this.id, this.#owner).catch(() => {});
+  }
+}
+
+export class RuntimeSessions {
+  readonly ttlMs: number;
+  readonly maxBytes: number;
+  readonly store: SessionStore;
+
+  constructor(options: SessionsOptions, store: SessionStore) {
+    this.ttlMs = positive(options.ttlMs, DEFAULT_SESSION_TTL_MS, 'ttlMs');
+    this.maxBytes = positive(options.maxBytes, DEFAULT_SESSION_MAX_BYTES, 'maxBytes');
+    if (this.maxBytes < 2) throw new TypeError('createToolRuntime: sessions.maxBytes must be at least 2');
+    this.store = store;
+  }
+
+  /**
+   * The session a program runs on: a new one (no id), or the named one held for it for
+   * `holdMs` at most. Throws SESSION_EXPIRED (unknown, expired, another agent's) or SESSION_BUSY.
+   */
+  async open(id: string | undefined, agent: string | undefined, holdMs: number): Promise<OpenSession> {
+    const now = Date.now();
+    const owner = randomUUID();
+    if (id === undefined) {
+      const fresh: SessionRecord = {
+        id: randomBytes(16).toString('base64url'),
+        agent: agent ?? null,
+        state: '{}',
+        bytes: 2,
+        version: 0,
+        createdAt: now,
+        updatedAt: now,
+        expiresAt: now + this.ttlMs,
+      };
+      return new OpenSession(this, fresh, owner);
+    }
+    if (id.length === 0 || id.length > MAX_ID_LENGTH) throw this.expired(id);
+    const outcome = await this.store.leaseSession(id, { owner, until: now + holdMs }, now + this.ttlMs, now);
+    if (outcome.kind === 'missing') throw this.expired(id);
+    if (outcome.kind === 'busy') {
+      // Another agent's session is unknown to this one, busy or not.
+      const record = await this.store.getSession(id, now);
+      if (record === undefined || record.agent !== (agent ?? null)) throw this.expired(id);
+      throw new ToolRuntimeError(
+        ERROR_CODES.SESSION_BUSY,
+        `session "${id}" is in use by another program (held until ${new Date(outcome.lease.until).toISOString()} at most): ` +
+          'this program did not run. Wait for that program to finish, then run this one again with the same session.',
+        { session: id },
+      );
+    }
+    if (outcome.record.agent !== (agent ?? null)) {
+      await this.store.releaseSession(id, owner).catch(() => {});
+      throw this.expired(id);
+    }
+    return new OpenSession(this, outcome.record, owner);
+  }
+
+  /**
+   * A resumed durable run's session: it reads the state it started with, and saves over
+   * the version it read (refused if another program saved in between).
+   */
+  async reopen(recorded: RecordedSession, agent: string | undefined, holdMs: number): Promise<OpenSession> {
+    const now = Date.now();
+    const owner = randomUUID();
+    const base: SessionRecord = {
+      id: recorded.id,
+      agent: agent ?? null,
+      state: recorded.state === '' ? '{}' : recorded.state,
+      bytes: Buffer.byteLength(recorded.state),
+      version: recorded.version,
+      createdAt: now,
+      updatedAt: now,
+      expiresAt: now + this.ttlMs,
+    };
+    if (recorded.version > 0) {
+      const outcome = await this.store.leaseSession(recorded.id, { owner, until: now + holdMs }, now + this.ttlMs, now);
+      if (outcome.kind === 'leased')
+        return new OpenSession(this, { ...base, createdAt: outcome.record.createdAt }, owner);
+    }
+    return new OpenSession(this, base, owner);
+  }
+
+  expired(id: string): ToolRuntimeError {
+    const shown = id.length > 64 ? `${id.slice(0, 64)}…` : id;
+    return new ToolRuntimeError(
+      ERROR_CODES.SESSION_EXPIRED,
+      `session "${shown}" is unknown or has expired (a session ends after ${duration(this.ttlMs)} without a program, ` +
+        'or when an operator deletes it): everything its programs kept in `state` is gone. Start a new session: call ' +
+        'run_code without `session`, and fetch again the data the program needs.',
+      { session: shown },
+    );
+  }
+
+  api(): SessionsApi {
+    return {
+      list: () => this.store.listSessions(Date.now()),
+      get: (id) => this.store.getSession(id, Date.now()),
+      delete: (id) => this.store.deleteSession(id),
+    };
+  }
+}
+
+/** The line a run_code result ends with when it ran on a session. */
+export function sessionLine(session: RunSessionValue): string {
+  const where = `session "${session.id}"`;
+  if (session.notSaved !== undefined) return `[${where}: state NOT saved: ${session.notSaved}]`;
+  return `[${where}: state saved (${session.bytes} bytes); pass session: "${session.id}" to continue with it]`;
+}
+
+/** The runtime's sessions from its `sessions` option (undefined: off), in the given store, the journal's or memory. */
+export function createRuntimeSessions(
+  option: SessionsOptions | boolean | undefined,
+  journalStore: SessionStore | undefined,
+): RuntimeSessions | undefined {
+  if (option === undefined || option === false) return undefined;
+  if (option !== true && (typeof option !== 'object' || option === null))
+    throw new TypeError(
+      `createToolRuntime: sessions must be true, false or options such as { ttlMs, maxBytes }, got ${String(option)}`,
+    );
+  const options = option === true ? {} : option;
+  return new RuntimeSessions(options, options.store ?? journalStore ?? createMemorySessionStore());
+}
+
+/** `rt.sessions` of a runtime without sessions: every call says how to turn them on. */
+export function sessionsOff(): SessionsApi {
+  const off = (): never => {
+    throw new TypeError('sessions are off on this runtime: createToolRuntime({ sessions: true })');
+  };
+  return { list: off, get: off, delete: off };
+}
