@@ -181,7 +181,13 @@ export type { RunClaim, RunClaims } from './journal/run-claims.ts';
 // Sessions: a program's `state` kept for the next program of the conversation (docs/sessions.md).
 /** Session options, `rt.sessions`, `value.session` of a run_code result, and the defaults (24 h idle, 8 MiB). */
 export { DEFAULT_SESSION_TTL_MS, DEFAULT_SESSION_MAX_BYTES } from './sessions/runtime-sessions.ts';
-export type { SessionsOptions, SessionsApi, RunSessionValue, RecordedSession } from './sessions/runtime-sessions.ts';
+export type {
+  SessionsOptions,
+  SessionsApi,
+  SessionOwner,
+  RunSessionValue,
+  RecordedSession,
+} from './sessions/runtime-sessions.ts';
 /** The store side of sessions, for custom stores; the memory one. */
 export { createMemorySessionStore } from './sessions/memory-session-store.ts';
 export type {

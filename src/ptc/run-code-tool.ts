@@ -68,6 +68,8 @@ export interface RunCodeDeps {
   readonly durable?: DurableRunsConfig;
   /** With sessions: run_code takes `session`, programs see `state`, and what they leave there is saved. */
   readonly sessions?: RuntimeSessions;
+  /** The principal a top-level run_code call was made for (`rt.execute({ principal })`): its session belongs to it too. */
+  readonly principalOf?: (exec: ToolExecution) => string | undefined;
 }
 
 /** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
@@ -173,8 +175,9 @@ async function openSession(
   // Held for the program's whole run, its wait for admission and its type check included.
   const holdMs = (deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs) + 60_000;
   const recorded = deps.durable?.resumes.get(exec.callId)?.start.session;
-  if (recorded !== undefined) return deps.sessions.reopen(recorded, exec.agent, holdMs);
-  return deps.sessions.open(id, exec.agent, holdMs);
+  const owner = { agent: exec.agent ?? null, principal: deps.principalOf?.(exec) ?? null };
+  if (recorded !== undefined) return deps.sessions.reopen(recorded, owner, holdMs);
+  return deps.sessions.open(id, owner, holdMs);
 }
 
 function renderProgramValue(value: ProgramValue, maxChars: number): string {

@@ -439,6 +439,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const journal = ownedJournal?.journal;
   const pauseGates = new RunPauseGates(journal !== undefined);
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
+  // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
+  const principals = new Map<string, string>();
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
@@ -448,7 +450,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
           pausedRunTtlMs: positiveMs(options.pausedRunTtlMs, DEFAULT_PAUSED_RUN_TTL_MS, 'pausedRunTtlMs'),
           maxPausedRunBytes: positiveMs(options.maxPausedRunBytes, DEFAULT_MAX_PAUSED_RUN_BYTES, 'maxPausedRunBytes'),
           resumes: new Map(),
-          principals: new Map(),
+          principals,
         };
 
   // Nested calls (run_code's and composite tools') follow the same rules as a model
@@ -537,7 +539,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       ...options.admission,
     }),
     ...(durableRuns === undefined ? {} : { durable: durableRuns }),
-    ...(sessions === undefined ? {} : { sessions }),
+    ...(sessions === undefined
+      ? {}
+      : { sessions, principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callId) : undefined) }),
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : {
@@ -564,13 +568,14 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       : (request) => executeJournaled(deps, publicRequest(request), journal);
   const execute: ToolRuntime['execute'] = async (request) => {
     const principal = checkPrincipal(request);
-    if (principal === undefined || durableRuns === undefined) return executeUnscoped(request);
-    // The run_code call's durable run reads it at its start (durable-run.ts).
-    durableRuns.principals.set(request.callId, principal);
+    if (principal === undefined || (durableRuns === undefined && sessions === undefined))
+      return executeUnscoped(request);
+    // The run_code call's durable run and its session read it at its start (durable-run.ts, run-code-tool.ts).
+    principals.set(request.callId, principal);
     try {
       return await executeUnscoped(request);
     } finally {
-      durableRuns.principals.delete(request.callId);
+      principals.delete(request.callId);
     }
   };
   const durableApi = createDurableRunsApi(durableRuns, execute);

@@ -10,6 +10,15 @@ import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import { createMemorySessionStore } from './memory-session-store.ts';
 import type { SessionRecord, SessionStore, SessionSummary } from './session-store.ts';
 
+/** Whose a session is: the agent (null: the global scope) and the principal (null: none named) that created it. */
+export interface SessionOwner {
+  readonly agent: string | null;
+  readonly principal: string | null;
+}
+
+const sameOwner = (record: SessionRecord, owner: SessionOwner): boolean =>
+  record.agent === owner.agent && record.principal === owner.principal;
+
 /** `createToolRuntime({ sessions })`. */
 export interface SessionsOptions {
   /** Idle time after which a session expires; every program on it renews it. @default 86400000 (24 h) */
@@ -71,7 +80,7 @@ function duration(ms: number): string {
 export class OpenSession {
   readonly recorded: RecordedSession;
   readonly #sessions: RuntimeSessions;
-  readonly #agent: string | null;
+  readonly #scope: SessionOwner;
   readonly #owner: string;
   readonly #createdAt: number;
   /** The expiry and size the session has until a save changes them. */
@@ -79,7 +88,7 @@ export class OpenSession {
 
   constructor(sessions: RuntimeSessions, record: SessionRecord, owner: string) {
     this.#sessions = sessions;
-    this.#agent = record.agent;
+    this.#scope = { agent: record.agent, principal: record.principal };
     this.#owner = owner;
     this.#createdAt = record.createdAt;
     this.recorded = { id: record.id, version: record.version, state: record.version === 0 ? '' : record.state };
@@ -100,7 +109,8 @@ export class OpenSession {
     const now = Date.now();
     const record: SessionRecord = {
       id: this.id,
-      agent: this.#agent,
+      agent: this.#scope.agent,
+      principal: this.#scope.principal,
       state: text,
       bytes,
       version: this.recorded.version + 1,
@@ -151,13 +161,14 @@ export class RuntimeSessions {
    * The session a program runs on: a new one (no id), or the named one held for it for
    * `holdMs` at most. Throws SESSION_EXPIRED (unknown, expired, another agent's) or SESSION_BUSY.
    */
-  async open(id: string | undefined, agent: string | undefined, holdMs: number): Promise<OpenSession> {
+  async open(id: string | undefined, scope: SessionOwner, holdMs: number): Promise<OpenSession> {
     const now = Date.now();
     const owner = randomUUID();
     if (id === undefined) {
       const fresh: SessionRecord = {
         id: randomBytes(16).toString('base64url'),
-        agent: agent ?? null,
+        agent: scope.agent,
+        principal: scope.principal,
         state: '{}',
         bytes: 2,
         version: 0,
@@ -173,7 +184,7 @@ export class RuntimeSessions {
     if (outcome.kind === 'busy') {
       // Another agent's session is unknown to this one, busy or not.
       const record = await this.store.getSession(id, now);
-      if (record === undefined || record.agent !== (agent ?? null)) throw this.expired(id);
+      if (record === undefined || !sameOwner(record, scope)) throw this.expired(id);
       throw new ToolRuntimeError(
         ERROR_CODES.SESSION_BUSY,
         `session "${id}" is in use by another program (held until ${new Date(outcome.lease.until).toISOString()} at most): ` +
@@ -181,7 +192,7 @@ export class RuntimeSessions {
         { session: id },
       );
     }
-    if (outcome.record.agent !== (agent ?? null)) {
+    if (!sameOwner(outcome.record, scope)) {
       await this.store.releaseSession(id, owner).catch(() => {});
       throw this.expired(id);
     }
@@ -192,12 +203,13 @@ export class RuntimeSessions {
    * A resumed durable run's session: it reads the state it started with, and saves over
    * the version it read (refused if another program saved in between).
    */
-  async reopen(recorded: RecordedSession, agent: string | undefined, holdMs: number): Promise<OpenSession> {
+  async reopen(recorded: RecordedSession, scope: SessionOwner, holdMs: number): Promise<OpenSession> {
     const now = Date.now();
     const owner = randomUUID();
     const base: SessionRecord = {
       id: recorded.id,
-      agent: agent ?? null,
+      agent: scope.agent,
+      principal: scope.principal,
       state: recorded.state === '' ? '{}' : recorded.state,
       bytes: Buffer.byteLength(recorded.state),
       version: recorded.version,
@@ -207,8 +219,10 @@ export class RuntimeSessions {
     };
     if (recorded.version > 0) {
       const outcome = await this.store.leaseSession(recorded.id, { owner, until: now + holdMs }, now + this.ttlMs, now);
-      if (outcome.kind === 'leased')
-        return new OpenSession(this, { ...base, createdAt: outcome.record.createdAt }, owner);
+      if (outcome.kind === 'leased') {
+        const { createdAt, agent, principal } = outcome.record;
+        return new OpenSession(this, { ...base, createdAt, agent, principal }, owner);
+      }
     }
     return new OpenSession(this, base, owner);
   }

@@ -18,6 +18,8 @@ export interface SessionRecord {
   readonly id: string;
   /** The agent that created it (null: the global scope). Another agent's id is unknown to it. */
   readonly agent: string | null;
+  /** The principal it was created for (`rt.execute({ principal })`; null: none). Another principal's id is unknown to it. */
+  readonly principal: string | null;
   /** The state text the last successful program left; '{}' until then. */
   readonly state: string;
   /** UTF-8 bytes of `state`. */

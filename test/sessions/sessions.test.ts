@@ -15,6 +15,7 @@ interface RunArgs {
   readonly session?: string;
   readonly agent?: string;
   readonly callId?: string;
+  readonly principal?: string;
 }
 
 function run(rt: ToolRuntime, code: string, args: RunArgs = {}): Promise<ToolResult> {
@@ -27,6 +28,7 @@ function run(rt: ToolRuntime, code: string, args: RunArgs = {}): Promise<ToolRes
       ...(args.session === undefined ? {} : { session: args.session }),
     },
     ...(args.agent === undefined ? {} : { agent: args.agent }),
+    ...(args.principal === undefined ? {} : { principal: args.principal }),
   });
 }
 
@@ -110,6 +112,16 @@ describe('sessions', () => {
     expect(theirs.error?.code).toBe('SESSION_EXPIRED');
     expect(textOf(theirs)).not.toContain('a-only');
     expect(resultOf(await run(rt, 'return state.secret;', { agent: 'a', session: mine.id }))).toBe('a-only');
+  });
+
+  it("treats another principal's session as unknown, within one agent", async () => {
+    const rt = runtime({ sessions: true });
+    const alice = sessionOf(await run(rt, 'state.owner = "alice";', { principal: 'alice' }));
+    expect((await run(rt, 'return state.owner;', { principal: 'bob', session: alice.id })).error?.code).toBe(
+      'SESSION_EXPIRED',
+    );
+    expect((await run(rt, 'return state.owner;', { session: alice.id })).error?.code).toBe('SESSION_EXPIRED');
+    expect(resultOf(await run(rt, 'return state.owner;', { principal: 'alice', session: alice.id }))).toBe('alice');
   });
 
   it('refuses a second program on a busy session with SESSION_BUSY, and the first one saves', async () => {
