@@ -1,8 +1,9 @@
-// npm run -s bench:tau2 -- --data <dir> [--json] [--tasks 0,1,2] [--limit N] [--modes native,ptc]
+// npm run -s bench:tau2 -- --data <dir> [--json] [--tasks 0,1,2] [--limit N] [--modes native,ptc] [--transcript]
 // Runs the τ²-bench retail tasks in <dir> with scripted models natively (one call per
 // request, then independent reads together) and through run_code, grades each final
 // database as upstream does, and prints one JSON object (--json) or readable tables.
 import { parseArgs } from 'node:util';
+import type { Message } from './model.ts';
 import { MODES, type Mode, markdownReport } from './report.ts';
 import { loadData, runBenchmark } from './run-bench.ts';
 import { loadTasks } from './tasks.ts';
@@ -14,15 +15,16 @@ const { values } = parseArgs({
     tasks: { type: 'string' },
     limit: { type: 'string' },
     modes: { type: 'string' },
+    transcript: { type: 'boolean', default: false },
   },
 });
 if (values.data === undefined) {
   process.stderr.write(
-    'usage: npm run bench:tau2 -- --data <tau2-retail dir> [--json] [--tasks id,id] [--limit N] [--modes native,nativeParallel,ptc]\n',
+    'usage: npm run bench:tau2 -- --data <tau2-retail dir> [--json] [--tasks id,id] [--limit N] [--modes native,nativeParallel,ptc] [--transcript]\n',
   );
   process.exit(2);
 }
-const modes = (values.modes?.split(',') ?? ['native', 'nativeParallel']) as Mode[];
+const modes = (values.modes?.split(',') ?? [...MODES]) as Mode[];
 for (const m of modes)
   if (!(MODES as readonly string[]).includes(m)) {
     process.stderr.write(`unknown mode ${m} (modes: ${MODES.join(', ')})\n`);
@@ -34,6 +36,12 @@ if (values.limit !== undefined) tasks = tasks.slice(0, Number(values.limit));
 const started = performance.now();
 const report = await runBenchmark(loadData(values.data), tasks, {
   modes,
+  ...(values.transcript
+    ? {
+        onTranscript: (mode: Mode, id: string, messages: readonly Message[]) =>
+          process.stderr.write(`\n=== task ${id}, ${mode}\n${messages.map((m) => JSON.stringify(m)).join('\n')}\n`),
+      }
+    : {}),
   onProgress: (done, total) => {
     if (done % 38 === 0 || done === total) process.stderr.write(`tau2: ${done}/${total} task runs\n`);
   },

@@ -1,8 +1,10 @@
 // The whole benchmark: every task in each mode, each mode on its own runtime with the
 // fifteen retail tools over a session store that is fresh per task.
 import { createToolRuntime } from '../../src/index.ts';
-import type { TaskModel } from './model.ts';
+import type { Message, TaskModel } from './model.ts';
+import { plannedActions } from './agent-plan.ts';
 import { NativeOracle } from './native-oracle.ts';
+import { PtcOracle } from './ptc-oracle.ts';
 import { MODES, type Mode, type Tau2Report, totals } from './report.ts';
 import { readDataFile } from './data-file.ts';
 import { parseDb, readDbText, variantRanks } from './retail-db.ts';
@@ -32,19 +34,30 @@ export function taskContext(mode: Mode, data: Tau2Data): TaskContext {
 
 /** The scripted model of `mode` for a task. */
 export function oracle(mode: Mode, task: RetailTask, data: Tau2Data): TaskModel {
-  if (mode === 'ptc') throw new Error('the ptc oracle is not written yet: run with --modes native,nativeParallel');
-  return new NativeOracle(task.evaluation_criteria.actions, mode === 'nativeParallel');
+  const plan = plannedActions(task, data.dbText, data.ranks);
+  if (mode === 'ptc') return new PtcOracle(plan, data.dbText);
+  return new NativeOracle(plan, mode === 'nativeParallel');
 }
 
 export async function runBenchmark(
   data: Tau2Data,
   tasks: readonly RetailTask[],
-  options: { readonly modes?: readonly Mode[]; readonly onProgress?: (done: number, total: number) => void } = {},
+  options: {
+    readonly modes?: readonly Mode[];
+    readonly onProgress?: (done: number, total: number) => void;
+    readonly onTranscript?: (mode: Mode, taskId: string, messages: readonly Message[]) => void;
+  } = {},
 ): Promise<Tau2Report> {
-  const modes = options.modes ?? (['native', 'nativeParallel'] as const);
+  const modes = options.modes ?? MODES;
   const runs = new Map<Mode, TaskRun[]>(MODES.map((m) => [m, []]));
   for (const mode of modes) {
-    const ctx = taskContext(mode, data);
+    const onTranscript = options.onTranscript;
+    const ctx: TaskContext = {
+      ...taskContext(mode, data),
+      ...(onTranscript === undefined
+        ? {}
+        : { onTranscript: (id: string, m: readonly Message[]) => onTranscript(mode, id, m) }),
+    };
     try {
       for (const task of tasks) {
         runs.get(mode)?.push(await runTask(ctx, task, oracle(mode, task, data)));

@@ -20,6 +20,8 @@ export interface TaskContext {
   readonly session: RetailSession;
   readonly dbText: string;
   readonly policy: string;
+  /** When given, receives the conversation of each task run (for --transcript). */
+  readonly onTranscript?: (taskId: string, messages: readonly Message[]) => void;
 }
 
 export interface TaskRun {
@@ -62,7 +64,13 @@ export async function runTask(ctx: TaskContext, task: RetailTask, model: TaskMod
     run.modelRequests += 1;
     run.definitionTokens += definitions;
     run.sentTokens += policyTokens + definitions + history;
-    const reply = await model.respond(request);
+    let reply: Awaited<ReturnType<TaskModel['respond']>>;
+    try {
+      reply = await model.respond(request);
+    } catch (e) {
+      failure = `the model gave up: ${e instanceof Error ? e.message : String(e)}`;
+      break;
+    }
     messages.push({ role: 'assistant', content: reply.content });
     const written = countTokens(JSON.stringify(reply.content));
     run.outputTokens += written;
@@ -84,6 +92,7 @@ export async function runTask(ctx: TaskContext, task: RetailTask, model: TaskMod
     messages.push({ role: 'user', content: answer });
     history += countTokens(answer);
   }
+  ctx.onTranscript?.(task.id, messages);
   const grade = gradeDb(ctx.dbText, task, ctx.session.store.db);
   failure ??= grade.passed
     ? undefined

@@ -11,6 +11,9 @@ import { loadData, runBenchmark, type Tau2Data, taskContext } from '../../bench/
 import { runTask, type TaskContext } from '../../bench/tau2/run-task.ts';
 import { loadTasks, type GoldAction, type RetailTask } from '../../bench/tau2/tasks.ts';
 
+/** Order, item/product, user and payment-method ids as they appear in arguments and programs. */
+const ID_LITERAL = /#W\d{7}|\b\d{10}\b|\b[a-z]+_[a-z]+_\d{4}\b|\b(?:credit_card|gift_card|paypal)_\d{7}\b/g;
+
 const DATA = fileURLToPath(new URL('./fixtures/tau2-retail', import.meta.url));
 let data: Tau2Data;
 let tasks: RetailTask[];
@@ -101,15 +104,32 @@ describe('grading', () => {
 });
 
 describe('harness', () => {
-  it('runs a few tasks natively through the runtime, all graded passed', async () => {
-    const sample = ['0', '5', '40', '41'].map(task);
-    const report = await runBenchmark(data, sample, { modes: ['native', 'nativeParallel'] });
+  it('runs a few tasks in every mode through the runtime, all graded passed; programs use only ids the model saw', async () => {
+    const sample = ['0', '4', '40', '72'].map(task);
+    const unseen: string[] = [];
+    const report = await runBenchmark(data, sample, {
+      onTranscript: (mode, id, messages) => {
+        if (mode !== 'ptc') return;
+        messages.forEach((m, k) => {
+          if (m.role !== 'assistant') return;
+          const before = JSON.stringify(messages.slice(0, k));
+          for (const block of m.content)
+            if (block.type === 'tool_use')
+              for (const literal of JSON.stringify(block.input).match(ID_LITERAL) ?? [])
+                if (!before.includes(literal)) unseen.push(`task ${id}: ${literal}`);
+        });
+      },
+    });
     expect(report.failures).toEqual([]);
-    for (const mode of ['native', 'nativeParallel'] as const) {
+    expect(unseen).toEqual([]);
+    for (const mode of ['native', 'nativeParallel', 'ptc'] as const) {
       expect(report[mode].passed).toBe(sample.length);
       expect(report[mode].contextTokens).toBeGreaterThan(0);
       expect(report[mode].totalTokens).toBeGreaterThan(report[mode].contextTokens);
     }
     expect(report.nativeParallel.modelRequests).toBeLessThan(report.native.modelRequests);
+    expect(report.ptc.modelRequests).toBeLessThan(report.nativeParallel.modelRequests);
+    // Programs return what the next decision needs, not whole records.
+    expect(report.ptc.resultTokens * 5).toBeLessThan(report.native.resultTokens);
   }, 120_000);
 });
