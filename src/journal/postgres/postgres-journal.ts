@@ -81,7 +81,7 @@ export interface PostgresJournal extends Journal {
 }
 
 /** The version of the tables this ptc-runtime creates and reads (kept in `ptc_meta`). */
-export const POSTGRES_SCHEMA_VERSION = 1;
+export const POSTGRES_SCHEMA_VERSION = 2;
 // pg_advisory_xact_lock key for the migration ("ptc-jour" in ASCII).
 const MIGRATION_LOCK = '8103961637335922034';
 
@@ -107,19 +107,57 @@ CREATE TABLE IF NOT EXISTS ptc_run_claims (
 );
 `;
 
+// Version 2, for operators reading the table with psql: the event as jsonb (`event`;
+// the exact text the store reads back moves to `event_text`, since jsonb reorders keys
+// and a re-run compares arguments as written), the run it belongs to (`run_id`: a run's
+// own events and its program's calls) and the append time as timestamptz (`time`), with
+// indexes for the events of one run and for run events by type (what is paused).
+// Existing rows are converted in place; a text that is not JSON jsonb accepts is kept as
+// a JSON string (the store still reports it as unreadable).
+const MIGRATE_V1_TO_V2 = `
+CREATE FUNCTION pg_temp.ptc_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
+BEGIN
+  RETURN t::jsonb;
+EXCEPTION WHEN others THEN
+  BEGIN
+    RETURN replace(t, '\\u0000', '\\ufffd')::jsonb;
+  EXCEPTION WHEN others THEN
+    RETURN to_jsonb(t);
+  END;
+END $$;
+ALTER TABLE ptc_journal RENAME COLUMN event TO event_text;
+ALTER TABLE ptc_journal ADD COLUMN event jsonb, ADD COLUMN run_id text,
+  ADD COLUMN time timestamptz GENERATED ALWAYS AS (to_timestamp(at / 1000.0)) STORED;
+UPDATE ptc_journal SET event = pg_temp.ptc_jsonb(event_text),
+  run_id = CASE WHEN type LIKE 'run/%' THEN pg_temp.ptc_jsonb(event_text)->>'runId' END;
+UPDATE ptc_journal j SET run_id = (
+  SELECT s.run_id FROM ptc_journal s
+  WHERE s.type = 'run/start' AND s.call_id = j.root_call_id AND s.seq < j.seq
+  ORDER BY s.seq DESC LIMIT 1)
+WHERE j.type IN ('tool/call', 'tool/result') AND j.parent_call_id IS NOT NULL;
+ALTER TABLE ptc_journal ALTER COLUMN event SET NOT NULL;
+CREATE INDEX IF NOT EXISTS ptc_journal_run ON ptc_journal (run_id, seq) WHERE run_id IS NOT NULL;
+CREATE INDEX IF NOT EXISTS ptc_journal_run_events ON ptc_journal (type, seq)
+  WHERE type IN ('run/start', 'run/paused', 'run/resumed', 'run/end');
+CREATE INDEX IF NOT EXISTS ptc_journal_time ON ptc_journal (time);
+DROP FUNCTION pg_temp.ptc_jsonb(text);
+`;
+
 // One INSERT for a batch; a result (or a run's own event) whose call is not known here
-// takes its root and agent from the call's row.
+// takes its root, agent and run from the call's row. `event` is the jsonb of the text,
+// or of a copy that jsonb accepts when the text has a NUL or a lone surrogate escape.
 const INSERT = `
-INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, event)
+INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, run_id, event_text, event)
 SELECT $1::bigint, t.type, t.call_id,
   CASE WHEN t.known THEN t.root_call_id ELSE COALESCE(c.root_call_id, t.call_id) END,
   CASE WHEN t.known THEN t.parent_call_id WHEN t.type = 'tool/result' THEN c.parent_call_id ELSE NULL END,
   CASE WHEN t.known THEN t.agent ELSE c.agent END,
-  t.event
-FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[]) WITH ORDINALITY
-  AS t(type, call_id, root_call_id, parent_call_id, agent, event, known, ord)
+  COALESCE(t.run_id, CASE WHEN t.type = 'tool/result' THEN c.run_id END),
+  t.event_text, COALESCE(t.event_json, t.event_text)::jsonb
+FROM unnest($2::text[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::boolean[], $9::text[], $10::text[])
+  WITH ORDINALITY AS t(type, call_id, root_call_id, parent_call_id, agent, event_text, known, run_id, event_json, ord)
 LEFT JOIN LATERAL (
-  SELECT j.root_call_id, j.parent_call_id, j.agent FROM ptc_journal j
+  SELECT j.root_call_id, j.parent_call_id, j.agent, j.run_id FROM ptc_journal j
   WHERE NOT t.known AND j.call_id = t.call_id AND j.type = 'tool/call'
   ORDER BY j.seq DESC LIMIT 1
 ) c ON true
@@ -129,6 +167,8 @@ interface Chain {
   readonly root: string;
   readonly parent: string | null;
   readonly agent: string | null;
+  /** The durable run the call belongs to (its program's call), if any. */
+  readonly runId: string | null;
 }
 
 interface Row {
@@ -136,7 +176,11 @@ interface Row {
   readonly callId: string;
   /** Undefined: look it up from the call's row. */
   readonly chain: Chain | undefined;
+  /** A run's own event: its run id (even when the chain is looked up). */
+  readonly runId: string | null;
   readonly text: string;
+  /** A copy of the text that jsonb accepts, when the text itself is not (NUL, lone surrogates). */
+  readonly json: string | null;
 }
 
 interface Pending {
@@ -234,13 +278,13 @@ export function openPostgresJournal(
         throw new Error(
           `the database holds journal schema version ${found}, newer than this ptc-runtime supports (${POSTGRES_SCHEMA_VERSION}); upgrade ptc-runtime`,
         );
-      if (found < 1) {
-        await client.query(SCHEMA_V1);
+      if (found < 1) await client.query(SCHEMA_V1);
+      if (found < 2) await client.query(MIGRATE_V1_TO_V2);
+      if (found < POSTGRES_SCHEMA_VERSION)
         await client.query(
           "INSERT INTO ptc_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
           [String(POSTGRES_SCHEMA_VERSION)],
         );
-      }
       await client.query('COMMIT');
       await warnOfForeignTriggers(client, label, ownsPools ? statementTimeoutMs : undefined).catch(() => {});
     } catch (error) {
@@ -271,6 +315,8 @@ export function openPostgresJournal(
       column((r) => r.chain?.agent ?? null),
       column((r) => r.text),
       column((r) => r.chain !== undefined),
+      column((r) => r.runId ?? r.chain?.runId ?? null),
+      column((r) => r.json),
     ]);
   };
 
@@ -309,25 +355,34 @@ export function openPostgresJournal(
     }
   };
 
+  // The run of each run_code call this store saw start or resume, for its program's calls.
+  const runOf = new Map<string, string>();
   const toRow = (event: JournalEvent): Row => {
     const text = JSON.stringify(event);
+    const json = JSONB_UNSAFE.test(text) ? jsonbSafeText(event) : null;
     if (event.type === 'tool/call') {
+      const root = event.rootCallId ?? event.callId;
+      const parent = event.parentCallId ?? null;
       const chain: Chain = {
-        root: event.rootCallId ?? event.callId,
-        parent: event.parentCallId ?? null,
+        root,
+        parent,
         agent: event.agent,
+        runId: parent === null ? null : (runOf.get(root) ?? null),
       };
       chains.set(event.callId, chain);
-      return { type: event.type, callId: event.callId, chain, text };
+      return { type: event.type, callId: event.callId, chain, runId: null, text, json };
     }
     const call = chains.get(event.callId);
     if (event.type === 'tool/result') {
       chains.delete(event.callId);
-      return { type: event.type, callId: event.callId, chain: call, text };
+      runOf.delete(event.callId);
+      return { type: event.type, callId: event.callId, chain: call, runId: null, text, json };
     }
-    // A run's own event is filed under its run_code call: that call's root and agent, no parent.
-    const chain = call === undefined ? undefined : { ...call, parent: null };
-    return { type: event.type, callId: event.callId, chain, text };
+    // A run's own event (or a user message) is filed under its call: that call's root and agent, no parent.
+    const runId = event.type === 'user/message' ? null : event.runId;
+    if (event.type === 'run/start' || event.type === 'run/resumed') runOf.set(event.callId, event.runId);
+    const chain = call === undefined ? undefined : { ...call, parent: null, runId };
+    return { type: event.type, callId: event.callId, chain, runId, text, json };
   };
 
   const claims = createPostgresRunClaims(
@@ -375,7 +430,7 @@ export function openPostgresJournal(
     async read(): Promise<JournalContents> {
       const events: JournalEvent[] = [];
       const warnings: JournalWarning[] = [];
-      for (const row of await select('SELECT seq, at, event FROM ptc_journal ORDER BY seq', [])) {
+      for (const row of await select('SELECT seq, at, event_text AS event FROM ptc_journal ORDER BY seq', [])) {
         const event = parseStored(row);
         if (event !== undefined) events.push(event);
         else
@@ -414,7 +469,7 @@ export function openPostgresJournal(
       }
       if (query.afterSeq !== undefined) where.push(`seq > ${param(count(query.afterSeq, 'afterSeq', 0))}`);
       const limit = query.limit === undefined ? '' : ` LIMIT ${count(query.limit, 'limit', 1)}`;
-      const sql = `SELECT seq, at, event FROM ptc_journal${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
+      const sql = `SELECT seq, at, event_text AS event FROM ptc_journal${where.length > 0 ? ` WHERE ${where.join(' AND ')}` : ''} ORDER BY seq${limit}`;
       const entries: JournalEntry[] = [];
       for (const row of await select(sql, params)) {
         const event = parseStored(row);
@@ -498,6 +553,24 @@ function parseStored(row: StoredRow): JournalEvent | undefined {
   } catch {
     return undefined;
   }
+}
+
+/** JSON text jsonb refuses: a NUL escape, or a lone surrogate's (JSON.stringify writes only those as \\ud8xx). */
+const JSONB_UNSAFE = /\\u0000|\\ud[89a-f]/iu;
+
+// Without the u flag, so that the halves of a pair are seen one by one.
+const LONE_SURROGATE = /[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+
+/** The event as JSON jsonb accepts: NULs and lone surrogates become U+FFFD (the exact text stays in event_text). */
+function jsonbSafeText(event: JournalEvent): string {
+  const clean = (value: unknown): unknown => {
+    if (typeof value === 'string') return value.replaceAll('\u0000', '\ufffd').replace(LONE_SURROGATE, '\ufffd');
+    if (Array.isArray(value)) return value.map(clean);
+    if (typeof value === 'object' && value !== null)
+      return Object.fromEntries(Object.entries(value).map(([k, v]) => [clean(k) as string, clean(v)]));
+    return value;
+  };
+  return JSON.stringify(clean(event));
 }
 
 function positive(value: number | undefined, fallback: number, field: string): number {
