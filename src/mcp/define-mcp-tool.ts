@@ -1,7 +1,9 @@
 // One tool an MCP server lists → one of our tools that calls it over the client.
 // inputSchema → parameters and outputSchema → output schema (full JSON Schema, 2020-12
 // unless the schema's `$schema` says otherwise, as MCP specifies); structuredContent →
-// the canonical value, else the text content.
+// the canonical value, else the text content. A tool without an outputSchema may still
+// send structuredContent: its result is typed JsonValue, the structured value when one
+// came and the text otherwise.
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { ContentBlock as McpContentBlock, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { defineJsonSchemaTool, type OutsideSchema, type Tool } from '../definition/define-tool.ts';
@@ -76,8 +78,8 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
     parameters: listed.inputSchema,
     schemaDialect: 'draft-2020-12',
     output: {
-      // Without an outputSchema, the value is the text content: a string.
-      schema: (outputSchema ?? { type: 'string' }) as OutsideSchema,
+      // Without an outputSchema: any JSON (structuredContent when sent, else the text content).
+      schema: (outputSchema ?? {}) as OutsideSchema,
       render: (_args, value) => [{ type: 'text', text: renderValue(value) }],
     },
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
@@ -111,8 +113,6 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
         const inner = unwrapValue(structured);
         if (inner !== undefined) return inner.value;
       }
-      // Without an outputSchema the tool is typed as text: its text it is, even if structuredContent came too.
-      if (outputSchema === undefined) return mcpContentText(content);
       return structured !== undefined && structured !== null ? (structured as JsonValue) : mcpContentText(content);
     },
   });

@@ -40,12 +40,12 @@ describe(`importMcpTools with @modelcontextprotocol/server-everything ${EVERYTHI
     });
   });
 
-  it('without outputSchema the value is the text content, typed as a string (issue 21)', async () => {
+  it('without outputSchema (and no structuredContent) the value is the text content, typed JsonValue', async () => {
     const result = await rt.execute({ callId: 'e1', name: 'echo', arguments: { message: 'hi there' } });
     expect(result.value).toBe('Echo: hi there');
     expect(result.content).toEqual([{ type: 'text', text: 'Echo: hi there' }]);
-    expect(rt.tool('echo')!.outputSchema).toEqual({ type: 'string' });
-    expect(rt.sdk()).toContain('type EchoResult = string;');
+    expect(rt.tool('echo')!.outputSchema).toEqual({});
+    expect(rt.sdk()).toContain('type EchoResult = JsonValue;');
   });
 
   it('with outputSchema the value is structuredContent, validated and typed', async () => {

@@ -38,6 +38,7 @@ describe('importMcpTools with our JSON Schema fixture server', () => {
       'tag_item',
       'legacy_pair',
       'odd_output',
+      'weather_now',
     ]);
     expect(imported.skipped).toEqual([expect.objectContaining({ tool: 'fetch_remote', keyword: '$ref' })]);
     expect(warnings).toEqual([
@@ -128,6 +129,27 @@ describe('importMcpTools with our JSON Schema fixture server', () => {
         tagged: 'string',
         pair: 'string',
         odd: { n: 'not a number' },
+      },
+    });
+  });
+
+  it('keeps the structuredContent of a tool without an outputSchema, typed JsonValue; text-only tools stay text', async () => {
+    expect(rt.sdk()).toContain('type WeatherNowResult = JsonValue;');
+    expect(rt.sdk()).toContain('type CountTreeResult = JsonValue;');
+    const result = await run(
+      rt,
+      `const w = await tools.weather_now({ city: 'Oslo' });
+      const n = await tools.count_tree({ root: { label: 'a' } });
+      return { w, temperature: (w as { temperature: number }).temperature + 1, n, nType: typeof n };`,
+    );
+    expect(result.error).toBeUndefined();
+    expect(result.value).toEqual({
+      logs: [],
+      result: {
+        w: { city: 'Oslo', temperature: 21, unit: 'C', sky: ['clear'] },
+        temperature: 22,
+        n: '1',
+        nType: 'string',
       },
     });
   });
