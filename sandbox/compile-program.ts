@@ -6,6 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import type { Message, TransformFailure } from 'esbuild';
 import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
+import type { CompileOptions, CompileResult } from './compile-result.ts';
 import { CompileCache } from './compile-cache.ts';
 import { boundedTransform } from './esbuild-service.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
@@ -18,6 +19,7 @@ export { MAX_PROGRAM_BYTES };
 export const MAX_COMPILED_CHARS = 16 * 1_048_576;
 export { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 export { refuseBeforeCompile } from './refuse-before-compile.ts';
+export type { CompileOptions, CompileResult } from './compile-result.ts';
 
 /** Longest a compile may take before the compiler is stopped. */
 export const COMPILE_TIME_LIMIT_MS = 10_000;
@@ -37,26 +39,10 @@ function wrap(code: string): { text: string; label: string } {
 // host never copies a guest object out of the isolate.
 const COMPLETION = '\n;void 0;\n';
 
-export type CompileResult =
-  | { readonly ok: true; readonly program: CompiledProgram }
-  | {
-      readonly ok: false;
-      readonly message: string;
-      /** 1-based, in the model's own code (absent when the program as a whole was refused). */
-      readonly location?: { readonly line: number; readonly column: number };
-    };
-
 /** This process's compiled programs by source text (compile-cache.ts). */
 const compiledPrograms = new CompileCache();
 /** Compiles in progress, by options and source text: callers of one share its result. */
 const compiling = new Map<string, Promise<CompileResult>>();
-
-export interface CompileOptions {
-  /** Longest the compile may take. @default COMPILE_TIME_LIMIT_MS */
-  readonly deadlineMs?: number;
-  /** Levels of nesting refused before the compiler runs (`Infinity` hands everything to it). @default MAX_NESTING_DEPTH */
-  readonly maxNestingDepth?: number;
-}
 
 /** Compiles the program; every failure (syntax, size, compiler) is a result, never a throw. */
 export async function compileProgram(code: string, options: CompileOptions = {}): Promise<CompileResult> {

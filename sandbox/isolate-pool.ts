@@ -11,24 +11,12 @@ import {
   SEND_GLOBAL,
   URL_LIBRARY_GLOBAL,
 } from './guest-prelude.ts';
+import type { GuestLink, IsolateForRun } from './isolate-for-run.ts';
 import { warmUpRun } from './prelude-warm-up.ts';
 
-/** Where a bound run receives what its isolate reports. */
-export interface GuestLink {
-  /** One guest message (JSON text) sent through the prelude's callback. */
-  onMessage(text: string): void;
-  /** isolated-vm gave up on the isolate (e.g. out of memory outside the heap limit). */
-  onCatastrophic(message: string): void;
-  /**
-   * One call the guest blocks on (JSON text, guest/blocking-calls.ts): resolves with the
-   * delivery's JSON, or '' when its outcome will come the asynchronous way; never rejects.
-   */
-  onBlockingCall?(text: string): string | Promise<string>;
-  /** The promise onBlockingCall returned has settled and isolated-vm is being handed its reply (this turn). */
-  onBlockingReplySettled?(): void;
-}
+export type { GuestLink } from './isolate-for-run.ts';
 
-export class PreparedIsolate {
+export class PreparedIsolate implements IsolateForRun {
   readonly isolate: ivm.Isolate;
   readonly context: ivm.Context;
   readonly memoryMb: number;

@@ -10,7 +10,7 @@ import { type CompiledProgram, PROGRAM_FILE_NAME } from './compiled-program.ts';
 import type { CallDispatcher, DispatchRequest } from './call-bridge.ts';
 import type { GuestConfig, GuestDelivery } from './guest-prelude.ts';
 import { WAKE_DELIVERY } from './guest-protocol.ts';
-import type { PreparedIsolate } from './isolate-pool.ts';
+import type { IsolateForRun } from './isolate-for-run.ts';
 import { budgetCpuNs, processCpuMicros } from './cpu-budget.ts';
 import { BLOCKING_CALL_WAIT_MS, MAX_ARGS_BYTES, wallClockMessage } from './limits.ts';
 import { LOG_LINE_MIN_BYTES } from './log-buffer.ts';
@@ -31,7 +31,7 @@ export interface LogSink {
 }
 
 export interface IsolateRunOptions {
-  readonly prepared: PreparedIsolate;
+  readonly prepared: IsolateForRun;
   readonly program: CompiledProgram;
   readonly toolNames: readonly string[];
   readonly limits: SandboxLimits;

@@ -10,7 +10,7 @@
 // Nothing of any model's program is involved: the code cache holds only our own code.
 import type { CallDispatcher } from './call-bridge.ts';
 import { START_GLOBAL } from './guest-protocol.ts';
-import type { PreparedIsolate } from './isolate-pool.ts';
+import type { IsolateForRun } from './isolate-for-run.ts';
 import { startIsolateRun } from './isolate-run.ts';
 import { DEFAULT_LIMITS } from './limits.ts';
 
@@ -19,7 +19,7 @@ const WARM_UP_TOOL = 'warm_up';
 const WARM_UP_JS = `${START_GLOBAL}(async function () { /* URL */ const value = await tools.${WARM_UP_TOOL}({ n: 1 }); const later = await tools.${WARM_UP_TOOL}({ n: 2 }); console.log('warm', value, later); return { value, list: [1, 'a', null] }; });\n;void 0;\n`;
 
 /** Runs the warm-up program in `prepared` (which it does not dispose); true if it completed. */
-export async function warmUpRun(prepared: PreparedIsolate): Promise<boolean> {
+export async function warmUpRun(prepared: IsolateForRun): Promise<boolean> {
   let blocked = 0;
   const dispatcher: CallDispatcher = {
     call: async () => ({ ok: true, valueJson: '{"n":1}' }),

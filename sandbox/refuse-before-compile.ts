@@ -2,7 +2,7 @@
 // regular expression literals and its nesting. One linear pass each and no compiler, so
 // the host (and a type check, which would spend seconds on such a program) can ask
 // without loading esbuild.
-import type { CompileOptions, CompileResult } from './compile-program.ts';
+import type { CompileOptions, CompileResult } from './compile-result.ts';
 import { MAX_PROGRAM_BYTES } from './limits.ts';
 import { findDeepNesting, MAX_NESTING_DEPTH } from './nesting-bound.ts';
 import { findLongRegExpLiteral, MAX_REGEXP_SOURCE_CHARS } from './regexp-literal-bound.ts';

@@ -71,7 +71,8 @@ export type {
 export { DEFAULT_MAX_CALL_DEPTH } from './pipeline/call-depth.ts';
 export { allow, deny, cancel, ask, accept, block } from './pipeline/decisions.ts';
 export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } from './pipeline/decisions.ts';
-export type { ApprovalService, ApprovalRequest, ApprovalAnswer, ExecuteRequest } from './pipeline/execute-tool.ts';
+export type { ExecuteRequest } from './pipeline/execute-request.ts';
+export type { ApprovalService, ApprovalRequest, ApprovalAnswer } from './pipeline/pipeline-deps.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
 /** Who made a call (`exec.caller`): the model directly, a program (local run_code or a provider's hosted program), or a composite tool. */
 export type { ToolCaller, ToolCallerKind, ProgramProvider, HostedProvider } from './pipeline/tool-caller.ts';

@@ -6,7 +6,7 @@
 // object looks as before.
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
-import type { Tool } from './define-tool.ts';
+import type { Tool } from './tool.ts';
 
 export type CheckedBody = (args: JsonValue, exec: ToolExecution) => unknown;
 

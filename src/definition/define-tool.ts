@@ -10,12 +10,15 @@ import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { capSchemaDescriptions } from './cap-schema-descriptions.ts';
 import { setCheckedBody } from './checked-body.ts';
+import type { Tool } from './tool.ts';
 import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
 import type { SchemaDialect } from './create-ajv.ts';
 import type { InferArgs, InferNode, JsonValueType, PropertyMap, SchemaNode } from './schema-node.ts';
 import { schemaValidator, validationIssues } from './schema-validator.ts';
 import { isStandardSchema, parseStandardArgs, standardJsonSchema, type StandardSchemaV1 } from './standard-schema.ts';
+
+export type { Tool } from './tool.ts';
 
 type Awaitable<T> = T | Promise<T>;
 
@@ -79,38 +82,6 @@ export interface ToolSpec<P extends PropertyMap, O extends SchemaNode>
   extends ToolSpecBase<InferArgs<P>, InferNode<O>, ReturnableValue<InferNode<O>>> {
   readonly parameters: P;
   readonly output: ToolSpecBase<InferArgs<P>, InferNode<O>>['output'] & { readonly schema: O };
-}
-
-/** A compiled tool definition, ready to register. Frozen. */
-export interface Tool {
-  readonly name: string;
-  readonly description: string;
-  /** JSON Schema of the arguments (implicit open object root). */
-  readonly parameters: JsonSchema;
-  readonly outputSchema: JsonSchema;
-  readonly deferLoading: boolean;
-  /** Hosted mode: who may call it (see ToolSpecBase.callers); undefined means `['program']`. */
-  readonly callers?: readonly ToolCallerKind[];
-  /** What an outside schema lost at definition (typed loosely, or not validated here); empty for the DSL. */
-  readonly schemaWarnings?: readonly string[];
-  readonly timeoutMs: number | undefined;
-  /** Validates, then calls the author's body. Throws ToolArgsError (INVALID_ARGS) first if invalid. */
-  invoke(args: JsonValue, exec: ToolExecution): Promise<unknown>;
-  argIssues(args: JsonValue): ArgIssue[];
-  outputIssues(value: JsonValue): ArgIssue[];
-  render(args: JsonValue, value: JsonValue): ContentBlock[];
-  /** Soft: invalid args or a throwing callback give `false` (exclusive). */
-  isConcurrencySafe(args: JsonValue): boolean;
-  /** The definition's `resourceKey`, when it has one (called with validated arguments). */
-  readonly resourceKey?: (args: JsonValue) => string;
-  readonly projectContent:
-    | ((args: JsonValue, value: JsonValue, content: readonly ContentBlock[]) => ContentBlock[])
-    | undefined;
-  readonly finalizeContent: ((content: readonly ContentBlock[], result: ToolResult) => ContentBlock[]) | undefined;
-  readonly presentationMeta: ((args: JsonValue, value: JsonValue) => JsonValue) | undefined;
-  /** Soft: `undefined` when the logged args no longer fit, or there is no presenter. */
-  presentCall(args: JsonValue): JsonValue | undefined;
-  presentResult(args: JsonValue, result: ToolResult): JsonValue | undefined;
 }
 
 const NAME_PATTERN = /^[^\s]{1,128}$/u;

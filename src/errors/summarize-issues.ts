@@ -2,7 +2,7 @@
 // in many places at once, and an error message joining every issue grows with the
 // input (a 2 MB array once gave a message of ~170 MB): at most MAX_LISTED issues, each
 // message cut, then a count of the rest.
-import type { ArgIssue } from './tool-args-error.ts';
+import type { ArgIssue } from './arg-issue.ts';
 
 /** Issues listed in a message (the rest are counted). */
 export const MAX_LISTED_ISSUES = 10;

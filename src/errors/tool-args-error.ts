@@ -1,11 +1,8 @@
+import type { ArgIssue } from './arg-issue.ts';
 import { summarizeIssues } from './summarize-issues.ts';
 import { ToolRuntimeError } from './tool-runtime-error.ts';
 
-export interface ArgIssue {
-  /** JSON pointer into the arguments, '' for the root. */
-  readonly path: string;
-  readonly message: string;
-}
+export type { ArgIssue } from './arg-issue.ts';
 
 /** Arguments failed the parameter schema; the body was not called. Code `INVALID_ARGS`. */
 export class ToolArgsError extends ToolRuntimeError {

@@ -7,14 +7,15 @@
 // hosted-program-tool.ts), or refuses it (DENIED, before any policy) when the program
 // never appeared in this conversation, has ended or was itself refused, when the tool
 // may not be called from programs, or when the agent is not in hosted mode.
-import type { NestedExecuteRequest, PipelineDeps } from '../pipeline/execute-tool.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { executeTool } from '../pipeline/execute-tool.ts';
 import { hostedCaller, type HostedProvider, type ToolCaller, type ToolCallerKind } from '../pipeline/tool-caller.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { deferred, type Deferred } from '../scheduler/deferred.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
-import type { TurnCall } from '../scheduler/execute-turn.ts';
+import type { TurnCall } from '../scheduler/turn-call.ts';
 import type { Journal } from '../journal/journal.ts';
 import { HOSTED_PROGRAM, hostedProgramTool, type HostedProgramOutcome } from './hosted-program-tool.ts';
 

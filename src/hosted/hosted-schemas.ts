@@ -3,7 +3,7 @@
 // (`['direct']`: the model calls it itself; `['direct', 'program']`: both).
 import type { Tool } from '../definition/define-tool.ts';
 import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
-import type { ToolSchemaProjection } from '../runtime/create-tool-runtime.ts';
+import type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 
 const PROGRAM_ONLY: readonly ToolCallerKind[] = Object.freeze(['program']);
 

@@ -5,16 +5,17 @@
 // a dictionary) and every read of it is a slow lookup; this class shares one pair of
 // accessors across all views, so each view is a small frozen object with a fast shape.
 import type { JsonValue } from '../json/json-value.ts';
-import type { ExecutionState } from './execution-state.ts';
 import type { ToolCaller } from './tool-caller.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
+// The execution a view shows is an ExecutionState (execution-state.ts), typed here by its
+// interface so the two files do not import each other; its `signal` setter does the check.
 let signalProperty: PropertyDescriptor;
 let bodyInvokedProperty: PropertyDescriptor;
 
 export class ExecutionView implements ToolExecution {
-  readonly #state: ExecutionState;
+  readonly #state: ToolExecution;
   declare readonly callId: string;
   declare readonly name: string;
   declare readonly agent: string | undefined;
@@ -53,7 +54,7 @@ export class ExecutionView implements ToolExecution {
     };
   }
 
-  constructor(state: ExecutionState) {
+  constructor(state: ToolExecution) {
     this.#state = state;
     const self = this as { -readonly [K in keyof ToolExecution]: ToolExecution[K] };
     self.callId = state.callId;

@@ -1,7 +1,7 @@
 // The seam through which an execution makes nested calls (run_code's SDK calls, a
 // composite tool's `exec.callTool`): the runtime hands out a call sequencer, so nested
 // calls follow exactly the ordering rules of a model turn.
-import type { NestedExecuteRequest } from './execute-tool.ts';
+import type { NestedExecuteRequest } from './execute-request.ts';
 import type { ToolResult } from './tool-result.ts';
 
 export interface NestedCallSubmitter {

@@ -5,7 +5,7 @@
 // object literal, Proxy or copy can carry, and the request is frozen, so its arguments
 // cannot be swapped after the check. (A private brand, not a WeakSet of values: a weak
 // collection costs about a microsecond per entry in garbage collection.)
-import type { NestedExecuteRequest } from './execute-tool.ts';
+import type { NestedExecuteRequest } from './execute-request.ts';
 
 class SnapshotRequest {
   readonly #vouched = true;

@@ -2,7 +2,7 @@
 // provider ran in its own sandbox: Anthropic's code execution tool, OpenAI's
 // programmatic tool calling), or a composite tool's body (`exec.callTool`). Hooks,
 // guards and bodies read it as `exec.caller`.
-import { RUN_CODE } from '../registry/tool-registry.ts';
+import { RUN_CODE } from '../registry/reserved-names.ts';
 
 /** Where a program ran: our sandbox (`run_code`), or a provider's (hosted mode). */
 export type ProgramProvider = 'local' | 'anthropic' | 'openai';

@@ -20,7 +20,7 @@ import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import { freezeParsedJson, type JsonValue } from '../json/json-value.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { orderedFerry } from '../pipeline/ordered-ferry.ts';
-import type { NestedExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { snapshotRequest } from '../pipeline/snapshot-request.ts';
 import { markSelfBounded } from '../pipeline/unsettled-body.ts';

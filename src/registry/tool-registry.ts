@@ -5,12 +5,9 @@ import type { Tool } from '../definition/define-tool.ts';
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import { DESCRIBE_TOOL, RUN_CODE, SEARCH_TOOL } from './reserved-names.ts';
 
-/** The one name no tool may take, in any mode: the PTC entry point. */
-export const RUN_CODE = 'run_code';
-/** Built-in SDK functions of ptc programs that load and find deferred tools; reserved like run_code. */
-export const DESCRIBE_TOOL = '$describe';
-export const SEARCH_TOOL = '$search';
+export { RUN_CODE, DESCRIBE_TOOL, SEARCH_TOOL } from './reserved-names.ts';
 const BUILTIN_NAMES: ReadonlySet<string> = new Set([DESCRIBE_TOOL, SEARCH_TOOL]);
 
 export interface Agent {

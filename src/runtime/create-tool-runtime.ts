@@ -5,11 +5,12 @@ import { checkSandboxOptions } from '../../sandbox/sandbox-options.ts';
 import type { Sandbox, SandboxLimits, SandboxOptions } from '../../sandbox/types.ts';
 import { generateSdk } from '../../sdk-gen/generate-sdk.ts';
 import type { ToolSchema } from '../../sdk-gen/tool-schema.ts';
-import type { JsonSchema } from '../definition/compile-schema.ts';
 import type { Tool } from '../definition/define-tool.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import { checkMaxCallDepth } from '../pipeline/call-depth.ts';
-import { executeTool, type ApprovalService, type ExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
+import { executeTool } from '../pipeline/execute-tool.ts';
+import type { ExecuteRequest } from '../pipeline/execute-request.ts';
+import type { ApprovalService, PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { Hooks, type HookMap, type HookName } from '../pipeline/hooks.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { DEFAULT_GRACE_MS, type UnsettledBodyReporter } from '../pipeline/unsettled-body.ts';
@@ -50,7 +51,6 @@ import { resolveOwnedJournal } from '../journal/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
-import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
 import type { RunCall } from './run-call-tree.ts';
@@ -62,18 +62,9 @@ import {
   type SessionsApi,
   type SessionsOptions,
 } from '../sessions/runtime-sessions.ts';
+import { projectSchema, type ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 
-/** What a model provider receives for one tool: never callbacks, timeouts or renderers. */
-export interface ToolSchemaProjection {
-  readonly name: string;
-  readonly description: string;
-  readonly parameters: JsonSchema;
-  readonly deferLoading?: true;
-  /** Hosted mode only: who may call the tool (`['program']` unless the tool declares `callers`). */
-  readonly callers?: readonly ToolCallerKind[];
-  /** Hosted mode only: the output schema, when it describes an object (OpenAI sends it as `output_schema`). */
-  readonly outputSchema?: JsonSchema;
-}
+export type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 
 /** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal, a file path or a postgres:// URL) come from the scheduler. */
 export interface ToolRuntimeOptions extends TurnExecutorOptions {
@@ -299,15 +290,6 @@ function positiveMs(value: number | undefined, fallback: number, name: string): 
   if (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1)
     throw new TypeError(`createToolRuntime: ${name} must be a positive integer, got ${String(value)}`);
   return value;
-}
-
-export function projectSchema(tool: Tool): ToolSchemaProjection {
-  return Object.freeze({
-    name: tool.name,
-    description: tool.description,
-    parameters: tool.parameters,
-    ...(tool.deferLoading ? { deferLoading: true as const } : {}),
-  });
 }
 
 const toSdkSchema = (tool: Tool): ToolSchema => ({

@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
-import type { ExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { ExecuteRequest } from '../pipeline/execute-request.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { DurableRunsConfig } from '../ptc/durable-run.ts';
 import { foldRuns, type DurableRunState } from '../journal/durable-run-state.ts';

@@ -28,12 +28,9 @@
 import PQueue from 'p-queue';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 import { trySnapshotJson, type JsonValue } from '../json/json-value.ts';
-import {
-  executeTool,
-  type ExecutionGates,
-  type NestedExecuteRequest,
-  type PipelineDeps,
-} from '../pipeline/execute-tool.ts';
+import { executeTool } from '../pipeline/execute-tool.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
+import type { ExecutionGates, PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import { checkCallIdLength } from '../pipeline/call-id-bound.ts';
 import { hasSnapshotArguments, snapshotRequest } from '../pipeline/snapshot-request.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';

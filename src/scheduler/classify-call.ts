@@ -2,7 +2,7 @@
 // Default exclusive; parallel only if the latest visible definition says exactly
 // `true` for these arguments without throwing.
 import type { JsonValue } from '../json/json-value.ts';
-import type { PipelineDeps } from '../pipeline/execute-tool.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 
 export type CallMode = 'parallel' | 'exclusive';
 

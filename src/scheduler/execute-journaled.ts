@@ -2,7 +2,9 @@
 // as a call of a turn, and the same recovery — a journal failure gives the caller a
 // SCHEDULER_FAILURE result (the call's body ran only if `info.dispatched`), never a
 // rejection. A malformed request is still a TypeError.
-import { executeTool, type NestedExecuteRequest, type PipelineDeps } from '../pipeline/execute-tool.ts';
+import { executeTool } from '../pipeline/execute-tool.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { Journal } from '../journal/journal.ts';
 import { journalGates } from './journal-gates.ts';

@@ -6,8 +6,7 @@
 // tool call without its result.
 import { hostedCallRequest, type HostedConversation } from '../hosted/hosted-conversation.ts';
 import { checkCallIdLength } from '../pipeline/call-id-bound.ts';
-import type { PipelineDeps } from '../pipeline/execute-tool.ts';
-import type { ToolCaller } from '../pipeline/tool-caller.ts';
+import type { PipelineDeps } from '../pipeline/pipeline-deps.ts';
 import type { ContextMessage, ToolResult } from '../pipeline/tool-result.ts';
 import type { AgentRef } from '../registry/tool-registry.ts';
 import { createCallSequencer } from './call-sequencer.ts';
@@ -16,19 +15,9 @@ import { checkConcurrency } from './concurrency-limit.ts';
 import type { Journal } from '../journal/journal.ts';
 import type { JournalBounds } from '../journal/journal-bounds.ts';
 import { resolveJournal } from '../journal/resolve-journal.ts';
+import type { TurnCall } from './turn-call.ts';
 
-/** One tool call of a model message. */
-export interface TurnCall {
-  readonly callId: string;
-  readonly name: string;
-  readonly arguments: unknown;
-  /**
-   * Hosted mode: who made the call, as the adapter read it from the response (absent:
-   * the model directly). A program-made call runs nested under its program when the
-   * turn's `conversation` saw that program; otherwise it is refused (DENIED).
-   */
-  readonly caller?: ToolCaller;
-}
+export type { TurnCall } from './turn-call.ts';
 
 export interface TurnOptions {
   /** The calling agent (scope, restrictions, guards). Default: the global scope. */

@@ -2,7 +2,7 @@
 // recorded before any stage runs (write-ahead), the result before observers see it.
 // A failed append becomes the scheduler's own failure (SCHEDULER_FAILURE), cause kept.
 import type { CallRecord } from '../pipeline/call-record.ts';
-import type { ExecutionGates } from '../pipeline/execute-tool.ts';
+import type { ExecutionGates } from '../pipeline/pipeline-deps.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { Journal, ToolCallEvent } from '../journal/journal.ts';
 import { SchedulerError } from './scheduler-error.ts';

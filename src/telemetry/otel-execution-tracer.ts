@@ -12,7 +12,8 @@
 // `@opentelemetry/api` is an optional peer dependency: it is imported dynamically, once;
 // without it (or with no tracer provider registered) executions run untraced.
 import type { Attributes, Span, Tracer } from '@opentelemetry/api';
-import type { ExecutionTracer, NestedExecuteRequest } from '../pipeline/execute-tool.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
+import type { ExecutionTracer } from '../pipeline/pipeline-deps.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';

@@ -2,37 +2,12 @@
 // every .ts file (static, dynamic, type-only, re-exports), read by TypeScript's own
 // pre-processor rather than guessed with a pattern.
 import { describe, expect, it } from '@jest/globals';
-import { readdirSync, readFileSync } from 'node:fs';
-import { dirname, join, relative, resolve, sep } from 'node:path';
-import { fileURLToPath } from 'node:url';
-import ts from 'typescript';
+import { readFileSync } from 'node:fs';
+import { join, sep } from 'node:path';
+import { type ImportEdge, importsOf, root, tsFiles } from './import-graph.ts';
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const LAYERS = ['src', 'sdk-gen', 'sandbox', 'examples', 'bench'] as const;
 type Layer = (typeof LAYERS)[number];
-
-interface ImportEdge {
-  /** The importing file, relative to the repository root. */
-  readonly from: string;
-  readonly specifier: string;
-  /** For a relative specifier: the target, relative to the repository root. */
-  readonly target?: string;
-}
-
-function tsFiles(dir: string): string[] {
-  return readdirSync(join(root, dir), { withFileTypes: true, recursive: true })
-    .filter((entry) => entry.isFile() && entry.name.endsWith('.ts'))
-    .map((entry) => relative(root, join(entry.parentPath, entry.name)));
-}
-
-function importsOf(file: string): ImportEdge[] {
-  const info = ts.preProcessFile(readFileSync(join(root, file), 'utf8'), true, true);
-  return info.importedFiles.map(({ fileName: specifier }) =>
-    specifier.startsWith('.')
-      ? { from: file, specifier, target: relative(root, resolve(root, dirname(file), specifier)) }
-      : { from: file, specifier },
-  );
-}
 
 const layerOf = (path: string): string => path.split(sep)[0]!;
 const exportKeys = Object.keys(
@@ -72,7 +47,7 @@ function boundaryViolations(edges: readonly ImportEdge[]): string[] {
   return violations;
 }
 
-const edges = LAYERS.flatMap((layer) => tsFiles(layer).flatMap(importsOf));
+const edges = LAYERS.flatMap((layer) => tsFiles(layer).flatMap((file) => importsOf(file)));
 
 describe('package boundaries', () => {
   it('the walk sees the real graph: relative, dynamic and package-name imports', () => {

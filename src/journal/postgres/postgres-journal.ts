@@ -14,26 +14,14 @@ import type { Pool, PoolConfig } from 'pg';
 import { deepFreeze } from '../../json/json-value.ts';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from '../journal.ts';
 import { isJournalEvent } from '../parse-journal.ts';
+import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import { createPostgresResourceLocks } from './postgres-resource-locks.ts';
 import { createPostgresRunClaims } from './postgres-run-claims.ts';
 import type { RunClaims } from '../run-claims.ts';
 import { RUN_EVENT_TYPES } from '../run-journal-events.ts';
-import type { JournalEntry, JournalQuery } from '../sqlite/sqlite-journal.ts';
-import { count, millis } from '../journal-query-args.ts';
+import { count, millis, type JournalEntry, type JournalQuery } from '../journal-query.ts';
 
-/** The part of a `pg.Pool` the store uses, for code that brings its own pool. */
-export interface PostgresPool {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-  connect(): Promise<PostgresPoolClient>;
-  end(): Promise<void>;
-}
-
-/** A connection checked out of a `PostgresPool`. */
-export interface PostgresPoolClient {
-  query(text: string, values?: unknown[]): Promise<{ rows: unknown[] }>;
-  /** `true` (or an error) destroys the connection instead of returning it to the pool. */
-  release(destroy?: boolean | Error): void;
-}
+export type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 
 /** Options of `openPostgresJournal`. */
 export interface PostgresJournalOptions {

@@ -2,7 +2,7 @@
 // the resource locks' shared session): node-postgres deprecates giving a client a query
 // while another runs on it (a DeprecationWarning in the host's output; pg 9 drops it), so
 // the queue is ours. Order is kept: a query starts when the one given before it settled.
-import type { PostgresPoolClient } from './postgres-journal.ts';
+import type { PostgresPoolClient } from './postgres-pool.ts';
 
 type ErrorListener = () => void;
 

@@ -18,7 +18,7 @@
 // releases do nothing, and the next lock opens a new session.
 import { createHash } from 'node:crypto';
 import { createKeyedMutex } from '../../pipeline/resource-locks.ts';
-import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
+import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import type { ErrorEvents } from './postgres-query-queue.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';
 

@@ -14,7 +14,7 @@
 // store) while another process may resume them, so the host gets a JournalWarning naming
 // them; their releases end nothing of the new holders'.
 import { createHash } from 'node:crypto';
-import type { PostgresPool, PostgresPoolClient } from './postgres-journal.ts';
+import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from '../run-claims.ts';
 

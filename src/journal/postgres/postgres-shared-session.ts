@@ -9,7 +9,7 @@
 // backend, a query in an unknown state), everything held on it is lost with it: the
 // owner is told which keys, and the next use opens a new session (a new generation, so
 // a late release of a lost key ends nothing on the new one).
-import type { PostgresPoolClient } from './postgres-journal.ts';
+import type { PostgresPoolClient } from './postgres-pool.ts';
 import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
 
 /** A session of one generation; its client runs one query at a time. */

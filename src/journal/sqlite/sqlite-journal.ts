@@ -13,33 +13,9 @@ import { RUN_EVENT_TYPES } from '../run-journal-events.ts';
 import { loadNodeSqlite } from './load-node-sqlite.ts';
 import { createSqliteRunClaims, RUN_CLAIMS_SCHEMA } from './sqlite-run-claims.ts';
 import { checkOnlyJournalSchema } from './sqlite-schema-check.ts';
-import { count, millis } from '../journal-query-args.ts';
+import { count, millis, type JournalEntry, type JournalQuery } from '../journal-query.ts';
 
-/** What to select; every given field must match. */
-export interface JournalQuery {
-  /** Events of this call chain: the root call and every nested call under it. */
-  readonly rootCallId?: string;
-  /** Events of calls made by this agent (null: the global scope). */
-  readonly agent?: string | null;
-  /** Appended at or after this time (a Date or milliseconds since the epoch). */
-  readonly since?: Date | number;
-  /** Appended before this time. */
-  readonly until?: Date | number;
-  /** Only call events, or only result events. */
-  readonly type?: JournalEvent['type'];
-  /** Only entries after this `seq` (to page through a long journal). */
-  readonly afterSeq?: number;
-  /** At most this many entries. Default: all. */
-  readonly limit?: number;
-}
-
-export interface JournalEntry {
-  /** Append order, from 1. */
-  readonly seq: number;
-  /** When it was appended, in milliseconds since the epoch. */
-  readonly at: number;
-  readonly event: JournalEvent;
-}
+export type { JournalEntry, JournalQuery } from '../journal-query.ts';
 
 export interface SqliteJournalOptions {
   /** Rows that do not hold a journal event, found by `read()`. Default: `process.emitWarning`. */
