@@ -5,6 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Tool } from '../definition/define-tool.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
+import { locateSyntaxError, locationFromStack } from './locate-syntax-error.ts';
 import { UsageError } from './usage-error.ts';
 
 export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unknown);
@@ -16,8 +17,9 @@ const isTool = (value: unknown): value is Tool =>
   typeof (value as Tool).name === 'string';
 
 /**
- * What to do about the two mistakes Node's type stripping makes common in a .ts tools
- * module: a relative import without its extension, and TypeScript that is not erasable.
+ * What to do about the mistakes Node makes common in a tools module: ES module syntax in a
+ * CommonJS package, and for .ts a relative import without its extension or TypeScript
+ * that is not erasable.
  */
 function loadHint(error: unknown): string {
   const code = (error as { code?: unknown } | null)?.code;
@@ -25,10 +27,20 @@ function loadHint(error: unknown): string {
   if (code === 'ERR_MODULE_NOT_FOUND' && /Cannot find module '[^']*\/[^/.']+'/.test(message)) {
     return ' (a relative import names its file with the extension, e.g. "./orders.ts")';
   }
+  if (/Cannot use import statement outside a module|Unexpected token 'export'/u.test(message)) {
+    return ' (Node loads a .js or .ts module as CommonJS in a package without "type": "module", e.g. one made by npm init: name it .mjs or .mts, or set "type": "module" in package.json)';
+  }
   if (code === 'ERR_UNSUPPORTED_TYPESCRIPT_SYNTAX') {
     return " (a .ts tools module runs with Node's type stripping: no enum, namespace, parameter properties or import =)";
   }
   return '';
+}
+
+/** `file:line:column: ` of a module that does not parse (the tools module or a file it imports), else ''. */
+async function syntaxErrorPlace(file: string, error: unknown): Promise<string> {
+  if ((error as Error | null)?.name !== 'SyntaxError') return '';
+  const found = locationFromStack((error as Error).stack) ?? (await locateSyntaxError(file).catch(() => undefined));
+  return found === undefined ? '' : `${found.file}:${found.line}:${found.column}: `;
 }
 
 /** Registers the module's tools (or the built-in example tools when `modulePath` is undefined). */
@@ -43,8 +55,9 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     try {
       exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
     } catch (error) {
+      const where = await syntaxErrorPlace(file, error);
       throw new UsageError(
-        `--tools ${modulePath}: could not load the module: ${(error as Error).message.split('\n')[0]}${loadHint(error)}`,
+        `--tools ${modulePath}: could not load the module: ${where}${(error as Error).message.split('\n')[0]}${loadHint(error)}`,
       );
     }
   }

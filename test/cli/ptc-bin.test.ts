@@ -148,4 +148,23 @@ describe('bin/ptc.js', () => {
     );
     expect(await ptc(['sdk', '--tools', join(dir, 'erasable.ts')])).toMatchObject({ code: 0, err: '' });
   });
+
+  it('a tools module that does not parse: a usage error with its file, line and column', async () => {
+    await writeFile(join(dir, 'comma.mjs'), 'export default [\n  { name: "x",, },\n];\n');
+    await writeFile(join(dir, 'outer.mjs'), 'import { inner } from "./inner.mjs";\nexport default [inner];\n');
+    await writeFile(join(dir, 'inner.mjs'), 'export const inner = {\n  a: 1\n  b: 2,\n};\n');
+    await writeFile(join(dir, 'missing-value.mts'), 'const limit: number = ;\nexport default [];\n');
+    const cases: [string, RegExp][] = [
+      ['comma.mjs', /--tools .*comma\.mjs: could not load the module: .*comma\.mjs:2:15: Unexpected token ','$/u],
+      // The error is in a file the module imports: that file is named.
+      ['outer.mjs', /--tools .*outer\.mjs: could not load the module: .*inner\.mjs:3:3: Unexpected identifier 'b'$/u],
+      ['missing-value.mts', /could not load the module: .*missing-value\.mts:1:23: Expression expected$/u],
+    ];
+    for (const [file, expected] of cases) {
+      const run = await ptc(['sdk', '--tools', join(dir, file)]);
+      expect(run.code).toBe(2);
+      oneLine(run.err);
+      expect(run.err.trimEnd()).toMatch(expected);
+    }
+  });
 });
