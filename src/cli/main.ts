@@ -1,5 +1,6 @@
 // The `ptc` command line. Exit status: 0 success, 1 the result is an error (or
 // diagnostics were found), 2 a usage error (one line on stderr).
+import { randomUUID } from 'node:crypto';
 import { existsSync, readFileSync } from 'node:fs';
 import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
 import { resolveLimits } from '../../sandbox/limits.ts';
@@ -153,6 +154,29 @@ function agentExists(rt: ToolRuntime, agent: string): boolean {
   }
 }
 
+/** A word for a shell command line: quoted when it holds anything but plain path characters. */
+const shellWord = (word: string): string =>
+  /^[\w@%+=:,./-]+$/u.test(word) ? word : `'${word.replace(/'/g, `'\\''`)}'`;
+
+/** A journal URL's password stays out of what is printed. */
+function withoutPassword(journal: string): string {
+  if (!/^postgres(?:ql)?:\/\//u.test(journal)) return journal;
+  try {
+    const url = new URL(journal);
+    if (url.password === '') return journal;
+    url.password = '****';
+    return url.href;
+  } catch {
+    return 'postgres://…';
+  }
+}
+
+/** What `ptc run` prints under a paused run: the command that decides its calls. */
+function nextStep(runId: string, o: { journal?: string; tools?: string }): string {
+  const tools = o.tools === undefined ? '' : ` --tools ${shellWord(o.tools)}`;
+  return `Decide with: ptc runs approve|deny ${runId} --journal ${shellWord(withoutPassword(o.journal ?? ''))}${tools}`;
+}
+
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('ptc')
     .description('Programmatic tool calling: run model-written TypeScript against your tools, safely.')
@@ -236,6 +260,16 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--json', 'print the run_code result as one JSON object')
     .option('--agent <id>', 'run as this agent (its scope, restrictions and guards)')
+    .option(
+      '--journal <file|url>',
+      'durable journal of the run (JSONL; .db/.sqlite: SQLite; postgres://…: PostgreSQL): a paused or interrupted run is continued with ptc runs',
+    )
+    .addOption(
+      new Option(
+        '--approval <mode>',
+        "pause: a gated call (a --tools hook's ask()) pauses the run for a human; ptc runs approve|deny continues it (needs --journal)",
+      ).choices(['pause']),
+    )
     .action(
       async (
         file: string,
@@ -247,8 +281,13 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           typecheck: 'off' | 'warn' | 'error';
           json?: boolean;
           agent?: string;
+          journal?: string;
+          approval?: 'pause';
         } & ToolSources,
       ) => {
+        if (o.approval !== undefined && o.journal === undefined) {
+          throw new UsageError('--approval pause needs --journal <file|url>: a paused run lives in the journal');
+        }
         const code = await readProgram(file);
         const limits: Partial<SandboxLimits> = {
           ...(o.timeoutMs === undefined ? {} : { wallTimeMs: o.timeoutMs }),
@@ -268,14 +307,23 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           );
         }
         let live: LiveRunOutput | undefined;
+        const opened = await openJournalOption(o.journal);
+        // Runs of one journal are told apart by their call: each `ptc run` on it is a call of its own.
+        const callId = opened === undefined ? 'cli-run' : `cli-run-${randomUUID().slice(0, 8)}`;
         const result = await withRuntime(
-          { mode: o.mode, limits, typecheck: o.typecheck },
+          {
+            mode: o.mode,
+            limits,
+            typecheck: o.typecheck,
+            ...(opened === undefined ? {} : { journal: opened.journal }),
+            ...(o.approval === 'pause' ? { approval: { request: async () => 'pause' as const } } : {}),
+          },
           o,
           async (rt) => {
-            if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, 'cli-run', io.out);
+            if (io.liveLogs === true && o.json !== true) live = printLogsLive(rt, callId, io.out);
             try {
               return await rt.execute({
-                callId: 'cli-run',
+                callId,
                 name: 'run_code',
                 arguments: { description: `ptc run ${file}`, code },
                 ...agentOption(rt, o.agent),
@@ -285,7 +333,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
             }
           },
           io.err,
-        );
+        ).finally(() => opened?.close());
         if (o.json === true) {
           io.out(
             `${JSON.stringify({ isError: result.isError, value: result.value ?? null, content: result.content, error: result.error ?? null })}\n`,
@@ -296,6 +344,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
               ? result.content.map((b) => (b.type === 'text' ? b.text : `[image ${b.mimeType}]`)).join('\n')
               : live.finalText(result);
           if (text !== '') (result.isError ? io.err : io.out)(`${text}\n`);
+          const paused = (result.value as { paused?: { runId: string } } | undefined)?.paused;
+          if (paused !== undefined) io.out(`${nextStep(paused.runId, o)}\n`);
         }
         setExit(result.isError ? 1 : 0);
       },

@@ -287,6 +287,14 @@ describe('ptc run', () => {
     expectUsageError(await cli('run', program('ok.ts'), '--bogus'), /unknown option '--bogus'/);
     expectUsageError(await cli('run', program('ok.ts'), '--mode', 'native'), /--mode.*native/);
     expectUsageError(await cli('run'), /missing required argument 'file'/);
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--approval', 'pause'),
+      /--approval pause needs --journal <file\|url>: a paused run lives in the journal/,
+    );
+    expectUsageError(
+      await cli('run', program('ok.ts'), '--journal', join(dir, 'no-such-folder', 'runs.jsonl')),
+      /--journal/,
+    );
     expectUsageError(await cli('run', program('ok.ts'), 'extra'), /too many arguments/);
   });
 
