@@ -5,11 +5,21 @@
 // transform has a deadline; a dead or overdue service is stopped (the next call starts a
 // fresh one), and a transform that died with the service but did not cause it is retried
 // once, alone, so that one program cannot fail another program's compile.
-// First: the service's stderr goes to a file of ours, not the host's stderr (see the file).
+// The service's stderr goes to a file of ours, not the host's stderr (see esbuild-stderr.ts):
+// esbuild reads where its binary is when it loads, so it is loaded here, on first use, after
+// that file has set it up. (A static import is not enough: a loader may evaluate a CommonJS
+// dependency such as esbuild before the modules that import it, as jest's ESM loader does.)
 import { takeEsbuildStderr } from './esbuild-stderr.ts';
-import { stop, transform, type TransformOptions, type TransformResult } from 'esbuild';
+import type { TransformOptions, TransformResult } from 'esbuild';
 import { closeSync, openSync } from 'node:fs';
 import { devNull } from 'node:os';
+
+let loaded: Promise<typeof import('esbuild')> | undefined;
+const esbuild = (): Promise<typeof import('esbuild')> =>
+  (loaded ??= import('esbuild').catch((error: unknown) => {
+    loaded = undefined; // e.g. no free file descriptor to read it: the next compile tries again
+    throw error;
+  }));
 
 export type BoundedTransformResult =
   | { readonly ok: true; readonly output: TransformResult }
@@ -65,6 +75,12 @@ function settle(result: Attempt): BoundedTransformResult {
 }
 
 async function attempt(input: string, options: TransformOptions, deadlineMs: number): Promise<Attempt> {
+  let transform: typeof import('esbuild').transform;
+  try {
+    ({ transform } = await esbuild()); // before the descriptor check below, which must share the spawn's tick
+  } catch (error) {
+    return { ok: false, reason: 'unavailable', message: `esbuild could not be loaded: ${(error as Error).message}` };
+  }
   const startedIn = generation;
   if (serviceStartedIn !== generation) {
     // This transform starts esbuild's service. esbuild listens for its spawn's 'error' only
@@ -106,7 +122,9 @@ async function attempt(input: string, options: TransformOptions, deadlineMs: num
 function restart(seenGeneration: number): void {
   if (seenGeneration !== generation) return;
   generation += 1;
-  void stop().catch(() => undefined);
+  void esbuild()
+    .then(({ stop }) => stop())
+    .catch(() => undefined);
 }
 
 /** File descriptors starting esbuild's service takes (its stdin and stdout pipes, spawn's own), with room to spare. */

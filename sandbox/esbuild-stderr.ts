@@ -5,18 +5,32 @@
 // wrapper that starts the same binary with its stderr in a private file; the crash's
 // first lines are read from it into the compile failure, bounded, and the file is emptied.
 // Only where the user has not chosen a binary, and on POSIX (the wrapper is a sh script).
-import { mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
+// With PTC_ESBUILD_CRASH_DIR set (the test command sets it) each crash's whole output is
+// kept in a file there, and the compile failure names that file; the wrapper lives there too.
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, truncateSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 
 const MAX_REPORTED_CHARS = 300;
+
+const crashDir = ((): string | undefined => {
+  const dir = process.env['PTC_ESBUILD_CRASH_DIR'];
+  if (dir === undefined || dir === '') return undefined;
+  try {
+    mkdirSync(resolve(dir), { recursive: true });
+    return resolve(dir);
+  } catch {
+    return undefined;
+  }
+})();
+let crashes = 0;
 
 function install(): string | undefined {
   if (process.platform === 'win32' || process.env['ESBUILD_BINARY_PATH'] !== undefined) return undefined;
   try {
     const binary = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
-    const dir = mkdtempSync(join(tmpdir(), 'ptc-esbuild-'));
+    const dir = mkdtempSync(join(crashDir ?? tmpdir(), 'ptc-esbuild-'));
     const log = join(dir, 'stderr.log');
     const wrapper = join(dir, 'esbuild');
     const quote = (path: string): string => `'${path.replace(/'/g, `'\\''`)}'`;
@@ -43,7 +57,21 @@ export function takeEsbuildStderr(): string {
       .filter((line) => line.startsWith('fatal error') || line.startsWith('panic'))
       .slice(0, 3)
       .join('; ');
-    return head.length > MAX_REPORTED_CHARS ? `${head.slice(0, MAX_REPORTED_CHARS)}...` : head;
+    const bounded = head.length > MAX_REPORTED_CHARS ? `${head.slice(0, MAX_REPORTED_CHARS)}...` : head;
+    return [bounded, keepCrash(text)].filter((part) => part !== '').join('; ');
+  } catch {
+    return '';
+  }
+}
+
+/** With PTC_ESBUILD_CRASH_DIR: the whole output in a file there, and the words that name it ('' without). */
+function keepCrash(text: string): string {
+  if (crashDir === undefined || text.trim() === '') return '';
+  crashes += 1;
+  const file = join(crashDir, `esbuild-${process.pid}-${crashes}.log`);
+  try {
+    writeFileSync(file, text);
+    return `its whole output: ${file}`;
   } catch {
     return '';
   }

@@ -6,4 +6,6 @@ source scripts/ensure-node.sh
 # PostgreSQL and nginx for the tests that start them (Debian packages, apt-get when missing).
 bash scripts/ensure-test-servers.sh
 [ -d node_modules/isolated-vm ] || npm ci --loglevel=warn
+# The esbuild crash output the compile tests keep (PTC_ESBUILD_CRASH_DIR, the jest script): this run's only.
+rm -rf .build-test/esbuild-crashes
 npm test
