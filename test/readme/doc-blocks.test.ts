@@ -4,10 +4,22 @@
 // `ptc` in a shell block is this checkout's bin/ptc.js.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { execFileSync } from 'node:child_process';
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { delimiter, dirname, join, relative, resolve } from 'node:path';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
-import { allBlocks, type DocBlock, documents, expectedOutput, root, where } from './doc-blocks.ts';
+import {
+  allBlocks,
+  type DocBlock,
+  documents,
+  expectedOutput,
+  logPhrases,
+  missingOutput,
+  root,
+  runShellBlock,
+  sourcePaths,
+  where,
+  workshopFileNames,
+} from './doc-blocks.ts';
 
 mkdirSync(join(root, '.build-test'), { recursive: true });
 // Inside the package, so `ptc-runtime` is a self-reference that the ptc-source condition points at the sources.
@@ -30,22 +42,7 @@ function runNode(block: DocBlock): string {
   });
 }
 
-function runShell(block: DocBlock): string {
-  const bin = join(scratch, 'bin');
-  if (!existsSync(bin)) {
-    mkdirSync(bin);
-    const ptc = join(bin, 'ptc');
-    writeFileSync(ptc, `#!/bin/sh\nexec "${process.execPath}" --no-node-snapshot "${join(root, 'bin/ptc.js')}" "$@"\n`);
-    chmodSync(ptc, 0o755);
-  }
-  return execFileSync('bash', ['-euo', 'pipefail', '-c', block.code], {
-    cwd: root,
-    encoding: 'utf8',
-    timeout: 90_000,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: { ...process.env, PATH: [bin, dirname(process.execPath), process.env['PATH'] ?? ''].join(delimiter) },
-  });
-}
+const runShell = (block: DocBlock): string => runShellBlock(block, scratch);
 
 describe('documentation', () => {
   it('README.md stays at most 400 lines', () => {
@@ -71,6 +68,59 @@ describe('documentation', () => {
     }
     expect(found).toEqual([]);
     expect(advisories.size).toBeLessThanOrEqual(1);
+  });
+
+  it('speaks to users: no source paths, no engineering log, no test talk', () => {
+    const names = workshopFileNames();
+    const found: string[] = [];
+    for (const doc of documents()) {
+      readFileSync(join(root, doc), 'utf8')
+        .split('\n')
+        .forEach((line, i) => {
+          for (const path of sourcePaths(line, names)) found.push(`${doc}:${i + 1}: source path ${path}`);
+          for (const phrase of logPhrases(line)) found.push(`${doc}:${i + 1}: engineering log "${phrase}"`);
+        });
+    }
+    // See CONTRIBUTING.md, "Writing documentation": name what a user runs, not where it is implemented.
+    expect(found).toEqual([]);
+  });
+
+  it('the user-docs check finds what it is for, and leaves what users run alone', () => {
+    const names = workshopFileNames();
+    const bare = [...names].sort().find((name) => /^[a-z][\w-]*\.ts$/u.test(name))!; // a source file's name without its folder
+    const bad = [
+      `The rule lives in \`src/scheduler/resolve-journal.ts\` and sandbox/guest/timers.ts; see ${bare}.`,
+      'Runs `node bench/journal-bench.ts`; the folder `test/readme/`.',
+    ].join('\n');
+    expect(sourcePaths(bad, names)).toEqual([
+      'src/scheduler/resolve-journal.ts',
+      'sandbox/guest/timers.ts',
+      'bench/journal-bench.ts',
+      'test/readme/',
+      bare,
+    ]);
+    const fine =
+      'Run `bash scripts/example.sh examples/agent-loop/scripted-run.ts`, `node bin/ptc.js`, `ptc-runtime/sandbox`, ' +
+      'your `./tools.ts` or `my-tools.ts`, and read [bench/README.md](../bench/README.md).';
+    expect(sourcePaths(fine, names)).toEqual([]);
+    expect(
+      logPhrases(
+        'They no longer stop at the first call (a test runs every block of these docs). Runs now preempt the ' +
+          'runaways. Tested with a 900 KB id; at `ac0a769` the target (1.5×) is met; this stop; nice (tried).',
+      ),
+    ).toEqual([
+      'no longer',
+      'now preempt',
+      'this stop',
+      'target (1.5×) is met',
+      '(tried)',
+      '`ac0a769`',
+      'a test',
+      'Tested with',
+    ]);
+    expect(
+      logPhrases('A paused run is left out of `rt.runs()`; `createMemoryJournal()` is for tests; token `3426812`.'),
+    ).toEqual([]);
   });
 
   it('links to files that exist', () => {
@@ -122,6 +172,8 @@ describe('documentation', () => {
     '%s runs and prints what its comments say',
     (_name, block) => {
       const stdout = block.language === 'sh' ? runShell(block) : runNode(block);
+      // A ```text output block after it: the lines it prints.
+      if (block.output !== undefined) expect(missingOutput(block.output, stdout)).toBeUndefined();
       const expected = expectedOutput(block.code);
       if (expected.length > 0)
         expect(
