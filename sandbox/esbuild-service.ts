@@ -6,13 +6,15 @@
 // fresh one), and a transform that died with the service but did not cause it is retried
 // once, alone, so that one program cannot fail another program's compile.
 // The service's stderr goes to a file of ours, not the host's stderr (see esbuild-stderr.ts):
-// esbuild reads where its binary is when it loads, so it is loaded here, on first use, after
-// that file has set it up. (A static import is not enough: a loader may evaluate a CommonJS
+// esbuild reads where its binary is when it loads, so it is loaded here by a dynamic import,
+// once that file has run. (A static import is not enough: a loader may evaluate a CommonJS
 // dependency such as esbuild before the modules that import it, as jest's ESM loader does.)
 import { takeEsbuildStderr } from './esbuild-stderr.ts';
 import type { TransformOptions, TransformResult } from 'esbuild';
 import { closeSync, openSync } from 'node:fs';
 import { devNull } from 'node:os';
+
+const NO_DESCRIPTOR = 'this host has no free file descriptor to start it (EMFILE: the open-file limit)';
 
 let loaded: Promise<typeof import('esbuild')> | undefined;
 const esbuild = (): Promise<typeof import('esbuild')> =>
@@ -20,6 +22,8 @@ const esbuild = (): Promise<typeof import('esbuild')> =>
     loaded = undefined; // e.g. no free file descriptor to read it: the next compile tries again
     throw error;
   }));
+
+void esbuild().catch(() => undefined); // loaded with this module, as a static import would be; a failure is retried on use
 
 export type BoundedTransformResult =
   | { readonly ok: true; readonly output: TransformResult }
@@ -79,7 +83,13 @@ async function attempt(input: string, options: TransformOptions, deadlineMs: num
   try {
     ({ transform } = await esbuild()); // before the descriptor check below, which must share the spawn's tick
   } catch (error) {
-    return { ok: false, reason: 'unavailable', message: `esbuild could not be loaded: ${(error as Error).message}` };
+    const code = (error as { code?: unknown } | null)?.code;
+    const noDescriptor = code === 'EMFILE' || code === 'ENFILE' || /too many open files/iu.test(String(error));
+    return {
+      ok: false,
+      reason: 'unavailable',
+      message: noDescriptor ? NO_DESCRIPTOR : `esbuild could not be loaded: ${(error as Error).message}`,
+    };
   }
   const startedIn = generation;
   if (serviceStartedIn !== generation) {
@@ -90,7 +100,7 @@ async function attempt(input: string, options: TransformOptions, deadlineMs: num
       return {
         ok: false,
         reason: 'unavailable',
-        message: 'this host has no free file descriptor to start it (EMFILE: the open-file limit)',
+        message: NO_DESCRIPTOR,
       };
     }
     serviceStartedIn = generation;
