@@ -119,8 +119,12 @@ describe('documentation', () => {
       'Tested with',
     ]);
     expect(
-      logPhrases('A paused run is left out of `rt.runs()`; `createMemoryJournal()` is for tests; token `3426812`.'),
+      logPhrases(
+        'A paused run is left out of `rt.runs()`; `createMemoryJournal()` is for tests; token `3426812`; ' +
+          'a scope cannot be used to probe for runs.',
+      ),
     ).toEqual([]);
+    expect(logPhrases('The sandbox used to stop here.')).toEqual(['used to']);
   });
 
   it('links to files that exist', () => {

@@ -195,7 +195,7 @@ export function sourcePaths(text: string, fileNames: ReadonlySet<string>): strin
  */
 export const LOG_PHRASES: readonly RegExp[] = [
   /\bno longer\b/giu,
-  /\bused to\b/giu,
+  /(?<!\b(?:be|is|are|was|were|been|being|gets?|got) )\bused to\b/giu, // "it used to", not "can be used to"
   /\bpreviously\b/giu,
   /\bnow (?:preempt|stop|fail|run|return|work|use|take|start|keep|get)s?\b/giu,
   /\bbefore (?:this|the) (?:change|fix)\b/giu,
