@@ -6,7 +6,8 @@
 export const RESERVED_TYPE_NAMES: ReadonlySet<string> = new Set([
   'JsonValue',
   'ToolCallError',
-  'CallOptions',
+  'Tool',
+  'Deferred',
   'ClassAccessorDecoratorResult',
   'IteratorResult',
   'IteratorReturnResult',

@@ -16,8 +16,7 @@ const MIN_SUMMARY_LENGTH = 12;
  * it (`r.total`) must not fail a type check for want of a declaration; the host still
  * validates the arguments and the value.
  */
-export const DEFERRED_TYPE =
-  'type Deferred = (args: { [key: string]: JsonValue }, opts?: CallOptions) => Promise<any>;';
+export const DEFERRED_TYPE = 'type Deferred = Tool<{ [key: string]: JsonValue }, any>;';
 
 /** What a line costs inside a JSON string: its escaped length plus the `\n` after it. */
 const cost = (line: string): number => JSON.stringify(line).length;

@@ -1,5 +1,4 @@
-import { allocateTypeNames, RESERVED_TYPE_NAMES } from './allocate-type-names.ts';
-import { toolDeclarations } from './tool-declarations.ts';
+import { sdkParts } from './generate-sdk.ts';
 import type { ToolSchema } from './tool-schema.ts';
 
 /**
@@ -9,8 +8,8 @@ import type { ToolSchema } from './tool-schema.ts';
  * and call it, typed, in the next.
  */
 export function describeTool(tool: ToolSchema, maxDepth = 16): string {
-  const taken = new Set(RESERVED_TYPE_NAMES);
-  const [base = 'Tool'] = allocateTypeNames([tool.name], taken);
-  const { types, method } = toolDeclarations(tool, base, taken, maxDepth);
-  return `${types.join('\n')}\ndeclare const tools: {\n${method}\n};\n`;
+  const parts = sdkParts([{ ...tool, deferLoading: false }], { maxDepth });
+  const types = [...parts.shared.map((shared) => shared.text), ...parts.tools.flatMap((own) => own.types)];
+  const members = parts.tools.map((own) => own.member);
+  return `${[...types, 'declare const tools: {', ...members, '};'].join('\n')}\n`;
 }

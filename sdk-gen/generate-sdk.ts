@@ -1,7 +1,9 @@
 import { allocateTypeNames, RESERVED_TYPE_NAMES } from './allocate-type-names.ts';
 import { DEFAULT_DEFERRED_BUDGET, DEFERRED_TYPE, deferredListing } from './deferred-listing.ts';
+import { GLOBAL_TYPE_NAMES } from './global-type-names.ts';
 import { DEFERRED_BUILTINS, deferredHeading, SDK_PREAMBLE } from './sdk-preamble.ts';
-import { toolDeclarations } from './tool-declarations.ts';
+import { renderShared } from './shared-types.ts';
+import { type ToolDeclarations, toolDeclarations } from './tool-declarations.ts';
 import type { GenerateSdkOptions, ToolSchema } from './tool-schema.ts';
 import { SESSION_PREAMBLE } from './session-preamble.ts';
 
@@ -86,13 +88,44 @@ function resolveBudget(options: GenerateSdkOptions): number {
   return deferredBudget;
 }
 
+/** One loaded tool's part of the SDK. */
+export interface SdkToolPart {
+  readonly name: string;
+  /** Its `$ref` types, as declared in the SDK (before `declare const tools`). */
+  readonly types: readonly string[];
+  /** Its member of `declare const tools`, note lines first, as written in the SDK. */
+  readonly member: string;
+  /** Its result type as written in its member (`JsonValue` when it has no output schema). */
+  readonly result: string;
+}
+
+/** The SDK cut into what it is made of, for measuring it (`ptc sdk --stats`). */
+export interface SdkParts {
+  /** The instructions and the declarations every SDK starts with. */
+  readonly preamble: string;
+  /** `type Order = …;`: object types declared once for every tool that uses them. */
+  readonly shared: readonly { readonly name: string; readonly text: string }[];
+  readonly tools: readonly SdkToolPart[];
+  /** The deferred tools' listing, their loose type and the built-ins that load them ('' when none). */
+  readonly deferred: string;
+  /** The whole SDK: what `generateSdk` returns. */
+  readonly text: string;
+}
+
+interface Round {
+  readonly taken: Set<string>;
+  readonly declaredRoots: Set<string>;
+  readonly tools: readonly { readonly name: string; readonly declarations: ToolDeclarations }[];
+}
+
 /**
- * The SDK text shown to the model for these tools: an instruction comment, the
- * `JsonValue` and `ToolCallError` declarations, one `type <Name>Args` (its root
- * closed, so a misspelled argument is a type error; and
- * `<Name>Result` when the tool has an output schema) per tool, and `declare const
- * tools` with one doc-commented method per tool, sorted by wire name. Deferred
- * tools are listed last, by name and one-line summary, in a comment.
+ * The SDK text shown to the model for these tools: short instructions, the `JsonValue`,
+ * `ToolCallError` and `Tool<Args, Result>` declarations (the call options are declared
+ * once, there), object types that several places share (declared once, named from
+ * where they appear: `Order`, `Address`), and `declare const tools` with one
+ * doc-commented member per tool, its arguments (the root closed, so a misspelled
+ * argument is a type error) and result typed in place, sorted by wire name. Deferred
+ * tools are listed last, by name and one-line summary.
  *
  * Pure and deterministic: identical input gives byte-identical text. Throws a
  * TypeError/RangeError naming the offending field for malformed input, and an
@@ -102,42 +135,87 @@ function resolveBudget(options: GenerateSdkOptions): number {
  * generateSdk([{ name: 'search_orders', description: 'Search orders.', parameters: {
  *   type: 'object', properties: { q: { type: 'string' } }, required: ['q'] } }]);
  * // ...
- * // type SearchOrdersArgs = { q: string };
  * // declare const tools: {
- * //   /** Search orders. *\/ search_orders(args: SearchOrdersArgs): Promise<JsonValue>;
+ * //   /** Search orders. *\/ search_orders: Tool<{ q: string }>;
  * // };
  */
 export function generateSdk(tools: readonly ToolSchema[], options: GenerateSdkOptions = {}): string {
+  return sdkParts(tools, options).text;
+}
+
+/** `generateSdk`'s text and the parts it is made of. Same checks, same text. */
+export function sdkParts(tools: readonly ToolSchema[], options: GenerateSdkOptions = {}): SdkParts {
   const maxDepth = resolveMaxDepth(options);
   validateTools(tools);
   const sorted = [...tools].sort(byName);
   const loaded = sorted.filter((tool) => tool.deferLoading !== true);
   const deferred = sorted.filter((tool) => tool.deferLoading === true);
-  const taken = new Set(RESERVED_TYPE_NAMES);
+  const reserved = new Set([...RESERVED_TYPE_NAMES, ...GLOBAL_TYPE_NAMES]);
+  const bases = new Set(reserved);
   const typeNames = allocateTypeNames(
     loaded.map((tool) => tool.name),
-    taken,
+    bases,
+  );
+  const rootNames = new Set([...bases].filter((name) => !reserved.has(name)));
+
+  const rendering = renderShared<Round>(
+    (shareObject) => {
+      const taken = new Set(bases);
+      const declaredRoots = new Set<string>();
+      return {
+        taken,
+        declaredRoots,
+        tools: loaded.map((tool, index) => ({
+          name: tool.name,
+          declarations: toolDeclarations(tool, typeNames[index] ?? 'Tool', {
+            taken,
+            declaredRoots,
+            maxDepth,
+            shareObject,
+          }),
+        })),
+      };
+    },
+    (round) => round.tools.flatMap(({ declarations }) => [...declarations.types, declarations.method]),
+    // A tool's root names are only reserved: a shared type may take one its schema never declares.
+    (round) => ({
+      has: (name) => round.taken.has(name) && (!rootNames.has(name) || round.declaredRoots.has(name)),
+      add: (name) => round.taken.add(name),
+    }),
+  );
+  const toolParts = rendering.value.tools.map(
+    ({ name, declarations }): SdkToolPart => ({
+      name,
+      types: declarations.types.map(rendering.resolve),
+      member: rendering.resolve([...declarations.notes.map((line) => `  ${line}`), declarations.method].join('\n')),
+      result: rendering.resolve(declarations.result),
+    }),
   );
 
-  const out: string[] = options.sessions === true ? [SDK_PREAMBLE, SESSION_PREAMBLE] : [SDK_PREAMBLE];
-  const methods: string[] = [];
-  loaded.forEach((tool, index) => {
-    const declarations = toolDeclarations(tool, typeNames[index] ?? 'Tool', taken, maxDepth);
-    out.push(...declarations.types);
-    methods.push(declarations.method);
-  });
+  const types = [...rendering.declarations.map((shared) => shared.text), ...toolParts.flatMap((tool) => tool.types)];
+  const methods = toolParts.map((tool) => tool.member);
+  let deferredText = '';
   let unlisted = 0;
   if (deferred.length > 0) {
-    out.push(DEFERRED_TYPE);
     const listing = deferredListing(deferred, resolveBudget(options));
     unlisted = listing.unlisted;
-    methods.push(deferredHeading(deferred.length), ...listing.lines);
+    const lines = [deferredHeading(deferred.length), ...listing.lines];
     if (unlisted > 0)
-      methods.push(`  // …and ${unlisted} more deferred tools, not listed here: find them with tools.$search.`);
-    methods.push(...DEFERRED_BUILTINS);
+      lines.push(`  // …and ${unlisted} more deferred tools, not listed here: find them with tools.$search.`);
+    lines.push(...DEFERRED_BUILTINS);
+    types.push(DEFERRED_TYPE);
+    methods.push(...lines);
+    deferredText = [DEFERRED_TYPE, ...lines].join('\n');
   }
+  const preamble = options.sessions === true ? `${SDK_PREAMBLE}\n${SESSION_PREAMBLE}` : SDK_PREAMBLE;
   const members = methods.length === 0 ? '{}' : `{\n${methods.join('\n')}\n}`;
   // Unlisted deferred tools are still callable: any other name is a loosely typed tool.
-  out.push(`declare const tools: ${members}${unlisted > 0 ? ' & { readonly [name: string]: Deferred }' : ''};`);
-  return `${out.join('\n')}\n`;
+  const tail = `declare const tools: ${members}${unlisted > 0 ? ' & { readonly [name: string]: Deferred }' : ''};`;
+  return {
+    preamble,
+    shared: rendering.declarations,
+    tools: toolParts,
+    deferred: deferredText,
+    text: `${[preamble, ...types, tail].join('\n')}\n`,
+  };
 }

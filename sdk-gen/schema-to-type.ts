@@ -44,6 +44,15 @@ export interface TypeContext {
   readonly nameFor?: (target: object, pointer: string) => string;
   /** One line per part that could not be typed exactly (typed more loosely instead). */
   readonly notes: string[];
+  /**
+   * Offered every object type as it is rendered, with a name hint (`Address` for a
+   * `defaultAddress` property, `Order` for the items of `orders`): the text to write in
+   * its place (a shared type's name), or undefined to keep it. How one declaration
+   * serves every structurally identical type.
+   */
+  readonly shareObject?: (text: string, hint: string) => string | undefined;
+  /** The name hint of the root (a tool's `Order` for its result); properties refine it. */
+  readonly rootHint?: string;
 }
 
 interface Walk {
@@ -51,6 +60,8 @@ interface Walk {
   /** Schema objects on the current path: meeting one again is a cycle. */
   readonly ancestors: Set<object>;
   readonly context: TypeContext;
+  /** Where the schema being rendered sits, for naming shared types. */
+  hint: string;
 }
 
 function isRecord(value: unknown): value is Schema {
@@ -120,12 +131,48 @@ function indent(text: string): string {
   return text.replace(/\n/g, '\n  ');
 }
 
+/** `work` with the walk's name hint set to `hint`, restored after. */
+function withHint<T>(walk: Walk, hint: string, work: () => T): T {
+  const outer = walk.hint;
+  walk.hint = hint;
+  try {
+    return work();
+  } finally {
+    walk.hint = outer;
+  }
+}
+
+/** A type name from a property key: its last word, capitalized (`defaultAddress` → `Address`). */
+export function hintOf(key: string): string {
+  const words = key
+    .replace(/([a-z0-9])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((word) => word !== '' && !/^[0-9]/.test(word));
+  const last = words.at(-1) ?? '';
+  return last === '' ? 'Type' : last.charAt(0).toUpperCase() + last.slice(1);
+}
+
+/** An English plural's singular, for the items of an array (`Orders` → `Order`, `Entries` → `Entry`). */
+export function singular(word: string): string {
+  if (word.length <= 3) return word;
+  if (/ies$/.test(word)) return `${word.slice(0, -3)}y`;
+  if (/(ss|x|ch|sh)es$/.test(word)) return word.slice(0, -2);
+  if (/[^siu]s$/.test(word)) return word.slice(0, -1);
+  return word;
+}
+
+/** An object type, or the shared type's name standing for it (`TypeContext.shareObject`). */
+function shared(type: Rendered, walk: Walk): Rendered {
+  const name = walk.context.shareObject?.(type.text, walk.hint);
+  return name === undefined ? type : atom(name);
+}
+
 function renderArray(schema: Schema, depth: number, walk: Walk): Rendered {
   const items = own(schema, 'items');
   // Tuples (prefixItems, draft-07 array items) are typed loosely as JSON arrays.
   if (Object.hasOwn(schema, 'prefixItems') || Array.isArray(items)) return arrayOf(JSON_VALUE);
   if (items === undefined) return arrayOf(JSON_VALUE);
-  return arrayOf(render(items, depth + 1, walk, false));
+  return arrayOf(withHint(walk, singular(walk.hint), () => render(items, depth + 1, walk, false)));
 }
 
 /** Members of TypeScript's `Object` interface, which every object type inherits. */
@@ -206,7 +253,7 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
   const lines: string[] = [];
   let multiLine = false;
   for (const [name, propertySchema] of Object.entries(properties)) {
-    const type = render(propertySchema, depth + 1, walk, false);
+    const type = withHint(walk, hintOf(name), () => render(propertySchema, depth + 1, walk, false));
     const doc = propertyDoc(propertySchema);
     if (doc !== '' || type.text.includes('\n')) multiLine = true;
     const optional = !requiredNames.has(name);
@@ -253,7 +300,7 @@ function renderTypeName(type: unknown, schema: Schema, depth: number, walk: Walk
     case 'array':
       return renderArray(schema, depth, walk);
     case 'object':
-      return renderObject(schema, depth, walk);
+      return shared(renderObject(schema, depth, walk), walk);
     default:
       return UNKNOWN;
   }
@@ -263,7 +310,7 @@ function renderTypeName(type: unknown, schema: Schema, depth: number, walk: Walk
 function renderOwnType(schema: Schema, depth: number, walk: Walk): Rendered | undefined {
   const type = own(schema, 'type');
   if (type === undefined) {
-    if (hasAny(schema, OBJECT_KEYWORDS)) return renderObject(schema, depth, walk);
+    if (hasAny(schema, OBJECT_KEYWORDS)) return shared(renderObject(schema, depth, walk), walk);
     if (hasAny(schema, ARRAY_KEYWORDS)) return renderArray(schema, depth, walk);
     return undefined;
   }
@@ -410,5 +457,5 @@ export function schemaToType(
   maxDepth: number,
   context: TypeContext = { root: schema, notes: [] },
 ): string {
-  return render(schema, 0, { maxDepth, ancestors: new Set(), context }, true).text;
+  return render(schema, 0, { maxDepth, ancestors: new Set(), context, hint: context.rootHint ?? 'Type' }, true).text;
 }

@@ -1,16 +1,15 @@
 /**
- * The fixed head of every SDK: how to write a program (as line comments, so the
- * whole SDK stays valid TypeScript) and the declarations every tool type uses.
- * Kept short on purpose: the model pays for each character on every turn.
+ * The fixed head of every SDK: how to call tools (as line comments, so the whole SDK
+ * stays valid TypeScript; run_code's own description says what a program is) and the
+ * declarations every tool uses, the call options among them: `Tool<Args, Result>`
+ * declares them once for every member. Kept short on purpose: the model pays for each
+ * token on every turn.
  */
-export const SDK_PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
-// Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
-// A failed call rejects with a ToolCallError (fields toolName, code, message). Cancel one with \`tools.name(args, { signal })\`.
-// Run independent read-only calls together: \`await Promise.all([...])\`.
-// Web globals exist: setTimeout/setInterval, structuredClone, URL, TextEncoder/TextDecoder, atob/btoa, crypto (randomUUID, getRandomValues, subtle.digest), AbortController/AbortSignal, performance.now. No fetch, process, require or Buffer.
+export const SDK_PREAMBLE = `// Quote names that are not identifiers: \`tools["odd-name"](args)\`. A failed call rejects with a ToolCallError.
+// Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }
-type CallOptions = { signal?: AbortSignal };`;
+declare class ToolCallError extends Error { toolName: string; code: string }
+type Tool<A, R = JsonValue> = (args: A, opts?: { signal?: AbortSignal }) => Promise<R>;`;
 
 /**
  * Heads the deferred tools inside `tools`: they are listed by name and summary only

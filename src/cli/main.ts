@@ -10,6 +10,8 @@ import { createToolRuntime, type ToolRuntime, type ToolRuntimeOptions } from '..
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import { runDemo } from './run-demo.ts';
 import { formatSchemas, SCHEMA_FORMATS, type SchemaFormat } from './format-schemas.ts';
+import { o200kCounter } from './count-tokens.ts';
+import { formatSdkStats, sdkStats, STATS_FORMATS, type StatsFormat } from './sdk-stats.ts';
 import {
   loadMcpServers,
   loadTools,
@@ -202,18 +204,37 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
 
   program
     .command('sdk')
-    .description('Print the TypeScript SDK a model would see')
+    .description('Print the TypeScript SDK a model would see (--stats: its tokens against the native definitions)')
     .option(
       '--tools <module>',
       'module whose default export is an array of tools or a function (runtime) => void (the built-in example tools are loaded only without --tools and --mcp)',
     )
     .option('--agent <id>', 'the agent whose visible tools form the SDK')
-    .action(async (o: { agent?: string } & ToolSources) => {
+    .option(
+      '--stats',
+      'print token counts (o200k_base) of the SDK, its preamble and output types, and of the native definitions, per tool',
+    )
+    .addOption(
+      new Option('--format <format>', 'with --stats: the provider format of the native definitions')
+        .choices([...STATS_FORMATS])
+        .default('anthropic'),
+    )
+    .option('--json', 'with --stats: print the figures as one JSON object')
+    .action(async (o: { agent?: string; stats?: boolean; format: StatsFormat; json?: boolean } & ToolSources) => {
+      if (o.stats !== true && o.json === true) throw new UsageError('--json goes with --stats');
+      const counter = o.stats === true ? await o200kCounter() : undefined;
       await withRuntime(
-        { mode: 'ptc' },
+        // Both modes: the native definitions and run_code, measured side by side.
+        { mode: counter === undefined ? 'ptc' : 'both' },
         o,
         async (rt) => {
-          io.out(`${rt.sdk(agentOption(rt, o.agent))}\n`);
+          const agent = agentOption(rt, o.agent);
+          if (counter === undefined) {
+            io.out(`${rt.sdk(agent)}\n`);
+            return;
+          }
+          const stats = sdkStats(rt, counter, { ...agent, format: o.format });
+          io.out(o.json === true ? `${JSON.stringify(stats)}\n` : formatSdkStats(stats));
         },
         io.err,
       );

@@ -7,8 +7,8 @@ export interface PromptSection {
 }
 
 export const PTC_ONLY_INSTRUCTION =
-  'Only the run_code tool is callable directly. Every other tool is a function of the `tools` object inside a ' +
-  'run_code program: write one program that makes the calls, filters and aggregates, and returns only what you need.';
+  'Only the run_code tool is callable directly: call the others in one program, filter and aggregate there, ' +
+  'return only what you need.';
 
 /** The fixed refusal for a model-direct native call in ptc mode: it tells the model to call the tool from a program. */
 export const directCallRefusal = (name: string): string =>

@@ -80,8 +80,8 @@ export interface RunTypeCheck {
 }
 
 export const RUN_CODE_DESCRIPTION =
-  'Run a TypeScript program against the tools SDK. `code` is the body of an async function: await tool calls via `tools`, ' +
-  'then `return` the answer or print with console.log. Only what the program returns or prints comes back.';
+  'Run TypeScript: `code` is the body of an async function; await `tools` calls, then return the answer ' +
+  '(or console.log it). Only that comes back.';
 
 /** A failed run: code CODE_RUN_FAILED, `info.kind` says how, the text carries the captured output. */
 class CodeRunError extends ToolRuntimeError {
@@ -102,10 +102,9 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
         type: 'string',
         required: true,
         minLength: 1,
-        description:
-          'A short active-voice label of what the program does, for the UI (e.g. "Sum late orders per region").',
+        description: 'A short label for the UI, e.g. "Sum late orders per region".',
       },
-      code: { type: 'string', required: true, description: 'TypeScript: the body of an async function.' },
+      code: { type: 'string', required: true, description: 'The body of an async function.' },
       ...(deps.sessions === undefined ? {} : { session: SESSION_PARAMETER }),
     },
     output: {

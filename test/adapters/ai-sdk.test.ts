@@ -199,7 +199,7 @@ describe('fromAiSdkTools', () => {
         properties: { city: { type: 'string' }, unit: { type: 'string', enum: ['C', 'F'], default: 'C' } },
       }),
     );
-    expect(rt.sdk()).toMatch(/type WeatherResult = \{[^}]*temperature: number;/su);
+    expect(rt.sdk()).toMatch(/ weather: Tool<\{[\s\S]*\}, \{[^}]*temperature: number;/su);
   });
 
   it('runs execute with zod defaults applied; invalid input never runs it; a stream gives its last value', async () => {

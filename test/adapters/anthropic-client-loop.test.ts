@@ -132,7 +132,7 @@ describe('Anthropic SDK client against a mock Messages API', () => {
     const tools = asArray(first['tools']) as JsonObject[];
     expect(tools.map((t) => t['name'])).toEqual(['run_code']);
     expect(String(tools[0]!['description'])).toContain(rt.sdk());
-    expect(String(tools[0]!['description'])).toContain('"tickets.count"(args: TicketsCountArgs, opts?: CallOptions)');
+    expect(String(tools[0]!['description'])).toContain(' "tickets.count": Tool<');
     await rt.close();
   });
 

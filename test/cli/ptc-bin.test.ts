@@ -95,7 +95,7 @@ describe('bin/ptc.js', () => {
   it("ptc sdk --tools (a function module) --agent prints that agent's SDK", async () => {
     const run = await ptc(['sdk', '--tools', fixture('function-tools.ts'), '--agent', 'reader']);
     expect(run.code).toBe(0);
-    expect(run.out).toMatch(/count_words\(args/);
+    expect(run.out).toMatch(/ count_words: Tool</);
     expect(run.out).not.toMatch(/wipe_disk/);
   });
 

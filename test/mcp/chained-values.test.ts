@@ -69,7 +69,7 @@ describe('values and codes through an MCP hop', () => {
     });
     expect(await run(rt)).toEqual(EXPECTED);
     // The SDK types the array as an array, not JsonValue.
-    expect(rt.sdk()).toMatch(/ListIdsResult = string\[\]/);
+    expect(rt.sdk()).toMatch(/ list_ids: Tool<[^\n]*, string\[\]>;/);
   }, 60_000);
 
   it('through serveMcpHttp', async () => {

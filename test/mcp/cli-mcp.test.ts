@@ -60,8 +60,8 @@ describe(`CLI --mcp with @modelcontextprotocol/server-filesystem ${FS.version}`,
   it('ptc sdk: imported tools are typed from their outputSchema', async () => {
     const r = await ptc('sdk', '--mcp', fsServer);
     expect(r.code).toBe(0);
-    expect(r.out).toContain('type ReadTextFileResult = { content: string };');
-    expect(r.out).not.toContain('list_orders('); // the built-in example tools are not loaded beside --mcp tools
+    expect(r.out).toContain(' read_text_file: Tool<ReadTextFileArgs, { content: string }>;');
+    expect(r.out).not.toContain('list_orders'); // the built-in example tools are not loaded beside --mcp tools
   });
 
   it("ptc schemas: --mcp-prefix renames the n-th server's tools", async () => {

@@ -156,7 +156,7 @@ describe('importMcpTools with our JSON Schema fixture server', () => {
 
   it('types every tool: the SDK type-checks, and a model program using them does too', () => {
     const sdk = rt.sdk();
-    for (const name of imported.tools) expect(sdk).toContain(` ${name}(args: `);
+    for (const name of imported.tools) expect(sdk).toContain(` ${name}: Tool<`);
     expect(
       checkProgram(
         sdk,
@@ -210,7 +210,7 @@ describe(`importMcpTools with @modelcontextprotocol/server-memory ${MEMORY.versi
     expect(imported.skipped).toEqual([]);
     expect(warnings).toEqual([]);
     expect(rt.sdk()).toMatch(
-      /type CreateEntitiesArgs = \{\s*entities: \(?\{\s*\/\*\* The name of the entity \*\/ name: string;/su,
+      / create_entities: Tool<\{\s*entities: \(?\{\s*\/\*\* The name of the entity \*\/ name: string;/su,
     );
   });
 

@@ -88,7 +88,7 @@ describe('createMcpServer: tools/list per mode', () => {
     const { tools: listed } = await client.listTools();
     expect(listed.map((t) => t.name)).toEqual(['run_code']);
     expect(listed[0]!.description).toContain(rt.sdk());
-    expect(listed[0]!.description).toContain('add(args: AddArgs, opts?: CallOptions): Promise<AddResult>;');
+    expect(listed[0]!.description).toContain(' add: Tool<{ a: number; b: number }, { sum: number }>;');
     expect(client.getInstructions()).toMatch(/^Only the run_code tool is callable directly/u);
     expect(client.getServerCapabilities()?.tools).toEqual({});
   });

@@ -89,14 +89,12 @@ describe('1,000 deferred tools', () => {
     const value = found.value as { logs: string[]; result: string[] };
     expect(value.result[0]).toBe('acme_shipping_merge_records_0773');
     expect(value.result.length).toBeLessThanOrEqual(10);
-    expect(value.logs[0]).toBe(`type AcmeShippingMergeRecords0773Args = {
-  /** Free-text filter. @minLength 1 @maxLength 200 */ query: string;
-  /** Page size. @minimum 1 @maximum 50 */ limit?: number;
-  /** Opaque cursor of the previous page. */ cursor?: string;
-};
-type AcmeShippingMergeRecords0773Result = { tool: string; query: string };
-declare const tools: {
-  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773(args: AcmeShippingMergeRecords0773Args, opts?: CallOptions): Promise<AcmeShippingMergeRecords0773Result>;
+    expect(value.logs[0]).toBe(`declare const tools: {
+  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773: Tool<{
+    /** Free-text filter. @minLength 1 @maxLength 200 */ query: string;
+    /** Page size. @minimum 1 @maximum 50 */ limit?: number;
+    /** Opaque cursor of the previous page. */ cursor?: string;
+  }, { tool: string; query: string }>;
 };
 `);
     const program = `

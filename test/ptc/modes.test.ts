@@ -53,8 +53,8 @@ describe('schemas and prompt per mode', () => {
     expect(prompt.map((s) => s.id)).toEqual(['ptc-instructions', 'ptc-sdk']);
     expect(prompt[0]!.text).toBe(PTC_ONLY_INSTRUCTION);
     expect(prompt[1]!.text).toContain(rt.sdk());
-    expect(rt.sdk()).toMatch(/alpha\(args/);
-    expect(rt.sdk()).toMatch(/beta\(args/);
+    expect(rt.sdk()).toMatch(/ alpha: Tool</);
+    expect(rt.sdk()).toMatch(/ beta: Tool</);
   });
 
   it('both: every native schema plus run_code (with the SDK, not the ptc-only instruction); opted out, the prompt has the SDK', () => {
@@ -256,7 +256,7 @@ describe('the SDK', () => {
     expect(a.sdk()).toBe(b.sdk());
     expect(a.sdk()).toBe(a.sdk());
     expect(a.sdk()).not.toMatch(/run_code/);
-    expect(b.prompt()[0]!.text).not.toMatch(/run_code\(/);
+    expect(b.prompt()[0]!.text).not.toMatch(/run_code: Tool/);
     // Rebuilt when the registry changes.
     const before = a.sdk();
     const dispose = a.register(probeTool({ name: 'extra' }));
@@ -269,7 +269,7 @@ describe('the SDK', () => {
     const rt = withTools(runtime(), 'alpha', 'secret');
     const agent = rt.createAgent('limited');
     rt.restrict(agent, { deny: ['secret'] });
-    expect(rt.sdk()).toMatch(/secret\(args/);
+    expect(rt.sdk()).toMatch(/ secret: Tool</);
     expect(rt.sdk({ agent })).not.toMatch(/secret/);
     expect(
       rt
@@ -329,7 +329,7 @@ describe('the SDK', () => {
   it('disposing a tool removes it from the SDK and from later programs; re-registering restores it', async () => {
     const rt = withTools(runtime(), 'alpha');
     const dispose = rt.register(probeTool({ name: 'gone' }));
-    expect(rt.sdk()).toMatch(/gone\(args/);
+    expect(rt.sdk()).toMatch(/ gone: Tool</);
     dispose();
     expect(rt.sdk()).not.toMatch(/gone/);
     const after = await runCode(rt, 'return Object.keys(tools).sort()');

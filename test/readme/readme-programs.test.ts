@@ -107,7 +107,7 @@ describe('README programs pass ptc check', () => {
       encoding: 'utf8',
       timeout: 60_000,
     });
-    expect(sdk).toContain('get_weather(args: GetWeatherArgs');
+    expect(sdk).toContain(' get_weather: Tool<');
     expect(format(code!, sdk)).toEqual([]);
   });
 });

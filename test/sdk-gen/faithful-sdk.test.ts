@@ -37,17 +37,16 @@ describe('constraints in doc comments', () => {
           required: ['title'],
         }),
       ]),
-    ).toBe(`type TArgs = {
-  /** Page size. @minimum 1 @maximum 50 @default 20 */ limit?: number;
-  /** @minLength 1 @maxLength 80 */ title: string;
-  /** @format email */ email?: string;
-  /** @pattern "^[A-Z]{3}$" */ code?: string;
-  /** @minItems 1 @uniqueItems true @items.maxLength 10 */ tags?: string[];
-  /** @default "C" */ unit?: "C" | "F";
-  /** @format date-time @deprecated true */ at?: string;
-};
-declare const tools: {
-  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
+    ).toBe(`declare const tools: {
+  /** T. */ t: Tool<{
+    /** Page size. @minimum 1 @maximum 50 @default 20 */ limit?: number;
+    /** @minLength 1 @maxLength 80 */ title: string;
+    /** @format email */ email?: string;
+    /** @pattern "^[A-Z]{3}$" */ code?: string;
+    /** @minItems 1 @uniqueItems true @items.maxLength 10 */ tags?: string[];
+    /** @default "C" */ unit?: "C" | "F";
+    /** @format date-time @deprecated true */ at?: string;
+  }>;
 };
 `);
   });
@@ -76,12 +75,13 @@ declare const tools: {
           },
         }),
       ]),
-    ).toContain(`type TArgs = {
-  /** @not {"const":"root"} */ name?: string;
-  /** @if {"properties":{"kind":{"const":"circle"}}} @then {"required":["r"]} @else {"not":{"required":["r"]}} */ shape?: { kind?: string; r?: number } & Record<string, JsonValue>;
-  /** @dependentRequired {"number":["cvc"]} @dependentSchemas {"cvc":{"required":["number"]}} */ card?: { number?: string; cvc?: string } & Record<string, JsonValue>;
-  /** @contains {"minimum":100} @minContains 1 */ ids?: number[];
-};`);
+    ).toContain(`declare const tools: {
+  /** T. */ t: Tool<{
+    /** @not {"const":"root"} */ name?: string;
+    /** @if {"properties":{"kind":{"const":"circle"}}} @then {"required":["r"]} @else {"not":{"required":["r"]}} */ shape?: { kind?: string; r?: number } & Record<string, JsonValue>;
+    /** @dependentRequired {"number":["cvc"]} @dependentSchemas {"cvc":{"required":["number"]}} */ card?: { number?: string; cvc?: string } & Record<string, JsonValue>;
+    /** @contains {"minimum":100} @minContains 1 */ ids?: number[];
+  }>;`);
   });
 
   it('is injection-safe: a */ in a pattern, format, default or description cannot close the comment, and the value decodes exactly', () => {
@@ -97,18 +97,17 @@ declare const tools: {
         },
       }),
     ]);
-    expect(sdk).toBe(`type TArgs = {
-  /** Ends *\\/ here; *\\/ again @pattern "^a*\\/b\\\\*\\/c$" */ p?: string;
-  /** @format "x*\\/y" */ f?: string;
-  /** @default "*\\/ declare const pwned: 1; /*" */ d?: string;
-  /** @pattern "line\\nbreak\\u2028sep" */ n?: string;
-};
-declare const tools: {
-  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
+    expect(sdk).toBe(`declare const tools: {
+  /** T. */ t: Tool<{
+    /** Ends *\\/ here; *\\/ again @pattern "^a*\\/b\\\\*\\/c$" */ p?: string;
+    /** @format "x*\\/y" */ f?: string;
+    /** @default "*\\/ declare const pwned: 1; /*" */ d?: string;
+    /** @pattern "line\\nbreak\\u2028sep" */ n?: string;
+  }>;
 };
 `);
     // The tag is a JSON string: it decodes to the schema's pattern exactly.
-    const tag = /@pattern ("(?:[^"\\]|\\.)*")/u.exec(sdk.split('\n')[1]!)![1]!;
+    const tag = /@pattern ("(?:[^"\\]|\\.)*")/u.exec(sdk.split('\n')[2]!)![1]!;
     expect(JSON.parse(tag)).toBe(pattern);
     expect(
       checkProgram(
@@ -167,15 +166,14 @@ describe('recursive $ref as named recursive types', () => {
           },
         },
       ]),
-    ).toBe(`type TreeArgs = { root: TreeNode; parent?: TreeArgs };
-/** A node. */ type TreeNode = {
+    ).toBe(`/** A node. */ type TreeNode = {
   /** @maxLength 80 */ label: string;
   children?: TreeNode[];
 };
-type TreeResult = string | TreeJson[] | { [key: string]: TreeJson };
+type TreeArgs = { root: TreeNode; parent?: TreeArgs };
 type TreeJson = string | TreeJson[] | { [key: string]: TreeJson };
 declare const tools: {
-  /** d */ tree(args: TreeArgs, opts?: CallOptions): Promise<TreeResult>;
+  /** d */ tree: Tool<TreeArgs, string | TreeJson[] | { [key: string]: TreeJson }>;
 };
 `);
   });
@@ -226,12 +224,11 @@ declare const tools: {
           },
         },
       ]),
-    ).toBe(`// loop: $ref "https://x.test/s.json" is not followed: typed JsonValue
-// loop: $dynamicRef is not followed: typed JsonValue
-type LoopArgs = { x?: LoopA; r?: JsonValue; y?: JsonValue };
-type LoopA = unknown;
+    ).toBe(`type LoopA = unknown;
 declare const tools: {
-  /** d */ loop(args: LoopArgs, opts?: CallOptions): Promise<JsonValue>;
+  // loop: $ref "https://x.test/s.json" is not followed: typed JsonValue
+  // loop: $dynamicRef is not followed: typed JsonValue
+  /** d */ loop: Tool<{ x?: LoopA; r?: JsonValue; y?: JsonValue }>;
 };
 `);
   });
@@ -244,10 +241,9 @@ declare const tools: {
           notes: ['output.schema is not validated here (ajv could not compile it: */ x)'],
         },
       ]),
-    ).toBe(`// t: output.schema is not validated here (ajv could not compile it: */ x)
-type TArgs = Record<string, JsonValue>;
-declare const tools: {
-  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
+    ).toBe(`declare const tools: {
+  // t: output.schema is not validated here (ajv could not compile it: */ x)
+  /** T. */ t: Tool<{}>;
 };
 `);
   });
@@ -281,15 +277,13 @@ describe('combinators and index signatures', () => {
       },
       required: ['shape'],
     };
-    expect(body([tool({ type: 'object' }, shape)])).toBe(`type TArgs = Record<string, JsonValue>;
-type TResult = {
-  shape: {
-    kind: "circle";
-    /** @exclusiveMinimum 0 */ radius: number;
-  } | { kind: "square"; side: number };
-} & { unit: "cm" | "m" } & { precision?: number } & Record<string, JsonValue>;
-declare const tools: {
-  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<TResult>;
+    expect(body([tool({ type: 'object' }, shape)])).toBe(`declare const tools: {
+  /** T. */ t: Tool<{}, {
+    shape: {
+      kind: "circle";
+      /** @exclusiveMinimum 0 */ radius: number;
+    } | { kind: "square"; side: number };
+  } & { unit: "cm" | "m" } & { precision?: number } & Record<string, JsonValue>>;
 };
 `);
     expect(
@@ -324,14 +318,13 @@ declare const tools: {
           },
         }),
       ]),
-    ).toBe(`type TArgs = {
-  /** @patternProperties ["^x-"] */ labels?: { [key: \`x-\${string}\`]: string };
-  /** @propertyNames {"pattern":"^[a-z]+$"} */ counts?: Record<string, number>;
-  /** @patternProperties ["^[A-Z_]+$"] */ env?: Record<string, string>;
-  /** @propertyNames {"enum":["a","b"]} */ flags?: { [key in "a" | "b"]?: boolean };
-};
-declare const tools: {
-  /** T. */ t(args: TArgs, opts?: CallOptions): Promise<JsonValue>;
+    ).toBe(`declare const tools: {
+  /** T. */ t: Tool<{
+    /** @patternProperties ["^x-"] */ labels?: { [key: \`x-\${string}\`]: string };
+    /** @propertyNames {"pattern":"^[a-z]+$"} */ counts?: Record<string, number>;
+    /** @patternProperties ["^[A-Z_]+$"] */ env?: Record<string, string>;
+    /** @propertyNames {"enum":["a","b"]} */ flags?: { [key in "a" | "b"]?: boolean };
+  }>;
 };
 `);
   });

@@ -3,14 +3,11 @@ import { capDescription, checkProgram, generateSdk, MAX_DESCRIPTION_CHARS } from
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 import { fiftyTools } from './fixtures/fifty-tools.ts';
 
-const PREAMBLE = `// Your code is the body of an async function: await tool calls, then \`return\` the answer or print it with console.log.
-// Call a tool with \`await tools.name(args)\`, or \`await tools["odd-name"](args)\` when the name is not an identifier.
-// A failed call rejects with a ToolCallError (fields toolName, code, message). Cancel one with \`tools.name(args, { signal })\`.
-// Run independent read-only calls together: \`await Promise.all([...])\`.
-// Web globals exist: setTimeout/setInterval, structuredClone, URL, TextEncoder/TextDecoder, atob/btoa, crypto (randomUUID, getRandomValues, subtle.digest), AbortController/AbortSignal, performance.now. No fetch, process, require or Buffer.
+const PREAMBLE = `// Quote names that are not identifiers: \`tools["odd-name"](args)\`. A failed call rejects with a ToolCallError.
+// Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
-declare class ToolCallError extends Error { readonly toolName: string; readonly code: string; }
-type CallOptions = { signal?: AbortSignal };
+declare class ToolCallError extends Error { toolName: string; code: string }
+type Tool<A, R = JsonValue> = (args: A, opts?: { signal?: AbortSignal }) => Promise<R>;
 `;
 
 const searchOrders: ToolSchema = {
@@ -48,19 +45,16 @@ const translate: ToolSchema = {
 };
 
 describe('generateSdk', () => {
-  it('writes instructions, shared declarations, per-tool types and the tools object, sorted by name', () => {
+  it('writes instructions, shared declarations and the tools object, each tool typed in place, sorted by name', () => {
     expect(generateSdk([searchOrders, translate, getWeather])).toBe(
-      `${PREAMBLE}type GetWeatherArgs = { city: string };
-type SearchOrdersArgs = {
-  /** Free text. */ query: string;
-  status?: "open" | "closed";
-  /** @minimum 1 */ limit?: number;
-};
-type SearchOrdersResult = { id: string; total: number }[];
-type Deferred = (args: { [key: string]: JsonValue }, opts?: CallOptions) => Promise<any>;
+      `${PREAMBLE}type Deferred = Tool<{ [key: string]: JsonValue }, any>;
 declare const tools: {
-  /** Current weather. */ "get-weather"(args: GetWeatherArgs, opts?: CallOptions): Promise<JsonValue>;
-  /** Search orders. Newest first. */ search_orders(args: SearchOrdersArgs, opts?: CallOptions): Promise<SearchOrdersResult>;
+  /** Current weather. */ "get-weather": Tool<{ city: string }>;
+  /** Search orders. Newest first. */ search_orders: Tool<{
+    /** Free text. */ query: string;
+    status?: "open" | "closed";
+    /** @minimum 1 */ limit?: number;
+  }, { id: string; total: number }[]>;
   // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).
   /** Translate text between languages. Supports 40 languages. */ translate: Deferred;
   /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;
@@ -79,9 +73,7 @@ declare const tools: {
 
   it('omits the doc comment of a tool without description', () => {
     const sdk = generateSdk([{ name: 'ping', description: '  ', parameters: { type: 'object' } }]);
-    expect(sdk).toContain(
-      'type PingArgs = Record<string, JsonValue>;\ndeclare const tools: {\n  ping(args: PingArgs, opts?: CallOptions): Promise<JsonValue>;\n};\n',
-    );
+    expect(sdk).toContain('declare const tools: {\n  ping: Tool<{}>;\n};\n');
   });
 
   it('shortens long deferred summaries to one line of 120 characters', () => {
@@ -99,7 +91,7 @@ declare const tools: {
   it('sorts by code unit, not by locale', () => {
     const names = ['b', 'B', 'a', '_', 'Z', 'é'];
     const sdk = generateSdk(names.map((name) => ({ name, description: '', parameters: true })));
-    const order = [...sdk.matchAll(/^ {2}(\S+)\(args/gm)].map((match) => match[1]);
+    const order = [...sdk.matchAll(/^ {2}(\S+): Tool</gm)].map((match) => match[1]);
     expect(order).toEqual(['B', 'Z', '_', 'a', 'b', '"é"']);
   });
 
@@ -128,10 +120,8 @@ declare const tools: {
       },
       outputSchema: { type: 'array', items: { type: 'array', items: { type: 'string' } } },
     };
-    expect(generateSdk([tool], { maxDepth: 1 })).toContain(
-      'type DeepArgs = { a?: JsonValue[] };\ntype DeepResult = JsonValue[][];\n',
-    );
-    expect(generateSdk([tool])).toContain('type DeepArgs = { a?: string[] };\ntype DeepResult = string[][];\n');
+    expect(generateSdk([tool], { maxDepth: 1 })).toContain('  deep: Tool<{ a?: JsonValue[] }, JsonValue[][]>;\n');
+    expect(generateSdk([tool])).toContain('  deep: Tool<{ a?: string[] }, string[][]>;\n');
   });
 
   it('handles a 10,000-deep schema within the default depth and the result type-checks', () => {
@@ -140,7 +130,7 @@ declare const tools: {
       schema = { type: 'object', properties: { next: schema }, additionalProperties: false };
     const sdk = generateSdk([{ name: 'deep', description: 'Deep.', parameters: schema, outputSchema: schema }]);
     // The root is level 0, so levels 0..16 are objects and level 17 is JsonValue.
-    expect(sdk).toContain(`type DeepArgs = ${'{ next?: '.repeat(17)}JsonValue${' }'.repeat(17)};\n`);
+    expect(sdk).toContain(`  /** Deep. */ deep: Tool<${'{ next?: '.repeat(17)}JsonValue${' }'.repeat(17)}, `);
     expect(checkProgram(sdk, 'const r = await tools.deep({ next: { next: {} } });\nreturn r.next?.next;')).toEqual([]);
   });
 
@@ -227,12 +217,12 @@ describe('description cap', () => {
     const sdk = generateSdk(tools);
     expect(sdk.length).toBeLessThan(PREAMBLE.length + 3 * MAX_DESCRIPTION_CHARS);
     const marker = '… (truncated, 1995932 chars)';
-    expect(sdk).toContain(`/** ${'d'.repeat(MAX_DESCRIPTION_CHARS - marker.length)}${marker} */ lookup(`);
+    expect(sdk).toContain(`/** ${'d'.repeat(MAX_DESCRIPTION_CHARS - marker.length)}${marker} */ lookup: Tool<`);
     expect(sdk).toMatch(/p… \(truncated, \d+ chars\) \*\/ q\?: string/);
     expect(checkProgram(sdk, 'const r = await tools.lookup({ q: "x" }); return r;').length).toBe(0);
     // An ordinary description is untouched.
     expect(generateSdk([{ ...tools[0]!, description: 'Find one.', parameters: { type: 'object' } }])).toContain(
-      '/** Find one. */ lookup(',
+      '/** Find one. */ lookup: Tool<',
     );
   });
 
@@ -244,5 +234,113 @@ describe('description cap', () => {
     const emoji = capDescription('😀'.repeat(50), 40);
     expect(emoji.length).toBeLessThanOrEqual(40);
     expect(emoji).not.toMatch(/[\ud800-\udbff](?![\udc00-\udfff])/);
+  });
+});
+
+describe('shared types and call options, declared once', () => {
+  const order = {
+    type: 'object',
+    properties: {
+      id: { type: 'string' },
+      lines: {
+        type: 'array',
+        items: {
+          type: 'object',
+          properties: { sku: { type: 'string' }, qty: { type: 'integer' } },
+          required: ['sku', 'qty'],
+          additionalProperties: false,
+        },
+      },
+      total: { type: 'number', description: 'In cents.' },
+    },
+    required: ['id', 'lines', 'total'],
+    additionalProperties: false,
+  };
+  const address = {
+    type: 'object',
+    properties: { street: { type: 'string' }, city: { type: 'string' }, country: { type: 'string' } },
+    required: ['street', 'city', 'country'],
+    additionalProperties: false,
+  };
+  const shop: ToolSchema[] = [
+    {
+      name: 'flag_order',
+      description: 'Flag an order.',
+      parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+      outputSchema: structuredClone(order),
+    },
+    {
+      name: 'list_orders',
+      description: 'List orders.',
+      parameters: { type: 'object', properties: {} },
+      outputSchema: { type: 'array', items: structuredClone(order) },
+    },
+    {
+      name: 'quote',
+      description: 'Quote shipping.',
+      parameters: {
+        type: 'object',
+        properties: { from: address, to: address, defaultAddress: address },
+        required: ['from', 'to'],
+      },
+    },
+  ];
+
+  it('declares a structurally identical object type once, named from where it appears', () => {
+    const sdk = generateSdk(shop);
+    expect(sdk).toBe(`${PREAMBLE}type Order = {
+  id: string;
+  lines: { sku: string; qty: number }[];
+  /** In cents. */ total: number;
+};
+type Address = { street: string; city: string; country: string };
+declare const tools: {
+  /** Flag an order. */ flag_order: Tool<{ id: string }, Order>;
+  /** List orders. */ list_orders: Tool<{}, Order[]>;
+  /** Quote shipping. */ quote: Tool<{ from: Address; to: Address; defaultAddress?: Address }>;
+};
+`);
+    expect(
+      checkProgram(
+        sdk,
+        'const [one, all] = await Promise.all([tools.flag_order({ id: "a" }), tools.list_orders({})]);\nconst c = new AbortController();\nawait tools.quote({ from: { street: "s", city: "c", country: "NO" }, to: { street: "s", city: "c", country: "SE" } }, { signal: c.signal });\nreturn one.lines[0]?.qty ?? all.length;',
+      ),
+    ).toEqual([]);
+    // The call options are in the one `Tool` type, not on every member.
+    expect(sdk.match(/opts\?/g)).toHaveLength(1);
+  });
+
+  it('names a shared type apart from the global types a program already has (Event, Date, URL)', () => {
+    const event = {
+      type: 'object',
+      properties: { at: { type: 'string' }, status: { type: 'string' }, place: { type: 'string' } },
+      required: ['at', 'status', 'place'],
+      additionalProperties: false,
+    };
+    const tools: ToolSchema[] = ['first', 'second'].map((name) => ({
+      name,
+      description: '',
+      parameters: { type: 'object' },
+      outputSchema: { type: 'object', properties: { events: { type: 'array', items: event } }, required: ['events'] },
+    }));
+    const sdk = generateSdk(tools);
+    expect(sdk).toContain('type Event2 = { at: string; status: string; place: string };');
+    expect(sdk).toContain('first: Tool<{}, { events: Event2[] } & Record<string, JsonValue>>;');
+    expect(
+      checkProgram(
+        sdk,
+        'const e = (await tools.first({})).events[0];\nconst x: Event = new Event("x");\nreturn [e?.place, x.type];',
+      ),
+    ).toEqual([]);
+  });
+
+  it('keeps a small or once-used object in place', () => {
+    const small = { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] };
+    const sdk = generateSdk([
+      { name: 'a', description: '', parameters: { type: 'object', properties: { x: small } } },
+      { name: 'b', description: '', parameters: { type: 'object', properties: { y: small } } },
+    ]);
+    expect(sdk).not.toMatch(/^type (?!JsonValue|Tool)/m);
+    expect(sdk).toContain('a: Tool<{ x?: { id: string } & Record<string, JsonValue> }>;');
   });
 });

@@ -6,6 +6,8 @@ import path from 'node:path';
 import { describe, expect, it } from '@jest/globals';
 import ts from 'typescript';
 import { RESERVED_TYPE_NAMES } from '../../sdk-gen/allocate-type-names.ts';
+import { GLOBAL_TYPE_NAMES } from '../../sdk-gen/global-type-names.ts';
+import { GUEST_GLOBALS_DECLARATIONS } from '../../sdk-gen/guest-globals-types.ts';
 import { capDescription, checkProgram, generateSdk } from '../../sdk-gen/index.ts';
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 
@@ -131,14 +133,16 @@ const ODD_NAMES = [
 ];
 const NAMES = [...new Set([...KEYWORDS, ...ODD_NAMES])];
 
-function toolsFor(names: readonly string[]): ToolSchema[] {
+/** Tools with these names; `recursive`: their schemas refer to themselves, so their roots are named types. */
+function toolsFor(names: readonly string[], recursive = false): ToolSchema[] {
+  const self = recursive ? { again: { $ref: '#' } } : {};
   return names.map((name) => ({
     name,
     description: `Tool ${name}.`,
-    parameters: { type: 'object', properties: { id: { type: 'string' } }, required: ['id'] },
+    parameters: { type: 'object', properties: { id: { type: 'string' }, ...self }, required: ['id'] },
     outputSchema: {
       type: 'object',
-      properties: { ok: { type: 'boolean' } },
+      properties: { ok: { type: 'boolean' }, ...self },
       required: ['ok'],
       additionalProperties: false,
     },
@@ -151,7 +155,7 @@ interface Member {
   readonly resultType: string;
 }
 
-/** The methods of `declare const tools`, read back by TypeScript's own parser. */
+/** The members of `declare const tools` (`name: Tool<Args, Result>`), read back by TypeScript's own parser. */
 function toolsMembers(sdk: string): Member[] {
   const file = ts.createSourceFile('sdk.ts', sdk, ts.ScriptTarget.ES2023, true);
   const statement = file.statements.find(
@@ -161,13 +165,17 @@ function toolsMembers(sdk: string): Member[] {
   const literal = statement?.declarationList.declarations[0]?.type;
   if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
   return literal.members.map((member) => {
-    if (!ts.isMethodSignature(member)) throw new Error(`not a method: ${member.getText(file)}`);
+    const type = ts.isPropertySignature(member) ? member.type : undefined;
+    if (type === undefined || !ts.isTypeReferenceNode(type) || type.typeName.getText(file) !== 'Tool')
+      throw new Error(`not a Tool member: ${member.getText(file)}`);
     const name = member.name;
-    if (!ts.isIdentifier(name) && !ts.isStringLiteral(name)) throw new Error(`odd name node: ${name.getText(file)}`);
+    if (name === undefined || (!ts.isIdentifier(name) && !ts.isStringLiteral(name)))
+      throw new Error(`odd name node: ${member.getText(file)}`);
+    const [args, result] = type.typeArguments ?? [];
     return {
       name: name.text,
-      argsType: member.parameters[0]?.type?.getText(file) ?? '',
-      resultType: member.type?.getText(file) ?? '',
+      argsType: args?.getText(file) ?? '',
+      resultType: result?.getText(file) ?? 'JsonValue',
     };
   });
 }
@@ -185,19 +193,18 @@ describe('tool names', () => {
     expect(members.map((member) => member.name).sort()).toEqual([...NAMES].sort());
   });
 
-  it('gives every tool its own argument and result types', () => {
+  it('types every tool in place, and gives each named type its own name', () => {
     const members = toolsMembers(sdk);
-    const argTypes = new Set(members.map((member) => member.argsType));
-    const resultTypes = new Set(members.map((member) => member.resultType));
-    expect(argTypes.size).toBe(NAMES.length);
-    expect(resultTypes.size).toBe(NAMES.length);
-    const declared = declaredTypeNames(sdk);
-    expect(new Set(declared).size).toBe(declared.length);
-    expect(declared).toHaveLength(2 * NAMES.length + 2);
+    expect(new Set(members.map((member) => member.argsType))).toEqual(new Set(['{ id: string }']));
+    expect(new Set(members.map((member) => member.resultType))).toEqual(new Set(['{ ok: boolean }']));
+    expect(declaredTypeNames(sdk)).toEqual(['JsonValue', 'Tool']);
+    const recursive = declaredTypeNames(generateSdk(toolsFor(NAMES, true)));
+    expect(new Set(recursive).size).toBe(recursive.length);
+    expect(recursive).toHaveLength(2 * NAMES.length + 2);
   });
 
   it('names types apart when wire names differ only in non-identifier characters', () => {
-    const members = toolsMembers(generateSdk(toolsFor(['x-y', 'x.y', 'x_y', 'x y', 'XY', 'x_y2'])));
+    const members = toolsMembers(generateSdk(toolsFor(['x-y', 'x.y', 'x_y', 'x y', 'XY', 'x_y2'], true)));
     expect(members.map((member) => [member.name, member.argsType])).toEqual([
       ['XY', 'XYArgs'],
       ['x y', 'XY2Args'],
@@ -210,11 +217,8 @@ describe('tool names', () => {
   });
 
   it('never redeclares a lib type such as IteratorResult', () => {
-    const members = toolsMembers(generateSdk(toolsFor(['iterator', 'promise_settled'])));
-    expect(members.map((member) => member.resultType)).toEqual([
-      'Promise<Iterator2Result>',
-      'Promise<PromiseSettled2Result>',
-    ]);
+    const members = toolsMembers(generateSdk(toolsFor(['iterator', 'promise_settled'], true)));
+    expect(members.map((member) => member.resultType)).toEqual(['Iterator2Result', 'PromiseSettled2Result']);
   });
 
   it('reserves every ES lib type whose name ends in Args or Result', () => {
@@ -228,6 +232,35 @@ describe('tool names', () => {
     }
     expect(libNames.size).toBeGreaterThan(0);
     for (const name of libNames) expect(RESERVED_TYPE_NAMES).toContain(name);
+  });
+
+  it('keeps every global type name of the ES lib files and the guest globals out of the names it declares', () => {
+    const libDir = path.dirname(ts.getDefaultLibFilePath({}));
+    const texts = readdirSync(libDir)
+      .filter((name) => /^lib\.(es|decorators).*\.d\.ts$/.test(name))
+      .map((name) => readFileSync(path.join(libDir, name), 'utf8'));
+    const globals = new Set<string>();
+    for (const text of [...texts, GUEST_GLOBALS_DECLARATIONS]) {
+      for (const match of text.matchAll(
+        /^(?:declare\s+)?(?:interface|type|class|namespace|enum)\s+([A-Za-z_$][\w$]*)/gm,
+      ))
+        globals.add(match[1] ?? '');
+    }
+    expect(globals.size).toBeGreaterThan(150);
+    for (const name of globals) expect(GLOBAL_TYPE_NAMES).toContain(name);
+    // A shared type that would be called Date is not.
+    const date = {
+      type: 'object',
+      properties: { year: { type: 'integer' }, month: { type: 'integer' } },
+      required: ['year', 'month'],
+    };
+    const sdk = generateSdk(
+      ['a', 'b'].map((name) => ({ name, description: '', parameters: { type: 'object', properties: { date } } })),
+    );
+    expect(declaredTypeNames(sdk)).toEqual(['JsonValue', 'Tool', 'Date2']);
+    expect(
+      checkProgram(sdk, 'await tools.a({ date: { year: 2026, month: 12 } });\nreturn new Date().getFullYear();'),
+    ).toEqual([]);
   });
 
   it('type-checks a program that calls every tool by bracket access with its wire name', () => {
@@ -300,8 +333,8 @@ describe('adversarial descriptions and literals', () => {
       if (ts.isClassDeclaration(statement)) return 'class';
       return ts.isVariableStatement(statement) ? 'const' : 'other';
     });
-    // JsonValue, ToolCallError, CallOptions, then Args + Result per tool, the Deferred type, then tools.
-    expect(kinds).toEqual(['type', 'class', 'type', ...nasty.flatMap(() => ['type', 'type']), 'type', 'const']);
+    // JsonValue, ToolCallError, Tool, the Deferred type, then tools (each tool typed in place).
+    expect(kinds).toEqual(['type', 'class', 'type', 'type', 'const']);
     expect(sdk).not.toMatch(/^\s*declare const evil/m);
   });
 
@@ -341,7 +374,12 @@ describe('adversarial descriptions and literals', () => {
   });
 
   it('round-trips enum literals through the parser', () => {
-    const args = file.statements.filter(ts.isTypeAliasDeclaration).filter((node) => node.name.text.endsWith('Args'));
+    const literal = file.statements.find(ts.isVariableStatement)?.declarationList.declarations[0]?.type;
+    if (literal === undefined || !ts.isTypeLiteralNode(literal)) throw new Error('no tools type literal');
+    const args = literal.members.flatMap((member) => {
+      const type = ts.isPropertySignature(member) ? member.type : undefined;
+      return type !== undefined && ts.isTypeReferenceNode(type) ? (type.typeArguments?.slice(0, 1) ?? []) : [];
+    });
     const literals = args.flatMap((node) => {
       const found: string[] = [];
       const visit = (child: ts.Node): void => {

@@ -1,0 +1,48 @@
+/**
+ * Type names a program's global scope already has: every type, interface, class and
+ * namespace of TypeScript's ES lib files and of the guest globals (`Event`, `URL`,
+ * `Date`, `Record`, …). A type the SDK declares must not reuse one (`type Event = …`
+ * would clash with the guest's `Event`). A test pins this list against those files.
+ */
+export const GLOBAL_TYPE_NAMES: ReadonlySet<string> = new Set(
+  `
+AbortController AbortSignal AddEventListenerOptions AggregateError AggregateErrorConstructor
+AlgorithmIdentifier Array ArrayBuffer ArrayBufferConstructor ArrayBufferLike ArrayBufferTypes
+ArrayBufferView ArrayConstructor ArrayIterator ArrayLike AsyncDisposable AsyncDisposableStack
+AsyncDisposableStackConstructor AsyncGenerator AsyncGeneratorFunction
+AsyncGeneratorFunctionConstructor AsyncIterable AsyncIterableIterator AsyncIterator
+AsyncIteratorObject Atomics Awaited BigInt BigInt64Array BigInt64ArrayConstructor BigIntConstructor
+BigIntToLocaleStringOptions BigUint64Array BigUint64ArrayConstructor Boolean BooleanConstructor
+BufferSource BuiltinIteratorReturn CallableFunction Capitalize ClassAccessorDecoratorContext
+ClassAccessorDecoratorResult ClassAccessorDecoratorTarget ClassDecorator ClassDecoratorContext
+ClassFieldDecoratorContext ClassGetterDecoratorContext ClassMemberDecoratorContext
+ClassMethodDecoratorContext ClassSetterDecoratorContext ConcatArray ConstructorParameters Crypto
+DOMException DataView DataViewConstructor Date DateConstructor DecoratorContext DecoratorMetadata
+DecoratorMetadataObject Disposable DisposableStack DisposableStackConstructor Error ErrorConstructor
+ErrorOptions EvalError EvalErrorConstructor Event EventInit EventListenerOrEventListenerObject
+EventTarget Exclude Extract FinalizationRegistry FinalizationRegistryConstructor FlatArray
+Float16Array Float16ArrayConstructor Float32Array Float32ArrayConstructor Float64Array
+Float64ArrayConstructor Function FunctionConstructor Generator GeneratorFunction
+GeneratorFunctionConstructor IArguments ImportAssertions ImportAttributes ImportCallOptions
+ImportMeta InstanceType Int16Array Int16ArrayConstructor Int32Array Int32ArrayConstructor Int8Array
+Int8ArrayConstructor Intl Iterable IterableIterator Iterator IteratorObject
+IteratorObjectConstructor IteratorResult IteratorReturnResult IteratorYieldResult JSON Lowercase Map
+MapConstructor MapIterator Math MethodDecorator NewableFunction NoInfer NonNullable Number
+NumberConstructor Object ObjectConstructor Omit OmitThisParameter ParameterDecorator Parameters
+Partial Performance Pick Promise PromiseConstructor PromiseConstructorLike PromiseFulfilledResult
+PromiseLike PromiseRejectedResult PromiseSettledResult PromiseWithResolvers PropertyDecorator
+PropertyDescriptor PropertyDescriptorMap PropertyKey ProxyConstructor ProxyHandler RangeError
+RangeErrorConstructor Readonly ReadonlyArray ReadonlyMap ReadonlySet ReadonlySetLike Record
+ReferenceError ReferenceErrorConstructor Reflect RegExp RegExpConstructor RegExpExecArray
+RegExpIndicesArray RegExpMatchArray RegExpStringIterator Required ReturnType Set SetConstructor
+SetIterator SharedArrayBuffer SharedArrayBufferConstructor String StringConstructor StringIterator
+SubtleCrypto SuppressedError SuppressedErrorConstructor Symbol SymbolConstructor SyntaxError
+SyntaxErrorConstructor TemplateStringsArray TextDecoder TextEncoder ThisParameterType ThisType
+Timeout TypeError TypeErrorConstructor TypedPropertyDescriptor URIError URIErrorConstructor URL
+URLSearchParams Uint16Array Uint16ArrayConstructor Uint32Array Uint32ArrayConstructor Uint8Array
+Uint8ArrayConstructor Uint8ClampedArray Uint8ClampedArrayConstructor Uncapitalize Uppercase WeakKey
+WeakKeyTypes WeakMap WeakMapConstructor WeakRef WeakRefConstructor WeakSet WeakSetConstructor
+`
+    .split(/\s+/)
+    .filter((name) => name !== ''),
+);
