@@ -9,6 +9,7 @@ import { dirname, join, relative, resolve } from 'node:path';
 import ts from 'typescript';
 import {
   allBlocks,
+  blocksOf,
   type DocBlock,
   documents,
   expectedOutput,
@@ -125,6 +126,17 @@ describe('documentation', () => {
       ),
     ).toEqual([]);
     expect(logPhrases('The sandbox used to stop here.')).toEqual(['used to']);
+  });
+
+  it('a ```text output block is what the block before it prints: its lines in order, … for any text', () => {
+    const [shown] = blocksOf(
+      'x.md',
+      '```sh\necho "run 1a2b: 2 calls"; echo done\n```\n\n```text output\nrun …: 2 calls\ndone\n```\n',
+    );
+    expect(shown!.output).toEqual(['run …: 2 calls', 'done']);
+    expect(missingOutput(shown!.output!, 'start\nrun 1a2b: 2 calls\nmore\ndone\n')).toBeUndefined();
+    expect(missingOutput(shown!.output!, 'done\nrun 1a2b: 2 calls\n')).toMatch(/^no line like "done" after line 2/);
+    expect(missingOutput(['run (1): x'], 'run 7: x\n')).toMatch(/no line like/); // the rest is literal
   });
 
   it('links to files that exist', () => {
