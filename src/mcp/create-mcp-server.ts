@@ -21,6 +21,15 @@ import { checkProgressToken, requestCallId } from './request-bounds.ts';
 import { streamRunProgress } from './run-progress.ts';
 import { callRunOperatorTool, operatorFailure, RUN_OPERATOR_TOOLS } from './run-operator-tools.ts';
 import { ownLogLevel, streamRunLogMessages, type LogLevelSlot } from './run-log-messages.ts';
+import {
+  askApproval,
+  asksByForm,
+  type ClientCapabilitiesSlot,
+  DEFAULT_ELICITATION_TIMEOUT_MS,
+  interceptTransport,
+  ownClientCapabilities,
+  resumeWhileDecided,
+} from './elicit-approval.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
 import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
@@ -46,6 +55,14 @@ export interface McpServerOptions {
   readonly operatorScope?: RunsScope;
   /** Where the level a client sets with `logging/setLevel` is kept. @default one per server (its connection) */
   readonly logLevel?: LogLevelSlot;
+  /** Where the capabilities a client declared at initialize are kept. @default one per server (its connection) */
+  readonly clientCapabilities?: ClientCapabilitiesSlot;
+  /**
+   * How long a paused run waits for the answer of a client that declared elicitation
+   * (it is asked to approve or deny the pending calls in the same request); no answer
+   * by then and the run stays paused. @default 300000
+   */
+  readonly elicitationTimeoutMs?: number;
 }
 
 /** The roles an MCP client can hold (see McpServerOptions.role). */
@@ -77,6 +94,12 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
   // In ptc mode the client is told that only run_code is callable directly (run_code's
   // description says it too when the SDK is embedded there, the default).
   const instruction = model && rt.mode(scope) === 'ptc' ? PTC_ONLY_INSTRUCTION : undefined;
+  const capabilities = options.clientCapabilities ?? ownClientCapabilities();
+  const elicitationTimeoutMs = options.elicitationTimeoutMs ?? DEFAULT_ELICITATION_TIMEOUT_MS;
+  if (!Number.isSafeInteger(elicitationTimeoutMs) || elicitationTimeoutMs < 1)
+    throw new TypeError(
+      `createMcpServer: elicitationTimeoutMs must be a positive integer, got ${String(elicitationTimeoutMs)}`,
+    );
   const server = new McpServer(
     { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
     instruction === undefined ? {} : { instructions: instruction },
@@ -156,7 +179,24 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     });
     calls.add(call);
     try {
-      const result = await call;
+      const first = await call;
+      // A paused run is put to a client that can answer a form, in this same request.
+      const transport = server.server.transport;
+      const result =
+        transport === undefined || !asksByForm(capabilities.get())
+          ? first
+          : await resumeWhileDecided(
+              rt,
+              first,
+              (paused) =>
+                askApproval(transport, paused, {
+                  relatedRequestId: extra.requestId,
+                  scope: options.cancels?.session,
+                  timeoutMs: elicitationTimeoutMs,
+                  signal: extra.signal,
+                }),
+              servedAgent === undefined ? {} : { agent: servedAgent },
+            );
       // Wrapped as the listing promised (an object under an any-JSON schema too).
       const listed = rt.tool(request.params.name, scope)?.outputSchema;
       return toMcpCallToolResult(result, listedAsWrapped(listed) || needsWrapping(result.value));
@@ -177,5 +217,11 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
         cancels.registry.cancel(cancels.session, requestId, new Error(reason ?? 'cancelled by the client'));
     });
   }
+  // Answers to our questions, and the capabilities of an initialize, are read first (elicit-approval.ts).
+  const connect = server.connect.bind(server);
+  server.connect = async (transport) => {
+    await connect(transport);
+    interceptTransport(transport, options.cancels?.session, capabilities);
+  };
   return server;
 }

@@ -15,10 +15,14 @@ import { createMcpServer, type McpServerOptions } from './create-mcp-server.ts';
 import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
 import { bearerChecker, isLoopbackHost, MIN_TOKEN_LENGTH } from './http-access.ts';
 import { logLevelTable } from './run-log-messages.ts';
+import { clientCapabilitiesTable } from './elicit-approval.ts';
 import { SseResumption, type SseResumeLimits } from './sse-resumption.ts';
 
 export interface ServeMcpHttpOptions
-  extends Omit<McpServerOptions, 'callIdPrefix' | 'cancels' | 'role' | 'operatorScope'> {
+  extends Omit<
+    McpServerOptions,
+    'callIdPrefix' | 'cancels' | 'role' | 'operatorScope' | 'logLevel' | 'clientCapabilities'
+  > {
   /** The model's token: every request must carry `Authorization: Bearer <token>`. At least 16 characters. */
   readonly token: string;
   /**
@@ -185,10 +189,12 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     ...(options.agent === undefined ? {} : { agent: options.agent }),
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.version === undefined ? {} : { version: options.version }),
+    ...(options.elicitationTimeoutMs === undefined ? {} : { elicitationTimeoutMs: options.elicitationTimeoutMs }),
   };
 
   const cancels = createHttpCancels();
   const logLevels = logLevelTable();
+  const clientCapabilities = clientCapabilitiesTable();
   const resumption = new SseResumption(options.sseResume);
   /** Filled in once listening (the port may be 0 until then). */
   let ownOrigins = new Set<string>();
@@ -232,6 +238,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
       callIdPrefix: `mcp-${randomUUID()}:`,
       cancels: { registry: cancels, session },
       logLevel: logLevels.slot(session),
+      clientCapabilities: clientCapabilities.slot(session),
     });
     const eventStore = resumption.eventStoreFor(`${role} ${session}`);
     // No sessionIdGenerator (undefined): the SDK's stateless mode.
