@@ -11,6 +11,8 @@ export { DEFAULT_SSE_RESUME_LIMITS } from './sse-resumption.ts';
 export type { SseResumeLimits } from './sse-resumption.ts';
 export { RUN_LOGGER, MAX_LOG_LEVEL_SCOPES } from './run-log-messages.ts';
 export type { LogLevelSlot } from './run-log-messages.ts';
+export { DEFAULT_ELICITATION_TIMEOUT_MS } from './elicit-approval.ts';
+export type { ClientCapabilitiesSlot } from './elicit-approval.ts';
 export { toMcpCallToolResult, MCP_META_ERROR, MCP_META_CONTEXTS } from './to-mcp-call-tool-result.ts';
 export { MCP_META_WRAPPED } from './wrapped-value.ts';
 export { createHttpCancels } from './http-cancels.ts';
