@@ -159,6 +159,35 @@ it('text jsonb refuses still appends and reads back exactly; the jsonb copy has 
   }
 });
 
+it('a version-1 journal with rows jsonb refuses (not JSON, a NUL) migrates row by row and reads as before', async () => {
+  const url = await cluster.createDatabase('odd_v1');
+  psql(url, ['-f', V1_DUMP]);
+  const nul = { type: 'tool/call', callId: 'nul', name: 'x', agent: null, arguments: { s: 'a\u0000b' } };
+  await rows(
+    url,
+    "INSERT INTO ptc_journal (at, type, call_id, root_call_id, agent, event) VALUES (1, 'tool/call', 'odd', 'odd', NULL, 'not json'), (2, 'tool/call', 'nul', 'nul', NULL, $1)",
+    [JSON.stringify(nul)],
+  );
+  const warnings: string[] = [];
+  const journal = openPostgresJournal(url, { onWarning: (w) => warnings.push(w.message) });
+  try {
+    const { events } = await journal.read();
+    expect(events.at(-1)).toStrictEqual(nul);
+    expect(events).toHaveLength(19);
+    expect(warnings).toStrictEqual([expect.stringMatching(/row 19 is not a journal event; skipped/)]);
+    expect(
+      await rows(url, "SELECT call_id, event, run_id FROM ptc_journal WHERE call_id IN ('odd', 'nul') ORDER BY seq"),
+    ).toStrictEqual([
+      { call_id: 'odd', event: 'not json', run_id: null },
+      { call_id: 'nul', event: { ...nul, arguments: { s: 'a\ufffdb' } }, run_id: null },
+    ]);
+    const runIds = await rows<{ n: number }>(url, 'SELECT count(DISTINCT run_id)::int AS n FROM ptc_journal');
+    expect(runIds).toStrictEqual([{ n: 2 }]);
+  } finally {
+    await journal.close();
+  }
+});
+
 it('the fixture is a version-1 dump', () => {
   const dump = readFileSync(V1_DUMP, 'utf8');
   expect(dump).toMatch(

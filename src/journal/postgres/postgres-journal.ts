@@ -100,9 +100,29 @@ CREATE TABLE IF NOT EXISTS ptc_run_claims (
 // and a re-run compares arguments as written), the run it belongs to (`run_id`: a run's
 // own events and its program's calls) and the append time as timestamptz (`time`), with
 // indexes for the events of one run and for run events by type (what is paused).
-// Existing rows are converted in place; a text that is not JSON jsonb accepts is kept as
-// a JSON string (the store still reports it as unreadable).
-const MIGRATE_V1_TO_V2 = `
+// Existing rows are converted in place in one pass, with the indexes built after it (an
+// UPDATE that kept them would write every row into each of them).
+const MIGRATE_V2_PREPARE = `
+CREATE TEMP TABLE ptc_run_starts ON COMMIT DROP AS
+  SELECT call_id, seq, substring(event FROM '"runId":"([^"]*)"') AS run_id FROM ptc_journal WHERE type = 'run/start';
+CREATE INDEX ON ptc_run_starts (call_id, seq);
+DROP INDEX IF EXISTS ptc_journal_root, ptc_journal_agent, ptc_journal_at, ptc_journal_call;
+ALTER TABLE ptc_journal RENAME COLUMN event TO event_text;
+ALTER TABLE ptc_journal ADD COLUMN event jsonb, ADD COLUMN run_id text, ADD COLUMN time timestamptz;
+`;
+/** The one pass; `jsonb` converts `event_text`. */
+const migrateV2Fill = (jsonb: string): string => `
+UPDATE ptc_journal j SET event = ${jsonb}, time = to_timestamp(at / 1000.0),
+  run_id = CASE
+    WHEN type IN ('run/start', 'run/paused', 'run/resumed', 'run/end') THEN substring(event_text FROM '"runId":"([^"]*)"')
+    WHEN type IN ('tool/call', 'tool/result') AND parent_call_id IS NOT NULL THEN (
+      SELECT s.run_id FROM ptc_run_starts s WHERE s.call_id = j.root_call_id AND s.seq < j.seq
+      ORDER BY s.seq DESC LIMIT 1)
+  END`;
+// When some row's text is not JSON jsonb takes (a NUL, a lone surrogate, a row someone
+// else wrote), the pass runs again converting row by row: such a text becomes the jsonb
+// with U+FFFD, or else a JSON string (the store still reports that row as unreadable).
+const MIGRATE_V2_ROW_BY_ROW = `
 CREATE FUNCTION pg_temp.ptc_jsonb(t text) RETURNS jsonb LANGUAGE plpgsql IMMUTABLE AS $$
 BEGIN
   RETURN t::jsonb;
@@ -113,30 +133,40 @@ EXCEPTION WHEN others THEN
     RETURN to_jsonb(t);
   END;
 END $$;
-ALTER TABLE ptc_journal RENAME COLUMN event TO event_text;
-ALTER TABLE ptc_journal ADD COLUMN event jsonb, ADD COLUMN run_id text,
-  ADD COLUMN time timestamptz GENERATED ALWAYS AS (to_timestamp(at / 1000.0)) STORED;
-UPDATE ptc_journal SET event = pg_temp.ptc_jsonb(event_text),
-  run_id = CASE WHEN type LIKE 'run/%' THEN pg_temp.ptc_jsonb(event_text)->>'runId' END;
-UPDATE ptc_journal j SET run_id = (
-  SELECT s.run_id FROM ptc_journal s
-  WHERE s.type = 'run/start' AND s.call_id = j.root_call_id AND s.seq < j.seq
-  ORDER BY s.seq DESC LIMIT 1)
-WHERE j.type IN ('tool/call', 'tool/result') AND j.parent_call_id IS NOT NULL;
-ALTER TABLE ptc_journal ALTER COLUMN event SET NOT NULL;
-CREATE INDEX IF NOT EXISTS ptc_journal_run ON ptc_journal (run_id, seq) WHERE run_id IS NOT NULL;
-CREATE INDEX IF NOT EXISTS ptc_journal_run_events ON ptc_journal (type, seq)
-  WHERE type IN ('run/start', 'run/paused', 'run/resumed', 'run/end');
-CREATE INDEX IF NOT EXISTS ptc_journal_time ON ptc_journal (time);
+${migrateV2Fill('pg_temp.ptc_jsonb(event_text)')};
 DROP FUNCTION pg_temp.ptc_jsonb(text);
 `;
+const MIGRATE_V2_FINISH = `
+ALTER TABLE ptc_journal ALTER COLUMN event SET NOT NULL, ALTER COLUMN time SET NOT NULL;
+CREATE INDEX ptc_journal_root ON ptc_journal (root_call_id, seq);
+CREATE INDEX ptc_journal_agent ON ptc_journal (agent, seq);
+CREATE INDEX ptc_journal_at ON ptc_journal (at);
+CREATE INDEX ptc_journal_call ON ptc_journal (call_id, type);
+CREATE INDEX ptc_journal_run ON ptc_journal (run_id, seq) WHERE run_id IS NOT NULL;
+CREATE INDEX ptc_journal_run_events ON ptc_journal (type, seq)
+  WHERE type IN ('run/start', 'run/paused', 'run/resumed', 'run/end');
+CREATE INDEX ptc_journal_time ON ptc_journal (time);
+`;
+
+/** Schema version 1 → 2, inside the caller's transaction. */
+async function migrateToV2(client: PostgresPoolClient): Promise<void> {
+  await client.query(MIGRATE_V2_PREPARE);
+  await client.query('SAVEPOINT ptc_v2_fill');
+  try {
+    await client.query(migrateV2Fill('event_text::jsonb'));
+  } catch {
+    await client.query('ROLLBACK TO SAVEPOINT ptc_v2_fill');
+    await client.query(MIGRATE_V2_ROW_BY_ROW);
+  }
+  await client.query(MIGRATE_V2_FINISH);
+}
 
 // One INSERT for a batch; a result (or a run's own event) whose call is not known here
 // takes its root, agent and run from the call's row. `event` is the jsonb of the text,
 // or of a copy that jsonb accepts when the text has a NUL or a lone surrogate escape.
 const INSERT = `
-INSERT INTO ptc_journal (at, type, call_id, root_call_id, parent_call_id, agent, run_id, event_text, event)
-SELECT $1::bigint, t.type, t.call_id,
+INSERT INTO ptc_journal (at, time, type, call_id, root_call_id, parent_call_id, agent, run_id, event_text, event)
+SELECT $1::bigint, to_timestamp($1::bigint / 1000.0), t.type, t.call_id,
   CASE WHEN t.known THEN t.root_call_id ELSE COALESCE(c.root_call_id, t.call_id) END,
   CASE WHEN t.known THEN t.parent_call_id WHEN t.type = 'tool/result' THEN c.parent_call_id ELSE NULL END,
   CASE WHEN t.known THEN t.agent ELSE c.agent END,
@@ -267,7 +297,7 @@ export function openPostgresJournal(
           `the database holds journal schema version ${found}, newer than this ptc-runtime supports (${POSTGRES_SCHEMA_VERSION}); upgrade ptc-runtime`,
         );
       if (found < 1) await client.query(SCHEMA_V1);
-      if (found < 2) await client.query(MIGRATE_V1_TO_V2);
+      if (found < 2) await migrateToV2(client);
       if (found < POSTGRES_SCHEMA_VERSION)
         await client.query(
           "INSERT INTO ptc_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
