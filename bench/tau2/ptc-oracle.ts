@@ -36,9 +36,16 @@ function lastProgramValue(request: ModelRequest): unknown {
 }
 
 /** What a write program hands back: the order's new status, or that the address changed. */
+const writeCall = (w: PlannedWrite): string => `await tools.${w.tool}(${JSON.stringify(w.args)})`;
+
+/** The write as the first line of a longer program: `done` holds what writeProgram returns. */
+const doneLine = (w: PlannedWrite): string =>
+  w.tool === 'modify_user_address'
+    ? `${writeCall(w)};\nconst done = "updated";`
+    : `const done = (${writeCall(w)}).status;`;
+
 function writeProgram(w: PlannedWrite): string {
-  const call = `await tools.${w.tool}(${JSON.stringify(w.args)})`;
-  return w.tool === 'modify_user_address' ? `${call};\nreturn "updated";` : `return (${call}).status;`;
+  return w.tool === 'modify_user_address' ? `${writeCall(w)};\nreturn "updated";` : `return (${writeCall(w)}).status;`;
 }
 
 export class PtcOracle implements TaskModel {
@@ -66,9 +73,22 @@ export class PtcOracle implements TaskModel {
     if (this.step === 'write') {
       const w = this.pending.shift() as PlannedWrite;
       callStore(this.world, w.tool, w.args);
-      this.step = this.pending.length > 0 ? 'confirm' : 'gather';
-      if (this.step === 'gather') this.segment++;
-      return this.runCode(`Make the change the customer confirmed (${w.tool})`, writeProgram(w));
+      if (this.pending.length > 0) {
+        this.step = 'confirm';
+        return this.runCode(`Make the change the customer confirmed (${w.tool})`, writeProgram(w));
+      }
+      // The last confirmed write of this stretch: the same program goes on to look up what
+      // the customer's next request needs (it reads the database as the write left it).
+      this.step = 'gather';
+      this.segment++;
+      const next = this.segments[this.segment];
+      if (next === undefined)
+        return this.runCode(`Make the change the customer confirmed (${w.tool})`, writeProgram(w));
+      this.awaiting = true;
+      return this.runCode(
+        `Make the change the customer confirmed (${w.tool}), then look up what the next request needs`,
+        this.gatherProgram(next, request, [doneLine(w)], ['status: done']),
+      );
     }
     if (this.step === 'confirm') {
       const w = this.pending[0] as PlannedWrite;
@@ -96,11 +116,20 @@ export class PtcOracle implements TaskModel {
       this.lastText = 'final';
       return { content: [{ type: 'text', text: FINAL_ANSWER }] };
     }
+    this.awaiting = true;
+    return this.runCode('Look up what the request needs', this.gatherProgram(seg, request));
+  }
+
+  private gatherProgram(
+    seg: Segment,
+    request: ModelRequest,
+    before: string[] = [],
+    answerFirst: string[] = [],
+  ): string {
     const writer = new ProgramWriter(this.world.db, JSON.stringify(request.messages));
     for (const a of seg.reads) writer.read(a, callStore(this.world, a.name, a.arguments).value);
     for (const w of seg.writes) writer.write(w);
-    this.awaiting = true;
-    return this.runCode('Look up what the request needs', writer.text());
+    return writer.text(before, answerFirst);
   }
 
   private awaiting = false;

@@ -333,12 +333,12 @@ export class ProgramWriter {
     this.writes.push(`{ tool: ${lit(a.name)}, args: { ${entries.join(', ')} }${extra} }`);
   }
 
-  /** The whole program text. */
-  text(): string {
+  /** The whole program text; `before`: lines that run first (a confirmed write), `answerFirst`: their part of the answer. */
+  text(before: readonly string[] = [], answerFirst: readonly string[] = []): string {
     const order = ['same', 'itemOf', 'variantOf', 'orderWith', 'orderHolding', 'payWith'].filter((h) =>
       this.helpers.has(h),
     );
-    const answer: string[] = [];
+    const answer: string[] = [...answerFirst];
     // The customer's account, for the decisions after this one.
     for (const v of this.userIds.values()) answer.push(`user_id: ${v}`);
     if (this.writes.length > 0) answer.push(`writes: [${this.writes.join(', ')}]`);
@@ -347,6 +347,11 @@ export class ProgramWriter {
       (f) => f.productId === undefined || !this.writeProducts.has(f.productId) || this.askedProducts.has(f.productId),
     );
     if (facts.length > 0) answer.push(`facts: { ${facts.map((f) => f.text).join(', ')} }`);
-    return [...order.map((h) => HELPERS[h] as string), ...this.lines, `return { ${answer.join(', ')} };`].join('\n');
+    return [
+      ...order.map((h) => HELPERS[h] as string),
+      ...before,
+      ...this.lines,
+      `return { ${answer.join(', ')} };`,
+    ].join('\n');
   }
 }
