@@ -3,8 +3,8 @@
 // tarball is installed into a new CommonJS project outside the checkout (`npm install
 // --prefer-offline`: from the npm cache `npm ci` filled, the registry only for what it lacks). There, every package.json export loads by
 // name with `import`, `require('ptc-runtime')` works, `npx ptc --version` and `npx ptc demo`
-// run, a TypeScript file type-checks under `module: nodenext` and `moduleResolution: bundler`,
-// and an older Node is told it needs Node 24.
+// run, the README's quick start runs as `.mts`, a TypeScript file type-checks under
+// `module: nodenext` and `moduleResolution: bundler`, and an older Node is told it needs Node 24.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
@@ -64,9 +64,12 @@ beforeAll(() => {
   }[];
   packed = { files: report[0]!.files.map((f) => f.path), size: report[0]!.size };
 
-  // A new project, as `npm init -y` makes it: CommonJS.
+  // A new project, as `npm init -y` (npm 11) makes it: CommonJS, said so with "type".
   mkdirSync(app);
-  writeFileSync(join(app, 'package.json'), JSON.stringify({ name: 'my-app', version: '1.0.0', private: true }));
+  writeFileSync(
+    join(app, 'package.json'),
+    JSON.stringify({ name: 'my-app', version: '1.0.0', private: true, type: 'commonjs' }),
+  );
   // Beside it, the version this checkout uses of @types/node and of `ai` (the optional peer of ptc-runtime/adapters/ai-sdk).
   const version = (name: string): string =>
     `${name}@${(JSON.parse(readFileSync(join(root, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version}`;
@@ -159,6 +162,27 @@ main();
     const run = node(['cjs.cjs']);
     expect(run.stderr).toBe('');
     expect(JSON.parse(run.stdout)).toEqual({ value: { logs: [], result: 5 }, mcp: 'function' });
+  });
+
+  it("the README's quick start runs as quick-start.mts there (as .ts it would be CommonJS)", () => {
+    const readme = readFileSync(join(root, 'README.md'), 'utf8');
+    expect(readme).toContain('`quick-start.mts`');
+    const quickStart = /## Quick start[\s\S]*?```ts\n([\s\S]*?)```/.exec(readme)![1]!;
+    writeFileSync(join(app, 'quick-start.mts'), quickStart);
+    writeFileSync(join(app, 'quick-start.ts'), quickStart);
+    const run = node(['quick-start.mts']);
+    expect(run.stderr).toBe('');
+    const shown = [...quickStart.matchAll(/console\.log\([^\n]*\); \/\/ ([^\n]+)/g)].map((m) => m[1]!.trim());
+    expect(
+      run.stdout
+        .trim()
+        .split('\n')
+        .map((line) => line.trim()),
+    ).toEqual(shown);
+    // Why the README says .mts: a .ts file of a "type": "commonjs" package is loaded as CommonJS.
+    expect(node(['quick-start.ts']).stderr).toMatch(
+      /Cannot use import statement outside a module|ERR_REQUIRE_ASYNC_MODULE|await is only valid/,
+    );
   });
 
   it('npx ptc --version and npx ptc demo', () => {
