@@ -22,7 +22,10 @@ export interface ModelReply {
 }
 
 export interface TurnModel {
-  /** The ground truth of the coming turn (scripted models replay it; live models ignore it). */
-  startTurn(calls: readonly BoundCall[]): void;
+  /**
+   * The ground truth of the coming turn and the result text of each of its calls
+   * (scripted models replay it; live models ignore it).
+   */
+  startTurn(calls: readonly BoundCall[], results?: readonly string[]): void;
   respond(request: ModelRequest): Promise<ModelReply>;
 }

@@ -29,6 +29,78 @@ export class NativeOracle implements TurnModel {
   }
 }
 
+/** The scalar values in a call's arguments (strings and numbers, nested lists and dicts included). */
+function scalars(value: unknown): (string | number)[] {
+  if (typeof value === 'string' || typeof value === 'number') return [value];
+  if (Array.isArray(value)) return value.flatMap(scalars);
+  if (typeof value === 'object' && value !== null) return Object.values(value).flatMap(scalars);
+  return [];
+}
+
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/** Whether `text` holds `value` as a value: a number not inside a longer one (`10000` matches `10000.0`). */
+function holds(text: string, value: string | number): boolean {
+  if (typeof value === 'string') return value !== '' && text.includes(value);
+  return new RegExp(`(?<![\\d.])${escape(String(value))}(?:\\.0+)?(?![\\d.])`).test(text);
+}
+
+/** Everything the model has read so far: the user's messages and the tool results. */
+function conversationText(request: ModelRequest): string {
+  const parts: string[] = [];
+  for (const message of request.messages) {
+    if (message.role !== 'user') continue;
+    if (typeof message.content === 'string') parts.push(message.content);
+    else
+      for (const block of message.content)
+        if (block.type === 'tool_result') for (const c of block.content) if (c.type === 'text') parts.push(c.text);
+  }
+  return parts.join('\n');
+}
+
+/**
+ * Native tool calling with parallel calls, as every provider allows: the turn's calls go
+ * out together, in order (the runtime runs these exclusive tools one after another in the
+ * order written), except a call that needs a value it has not read yet: an argument that
+ * first appears in the result of a call of the same request (a user id looked up, a price
+ * read) waits for the next request, when that result is in the conversation.
+ */
+export class ParallelNativeOracle implements TurnModel {
+  private calls: readonly BoundCall[] = [];
+  private results: readonly string[] = [];
+  private next = 0;
+  private ids = 0;
+
+  startTurn(calls: readonly BoundCall[], results: readonly string[] = []): void {
+    this.calls = calls;
+    this.results = results;
+    this.next = 0;
+  }
+
+  async respond(request: ModelRequest): Promise<ModelReply> {
+    if (this.next >= this.calls.length) return { content: [{ type: 'text', text: ANSWER }] };
+    const known = conversationText(request);
+    const start = this.next;
+    let end = start + 1;
+    for (; end < this.calls.length; end++) {
+      const pending = this.results.slice(start, end);
+      const needs = scalars(this.calls[end]?.args).some(
+        (value) => !holds(known, value) && pending.some((result) => holds(result, value)),
+      );
+      if (needs) break;
+    }
+    this.next = end;
+    return {
+      content: this.calls.slice(start, end).map((call) => ({
+        type: 'tool_use' as const,
+        id: `toolu_${++this.ids}`,
+        name: call.name,
+        input: call.args,
+      })),
+    };
+  }
+}
+
 /** The program a model would write for a turn: each call awaited in order, every result returned. */
 export function turnProgram(calls: readonly BoundCall[]): string {
   const lines = calls.map((c, i) => `const r${i} = await tools.${c.name}(${JSON.stringify(c.args)});`);

@@ -16,11 +16,17 @@ export interface ModeTotals {
   readonly conversationTokens: number;
   /** Everything a stateless API is sent: definitions and the conversation, every request. */
   readonly requestTokens: number;
+  /** Everything the model wrote (calls, programs, answers). */
+  readonly outputTokens: number;
+  /** Everything sent plus everything the model wrote: `requestTokens + outputTokens`. */
+  readonly totalTokens: number;
 }
 
 export interface Aggregate {
   readonly entries: number;
   readonly native: ModeTotals;
+  /** Native with each turn's independent calls sent together (scripted oracle only). */
+  readonly nativeParallel?: ModeTotals;
   readonly ptc: ModeTotals;
   /** run_code over tools defined with `deferLoading: true` (signatures read with `$describe`). */
   readonly ptcDeferred?: ModeTotals;
@@ -39,44 +45,82 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
     contextTokensDefinitionsOnce: t((r) => r.definitionTokensOnce + r.resultTokens),
     conversationTokens: t((r) => r.conversationTokens),
     requestTokens: t((r) => r.definitionTokens + r.conversationTokens),
+    outputTokens: t((r) => r.outputTokens),
+    totalTokens: t((r) => r.definitionTokens + r.conversationTokens + r.outputTokens),
   };
 };
 
-export function aggregate(runs: readonly { native: EntryRun; ptc: EntryRun; ptcDeferred?: EntryRun }[]): Aggregate {
-  const deferred = runs.flatMap((r) => (r.ptcDeferred === undefined ? [] : [r.ptcDeferred]));
+export interface EntryRuns {
+  readonly native: EntryRun;
+  readonly nativeParallel?: EntryRun;
+  readonly ptc: EntryRun;
+  readonly ptcDeferred?: EntryRun;
+}
+
+export function aggregate(runs: readonly EntryRuns[]): Aggregate {
+  const all = (pick: (r: EntryRuns) => EntryRun | undefined): EntryRun[] | undefined => {
+    const found = runs.flatMap((r) => {
+      const run = pick(r);
+      return run === undefined ? [] : [run];
+    });
+    return found.length === runs.length && runs.length > 0 ? found : undefined;
+  };
+  const parallel = all((r) => r.nativeParallel);
+  const deferred = all((r) => r.ptcDeferred);
   return {
     entries: runs.length,
     native: sum(runs.map((r) => r.native)),
+    ...(parallel === undefined ? {} : { nativeParallel: sum(parallel) }),
     ptc: sum(runs.map((r) => r.ptc)),
-    ...(deferred.length === runs.length && runs.length > 0 ? { ptcDeferred: sum(deferred) } : {}),
+    ...(deferred === undefined ? {} : { ptcDeferred: sum(deferred) }),
   };
 }
 
 const n = (x: number): string => x.toLocaleString('en-US');
 const ratio = (ptc: number, native: number): string => (native === 0 ? '–' : `${(ptc / native).toFixed(2)}×`);
 
+/**
+ * One row per category and one for all: each figure native / nativeParallel / ptc, and
+ * ptc ÷ nativeParallel (the fairer baseline) in brackets; then the token variants.
+ */
 export function markdownReport(
   report: Aggregate & { readonly categories: Readonly<Record<string, Aggregate>> },
 ): string {
   const rows: string[] = [
-    '| category | entries | passed native / ptc | model requests native → ptc | tool calls native → ptc | context tokens native → ptc |',
-    '| --- | ---: | ---: | ---: | ---: | ---: |',
+    '| category | entries | passed | model requests | tool calls | context tokens | total tokens |',
+    '| --- | ---: | ---: | ---: | ---: | ---: | ---: |',
   ];
-  const pair = (a: number, b: number): string => `${n(a)} → ${n(b)} (${ratio(b, a)})`;
+  const modes = (a: Aggregate): ModeTotals[] => [
+    a.native,
+    ...(a.nativeParallel === undefined ? [] : [a.nativeParallel]),
+    a.ptc,
+  ];
+  const baseline = (a: Aggregate): ModeTotals => a.nativeParallel ?? a.native;
+  const cell = (a: Aggregate, pick: (m: ModeTotals) => number, withRatio = true): string =>
+    `${modes(a)
+      .map((m) => n(pick(m)))
+      .join(' / ')}${withRatio ? ` (${ratio(pick(a.ptc), pick(baseline(a)))})` : ''}`;
   const row = (name: string, a: Aggregate): string =>
-    `| ${name} | ${a.entries} | ${a.native.passed} / ${a.ptc.passed} | ${pair(a.native.modelRequests, a.ptc.modelRequests)} | ${pair(a.native.toolCalls, a.ptc.toolCalls)} | ${pair(a.native.contextTokens, a.ptc.contextTokens)} |`;
+    `| ${name} | ${a.entries} | ${cell(a, (m) => m.passed, false)} | ${cell(a, (m) => m.modelRequests)} | ${cell(a, (m) => m.toolCalls)} | ${cell(a, (m) => m.contextTokens)} | ${cell(a, (m) => m.totalTokens)} |`;
   for (const [name, a] of Object.entries(report.categories)) rows.push(row(name.replace(/^multi_turn_/, ''), a));
   rows.push(row('**all**', report));
   const tokensOnly = (name: string, pick: (m: ModeTotals) => number): string =>
-    `| ${name} | ${report.entries} | | | | ${pair(pick(report.native), pick(report.ptc))} |`;
+    `| ${name} | ${report.entries} | | | | ${cell(report, pick)} | |`;
   rows.push(
     tokensOnly('all, definitions sent once per tool list (deferred loading)', (m) => m.contextTokensDefinitionsOnce),
   );
   rows.push(tokensOnly('all, whole conversation resent with every request', (m) => m.requestTokens));
   const d = report.ptcDeferred;
-  if (d !== undefined)
+  if (d !== undefined) {
+    const only = (pick: (m: ModeTotals) => number): string =>
+      `${n(pick(d))} (${ratio(pick(d), pick(baseline(report)))})`;
     rows.push(
-      `| all, run_code over \`deferLoading\` tools (\`$describe\` before first use) | ${report.entries} | ${report.native.passed} / ${d.passed} | ${pair(report.native.modelRequests, d.modelRequests)} | ${pair(report.native.toolCalls, d.toolCalls)} | ${pair(report.native.contextTokens, d.contextTokens)} |`,
+      `| all, run_code over \`deferLoading\` tools (\`$describe\` before first use) | ${report.entries} | ${d.passed} | ${only((m) => m.modelRequests)} | ${only((m) => m.toolCalls)} | ${only((m) => m.contextTokens)} | ${only((m) => m.totalTokens)} |`,
     );
-  return rows.join('\n');
+  }
+  const legend =
+    report.nativeParallel === undefined
+      ? 'Each cell: native / ptc (ptc ÷ native).'
+      : 'Each cell: native / nativeParallel / ptc (ptc ÷ nativeParallel).';
+  return `${rows.join('\n')}\n\n${legend}`;
 }

@@ -3,9 +3,9 @@
 import { createToolRuntime } from '../../src/index.ts';
 import type { Dataset, Entry } from './data.ts';
 import type { TurnModel } from './model.ts';
-import { DeferredPtcOracle, NativeOracle, PtcOracle } from './oracle.ts';
-import { type Aggregate, aggregate } from './report.ts';
-import { type EntryRun, MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.ts';
+import { DeferredPtcOracle, NativeOracle, ParallelNativeOracle, PtcOracle } from './oracle.ts';
+import { type Aggregate, aggregate, type EntryRuns } from './report.ts';
+import { MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.ts';
 import { buildTools, type Session } from './tools.ts';
 
 export interface BenchOptions {
@@ -20,7 +20,7 @@ export interface BenchReport extends Aggregate {
   readonly categories: Readonly<Record<string, Aggregate>>;
   readonly failures: readonly {
     readonly id: string;
-    readonly mode: 'native' | 'ptc' | 'ptcDeferred';
+    readonly mode: 'native' | 'nativeParallel' | 'ptc' | 'ptcDeferred';
     readonly failure: string;
   }[];
 }
@@ -45,15 +45,20 @@ export async function runBenchmark(
   // more calls than upstream's 20-step limit, which is there to stop a looping live model.
   const steps = { maxSteps: options.model === undefined ? Number.POSITIVE_INFINITY : MAX_STEPS };
   const native = context('native');
+  // A live model decides for itself whether to send calls together: nativeParallel is the scripted oracle's.
+  const parallel = options.model === undefined ? context('native') : undefined;
   const ptc = context('ptc');
   // run_code over deferred tools is measured with the scripted oracle only.
   const deferred = options.model === undefined && options.deferred !== false ? context('ptc', true) : undefined;
-  const runs: { category: string; native: EntryRun; ptc: EntryRun; ptcDeferred?: EntryRun }[] = [];
+  const runs: (EntryRuns & { category: string })[] = [];
   try {
     for (const [i, entry] of entries.entries()) {
       runs.push({
         category: entry.category,
         native: await runEntry(native, entry, options.model?.() ?? new NativeOracle(), steps),
+        ...(parallel === undefined
+          ? {}
+          : { nativeParallel: await runEntry(parallel, entry, new ParallelNativeOracle(), steps) }),
         ptc: await runEntry(ptc, entry, options.model?.() ?? new PtcOracle(), steps),
         ...(deferred === undefined
           ? {}
@@ -62,12 +67,12 @@ export async function runBenchmark(
       options.onProgress?.(i + 1, entries.length);
     }
   } finally {
-    await Promise.all([native.rt.close(), ptc.rt.close(), deferred?.rt.close()]);
+    await Promise.all([native.rt.close(), parallel?.rt.close(), ptc.rt.close(), deferred?.rt.close()]);
   }
   const categories: Record<string, Aggregate> = {};
   for (const c of new Set(runs.map((r) => r.category))) categories[c] = aggregate(runs.filter((r) => r.category === c));
   const failures = runs.flatMap((r) =>
-    (['native', 'ptc', 'ptcDeferred'] as const).flatMap((mode) => {
+    (['native', 'nativeParallel', 'ptc', 'ptcDeferred'] as const).flatMap((mode) => {
       const run = r[mode];
       return run === undefined || run.passed ? [] : [{ id: run.id, mode, failure: run.failure ?? '' }];
     }),

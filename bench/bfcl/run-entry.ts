@@ -38,6 +38,8 @@ export interface EntryRun {
    * stateless API is sent in all.
    */
   readonly conversationTokens: number;
+  /** Tokens of everything the model wrote: its calls, its programs, its answers (JSON of its content blocks). */
+  readonly outputTokens: number;
 }
 
 /** Method → class and its positional parameter order, from the func docs. */
@@ -111,6 +113,7 @@ export async function runEntry(
     definitionTokensOnce: 0,
     resultTokens: 0,
     conversationTokens: 0,
+    outputTokens: 0,
   };
   let history = 0;
   const seenDefinitions = new Set<string>();
@@ -127,7 +130,14 @@ export async function runEntry(
       messages.push({ role: 'user', content: userText });
       history += countTokens(userText);
       const calls = gt[t] ?? [];
-      model.startTurn(calls);
+      // The ground truth on its own instances (first: a scripted model reads its results to
+      // know which calls depend on one another; the grading below compares after the turn).
+      const truthStart = truth.results.length;
+      for (const call of calls) {
+        const m = ctx.index.get(call.name);
+        if (m !== undefined) runMethod(truth, m.cls, call.name, { ...call.args });
+      }
+      model.startTurn(calls, truth.results.slice(truthStart));
       const callsBefore = run.toolCalls;
       let steps = 0;
       for (;;) {
@@ -147,7 +157,9 @@ export async function runEntry(
         run.conversationTokens += history;
         const reply = await model.respond(request);
         messages.push({ role: 'assistant', content: reply.content });
-        history += countTokens(JSON.stringify(reply.content));
+        const written = countTokens(JSON.stringify(reply.content));
+        run.outputTokens += written;
+        history += written;
         const uses = fromAnthropicToolUses(reply.content, ctx.rt);
         if (uses.length === 0) break;
         run.toolCalls += uses.length;
@@ -161,12 +173,6 @@ export async function runEntry(
       }
       // Upstream requires a decoded call in the turn, whether or not it then succeeds.
       const modelCallsThisTurn = run.toolCalls - callsBefore;
-      // The ground truth on its own instances.
-      const truthStart = truth.results.length;
-      for (const call of calls) {
-        const m = ctx.index.get(call.name);
-        if (m !== undefined) runMethod(truth, m.cls, call.name, { ...call.args });
-      }
       if (failure !== undefined || calls.length === 0) continue;
       if (modelCallsThisTurn === 0) {
         failure = `turn ${t}: empty_turn_model_response`;

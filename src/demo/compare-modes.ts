@@ -12,15 +12,14 @@ export interface ModeRun {
   readonly toolCalls: number;
   /** Characters of tool output that entered the model's context. */
   readonly contextChars: number;
+  /** That tool output, for counting its tokens. */
+  readonly contextText: string;
   readonly wallMs: number;
   readonly answer: JsonValue;
 }
 
-const contentChars = (results: readonly ToolResult[]): number =>
-  results.reduce(
-    (sum, r) => sum + r.content.reduce((s, b) => s + (b.type === 'text' ? b.text.length : b.data.length), 0),
-    0,
-  );
+const contentText = (results: readonly ToolResult[]): string =>
+  results.flatMap((r) => r.content.map((b) => (b.type === 'text' ? b.text : b.data))).join('');
 
 export async function runNative(rt: ToolRuntime, scenario: Scenario): Promise<ModeRun> {
   const started = performance.now();
@@ -28,18 +27,19 @@ export async function runNative(rt: ToolRuntime, scenario: Scenario): Promise<Mo
   let step = script.next();
   let roundTrips = 0;
   let toolCalls = 0;
-  let contextChars = 0;
+  let contextText = '';
   while (step.done !== true) {
     roundTrips += 1;
     const calls = step.value.map((c) => ({ callId: `native-${++toolCalls}`, name: c.name, arguments: c.arguments }));
     const turn = await rt.executeTurn(calls, {});
-    contextChars += contentChars(turn.results);
+    contextText += contentText(turn.results);
     step = script.next(turn.results);
   }
   return {
     roundTrips: roundTrips + 1,
     toolCalls,
-    contextChars,
+    contextChars: contextText.length,
+    contextText,
     wallMs: performance.now() - started,
     answer: step.value,
   };
@@ -63,7 +63,8 @@ export async function runProgrammatic(rt: ToolRuntime, scenario: Scenario): Prom
     return {
       roundTrips: 2,
       toolCalls: 1 + nested,
-      contextChars: contentChars([result]),
+      contextChars: contentText([result]).length,
+      contextText: contentText([result]),
       wallMs: performance.now() - started,
       answer: value.result ?? null,
     };
@@ -72,8 +73,20 @@ export async function runProgrammatic(rt: ToolRuntime, scenario: Scenario): Prom
   }
 }
 
-/** Both runs on fresh runtimes over the built-in shop tools (mode `both`). */
-export async function compareModes(scenario: Scenario): Promise<{ native: ModeRun; ptc: ModeRun }> {
+/** Both runs, and what starting the sandbox took (outside run_code's tool time). */
+export interface ModeComparison {
+  readonly native: ModeRun;
+  readonly ptc: ModeRun;
+  /** Starting the sandbox (a trivial program on a fresh runtime), before run_code's clock starts. */
+  readonly sandboxStartMs: number;
+}
+
+/**
+ * Both runs on fresh runtimes over the built-in shop tools (mode `both`). The sandbox is
+ * started before run_code's clock (a trivial program), as a long-lived runtime has it
+ * running already: a one-off start-up, slow on a busy machine, is reported apart.
+ */
+export async function compareModes(scenario: Scenario): Promise<ModeComparison> {
   const fresh = (): ToolRuntime => {
     const rt = createToolRuntime({ mode: 'both' });
     for (const tool of shopTools()) rt.register(tool);
@@ -82,7 +95,19 @@ export async function compareModes(scenario: Scenario): Promise<{ native: ModeRu
   const nativeRt = fresh();
   const ptcRt = fresh();
   try {
-    return { native: await runNative(nativeRt, scenario), ptc: await runProgrammatic(ptcRt, scenario) };
+    const started = performance.now();
+    const warm = await ptcRt.execute({
+      callId: 'warm-up',
+      name: 'run_code',
+      arguments: { description: 'Start the sandbox', code: 'return null;' },
+    });
+    if (warm.isError) throw new Error(`run_code failed: ${warm.error?.message ?? ''}`);
+    const sandboxStartMs = performance.now() - started;
+    return {
+      native: await runNative(nativeRt, scenario),
+      ptc: await runProgrammatic(ptcRt, scenario),
+      sandboxStartMs,
+    };
   } finally {
     await Promise.all([nativeRt.close(), ptcRt.close()]);
   }

@@ -37,15 +37,18 @@ describe('npm run bench:bfcl -- --data <dir> --json', () => {
     const report: unknown = JSON.parse(stdout);
     expect(typeof report === 'object' && report !== null && !Array.isArray(report)).toBe(true);
     expect(stdout.trimEnd().split('\n')).toHaveLength(1);
-    const counts = { passed: 3, modelRequests: expect.any(Number), toolCalls: expect.any(Number) };
-    expect(report).toMatchObject({
-      entries: 3,
-      native: { ...counts, contextTokens: expect.any(Number) },
-      ptc: { ...counts, contextTokens: expect.any(Number) },
-    });
+    const counts = {
+      passed: 3,
+      modelRequests: expect.any(Number),
+      toolCalls: expect.any(Number),
+      contextTokens: expect.any(Number),
+      totalTokens: expect.any(Number),
+    };
+    expect(report).toMatchObject({ entries: 3, native: counts, nativeParallel: counts, ptc: counts });
     // The same counts the harness reports when called directly (bfcl.test.ts).
     expect(report).toMatchObject({
       native: { modelRequests: 17, toolCalls: 10 },
+      nativeParallel: { modelRequests: 13, toolCalls: 10 },
       ptc: { modelRequests: 13, toolCalls: 6 },
     });
   }, 120_000);

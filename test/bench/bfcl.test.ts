@@ -7,7 +7,7 @@ import { loadDataset } from '../../bench/bfcl/data.ts';
 import { liveModel, toChat } from '../../bench/bfcl/live-model.ts';
 import { checkAgainstUpstream, loadSample } from '../../bench/bfcl/fidelity.ts';
 import type { ModelReply, TurnModel } from '../../bench/bfcl/model.ts';
-import { turnProgram } from '../../bench/bfcl/oracle.ts';
+import { ParallelNativeOracle, turnProgram } from '../../bench/bfcl/oracle.ts';
 import { bindArgs, parseCall } from '../../bench/bfcl/parse-call.ts';
 import { PyRandom } from '../../bench/bfcl/py-random.ts';
 import { floatRepr, jsonDumps, pyRepr, resultText } from '../../bench/bfcl/py-value.ts';
@@ -101,10 +101,18 @@ describe('entries in both modes', () => {
     // turn with calls, one answer for the empty turn.
     expect(report.native).toMatchObject({ passed: 3, modelRequests: 17, toolCalls: 10, methodCalls: 10 });
     expect(report.ptc).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 6, methodCalls: 10 });
+    // nativeParallel: a turn's calls together, an answer after; none of these calls needs another's result.
+    expect(report.nativeParallel).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 10, methodCalls: 10 });
     // Deferred tools: one more request per turn that needs tools not read yet ($describe).
     expect(report.ptcDeferred).toMatchObject({ passed: 3, modelRequests: 19, toolCalls: 12, methodCalls: 10 });
     expect(report.native.contextTokens).toBe(report.native.definitionTokens + report.native.resultTokens);
     expect(report.ptc.contextTokensDefinitionsOnce).toBeLessThan(report.ptc.contextTokens);
+    for (const mode of [report.native, report.nativeParallel!, report.ptc]) {
+      expect(mode.totalTokens).toBe(mode.requestTokens + mode.outputTokens);
+      expect(mode.outputTokens).toBeGreaterThan(0);
+    }
+    // The program text is model output: ptc writes more per call than a native call.
+    expect(report.ptc.outputTokens).toBeGreaterThan(report.nativeParallel!.outputTokens);
   }, 60_000);
 
   it('fails a model that skips a call or changes the state', async () => {
@@ -134,6 +142,28 @@ describe('entries in both modes', () => {
     expect(wrong.native.passed).toBe(0);
     expect(wrong.failures[0]?.failure).toBe('turn 0: instance_state_mismatch GorillaFileSystem.root');
   }, 60_000);
+
+  it('sends a call that needs a value read in the same request in the next request', async () => {
+    const oracle = new ParallelNativeOracle();
+    oracle.startTurn(
+      [
+        { name: 'get_user_id', args: { user: 'Alice' } },
+        { name: 'list_users', args: {} },
+        { name: 'send_message', args: { receiver_id: 'USR002', message: 'Hi Alice' } },
+        { name: 'mean', args: { numbers: [10000, 3] } },
+      ],
+      ['{"user_id": "USR002"}', '{"user_list": ["Alice", "Bob"]}', '{"sent_status": true}', '{"result": 5001.5}'],
+    );
+    const ask = async (known: string): Promise<string[]> => {
+      const reply = await oracle.respond({ tools: [], messages: [{ role: 'user', content: known }] });
+      return reply.content.map((block) => (block.type === 'tool_use' ? block.name : block.text));
+    };
+    // USR002 is not known yet and the first call's result has it: send_message waits.
+    expect(await ask('Send Alice "Hi Alice".')).toEqual(['get_user_id', 'list_users']);
+    // Now it is in the conversation; 10000 was never in a result of this request.
+    expect(await ask('Send Alice "Hi Alice". {"user_id": "USR002"}')).toEqual(['send_message', 'mean']);
+    expect(await ask('')).toEqual(['Done.']);
+  });
 
   it('writes a turn as one awaited program', () => {
     expect(
