@@ -542,6 +542,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   // Every command that loads tools can also import MCP servers' tools.
   for (const command of program.commands) {
     if (['sdk', 'schemas', 'run', 'check', 'serve'].includes(command.name())) withMcpOptions(command);
+    if (command.name() === 'runs') for (const sub of command.commands) withMcpOptions(sub);
   }
 
   return program;

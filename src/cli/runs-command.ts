@@ -1,7 +1,7 @@
 // `ptc runs list|show|approve|deny|resume --journal <path>`: an operator's view of the
 // durable runs in a journal. list/show read it; approve/deny decide pending calls and
 // resume the run (in this process, with the same tools as the host that paused it:
-// --tools, or the built-in example tools); resume continues an interrupted run.
+// --tools, --mcp or --mcp-url, which they require); resume continues an interrupted run.
 import { type Command, Option } from 'commander';
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import type { ToolRuntime, ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
@@ -26,6 +26,8 @@ type WithRuntime = <T>(
 interface RunsFlags {
   journal?: string;
   tools?: string;
+  mcp?: string[];
+  mcpUrl?: string[];
   demoTools?: boolean;
   mode: ToolMode;
   json?: boolean;
@@ -49,11 +51,7 @@ export function addRunsCommand(
         '--journal <file|url>',
         'the journal of the host that ran the programs (JSONL; .db/.sqlite: SQLite; postgres://…: PostgreSQL, any host of it)',
       )
-      .option(
-        '--tools <module>',
-        'the same tools module as the host (needed to resume; default: the built-in example tools)',
-      )
-      .option('--demo-tools', 'load the built-in example shop tools')
+      .option('--tools <module>', "the same tools module as the host (approve, deny and resume need the host's tools)")
       .addOption(new Option('--mode <mode>', 'tool mode of the host').choices(['ptc', 'both']).default('ptc'))
       .option('--json', 'print JSON');
 
@@ -71,6 +69,15 @@ export function addRunsCommand(
     } finally {
       await opened.close();
     }
+  };
+
+  // Resuming against other tools than the host's would fail the program on the first
+  // missing one: without any tools given, refuse before the journal is opened.
+  const requireTools = (command: string, o: RunsFlags): void => {
+    if (o.tools === undefined && (o.mcp ?? []).length === 0 && (o.mcpUrl ?? []).length === 0 && o.demoTools !== true)
+      throw new UsageError(
+        `runs ${command} resumes the run in this process: give the host's tools with --tools <module>, --mcp <command line> or --mcp-url <url>`,
+      );
   };
 
   const findRun = async (rt: ToolRuntime, runId: string): Promise<DurableRunSummary> => {
@@ -146,6 +153,7 @@ export function addRunsCommand(
         .argument('<runId>')
         .argument('[callIds...]', 'pending calls to decide (default: every pending call)'),
     ).action(async (runId: string, callIds: string[], o: RunsFlags) => {
+      requireTools(decision, o);
       await withJournal(o, async (rt) => {
         const run = await findRun(rt, runId);
         const ids = callIds.length > 0 ? callIds : run.pending.map((p) => p.callId);
@@ -160,6 +168,7 @@ export function addRunsCommand(
       .description('Resume a run (an interrupted one, or a paused one without new decisions)')
       .argument('<runId>'),
   ).action(async (runId: string, o: RunsFlags) => {
+    requireTools('resume', o);
     await withJournal(o, async (rt) => {
       await findRun(rt, runId);
       printResult(await resume(rt, runId, {}), o.json);

@@ -5,17 +5,7 @@
 // looked up in a Set: one pass over the data.
 import type { KeywordDefinition } from 'ajv';
 import type { DataValidateFunction } from 'ajv/dist/types/index.js';
-
-/** Canonical JSON text: equal JSON values (in JSON Schema's sense) give equal text. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonical((value as Record<string, unknown>)[k])}`).join(',')}}`;
-  }
-  // -0 and 0 are the same JSON number.
-  return typeof value === 'number' && Object.is(value, -0) ? '0' : JSON.stringify(value);
-}
+import { canonicalJson as canonical } from '../json/canonical-json.ts';
 
 /** The index pair of the first duplicate, or undefined. */
 export function firstDuplicate(items: readonly unknown[]): readonly [number, number] | undefined {

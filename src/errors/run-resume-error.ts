@@ -16,6 +16,11 @@ export const RUN_RESUME_ERROR_CODES = {
   NOT_PENDING: 'NOT_PENDING',
   /** A decision is neither 'approve' nor 'deny', or `decisions` is not an object. */
   INVALID_DECISION: 'INVALID_DECISION',
+  /**
+   * This runtime lacks a tool the run uses (register the host's tools): nothing of the run
+   * ran and it was not ended; resume it where the tools are.
+   */
+  TOOL_MISSING: 'TOOL_MISSING',
 } as const;
 
 export type RunResumeErrorCode = (typeof RUN_RESUME_ERROR_CODES)[keyof typeof RUN_RESUME_ERROR_CODES];

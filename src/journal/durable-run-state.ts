@@ -1,10 +1,13 @@
 // A durable run's state, folded from the journal's events: its start (program, agent,
-// time), its nested calls with their latest results, the pause it is in (if any), the
-// decisions resumes brought, and whether it ended. What `rt.runs()` lists and what a
-// resume answers calls from.
+// time), its nested calls with their latest results, the pause it is in (if any) and
+// whether it ended. What `rt.runs()` lists and what a resume answers calls from. A
+// `run/resumed` row is a record of what a resume was given, never an input: decisions
+// reach a run only through `rt.resume`, so the fold neither reads them nor lets such a
+// row end a pause (the run's own calls after the pause do).
+import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { JournalEvent, ToolCallEvent, ToolResultEvent } from './journal.ts';
-import type { RunDecision, RunEndEvent, RunPausedEvent, RunStartEvent } from './run-journal-events.ts';
+import type { PendingApproval, RunEndEvent, RunPausedEvent, RunStartEvent } from './run-journal-events.ts';
 
 /** One nested call of the run as the journal has it: the latest attempt's call event and its result, if any. */
 export interface RecordedCall {
@@ -14,13 +17,13 @@ export interface RecordedCall {
 
 export interface DurableRunState {
   readonly start: RunStartEvent;
+  /** The run/start event's position among the journal's events (1-based), to name it in warnings. */
+  readonly startRow: number;
   /** The run's current pause: the last run/paused event when nothing of the run happened after it. */
   readonly pause: RunPausedEvent | undefined;
   /** The last pause, even if a resume followed it (its pending calls may still await their turn). */
   readonly lastPause: RunPausedEvent | undefined;
   readonly end: RunEndEvent | undefined;
-  /** Every decision given to a resume of this run, by callId (the later wins). */
-  readonly decisions: ReadonlyMap<string, RunDecision>;
   /** Nested calls of the run_code call, by callId (`<callId>:ptc:<n>`). */
   readonly calls: ReadonlyMap<string, RecordedCall>;
   /** Time of the run's latest event. */
@@ -29,10 +32,10 @@ export interface DurableRunState {
 
 interface Building {
   start: RunStartEvent;
+  startRow: number;
   pause: RunPausedEvent | undefined;
   lastPause: RunPausedEvent | undefined;
   end: RunEndEvent | undefined;
-  decisions: Map<string, RunDecision>;
   calls: Map<string, { call: ToolCallEvent; result?: ToolResultEvent }>;
   updatedAt: number;
 }
@@ -44,15 +47,15 @@ export function foldRuns(events: readonly JournalEvent[]): Map<string, DurableRu
   const byCallId = new Map<string, Building>();
   // Nested call id -> its run.
   const nestedOf = new Map<string, Building>();
-  for (const event of events) {
+  events.forEach((event, index) => {
     switch (event.type) {
       case 'run/start': {
         const run: Building = {
           start: event,
+          startRow: index + 1,
           pause: undefined,
           lastPause: undefined,
           end: undefined,
-          decisions: new Map(),
           calls: new Map(),
           updatedAt: event.at,
         };
@@ -69,29 +72,49 @@ export function foldRuns(events: readonly JournalEvent[]): Map<string, DurableRu
         if (event.type === 'run/paused') {
           run.pause = event;
           run.lastPause = event;
-        } else {
+        } else if (event.type === 'run/end') {
           run.pause = undefined;
-          if (event.type === 'run/end') run.end = event;
-          else for (const [id, d] of Object.entries(event.decisions)) run.decisions.set(id, d);
+          run.end = event;
         }
         break;
       }
       case 'tool/call': {
-        const run = event.parentCallId === undefined ? undefined : byCallId.get(event.parentCallId);
-        if (run === undefined || run.end !== undefined) break;
+        // A row naming its run belongs to that run alone; an older row (no runId) to the
+        // latest run of its parent's callId.
+        const run =
+          event.parentCallId === undefined
+            ? undefined
+            : event.runId === undefined
+              ? byCallId.get(event.parentCallId)
+              : runs.get(event.runId);
+        if (run === undefined || run.end !== undefined || run.start.callId !== event.parentCallId) break;
+        // The run went on after its pause: a resume is (or was) running it.
+        run.pause = undefined;
         run.calls.set(event.callId, { call: event });
         nestedOf.set(event.callId, run);
         break;
       }
       case 'tool/result': {
-        const run = nestedOf.get(event.callId);
+        const run = event.runId === undefined ? nestedOf.get(event.callId) : runs.get(event.runId);
         const entry = run?.calls.get(event.callId);
         if (entry !== undefined && entry.result === undefined) entry.result = event;
         break;
       }
     }
-  }
+  });
   return runs as Map<string, DurableRunState>;
+}
+
+/**
+ * The calls of the run's last pause that have not completed since: what a resume may
+ * decide. A call that ran (or was denied) after the pause has its result; one whose
+ * approval paused again, or whose attempt was cut short, has none that counts.
+ */
+export function undecidedCalls(run: DurableRunState): readonly PendingApproval[] {
+  return (run.lastPause?.pending ?? []).filter((p) => {
+    const result = run.calls.get(p.callId)?.result?.result;
+    return result === undefined || result.error?.code === ERROR_CODES.PAUSED;
+  });
 }
 
 /** The arguments of a journaled call as the JSON text a program would send (key order kept). */

@@ -23,6 +23,8 @@ export interface ToolCallEvent {
   readonly rootCallId?: string;
   /** Only for nested calls: the callId of the execution that made it (run_code, or a composite tool). */
   readonly parentCallId?: string;
+  /** Only for nested calls of a durable run_code run: the run's id. */
+  readonly runId?: string;
 }
 
 export interface ToolResultEvent {
@@ -33,6 +35,8 @@ export interface ToolResultEvent {
   readonly result: ToolResult;
   /** When it was committed, in ms since the epoch (a run_code program's clock moves to it; see durable runs). */
   readonly at?: number;
+  /** Only for nested calls of a durable run_code run: the run's id. */
+  readonly runId?: string;
 }
 
 /**

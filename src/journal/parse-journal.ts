@@ -76,7 +76,8 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
       (value.agent === null || typeof value.agent === 'string') &&
       Object.hasOwn(value, 'arguments') &&
       (value.rootCallId === undefined || typeof value.rootCallId === 'string') &&
-      (value.parentCallId === undefined || typeof value.parentCallId === 'string')
+      (value.parentCallId === undefined || typeof value.parentCallId === 'string') &&
+      (value.runId === undefined || typeof value.runId === 'string')
     );
   }
   if (value.type === 'tool/result') {
@@ -89,7 +90,8 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
       r.content.every(isContentBlock) &&
       (r.error === undefined ||
         (isObject(r.error) && typeof r.error.code === 'string' && typeof r.error.message === 'string')) &&
-      (value.at === undefined || (typeof value.at === 'number' && Number.isFinite(value.at)))
+      (value.at === undefined || (typeof value.at === 'number' && Number.isFinite(value.at))) &&
+      (value.runId === undefined || typeof value.runId === 'string')
     );
   }
   if (value.type === 'user/message') {

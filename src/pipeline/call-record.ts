@@ -11,4 +11,6 @@ export interface CallRecord {
   readonly rootCallId: string;
   /** The parent execution's callId, for nested calls. */
   readonly parentCallId: string | undefined;
+  /** A durable run's nested call: the run's id (its rows are that run's, whatever callIds other runs use). */
+  readonly runId?: string;
 }

@@ -26,6 +26,8 @@ export interface NestedExecuteRequest extends ExecuteRequest {
   readonly callerRefusal?: string;
   /** Hosted mode: this execution stands for a provider's program (its calls nest under it). */
   readonly hostedProgram?: HostedProvider;
-  /** `exec.idempotencyKey`: stable across re-runs of the same call (run_code sets it per nested call). Default: the callId. */
+  /** `exec.idempotencyKey`: stable across re-runs of the same call (a durable run sets it per nested call). Default: `call:<callId>`. */
   readonly idempotencyKey?: string;
+  /** A durable run's nested call: the run it belongs to, journaled with its call and result rows. */
+  readonly runId?: string;
 }

@@ -92,7 +92,9 @@ async function runExecution(
     parent: request.parent,
     rootCallId: request.rootCallId ?? callId,
     idempotencyKey:
-      typeof request.idempotencyKey === 'string' && request.idempotencyKey.length > 0 ? request.idempotencyKey : callId,
+      typeof request.idempotencyKey === 'string' && request.idempotencyKey.length > 0
+        ? request.idempotencyKey
+        : callIdempotencyKey(callId),
     arguments: snapshot.ok ? snapshot.value : null,
     callerSignal: signal,
     caller: request.caller,
@@ -243,13 +245,22 @@ async function runExecution(
 const ALLOW = allow();
 
 /**
+ * The idempotency key of a call outside a durable run: `call:<callId>`. A durable run's
+ * nested calls get `run:<runId>:<n>`: the two prefixes keep the sets apart, so no callId
+ * can produce another call's key.
+ */
+export function callIdempotencyKey(callId: string): string {
+  return `call:${callId}`;
+}
+
+/**
  * Returns a draft when the call must not dispatch, undefined to dispatch; a promise of
  * that only when a pre-execute handler or a guard runs (most calls have neither, and an
  * async stage costs an async frame and a few promises per call).
  */
 function policy(deps: PipelineDeps, exec: ExecutionState): Draft | undefined | Promise<Draft | undefined> {
   // A human denied this call when its paused run was resumed: denied whatever the hooks say now.
-  if (deps.pauseGates?.decision(exec.callId) === 'deny')
+  if (deps.pauseGates?.decision(exec.parent, exec.callId) === 'deny')
     return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
       reason: 'denied-on-resume',
     });
@@ -332,7 +343,7 @@ async function approve(
   const failed = (error: unknown): Draft =>
     unavailable('approval-error', `the approval service failed (${describeThrown(error).message})`);
   // A human already approved this call (the run was paused on it and resumed).
-  if (deps.pauseGates?.decision(exec.callId) === 'approve') return undefined;
+  if (deps.pauseGates?.decision(exec.parent, exec.callId) === 'approve') return undefined;
   const service = deps.approval;
   if (service === undefined)
     return unavailable('no-approval-service', 'no approval service is configured (createToolRuntime({ approval }))');

@@ -1,19 +1,25 @@
 // What the pipeline needs to know about durable runs when approval is involved: whether
-// a call may pause (its parent is a durable run_code run), and a decision a human
-// already made for it (a paused run resumed with decisions). Kept by the runtime.
+// a call may pause (its parent is a durable run_code run), and a decision a human made
+// for it through `rt.resume`. A decision belongs to one run: it is looked up by the
+// calling run's token (which only that run's nested calls carry) and the call's id within
+// that run, so no other run, direct call or conversation sees it, whatever ids it uses.
+
+/** One run's decisions for its own nested calls, by callId (a run matches them to what the approver was shown). */
+export type RunDecisionLookup = (callId: string) => 'approve' | 'deny' | undefined;
 
 export interface PauseGates {
   /** undefined when a call made by `parent` may pause; otherwise why it cannot (the end of a sentence). */
   refusal(parent: symbol | undefined): string | undefined;
-  /** The decision given to `resume` for this call, if any. */
-  decision(callId: string): 'approve' | 'deny' | undefined;
+  /** The decision the calling run holds for this call of its own, if any. */
+  decision(parent: symbol | undefined, callId: string): 'approve' | 'deny' | undefined;
 }
 
-/** The runtime's pause gates: runs register themselves while they may pause; resumes register decisions. */
+const NO_DECISIONS: RunDecisionLookup = () => undefined;
+
+/** The runtime's pause gates: durable runs register themselves (and their decisions) while their program runs. */
 export class RunPauseGates implements PauseGates {
   readonly #journaled: boolean;
-  readonly #runs = new Set<symbol>();
-  readonly #decisions = new Map<string, 'approve' | 'deny'>();
+  readonly #runs = new Map<symbol, RunDecisionLookup>();
 
   constructor(journaled: boolean) {
     this.#journaled = journaled;
@@ -27,23 +33,14 @@ export class RunPauseGates implements PauseGates {
     return undefined;
   }
 
-  decision(callId: string): 'approve' | 'deny' | undefined {
-    // Asked on every call; most runtimes never hold a decision (a lookup hashes the callId).
-    return this.#decisions.size === 0 ? undefined : this.#decisions.get(callId);
+  decision(parent: symbol | undefined, callId: string): 'approve' | 'deny' | undefined {
+    // Asked on every call: a top-level call (no parent) or a call of a run without decisions costs one lookup.
+    return parent === undefined ? undefined : this.#runs.get(parent)?.(callId);
   }
 
-  /** A durable run's token while its program runs; the returned function removes it. */
-  addRun(token: symbol): () => void {
-    this.#runs.add(token);
+  /** A durable run's token while its program runs, with its decisions; the returned function removes it. */
+  addRun(token: symbol, decisions: RunDecisionLookup = NO_DECISIONS): () => void {
+    this.#runs.set(token, decisions);
     return () => this.#runs.delete(token);
-  }
-
-  /** Decisions for the calls of one resumed run, until the returned function removes them. */
-  addDecisions(decisions: Readonly<Record<string, 'approve' | 'deny'>>): () => void {
-    const ids = Object.keys(decisions);
-    for (const id of ids) this.#decisions.set(id, decisions[id]!);
-    return () => {
-      for (const id of ids) if (this.#decisions.get(id) === decisions[id]) this.#decisions.delete(id);
-    };
   }
 }

@@ -25,7 +25,8 @@ export interface ToolExecution {
    * A key for making a retry of this call safe (at least once, with a stable key): the
    * same on every attempt of the same call — a crash re-run, a resumed or recovered
    * durable run — and different for every call. A nested call of a durable run_code run:
-   * `<runId>:<n>`; otherwise the callId.
+   * `run:<runId>:<n>`; any other call: `call:<callId>`. The two prefixes keep the sets
+   * apart, so no callId can produce another call's key.
    */
   readonly idempotencyKey: string;
   /** Opaque identity of this execution. */

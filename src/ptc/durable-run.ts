@@ -2,8 +2,12 @@
 // journal events around it (run/start before the program, run/paused or run/end before
 // the result returns), and, for a resume, the answers the journal holds for the calls
 // that completed before. The run's seed is its runId and its clock starts at its first
-// start, so every attempt sees the same randomness and time.
+// start, so every attempt sees the same randomness and time. A resume's decisions are
+// this run's alone: each is bound to the call's sequence in the run and to the name and
+// canonical arguments the approver was shown, and is granted only to a call that matches.
 import { randomUUID } from 'node:crypto';
+import { callDigest } from '../json/canonical-json.ts';
+import type { JsonValue } from '../json/json-value.ts';
 import type { HostCallOutcome, RunDeterminism } from '../../sandbox/types.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { RunPauseGates } from '../pipeline/pause-gates.ts';
@@ -20,12 +24,23 @@ export const DEFAULT_PAUSED_RUN_TTL_MS = 7 * 24 * 3_600_000;
 /** Bytes of nested-call arguments and results a run may have recorded and still pause. @default 16777216 (16 MiB) */
 export const DEFAULT_MAX_PAUSED_RUN_BYTES = 16 * 1_048_576;
 
-/** What a resume hands to the run_code call it starts (by the run_code callId). */
+/** A human's decision for one pending call, bound to what the approver was shown. */
+export interface BoundDecision {
+  readonly decision: RunDecision;
+  readonly name: string;
+  readonly arguments: JsonValue;
+  /** callDigest(name, arguments). */
+  readonly digest: string;
+}
+
+/** What a resume hands to the run_code call it starts (by the resume's own caller signal). */
 export interface ResumeContext {
   readonly start: RunStartEvent;
   /** The resume's claim on the run (held; the run releases it). */
   readonly owner: string;
   readonly calls: ReadonlyMap<string, RecordedCall>;
+  /** The decisions given to this resume, by the call's sequence in the run. */
+  readonly decisions: ReadonlyMap<number, BoundDecision>;
 }
 
 export interface DurableRunsConfig {
@@ -33,16 +48,28 @@ export interface DurableRunsConfig {
   readonly gates: RunPauseGates;
   readonly pausedRunTtlMs: number;
   readonly maxPausedRunBytes: number;
-  /** Resumes waiting for their run_code call to start, by its callId. */
-  readonly resumes: Map<string, ResumeContext>;
-  /** The principal of each top-level call in flight that named one (`rt.execute({ principal })`), by callId. */
-  readonly principals: Map<string, string>;
+  /**
+   * Resumes waiting for their run_code call to start, by the signal the resume gave that
+   * call: an object no other caller holds, so no other call (whatever its callId) takes one.
+   */
+  readonly resumes: Map<AbortSignal, ResumeContext>;
+  /**
+   * The principal of each top-level call in flight that named one (`rt.execute({ principal })`),
+   * by the signal the runtime made for that call alone (not by callId, which other calls may share).
+   */
+  readonly principals: Map<AbortSignal, string>;
 }
 
 /** A journal answer for one call of a re-run. */
 export type RecordedAnswer =
   | { readonly kind: 'answered'; readonly result: ToolResult; readonly at: number | undefined }
   | { readonly kind: 'diverged'; readonly message: string };
+
+/** A call the program makes at a decided position whose name or arguments differ from what was approved. */
+export interface ApprovalMismatch {
+  readonly kind: 'approval-mismatch';
+  readonly message: string;
+}
 
 export class DurableRun {
   readonly runId: string;
@@ -52,6 +79,11 @@ export class DurableRun {
   readonly #owner: string;
   readonly #calls: ReadonlyMap<string, RecordedCall>;
   readonly #removeGate: () => void;
+  readonly #decisions: ReadonlyMap<number, BoundDecision>;
+  /** Decisions whose call matched what was shown, by the nested callId: all the pipeline sees. */
+  readonly #granted = new Map<string, RunDecision>();
+  /** A resume's re-run (not the run's first attempt). */
+  readonly resumed: boolean;
   /** Bytes of nested-call text recorded for this run (arguments and results). */
   recordedBytes = 0;
   #released = false;
@@ -62,6 +94,8 @@ export class DurableRun {
     start: RunStartEvent,
     owner: string,
     calls: ReadonlyMap<string, RecordedCall>,
+    decisions: ReadonlyMap<number, BoundDecision>,
+    resumed: boolean,
   ) {
     this.#config = config;
     this.#exec = exec;
@@ -69,7 +103,9 @@ export class DurableRun {
     this.determinism = { seed: start.runId, clockStartMs: start.at };
     this.#owner = owner;
     this.#calls = calls;
-    this.#removeGate = config.gates.addRun(exec.token);
+    this.#decisions = decisions;
+    this.resumed = resumed;
+    this.#removeGate = config.gates.addRun(exec.token, (callId) => this.#granted.get(callId));
   }
 
   /** Starts a fresh run (claimed, run/start journaled), or takes over the resume waiting for this call. */
@@ -80,14 +116,14 @@ export class DurableRun {
     code: string,
     session?: RecordedSession,
   ): Promise<DurableRun> {
-    const resume = config.resumes.get(exec.callId);
+    const resume = config.resumes.get(exec.callerSignal);
     if (resume !== undefined && resume.start.code === code && resume.start.description === description) {
-      config.resumes.delete(exec.callId);
-      return new DurableRun(config, exec, resume.start, resume.owner, resume.calls);
+      config.resumes.delete(exec.callerSignal);
+      return new DurableRun(config, exec, resume.start, resume.owner, resume.calls, resume.decisions, true);
     }
     const runId = randomUUID();
     const owner = randomUUID();
-    const principal = exec.parent === undefined ? config.principals.get(exec.callId) : undefined;
+    const principal = exec.parent === undefined ? config.principals.get(exec.callerSignal) : undefined;
     const start: RunStartEvent = {
       type: 'run/start',
       callId: exec.callId,
@@ -107,12 +143,41 @@ export class DurableRun {
       await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
       throw error;
     }
-    return new DurableRun(config, exec, start, owner, new Map());
+    return new DurableRun(config, exec, start, owner, new Map(), new Map(), false);
   }
 
-  /** `exec.idempotencyKey` of the run's n-th nested call: the same on every attempt. */
+  /**
+   * `exec.idempotencyKey` of the run's n-th nested call: the same on every attempt. The
+   * `run:` prefix keeps it apart from every other call's key (`call:<callId>`), whatever
+   * callIds are used.
+   */
   idempotencyKey(seq: number): string {
-    return `${this.runId}:${seq}`;
+    return durableIdempotencyKey(this.runId, seq);
+  }
+
+  /**
+   * Grants the decision a resume holds for the n-th call when the program calls what the
+   * approver was shown (same name, same canonical arguments); a mismatch is returned and
+   * nothing is granted (the call must not run).
+   */
+  bindDecision(seq: number, toolName: string, args: unknown): ApprovalMismatch | undefined {
+    const bound = this.#decisions.get(seq);
+    if (bound === undefined) return undefined;
+    if (callDigest(toolName, args) !== bound.digest) {
+      const shown = (name: string, value: unknown): string => {
+        const text = JSON.stringify(value ?? null);
+        return `tools.${name}(${text.length > 200 ? `${text.slice(0, 200)}…` : text})`;
+      };
+      return {
+        kind: 'approval-mismatch',
+        message:
+          `The re-run of run ${this.runId} called ${shown(toolName, args)} at call #${seq}, but the decision ` +
+          `(${bound.decision}) was given for ${shown(bound.name, bound.arguments)}, which is what the approver was shown. ` +
+          'The call did not run and the run was stopped: an approval covers only the call that was shown.',
+      };
+    }
+    this.#granted.set(`${this.#exec.callId}:ptc:${seq}`, bound.decision);
+    return undefined;
   }
 
   /**
@@ -226,6 +291,11 @@ export function recordedOutcome(
       ...time,
     };
   return { ok: true, valueJson: valueJson ?? 'null', ...time };
+}
+
+/** The idempotency key of a durable run's n-th nested call (`run:<runId>:<n>`). */
+export function durableIdempotencyKey(runId: string, seq: number): string {
+  return `run:${runId}:${seq}`;
 }
 
 export type { RunDecision };

@@ -4,6 +4,16 @@ import type { FailureKind } from '../../sandbox/types.ts';
 
 const MAX_LISTED = 40;
 
+const MISSING_TOOL = /TypeError: tools(?:\.([\w$]+)|\[[^\]]*\]|\.(.+?)) is not a function/;
+
+/** The tool a program's exception says it lacks (`tools.x is not a function`), or undefined. */
+export function missingToolName(message: string): string | undefined {
+  const match = MISSING_TOOL.exec(message);
+  if (match === null) return undefined;
+  const bracketed = /tools\[\s*(["'])(.*?)\1\s*\]/.exec(match[0]);
+  return match[1] ?? match[2] ?? bracketed?.[2] ?? match[0].slice('TypeError: '.length);
+}
+
 export function failureHint(
   kind: FailureKind,
   message: string,
@@ -14,8 +24,7 @@ export function failureHint(
     return 'Hint: a program is the body of an async function — there are no modules: no import or export. Use the global `tools` object.';
   }
   if (kind === 'exception') {
-    const missing = /TypeError: tools(?:\.([\w$]+)|\[[^\]]*\]|\.(.+?)) is not a function/.exec(message);
-    if (missing !== null) {
+    if (MISSING_TOOL.test(message)) {
       const listed = toolNames
         .slice(0, MAX_LISTED)
         .map((n) => JSON.stringify(n))

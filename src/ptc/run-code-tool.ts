@@ -27,7 +27,7 @@ import { markSelfBounded } from '../pipeline/unsettled-body.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
-import { failureHint } from './failure-hints.ts';
+import { failureHint, missingToolName } from './failure-hints.ts';
 import { AdmissionRefusal, type AdmissionTicket, type RunAdmission } from './run-admission.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
@@ -173,7 +173,7 @@ async function openSession(
   if (deps.sessions === undefined) return undefined;
   // Held for the program's whole run, its wait for admission and its type check included.
   const holdMs = (deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs) + 60_000;
-  const recorded = deps.durable?.resumes.get(exec.callId)?.start.session;
+  const recorded = deps.durable?.resumes.get(exec.callerSignal)?.start.session;
   const owner = { agent: exec.agent ?? null, principal: deps.principalOf?.(exec) ?? null };
   if (recorded !== undefined) return deps.sessions.reopen(recorded, owner, holdMs);
   return deps.sessions.open(id, owner, holdMs);
@@ -274,6 +274,18 @@ async function runProgram(
   try {
     value = await saveState(await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket, state), session);
   } catch (error) {
+    // A resume on a runtime without one of the run's tools must not end the run: it stays
+    // resumable where the host's tools are.
+    const missing = durable.resumed ? missingToolOf(error) : undefined;
+    if (missing !== undefined) {
+      await durable.release();
+      const message = `the re-run of run ${durable.runId} called tools.${missing}, which this runtime does not have; the run was not ended: resume it on a runtime with the host's tools`;
+      throw new CodeRunError(truncateVisible(runFailureText('tool-missing', message, []), deps.maxVisibleChars), {
+        kind: 'tool-missing',
+        missingTool: missing,
+        logs: [],
+      });
+    }
     await durable.end('failed');
     throw error;
   }
@@ -290,6 +302,12 @@ async function saveState(
   if (session === undefined || rest.paused !== undefined) return rest;
   rest.session = (await session.save(state)) as RunSessionValue & JsonValueType;
   return rest;
+}
+
+/** The tool a failed run's exception says the program lacks. */
+function missingToolOf(error: unknown): string | undefined {
+  if (!(error instanceof CodeRunError) || error.info.kind !== 'exception') return undefined;
+  return missingToolName(error.message);
 }
 
 async function runSandboxed(
@@ -322,7 +340,7 @@ async function runSandboxed(
   // A durable run pauses once nothing but calls awaiting approval is left; a re-run that
   // asks for other calls than the journal has is stopped.
   const stop = new AbortController();
-  let divergence: string | undefined;
+  let divergence: { readonly kind: 'diverged' | 'approval-mismatch'; readonly message: string } | undefined;
   const detector = durable === undefined ? undefined : new PauseDetector(() => stop.abort(new Error('paused')));
   let submitted = 0;
   // While a nested call is out the run awaits tools and needs no CPU slot (admission).
@@ -408,11 +426,19 @@ async function runSandboxed(
     const recorded = durable?.answer(seq, request.toolName, request.argsJson);
     if (recorded?.kind === 'diverged') {
       ferry.skip(seq);
-      divergence ??= recorded.message;
+      divergence ??= recorded;
       stop.abort(new Error('diverged'));
       return { outcome: { ok: false, code: 'RUN_DIVERGED', message: recorded.message } };
     }
     if (recorded !== undefined) return { args, result: recorded.result, recorded: true, at: recorded.at };
+    // A decision of the resume reaches the pipeline only for the very call the approver was shown.
+    const mismatch = durable?.bindDecision(seq, request.toolName, args);
+    if (mismatch !== undefined) {
+      ferry.skip(seq);
+      divergence ??= mismatch;
+      stop.abort(new Error('approval-mismatch'));
+      return { outcome: { ok: false, code: 'APPROVAL_MISMATCH', message: mismatch.message } };
+    }
     // Built without spreading a temporary object per optional field, in the key order the
     // sequencer's own requests have: a frozen one it can then take as it is.
     const nested: { -readonly [K in keyof NestedExecuteRequest]: NestedExecuteRequest[K] } = {
@@ -424,7 +450,10 @@ async function runSandboxed(
     if (exec.agent !== undefined) nested.agent = exec.agent;
     nested.parent = exec.token;
     nested.rootCallId = exec.rootCallId;
-    if (durable !== undefined) nested.idempotencyKey = durable.idempotencyKey(seq);
+    if (durable !== undefined) {
+      nested.idempotencyKey = durable.idempotencyKey(seq);
+      nested.runId = durable.runId;
+    }
     // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
     // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
     const frozen = freezeParsedJson(args) !== undefined;
@@ -510,10 +539,10 @@ async function runSandboxed(
   }
   if (divergence !== undefined && !signal.aborted) {
     const logs = [...outcome.logs];
-    throw new CodeRunError(truncateVisible(runFailureText('diverged', divergence, logs), deps.maxVisibleChars), {
-      kind: 'diverged',
-      logs,
-    });
+    throw new CodeRunError(
+      truncateVisible(runFailureText(divergence.kind, divergence.message, logs), deps.maxVisibleChars),
+      { kind: divergence.kind, logs },
+    );
   }
   if (
     detector?.paused === true &&

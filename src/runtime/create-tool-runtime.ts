@@ -310,9 +310,15 @@ function isSandbox(value: unknown): value is Sandbox {
  * calls (run_code) and are not taken from outside. `arguments` stays a lazy read, so
  * the pipeline still captures the definition's finalizers before touching it.
  */
-function publicRequest(request: ExecuteRequest): ExecuteRequest {
+/** The request with another signal; its arguments are read only when the pipeline reads them. */
+function withSignal(request: ExecuteRequest, signal: AbortSignal): ExecuteRequest {
+  return publicRequest(request, signal);
+}
+
+function publicRequest(request: ExecuteRequest, replaced?: AbortSignal): ExecuteRequest {
   if (typeof request !== 'object' || request === null) return request;
-  const { callId, name, agent, signal } = request;
+  const { callId, name, agent } = request;
+  const signal = replaced ?? request.signal;
   const copy = { callId, name, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) };
   return Object.defineProperty(copy, 'arguments', { enumerable: true, get: () => request.arguments }) as ExecuteRequest;
 }
@@ -422,7 +428,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const pauseGates = new RunPauseGates(journal !== undefined);
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
-  const principals = new Map<string, string>();
+  const principals = new Map<AbortSignal, string>();
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
@@ -523,7 +529,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     ...(durableRuns === undefined ? {} : { durable: durableRuns }),
     ...(sessions === undefined
       ? {}
-      : { sessions, principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callId) : undefined) }),
+      : {
+          sessions,
+          principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
+        }),
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : {
@@ -552,15 +561,26 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     const principal = checkPrincipal(request);
     if (principal === undefined || (durableRuns === undefined && sessions === undefined))
       return executeUnscoped(request);
-    // The run_code call's durable run and its session read it at its start (durable-run.ts, run-code-tool.ts).
-    principals.set(request.callId, principal);
+    // The run_code call's durable run and its session read it at its start (durable-run.ts,
+    // run-code-tool.ts), by a signal made for this call alone: another call with the same
+    // callId never sees it.
+    const ticket = request.signal === undefined ? new AbortController().signal : AbortSignal.any([request.signal]);
+    principals.set(ticket, principal);
     try {
-      return await executeUnscoped(request);
+      return await executeUnscoped(withSignal(request, ticket));
     } finally {
-      principals.delete(request.callId);
+      principals.delete(ticket);
     }
   };
-  const durableApi = createDurableRunsApi(durableRuns, execute);
+  const durableApi = createDurableRunsApi(durableRuns, execute, (names, agent) =>
+    names.filter((name) => {
+      try {
+        return deps.resolveTool(name, agent) === undefined;
+      } catch {
+        return true;
+      }
+    }),
+  );
 
   const runtime: ToolRuntime = {
     register: (tool, o) => registry.register(tool, o),

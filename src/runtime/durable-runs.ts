@@ -1,16 +1,20 @@
 // `rt.runs()` and `rt.resume()`: the operator's side of durable runs. A resume claims the
 // run (one process at a time, durably in the store), checks the decisions against the
-// run's pending calls, journals them (run/resumed) and runs the program again as the
-// same run_code call: what completed before is answered from the journal, approved calls
-// run, denied ones fail with DENIED in the program, and the in-flight call of an
-// interrupted run runs again with the same idempotency key.
+// run's pending calls, binds each to the call's name and arguments as the journal's pause
+// showed them, journals them (run/resumed, a record only) and runs the program again as
+// the same run_code call: what completed before is answered from the journal, approved
+// calls run (only if the program makes exactly the call that was shown), denied ones fail
+// with DENIED in the program, and the in-flight call of an interrupted run runs again with
+// the same idempotency key. Decisions live in this resume alone: a later resume, another
+// run or a journal row never sees them.
 import { randomUUID } from 'node:crypto';
 import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ExecuteRequest } from '../pipeline/execute-request.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
-import type { DurableRunsConfig } from '../ptc/durable-run.ts';
-import { foldRuns, type DurableRunState } from '../journal/durable-run-state.ts';
+import { callDigest } from '../json/canonical-json.ts';
+import type { BoundDecision, DurableRunsConfig } from '../ptc/durable-run.ts';
+import { foldRuns, undecidedCalls, type DurableRunState } from '../journal/durable-run-state.ts';
 import { isClaimLive, newClaim } from '../journal/run-claims.ts';
 import { runCallTree, type RunCall } from './run-call-tree.ts';
 import type { RunDecision } from '../journal/run-journal-events.ts';
@@ -88,9 +92,59 @@ export function inRunsScope(run: DurableRunState, scope: RunsScope): boolean {
 
 const STATUSES: readonly DurableRunStatus[] = ['paused', 'interrupted'];
 
+/**
+ * The decisions checked against the run's undecided calls and bound to each call's place
+ * in the run and to the name and canonical arguments the pause showed.
+ */
+function bindDecisions(
+  run: DurableRunState,
+  decisions: Readonly<Record<string, RunDecision>>,
+): ReadonlyMap<number, BoundDecision> {
+  const runId = run.start.runId;
+  const pending = undecidedCalls(run);
+  const prefix = `${run.start.callId}:ptc:`;
+  const bound = new Map<number, BoundDecision>();
+  for (const [callId, decision] of Object.entries(decisions)) {
+    const shown = pending.find((p) => p.callId === callId);
+    const seq = Number(callId.slice(prefix.length));
+    if (shown === undefined || !callId.startsWith(prefix) || !Number.isSafeInteger(seq) || seq < 1)
+      throw new RunResumeError(
+        RUN_RESUME_ERROR_CODES.NOT_PENDING,
+        `call ${JSON.stringify(callId)} is not pending in run ${runId}; pending: ${pending.map((p) => p.callId).join(', ') || 'none'}`,
+      );
+    bound.set(seq, { decision, name: shown.name, arguments: shown.arguments, digest: callDigest(shown.name, shown.arguments) });
+  }
+  return bound;
+}
+
+/** The refusal for a resume on a runtime without some of the run's tools. */
+function toolMissing(runId: string, missing: readonly string[]): RunResumeError {
+  const names = missing.slice(0, 20).map((n) => `"${n.slice(0, 100)}"`).join(', ');
+  return new RunResumeError(
+    RUN_RESUME_ERROR_CODES.TOOL_MISSING,
+    `run ${runId} uses tool${missing.length === 1 ? '' : 's'} ${names} that this runtime does not have; the run was left as it was ` +
+      '(not resumed, not ended). Resume it on a runtime with the host\'s tools (ptc runs: --tools, --mcp or --mcp-url).',
+    { missing: [...missing] },
+  );
+}
+
+/** The warning for a run left out of a listing: its run/start row and why. */
+function skippedRunWarning(run: DurableRunState, error: unknown): string {
+  const why = error instanceof Error ? error.message : String(error);
+  return (
+    `journal event ${run.startRow} (run/start of run ${JSON.stringify(run.start.runId.slice(0, 100))}, call ` +
+    `${JSON.stringify(run.start.callId.slice(0, 100))}): this run was skipped: ${why.slice(0, 300)}`
+  );
+}
+
+/** The names among `names` that the runtime has no tool for, for the run's agent. */
+export type MissingTools = (names: readonly string[], agent: string | undefined) => string[];
+
 export function createDurableRunsApi(
   config: DurableRunsConfig | undefined,
   execute: (request: ExecuteRequest) => Promise<ToolResult>,
+  missingTools: MissingTools,
+  warn: (message: string) => void = (message) => process.emitWarning(message, 'JournalWarning'),
 ): DurableRunsApi {
   const resuming = new Set<string>();
   const noJournal = (): RunResumeError =>
@@ -104,13 +158,29 @@ export function createDurableRunsApi(
     now: number,
   ): Promise<DurableRunStatus | 'expired' | 'ended' | 'running'> => {
     if (run.end !== undefined) return 'ended';
-    if (run.pause !== undefined) return run.pause.expiresAt <= now ? 'expired' : 'paused';
+    if (run.pause !== undefined && run.pause.expiresAt <= now) return 'expired';
+    // A resume holds the claim from before it journals anything until the run pauses or ends.
     const claim = await config?.journal.claims?.runClaim(run.start.runId);
-    return claim !== undefined && isClaimLive(claim) ? 'running' : 'interrupted';
+    if (claim !== undefined && isClaimLive(claim)) return 'running';
+    return run.pause !== undefined ? 'paused' : 'interrupted';
   };
 
-  const undecided = (run: DurableRunState): DurableRunSummary['pending'] =>
-    (run.lastPause?.pending ?? []).filter((p) => !run.decisions.has(p.callId));
+  const summaryOf = async (run: DurableRunState, now: number): Promise<DurableRunSummary | undefined> => {
+    const status = await statusOf(run, now);
+    if (status !== 'paused' && status !== 'interrupted') return undefined;
+    return {
+      runId: run.start.runId,
+      status,
+      callId: run.start.callId,
+      agent: run.start.agent ?? undefined,
+      ...(run.start.principal === undefined ? {} : { principal: run.start.principal }),
+      description: run.start.description,
+      startedAt: run.start.at,
+      updatedAt: run.updatedAt,
+      pending: status === 'paused' ? (run.pause?.pending ?? []) : undecidedCalls(run),
+      ...(status === 'paused' && run.pause !== undefined ? { expiresAt: run.pause.expiresAt } : {}),
+    };
+  };
 
   return {
     async runs(filter = {}) {
@@ -125,21 +195,15 @@ export function createDurableRunsApi(
       const out: DurableRunSummary[] = [];
       for (const run of foldRuns(events).values()) {
         if (!inRunsScope(run, filter)) continue;
-        const status = await statusOf(run, now);
-        if (status !== 'paused' && status !== 'interrupted') continue;
-        if (!wanted.includes(status)) continue;
-        out.push({
-          runId: run.start.runId,
-          status,
-          callId: run.start.callId,
-          agent: run.start.agent ?? undefined,
-          ...(run.start.principal === undefined ? {} : { principal: run.start.principal }),
-          description: run.start.description,
-          startedAt: run.start.at,
-          updatedAt: run.updatedAt,
-          pending: status === 'paused' ? (run.pause?.pending ?? []) : undecided(run),
-          ...(status === 'paused' && run.pause !== undefined ? { expiresAt: run.pause.expiresAt } : {}),
-        });
+        // One malformed run (e.g. an id its store's claims refuse) is skipped, never the listing.
+        let summary: DurableRunSummary | undefined;
+        try {
+          summary = await summaryOf(run, now);
+        } catch (error) {
+          warn(skippedRunWarning(run, error));
+          continue;
+        }
+        if (summary !== undefined && wanted.includes(summary.status)) out.push(summary);
       }
       return out;
     },
@@ -211,14 +275,12 @@ export function createDurableRunsApi(
             `run ${runId} paused at ${new Date(run.pause.at).toISOString()} and expired at ${new Date(run.pause.expiresAt).toISOString()} (pausedRunTtlMs); it can no longer be resumed`,
           );
         }
-        const pending = new Set(undecided(run).map((p) => p.callId));
-        for (const callId of Object.keys(decisions)) {
-          if (!pending.has(callId))
-            throw new RunResumeError(
-              RUN_RESUME_ERROR_CODES.NOT_PENDING,
-              `call ${JSON.stringify(callId)} is not pending in run ${runId}; pending: ${[...pending].join(', ') || 'none'}`,
-            );
-        }
+        const bound = bindDecisions(run, decisions);
+        // Without the host's tools the re-run would fail on the first call of a tool this
+        // runtime lacks and end the run: refuse before anything is journaled.
+        const used = [...new Set([...[...run.calls.values()].map((c) => c.call.name), ...undecidedCalls(run).map((p) => p.name)])];
+        const missing = missingTools(used, run.start.agent ?? undefined);
+        if (missing.length > 0) throw toolMissing(runId, missing);
         await config.journal.append([
           {
             type: 'run/resumed',
@@ -229,21 +291,25 @@ export function createDurableRunsApi(
             at: now,
           },
         ]);
-        const all: Record<string, RunDecision> = Object.fromEntries(run.decisions);
-        Object.assign(all, decisions);
-        const removeDecisions = config.gates.addDecisions(all);
-        config.resumes.set(run.start.callId, { start: run.start, owner, calls: run.calls });
+        // The resume's own signal identifies its run_code call: no other caller holds it.
+        const ticket = new AbortController().signal;
+        config.resumes.set(ticket, { start: run.start, owner, calls: run.calls, decisions: bound });
+        let result: ToolResult;
         try {
-          return await execute({
+          result = await execute({
             callId: run.start.callId,
             name: run.start.name,
             arguments: { description: run.start.description, code: run.start.code },
             ...(run.start.agent === null ? {} : { agent: run.start.agent }),
+            signal: ticket,
           });
         } finally {
-          removeDecisions();
-          config.resumes.delete(run.start.callId);
+          config.resumes.delete(ticket);
         }
+        // The program called a tool this runtime lacks: the run was left as it was, not ended.
+        const absent = result.error?.info?.['missingTool'];
+        if (result.error?.info?.['kind'] === 'tool-missing' && typeof absent === 'string') throw toolMissing(runId, [absent]);
+        return result;
       } finally {
         resuming.delete(runId);
         // The run releases its claim when it pauses or ends; this covers a resume that never reached it.

@@ -129,6 +129,7 @@ function normalizedRequest(
   if (request.caller !== undefined) fields.caller = request.caller;
   if (request.callerRefusal !== undefined) fields.callerRefusal = request.callerRefusal;
   if (request.idempotencyKey !== undefined) fields.idempotencyKey = request.idempotencyKey;
+  if (request.runId !== undefined) fields.runId = request.runId;
   return snapshot.ok ? snapshotRequest(fields) : fields;
 }
 
@@ -374,15 +375,19 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     };
     // Only with a journal (assigned, not spread: no temporary object per call).
     if (journaled !== undefined) {
+      // A durable run's nested call: its rows name the run (other runs may use the same callIds).
+      const runId = request.runId;
       gates.recordCall = async (call) => {
         await journaled.previous;
         try {
-          await record.recordCall!(call);
+          await record.recordCall!(runId === undefined ? call : { ...call, runId });
         } finally {
           journaled.done.resolve();
         }
       };
-      if (record.recordResult !== undefined) gates.recordResult = record.recordResult;
+      const recordResult = record.recordResult;
+      if (recordResult !== undefined)
+        gates.recordResult = runId === undefined ? recordResult : (result) => recordResult(result, runId);
     }
     const settled = executeTool(deps, request, gates).then(
       (result) => commit(slot, result),

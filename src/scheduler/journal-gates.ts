@@ -7,7 +7,11 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { Journal, ToolCallEvent } from '../journal/journal.ts';
 import { SchedulerError } from './scheduler-error.ts';
 
-export type JournalGates = Required<Pick<ExecutionGates, 'recordCall' | 'recordResult'>>;
+export interface JournalGates {
+  readonly recordCall: NonNullable<ExecutionGates['recordCall']>;
+  /** `runId`: a durable run's nested call (its result row names the run). */
+  readonly recordResult: (result: ToolResult, runId?: string) => Promise<void>;
+}
 
 export function toCallEvent(call: CallRecord): ToolCallEvent {
   return {
@@ -18,6 +22,7 @@ export function toCallEvent(call: CallRecord): ToolCallEvent {
     arguments: call.arguments,
     ...(call.rootCallId === call.callId ? {} : { rootCallId: call.rootCallId }),
     ...(call.parentCallId === undefined ? {} : { parentCallId: call.parentCallId }),
+    ...(call.runId === undefined ? {} : { runId: call.runId }),
   };
 }
 
@@ -41,9 +46,16 @@ export function journalGates(journal: Journal): JournalGates {
   };
   return {
     recordCall: (call) => append(toCallEvent(call)),
-    recordResult: async (result: ToolResult) => {
+    recordResult: async (result: ToolResult, runId?: string) => {
       const at = Date.now();
-      await append({ type: 'tool/result', callId: result.callId, name: result.name, result, at });
+      await append({
+        type: 'tool/result',
+        callId: result.callId,
+        name: result.name,
+        result,
+        at,
+        ...(runId === undefined ? {} : { runId }),
+      });
       committedAt.set(result, at);
     },
   };

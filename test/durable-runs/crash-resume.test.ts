@@ -1,8 +1,9 @@
 // Durable runs across real processes and SIGKILL, on every store (PostgreSQL: a
 // throwaway cluster; its processes are the "hosts" of one database): a run paused in one
 // process finishes in another after its host was killed; a host killed in the middle of
-// an approved body leaves the run interrupted, and a resume runs that call again with the
-// same idempotency key (at least once, with a stable key) and nothing else twice; of two
+// an approved body leaves the run interrupted, and a resume (approved again: the decision
+// belonged to the resume that died) runs that call again with the same idempotency key
+// (at least once, with a stable key) and nothing else twice; of two
 // processes resuming one run at once, exactly one proceeds.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { writeFileSync } from 'node:fs';
@@ -112,7 +113,7 @@ describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: St
     ]);
   }, 120_000);
 
-  it('SIGKILL in the middle of an approved body: the run is interrupted; resume runs that call again with the same key, nothing else', async () => {
+  it('SIGKILL in the middle of an approved body: the run is interrupted; re-approved, that call runs again with the same key, nothing else', async () => {
     const common = await files();
     const log = common[2]!;
     const code =
@@ -126,16 +127,20 @@ describe.each(STORE_KINDS)('durable runs across processes (%s store)', (kind: St
     expect(listed !== 'killed' && listed.runs?.map((r) => [r.runId, r.status, r.callId])).toStrictEqual([
       [paused.runId, 'interrupted', 'call-2'],
     ]);
-    const final = await host([...common, 'resume', paused.runId, '{}']);
+    // The approval was given to the resume that died: a journal row never approves, so the
+    // recovery asks again and the run pauses on the same call.
+    const again = pausedOf(await host([...common, 'resume', paused.runId, '{}']));
+    expect(again.pending.map((p) => p.callId)).toStrictEqual(['call-2:ptc:2']);
+    const final = await host([...common, 'resume', paused.runId, JSON.stringify({ 'call-2:ptc:2': 'approve' })]);
     if (final === 'killed' || final.result === undefined) throw new Error(JSON.stringify(final));
     expect((final.result.value as { result: unknown }).result).toStrictEqual([10, 20]);
     const bodies = readBodyLog(log);
     expect(bodies.map((b) => b.name)).toStrictEqual(['read', 'write', 'write', 'read']);
     // At least once, with a stable key: both attempts of the write carry the same key.
     expect(bodies[1]!.key).toBe(bodies[2]!.key);
-    expect(bodies[1]!.key).toBe(`${paused.runId}:2`);
+    expect(bodies[1]!.key).toBe(`run:${paused.runId}:2`);
     expect(new Set(bodies.map((b) => b.key)).size).toBe(3);
-  }, 120_000);
+  }, 150_000);
 
   it('two processes resume one run at once: exactly one proceeds, the other gets RUN_BUSY', async () => {
     const common = await files();

@@ -97,7 +97,7 @@ describe.each(STORE_KINDS)('pause and resume (%s store)', (kind: StoreKind) => {
     // Keys: non-empty, one per call, the run's id in each.
     const keys = bodies.map((b) => b.key);
     expect(new Set(keys).size).toBe(keys.length);
-    for (const key of keys) expect(key.startsWith(`${paused.runId}:`)).toBe(true);
+    for (const key of keys) expect(key.startsWith(`run:${paused.runId}:`)).toBe(true);
     expect(await rt.runs()).toStrictEqual([]);
     await close();
   }, 60_000);

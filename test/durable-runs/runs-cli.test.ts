@@ -70,3 +70,36 @@ it('lists, shows, approves part, denies the rest; refuses what cannot be resumed
   expect(missing.code).toBe(2);
   expect(missing.err).toMatch(/--journal/);
 }, 60_000);
+
+it('approve, deny and resume refuse without the host tools (exit 2); the wrong tools leave the run paused, naming the missing tool', async () => {
+  const journal = join(dir, 'no-tools.jsonl');
+  const log = join(dir, 'no-tools.log');
+  process.env.PTC_TEST_BODY_LOG = log;
+  const rt = gatedRuntime(journal, log, { sandbox: { isolation: 'in-process', poolSize: 1 } });
+  const first = await rt.execute(runCall('call-7', 'return (await tools.write({ v: 7 })).wrote;'));
+  await rt.close();
+  const { runId } = (first.value as unknown as { paused: PausedRun }).paused;
+
+  for (const command of [
+    ['approve', runId],
+    ['deny', runId],
+    ['resume', runId],
+  ]) {
+    const refused = await cli('runs', ...command, '--journal', journal);
+    expect(refused).toMatchObject({ code: 2, out: '' });
+    expect(refused.err).toBe(
+      `ptc: runs ${command[0]} resumes the run in this process: give the host's tools with --tools <module>, --mcp <command line> or --mcp-url <url>\n`,
+    );
+  }
+  // The built-in example tools are not the host's: the run is refused before anything of it runs.
+  const wrong = await cli('runs', 'approve', runId, '--journal', journal, '--demo-tools');
+  expect(wrong.code).toBe(1);
+  expect(wrong.err).toMatch(
+    /^ptc: run .* uses tool "write" that this runtime does not have; the run was left as it was .*\(TOOL_MISSING\)\n$/,
+  );
+  const list = await cli('runs', 'list', '--journal', journal, '--tools', MODULE);
+  expect(list.out).toMatch(new RegExp(`^${runId}  paused .* call-7  1 pending`));
+  const approved = await cli('runs', 'approve', runId, '--journal', journal, '--tools', MODULE, '--json');
+  expect(JSON.parse(approved.out).value.result).toBe(7);
+  expect(readBodyLog(log).map((b) => JSON.stringify(b.args))).toStrictEqual(['{"v":7}']);
+}, 60_000);

@@ -1,0 +1,20 @@
+// Canonical JSON text: object keys sorted, so equal JSON values give equal text whatever
+// their key order. What an approval binds (a call's name and arguments) and what a
+// journal row's seal covers are digests of this text.
+import { createHash } from 'node:crypto';
+
+/** Canonical JSON text: equal JSON values (in JSON Schema's sense) give equal text. */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (typeof value === 'object' && value !== null) {
+    const keys = Object.keys(value).sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+  }
+  // -0 and 0 are the same JSON number.
+  return typeof value === 'number' && Object.is(value, -0) ? '0' : JSON.stringify(value);
+}
+
+/** SHA-256 (hex) of a tool call's name and canonical arguments: what an approver was shown. */
+export function callDigest(name: string, args: unknown): string {
+  return createHash('sha256').update(canonicalJson([name, args ?? null])).digest('hex');
+}
