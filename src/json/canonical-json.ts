@@ -16,5 +16,7 @@ export function canonicalJson(value: unknown): string {
 
 /** SHA-256 (hex) of a tool call's name and canonical arguments: what an approver was shown. */
 export function callDigest(name: string, args: unknown): string {
-  return createHash('sha256').update(canonicalJson([name, args ?? null])).digest('hex');
+  return createHash('sha256')
+    .update(canonicalJson([name, args ?? null]))
+    .digest('hex');
 }

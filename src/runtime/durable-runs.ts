@@ -112,18 +112,26 @@ function bindDecisions(
         RUN_RESUME_ERROR_CODES.NOT_PENDING,
         `call ${JSON.stringify(callId)} is not pending in run ${runId}; pending: ${pending.map((p) => p.callId).join(', ') || 'none'}`,
       );
-    bound.set(seq, { decision, name: shown.name, arguments: shown.arguments, digest: callDigest(shown.name, shown.arguments) });
+    bound.set(seq, {
+      decision,
+      name: shown.name,
+      arguments: shown.arguments,
+      digest: callDigest(shown.name, shown.arguments),
+    });
   }
   return bound;
 }
 
 /** The refusal for a resume on a runtime without some of the run's tools. */
 function toolMissing(runId: string, missing: readonly string[]): RunResumeError {
-  const names = missing.slice(0, 20).map((n) => `"${n.slice(0, 100)}"`).join(', ');
+  const names = missing
+    .slice(0, 20)
+    .map((n) => `"${n.slice(0, 100)}"`)
+    .join(', ');
   return new RunResumeError(
     RUN_RESUME_ERROR_CODES.TOOL_MISSING,
     `run ${runId} uses tool${missing.length === 1 ? '' : 's'} ${names} that this runtime does not have; the run was left as it was ` +
-      '(not resumed, not ended). Resume it on a runtime with the host\'s tools (ptc runs: --tools, --mcp or --mcp-url).',
+      "(not resumed, not ended). Resume it on a runtime with the host's tools (ptc runs: --tools, --mcp or --mcp-url).",
     { missing: [...missing] },
   );
 }
@@ -278,7 +286,9 @@ export function createDurableRunsApi(
         const bound = bindDecisions(run, decisions);
         // Without the host's tools the re-run would fail on the first call of a tool this
         // runtime lacks and end the run: refuse before anything is journaled.
-        const used = [...new Set([...[...run.calls.values()].map((c) => c.call.name), ...undecidedCalls(run).map((p) => p.name)])];
+        const used = [
+          ...new Set([...[...run.calls.values()].map((c) => c.call.name), ...undecidedCalls(run).map((p) => p.name)]),
+        ];
         const missing = missingTools(used, run.start.agent ?? undefined);
         if (missing.length > 0) throw toolMissing(runId, missing);
         await config.journal.append([
@@ -308,7 +318,8 @@ export function createDurableRunsApi(
         }
         // The program called a tool this runtime lacks: the run was left as it was, not ended.
         const absent = result.error?.info?.['missingTool'];
-        if (result.error?.info?.['kind'] === 'tool-missing' && typeof absent === 'string') throw toolMissing(runId, [absent]);
+        if (result.error?.info?.['kind'] === 'tool-missing' && typeof absent === 'string')
+          throw toolMissing(runId, [absent]);
         return result;
       } finally {
         resuming.delete(runId);
