@@ -178,9 +178,11 @@ export async function askApproval(
     readonly scope: string | undefined;
     readonly timeoutMs: number;
     readonly signal: AbortSignal;
+    /** @default MAX_PENDING_ELICITATIONS */
+    readonly maxPending?: number;
   },
 ): Promise<Record<string, 'approve' | 'deny'> | undefined> {
-  if (pending.size >= MAX_PENDING_ELICITATIONS || options.signal.aborted) return undefined;
+  if (pending.size >= (options.maxPending ?? MAX_PENDING_ELICITATIONS) || options.signal.aborted) return undefined;
   const id = `${ID_PREFIX}${randomUUID()}`;
   let timer: NodeJS.Timeout | undefined;
   let onAbort: (() => void) | undefined;
