@@ -17,6 +17,8 @@ import { isJournalEvent } from '../parse-journal.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import { createPostgresResourceLocks } from './postgres-resource-locks.ts';
 import { createPostgresRunClaims } from './postgres-run-claims.ts';
+import { createPostgresSessionStore, POSTGRES_SESSIONS_SCHEMA } from './postgres-session-store.ts';
+import type { SessionStore } from '../../sessions/session-store.ts';
 import type { RunClaims } from '../run-claims.ts';
 import { RUN_EVENT_TYPES } from '../run-journal-events.ts';
 import { count, millis, type JournalEntry, type JournalQuery } from '../journal-query.ts';
@@ -64,12 +66,14 @@ export interface PostgresJournal extends Journal {
   lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
   /** Who continues a durable run: a session advisory lock per run, released when its host dies. */
   readonly claims: RunClaims;
+  /** Sessions (`createToolRuntime({ sessions })`): one table shared by every host of the database. */
+  readonly sessions: SessionStore;
   /** Ends the pools (only the ones the store created) and the sessions of held claims; later appends reject. */
   close(): Promise<void>;
 }
 
 /** The version of the tables this ptc-runtime creates and reads (kept in `ptc_meta`). */
-export const POSTGRES_SCHEMA_VERSION = 2;
+export const POSTGRES_SCHEMA_VERSION = 3;
 // pg_advisory_xact_lock key for the migration ("ptc-jour" in ASCII).
 const MIGRATION_LOCK = '8103961637335922034';
 
@@ -298,6 +302,8 @@ export function openPostgresJournal(
         );
       if (found < 1) await client.query(SCHEMA_V1);
       if (found < 2) await migrateToV2(client);
+      // Version 3 adds the sessions table.
+      if (found < 3) await client.query(POSTGRES_SESSIONS_SCHEMA);
       if (found < POSTGRES_SCHEMA_VERSION)
         await client.query(
           "INSERT INTO ptc_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -428,6 +434,7 @@ export function openPostgresJournal(
     url,
     ready,
     claims,
+    sessions: createPostgresSessionStore(ready, () => pool!),
     append(events: readonly JournalEvent[]): Promise<void> {
       if (closed) return Promise.reject(new Error(`${label}: closed`));
       let rows: Row[];

@@ -14,6 +14,8 @@ import { loadNodeSqlite } from './load-node-sqlite.ts';
 import { createSqliteRunClaims, RUN_CLAIMS_SCHEMA } from './sqlite-run-claims.ts';
 import { checkOnlyJournalSchema } from './sqlite-schema-check.ts';
 import { count, millis, type JournalEntry, type JournalQuery } from '../journal-query.ts';
+import { createSqliteSessionStore, SQLITE_SESSIONS_SCHEMA } from './sqlite-session-store.ts';
+import type { SessionStore } from '../../sessions/session-store.ts';
 
 export type { JournalEntry, JournalQuery } from '../journal-query.ts';
 
@@ -28,6 +30,8 @@ export interface SqliteJournal extends Journal {
   readonly path: string;
   /** Matching events in append order. */
   query(query?: JournalQuery): Promise<readonly JournalEntry[]>;
+  /** Sessions (`createToolRuntime({ sessions })`), in a table beside the journal. */
+  readonly sessions: SessionStore;
   /** Closes the database; later appends reject. */
   close(): void;
 }
@@ -64,7 +68,7 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   const db: DatabaseSync = new Database(path, { timeout: 5000 });
   try {
     // A file someone else prepared runs nothing of theirs here (see sqlite-schema-check.ts).
-    checkOnlyJournalSchema(db, path, SCHEMA + RUN_CLAIMS_SCHEMA);
+    checkOnlyJournalSchema(db, path, SCHEMA + RUN_CLAIMS_SCHEMA + SQLITE_SESSIONS_SCHEMA);
     // No SQL function with side effects from the schema; no writes to the schema itself.
     db.exec('PRAGMA trusted_schema = OFF;');
     db.enableDefensive?.(true);
@@ -84,6 +88,7 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   );
   let closed = false;
   const claims = createSqliteRunClaims(db);
+  const sessions = createSqliteSessionStore(db, () => closed, path);
 
   const rows = (sql: string, params: (string | number | null)[]): Row[] =>
     db.prepare(sql).all(...params) as unknown as Row[];
@@ -91,6 +96,7 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
   return {
     path,
     claims,
+    sessions,
     async append(events: readonly JournalEvent[]): Promise<void> {
       if (closed) throw new Error(`journal ${path}: closed`);
       const lines = events.map((event, i) => {
