@@ -21,6 +21,7 @@ import {
 } from './load-tools.ts';
 import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
 import { openJournalOption } from './journal-option.ts';
+import { addSessionsCommand } from './sessions-command.ts';
 import { readProgram } from './read-program.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
@@ -435,6 +436,15 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'stdio: also list the operator tools ptc_runs and ptc_resume (needs --journal); the stdio client then holds both roles and can approve its own paused calls. Over --http the operator has its own token, PTC_OPERATOR_TOKEN',
     )
     .option(
+      '--sessions',
+      "sessions: run_code takes `session` and programs keep data in `state` for the next program (stored in --journal's store: PostgreSQL shares them between servers; without --journal, in memory)",
+    )
+    .option(
+      '--session-ttl-ms <n>',
+      '--sessions: idle time after which a session expires (default 86400000: 24 h)',
+      positiveInt('--session-ttl-ms'),
+    )
+    .option(
       '--max-active-runs <n>',
       'cap on run_code runs in flight at once; one more is refused at once as busy (default: no cap, runs are admitted by CPU slots and memory)',
       positiveInt('--max-active-runs'),
@@ -453,6 +463,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           agent?: string;
           approval?: 'pause';
           operatorTools?: boolean;
+          sessions?: boolean;
+          sessionTtlMs?: number;
         } & ToolSources,
       ) => {
         if (
@@ -473,6 +485,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           throw new UsageError(
             '--operator-tools needs --journal <file|url>: the operator tools answer for its durable runs',
           );
+        if (o.sessionTtlMs !== undefined && o.sessions !== true)
+          throw new UsageError('--session-ttl-ms applies with --sessions only');
         const pausing = o.approval === 'pause';
         const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
         const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
@@ -482,6 +496,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           ...(opened === undefined ? {} : { journal: opened.journal }),
           ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
           ...(pausing ? { approval: { request: async () => 'pause' as const } } : {}),
+          ...(o.sessions === true ? { sessions: o.sessionTtlMs === undefined ? true : { ttlMs: o.sessionTtlMs } } : {}),
         };
         try {
           if (flags !== undefined && plan !== undefined) {
@@ -538,6 +553,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   };
 
   addRunsCommand(program, io, setExit, withRuntime);
+  addSessionsCommand(program, io, setExit);
 
   // Every command that loads tools can also import MCP servers' tools.
   for (const command of program.commands) {

@@ -30,7 +30,7 @@ export interface SessionsOptions {
 }
 
 /** `value.session` of a run_code result: the session to pass next time, and what it holds. */
-export interface RunSessionValue {
+export type RunSessionValue = {
   readonly id: string;
   /** ms since the epoch: unused until then, the session is gone. */
   readonly expiresAt: number;
@@ -38,7 +38,7 @@ export interface RunSessionValue {
   readonly bytes: number;
   /** Why this program's `state` was not saved (the session kept its previous state). */
   readonly notSaved?: string;
-}
+};
 
 /** What a durable run records of its session at its start, so a re-run reads the same state. */
 export interface RecordedSession {
