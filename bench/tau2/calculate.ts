@@ -8,6 +8,8 @@ import { RetailError } from './retail-error.ts';
 type Num = { readonly int: bigint } | { readonly float: number };
 
 const SYNTAX = 'invalid syntax (<string>, line 1)';
+/** Python's parser refuses deeper parentheses; this one also bounds chains of `-` and `**` (its stack stays small). */
+export const MAX_NESTING = 200;
 /** Beyond this many bits an int cannot become a float; computing it is refused early. */
 const MAX_INT_BITS = 4096;
 
@@ -89,12 +91,15 @@ function tokenize(expression: string): string[] {
 /** The expression as a thunk: Python compiles the whole text before it evaluates any of it. */
 function parse(tokens: readonly string[]): () => Num {
   let i = 0;
+  let depth = 0;
   const peek = (): string | undefined => tokens[i];
   const atom = (): (() => Num) => {
     const t = tokens[i++];
     if (t === undefined) throw new SyntaxError(SYNTAX);
     if (t === '(') {
+      if (++depth > MAX_NESTING) throw new SyntaxError('too many nested parentheses');
       const v = sum();
+      depth--;
       if (tokens[i++] !== ')') throw new SyntaxError(SYNTAX);
       return v;
     }
@@ -117,7 +122,9 @@ function parse(tokens: readonly string[]): () => Num {
     const base = atom();
     if (peek() === '**') {
       i++;
+      if (++depth > MAX_NESTING) throw new SyntaxError('too many nested operators');
       const exponent = unary();
+      depth--;
       return () => binary('**', base(), exponent());
     }
     return base;
@@ -126,7 +133,9 @@ function parse(tokens: readonly string[]): () => Num {
     const t = peek();
     if (t === '-' || t === '+') {
       i++;
+      if (++depth > MAX_NESTING) throw new SyntaxError('too many nested operators');
       const operand = unary();
+      depth--;
       if (t === '+') return operand;
       return () => {
         const v = operand();
@@ -135,26 +144,19 @@ function parse(tokens: readonly string[]): () => Num {
     }
     return power();
   };
-  const product = (): (() => Num) => {
-    let v = unary();
-    for (let t = peek(); t === '*' || t === '/' || t === '//'; t = peek()) {
+  /** A left-associative chain (`a * b / c`, `a + b - c`), evaluated in a loop however long it is. */
+  const chain = (operand: () => () => Num, ops: readonly string[]): (() => Num) => {
+    const first = operand();
+    const rest: [string, () => Num][] = [];
+    for (let t = peek(); t !== undefined && ops.includes(t); t = peek()) {
       i++;
-      const left = v;
-      const right = unary();
-      v = () => binary(t, left(), right());
+      rest.push([t, operand()]);
     }
-    return v;
+    if (rest.length === 0) return first;
+    return () => rest.reduce((acc, [op, right]) => binary(op, acc, right()), first());
   };
-  const sum = (): (() => Num) => {
-    let v = product();
-    for (let t = peek(); t === '+' || t === '-'; t = peek()) {
-      i++;
-      const left = v;
-      const right = product();
-      v = () => binary(t, left(), right());
-    }
-    return v;
-  };
+  const product = (): (() => Num) => chain(unary, ['*', '/', '//']);
+  const sum = (): (() => Num) => chain(product, ['+', '-']);
   const value = sum();
   if (i !== tokens.length) throw new SyntaxError(SYNTAX);
   return value;

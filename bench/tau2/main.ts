@@ -31,10 +31,20 @@ for (const m of modes)
     process.exit(2);
   }
 const wanted = values.tasks?.split(',');
-let tasks = loadTasks(values.data).filter((t) => wanted === undefined || wanted.includes(t.id));
+let data: ReturnType<typeof loadData>;
+let tasks: ReturnType<typeof loadTasks>;
+try {
+  data = loadData(values.data);
+  tasks = loadTasks(values.data).filter((t) => wanted === undefined || wanted.includes(t.id));
+  const missing = (wanted ?? []).filter((id) => !tasks.some((t) => t.id === id));
+  if (missing.length > 0) throw new Error(`--tasks: no task ${missing.join(', ')} in ${values.data}/tasks.json`);
+} catch (e) {
+  process.stderr.write(`bench:tau2: ${e instanceof Error ? e.message : String(e)}\n`);
+  process.exit(2);
+}
 if (values.limit !== undefined) tasks = tasks.slice(0, Number(values.limit));
 const started = performance.now();
-const report = await runBenchmark(loadData(values.data), tasks, {
+const report = await runBenchmark(data, tasks, {
   modes,
   ...(values.transcript
     ? {

@@ -5,7 +5,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { fileURLToPath } from 'node:url';
 import { checkAgainstUpstream, loadSample } from '../../bench/tau2/fidelity.ts';
 import { NativeOracle } from '../../bench/tau2/native-oracle.ts';
-import { calculate } from '../../bench/tau2/calculate.ts';
+import { calculate, MAX_NESTING } from '../../bench/tau2/calculate.ts';
 import { pyFloat, pyRound2 } from '../../bench/tau2/py-json.ts';
 import { loadData, runBenchmark, type Tau2Data, taskContext } from '../../bench/tau2/run-bench.ts';
 import { runTask, type TaskContext } from '../../bench/tau2/run-task.ts';
@@ -41,6 +41,15 @@ describe('Python number forms', () => {
     ]);
     expect(calculate('(10 - 2.5) / 3')).toBe('2.5');
     expect(() => calculate('2 ** x')).toThrow('Invalid characters in expression');
+  });
+
+  it('refuses what it cannot compute in bounded time and stack, saying why', () => {
+    expect(() => calculate('9 ** 9 ** 9')).toThrow('int too large to convert to float');
+    const deep = (n: number): string => `${'('.repeat(n)}1${')'.repeat(n)}`;
+    expect(calculate(deep(MAX_NESTING))).toBe('1.0');
+    expect(() => calculate(deep(MAX_NESTING + 1))).toThrow('too many nested parentheses');
+    expect(() => calculate(`${'-'.repeat(MAX_NESTING + 1)}1`)).toThrow('too many nested operators');
+    expect(calculate(Array(100_000).fill('1').join(' + '))).toBe('100000.0');
   });
 });
 
