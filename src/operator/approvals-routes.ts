@@ -67,12 +67,13 @@ const sendError = (res: ServerResponse, status: number, code: string, message: s
 
 const NEEDS_TOKEN = 'Unauthorized: send the operator token (PTC_OPERATOR_TOKEN) as Authorization: Bearer <token>';
 
-/** The runs in scope, newest first, each with its call tree. */
+/** The runs in scope, newest first, each with its call tree (one read of the journal). */
 async function runsOnPage(ctx: ApprovalsContext): Promise<RunOnPage[]> {
-  const runs = (await ctx.rt.runs(ctx.scope)).sort((a, b) => b.startedAt - a.startedAt).slice(0, MAX_RUNS_ON_PAGE);
-  const out: RunOnPage[] = [];
-  for (const summary of runs) out.push({ summary, calls: await ctx.rt.runCalls(summary.runId, ctx.scope) });
-  return out;
+  const runs = await ctx.rt.runs({ ...ctx.scope, withCalls: true });
+  return runs
+    .sort((a, b) => b.startedAt - a.startedAt)
+    .slice(0, MAX_RUNS_ON_PAGE)
+    .map(({ calls, ...summary }) => ({ summary, calls: calls ?? [] }));
 }
 
 const publicRun = (r: DurableRunSummary) => ({

@@ -45,6 +45,8 @@ export interface DurableRunSummary {
   }[];
   /** Paused runs: when they expire. */
   readonly expiresAt?: number;
+  /** With `withCalls`: the calls its program made so far, newest first (see `rt.runCalls`). */
+  readonly calls?: readonly RunCall[];
 }
 
 /**
@@ -62,6 +64,8 @@ export interface RunsScope {
 export interface RunsFilter extends RunsScope {
   /** Only runs in this status (or these). Default: both. */
   readonly status?: DurableRunStatus | readonly DurableRunStatus[];
+  /** Also give each run's calls so far (`calls`, as `rt.runCalls` has them), from the same read of the journal. */
+  readonly withCalls?: boolean;
 }
 
 export interface DurableRunsApi {
@@ -211,7 +215,8 @@ export function createDurableRunsApi(
           warn(skippedRunWarning(run, error));
           continue;
         }
-        if (summary !== undefined && wanted.includes(summary.status)) out.push(summary);
+        if (summary !== undefined && wanted.includes(summary.status))
+          out.push(filter.withCalls === true ? { ...summary, calls: runCallTree(events, run.start) } : summary);
       }
       return out;
     },

@@ -74,6 +74,14 @@ it('rt.runs and rt.resume see only the runs of the agent and principal asked for
   expect(await ids({ agent: 'alice', principal: 'user-2' })).toStrictEqual([]);
   const [listed] = await rt.runs({ principal: 'user-1' });
   expect(listed).toMatchObject({ agent: 'alice', principal: 'user-1' } satisfies Partial<DurableRunSummary>);
+  expect(listed!.calls).toBeUndefined();
+  // Its calls so far, from the journal: the pending write (no result but PAUSED yet).
+  const [withCalls] = await rt.runs({ principal: 'user-1', withCalls: true });
+  expect(withCalls!.calls?.map((c) => [c.name, c.arguments, c.result?.error?.code])).toStrictEqual([
+    ['write', { v: 5 }, 'PAUSED'],
+  ]);
+  expect(await rt.runCalls(alice.runId, { agent: 'alice' })).toStrictEqual(withCalls!.calls);
+  expect((await resumeError(rt.runCalls(alice.runId, { agent: 'bob' }))).code).toBe('UNKNOWN_RUN');
 
   // Another agent's (or principal's) run is unknown, exactly like a run that never existed.
   const approve = { [alice.pending[0]!.callId]: 'approve' } as const;
