@@ -196,11 +196,6 @@ export class SseResumption {
     stream.timer.unref();
   }
 
-  /** Calls whose stream broke and that wait for a resume now. */
-  get held(): number {
-    return [...this.#streams.values()].filter((s) => s.release !== undefined).length;
-  }
-
   /** Gives up every held call now (the server is closing): each is released (cancelled). */
   releaseAll(): void {
     for (const stream of [...this.#streams.values()]) if (stream.release !== undefined) this.#forget(stream);

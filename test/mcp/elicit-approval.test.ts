@@ -11,7 +11,8 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { type CallToolResult, ElicitRequestSchema, type ElicitRequest } from '@modelcontextprotocol/sdk/types.js';
 import type { PausedRun, ToolRuntime } from '../../src/index.ts';
-import { serveMcpHttp, type McpHttpServer } from '../../src/mcp/index.ts';
+import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
+import { createMcpServer, serveMcpHttp, type McpHttpServer } from '../../src/mcp/index.ts';
 import { gatedRuntime, readBodyLog } from '../durable-runs/fixtures/gated-tools.ts';
 
 const TOKEN = 'elicit-test-token-0123456789';
@@ -138,5 +139,25 @@ describe('approval by elicitation (no tasks), official TS client over HTTP', () 
     const { client } = await connect(server);
     const result = await call(client, TWO_WRITES);
     expect(pausedOf(result)?.pending).toHaveLength(1);
+  });
+
+  it('over one connection (createMcpServer on an in-memory transport pair) the same way', async () => {
+    n += 1;
+    const log = join(dir, `body-${n}.log`);
+    const rt = gatedRuntime(join(dir, `journal-${n}.jsonl`), log);
+    const server = createMcpServer(rt);
+    const [clientSide, serverSide] = InMemoryTransport.createLinkedPair();
+    await server.connect(serverSide);
+    const client = new Client({ name: 'elicit', version: '1' }, { capabilities: { elicitation: { form: {} } } });
+    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { call_1: 'approve' } }));
+    await client.connect(clientSide);
+    cleanups.push(async () => {
+      await client.close();
+      await server.close();
+      await rt.close();
+    });
+    const result = await call(client, 'const a = await tools.write({ v: 7 }); return a.wrote;');
+    expect(result.structuredContent).toEqual({ logs: [], result: 7 });
+    expect(readBodyLog(log).map((b) => b.args)).toEqual([{ v: 7 }]);
   });
 });
