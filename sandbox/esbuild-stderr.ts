@@ -29,7 +29,7 @@ let crashes = 0;
 function install(): string | undefined {
   if (process.platform === 'win32' || process.env['ESBUILD_BINARY_PATH'] !== undefined) return undefined;
   try {
-    const binary = createRequire(import.meta.url).resolve('esbuild/bin/esbuild');
+    const binary = esbuildBinary();
     const dir = mkdtempSync(join(crashDir ?? tmpdir(), 'ptc-esbuild-'));
     const log = join(dir, 'stderr.log');
     const wrapper = join(dir, 'esbuild');
@@ -41,6 +41,21 @@ function install(): string | undefined {
     return log;
   } catch {
     return undefined; // esbuild keeps its own binary and inherits stderr
+  }
+}
+
+/**
+ * The native binary esbuild's own API would start (its platform package). `esbuild/bin/esbuild`
+ * is that binary only when esbuild's install script ran (npm 11 skips it unless allowed);
+ * otherwise it is a Node script that starts the binary: one more Node process per service start.
+ */
+function esbuildBinary(): string {
+  const require = createRequire(import.meta.url);
+  try {
+    const fromEsbuild = createRequire(require.resolve('esbuild/package.json'));
+    return fromEsbuild.resolve(`@esbuild/${process.platform}-${process.arch}/bin/esbuild`);
+  } catch {
+    return require.resolve('esbuild/bin/esbuild');
   }
 }
 

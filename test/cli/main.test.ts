@@ -223,6 +223,10 @@ describe('ptc run', () => {
   it('--timeout-ms reaches the sandbox: a program that waits forever ends with kind timeout', async () => {
     // (Captured output on a timeout is pinned through the API; here the deadline also
     // covers the cold start of the CLI's fresh sandbox process, so the log may not exist yet.)
+    // The compile shares that deadline: compiled once first (programs are kept by their text),
+    // so that a loaded machine's slow compiler start does not make it a compile failure.
+    const warm = await cli('run', program('forever.ts'), '--timeout-ms', '3000');
+    expect(warm.err).toMatch(/run_code failed \(timeout\)/);
     const run = await cli('run', program('forever.ts'), '--timeout-ms', '300');
     expect(run.code).toBe(1);
     expect(run.err).toMatch(/run_code failed \(timeout\): .*300 ms/);
