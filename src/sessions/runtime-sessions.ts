@@ -251,7 +251,7 @@ export class RuntimeSessions {
 export function sessionLine(session: RunSessionValue): string {
   const where = `session "${session.id}"`;
   if (session.notSaved !== undefined) return `[${where}: state NOT saved: ${session.notSaved}]`;
-  return `[${where}: state saved (${session.bytes} bytes); pass session: "${session.id}" to continue with it]`;
+  return `[${where}: state saved, ${session.bytes} bytes]`;
 }
 
 /** The runtime's sessions from its `sessions` option (undefined: off), in the given store, the journal's or memory. */

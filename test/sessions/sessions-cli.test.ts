@@ -48,7 +48,7 @@ describe('ptc serve --sessions and ptc sessions', () => {
     expect(runCodeTool?.description).toContain('declare var state: any;');
 
     const first = textOf(await runCode('state.seen = ["a"]; return "one";'));
-    const id = /pass session: "([A-Za-z0-9_-]+)"/u.exec(first)?.[1];
+    const id = /\[session "([A-Za-z0-9_-]+)": state saved/u.exec(first)?.[1];
     expect(id).toBeDefined();
     const second = textOf(await runCode('state.seen.push("b"); return state.seen.join();', id));
     expect(second).toContain('a,b');

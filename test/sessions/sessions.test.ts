@@ -62,7 +62,7 @@ describe('sessions', () => {
     expect(resultOf(first)).toBe(500);
     expect(session.id).toMatch(/^[A-Za-z0-9_-]{22,}$/); // 128 random bits, base64url
     expect(session.bytes).toBeGreaterThan(10_000);
-    expect(textOf(first)).toContain(`pass session: "${session.id}"`);
+    expect(textOf(first)).toContain(`[session "${session.id}": state saved, ${session.bytes} bytes]`);
     const second = await run(rt, 'return state.orders.filter((o) => o.status === "late").length;', {
       session: session.id,
     });
