@@ -21,6 +21,11 @@ export const RUN_RESUME_ERROR_CODES = {
    * ran and it was not ended; resume it where the tools are.
    */
   TOOL_MISSING: 'TOOL_MISSING',
+  /**
+   * With a sealing key (PTC_JOURNAL_KEY): a row of this run failed its integrity check
+   * (written without the key, or changed). The run is not resumed; the message names the row.
+   */
+  RUN_TAMPERED: 'RUN_TAMPERED',
 } as const;
 
 export type RunResumeErrorCode = (typeof RUN_RESUME_ERROR_CODES)[keyof typeof RUN_RESUME_ERROR_CODES];

@@ -7,6 +7,7 @@
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { JournalEvent, ToolCallEvent, ToolResultEvent } from './journal.ts';
+import { isUnsealed } from './sealed-journal.ts';
 import type { PendingApproval, RunEndEvent, RunPausedEvent, RunStartEvent } from './run-journal-events.ts';
 
 /** One nested call of the run as the journal has it: the latest attempt's call event and its result, if any. */
@@ -28,6 +29,11 @@ export interface DurableRunState {
   readonly calls: ReadonlyMap<string, RecordedCall>;
   /** Time of the run's latest event. */
   readonly updatedAt: number;
+  /**
+   * With a sealing key: why the run cannot be trusted (its first row whose seal is missing
+   * or wrong, which was not applied). Such a run is listed nowhere and cannot be resumed.
+   */
+  readonly tampered: string | undefined;
 }
 
 interface Building {
@@ -38,6 +44,7 @@ interface Building {
   end: RunEndEvent | undefined;
   calls: Map<string, { call: ToolCallEvent; result?: ToolResultEvent }>;
   updatedAt: number;
+  tampered: string | undefined;
 }
 
 /** Every run of the journal by runId, in start order. */
@@ -47,62 +54,93 @@ export function foldRuns(events: readonly JournalEvent[]): Map<string, DurableRu
   const byCallId = new Map<string, Building>();
   // Nested call id -> its run.
   const nestedOf = new Map<string, Building>();
-  events.forEach((event, index) => {
+  /** The run an event of it belongs to (nested rows by their runId, or older ones by their parent's callId). */
+  const runOf = (event: JournalEvent): Building | undefined => {
     switch (event.type) {
-      case 'run/start': {
-        const run: Building = {
-          start: event,
-          startRow: index + 1,
-          pause: undefined,
-          lastPause: undefined,
-          end: undefined,
-          calls: new Map(),
-          updatedAt: event.at,
-        };
-        runs.set(event.runId, run);
-        byCallId.set(event.callId, run);
-        break;
-      }
       case 'run/paused':
       case 'run/resumed':
-      case 'run/end': {
-        const run = runs.get(event.runId);
-        if (run === undefined) break;
-        run.updatedAt = Math.max(run.updatedAt, event.at);
-        if (event.type === 'run/paused') {
-          run.pause = event;
-          run.lastPause = event;
-        } else if (event.type === 'run/end') {
-          run.pause = undefined;
-          run.end = event;
-        }
-        break;
-      }
+      case 'run/end':
+        return runs.get(event.runId);
       case 'tool/call': {
-        // A row naming its run belongs to that run alone; an older row (no runId) to the
-        // latest run of its parent's callId.
-        const run =
-          event.parentCallId === undefined
-            ? undefined
-            : event.runId === undefined
-              ? byCallId.get(event.parentCallId)
-              : runs.get(event.runId);
-        if (run === undefined || run.end !== undefined || run.start.callId !== event.parentCallId) break;
-        // The run went on after its pause: a resume is (or was) running it.
-        run.pause = undefined;
-        run.calls.set(event.callId, { call: event });
-        nestedOf.set(event.callId, run);
-        break;
+        if (event.parentCallId === undefined) return undefined;
+        const run = event.runId === undefined ? byCallId.get(event.parentCallId) : runs.get(event.runId);
+        return run?.start.callId === event.parentCallId ? run : undefined;
       }
-      case 'tool/result': {
-        const run = event.runId === undefined ? nestedOf.get(event.callId) : runs.get(event.runId);
-        const entry = run?.calls.get(event.callId);
-        if (entry !== undefined && entry.result === undefined) entry.result = event;
-        break;
-      }
+      case 'tool/result':
+        return event.runId === undefined ? nestedOf.get(event.callId) : runs.get(event.runId);
+      default:
+        return undefined;
     }
+  };
+  events.forEach((event, index) => {
+    const row = index + 1;
+    if (event.type === 'run/start') {
+      const known = runs.get(event.runId);
+      // A second run/start of one run is not something a host writes: that run is not trusted.
+      if (known !== undefined) {
+        known.tampered ??= `journal event ${row} is a second run/start of this run`;
+        return;
+      }
+      const run: Building = {
+        start: event,
+        startRow: row,
+        pause: undefined,
+        lastPause: undefined,
+        end: undefined,
+        calls: new Map(),
+        updatedAt: event.at,
+        tampered: isUnsealed(event) ? unsealedRow(row, event) : undefined,
+      };
+      runs.set(event.runId, run);
+      byCallId.set(event.callId, run);
+      return;
+    }
+    const run = runOf(event);
+    if (run === undefined) return;
+    // A row without a valid seal is not applied; the run it names is stopped.
+    if (isUnsealed(event)) {
+      run.tampered ??= unsealedRow(row, event);
+      return;
+    }
+    apply(run, event, nestedOf);
   });
   return runs as Map<string, DurableRunState>;
+}
+
+function unsealedRow(row: number, event: JournalEvent): string {
+  return `journal event ${row} (${event.type}) failed its integrity check (PTC_JOURNAL_KEY): it was written without the key or changed since`;
+}
+
+/** One row of a run, applied to what is known of it. */
+function apply(run: Building, event: JournalEvent, nestedOf: Map<string, Building>): void {
+  switch (event.type) {
+    case 'run/paused':
+    case 'run/resumed':
+    case 'run/end':
+      run.updatedAt = Math.max(run.updatedAt, event.at);
+      if (event.type === 'run/paused') {
+        run.pause = event;
+        run.lastPause = event;
+      } else if (event.type === 'run/end') {
+        run.pause = undefined;
+        run.end = event;
+      }
+      return;
+    case 'tool/call':
+      if (run.end !== undefined) return;
+      // The run went on after its pause: a resume is (or was) running it.
+      run.pause = undefined;
+      run.calls.set(event.callId, { call: event });
+      nestedOf.set(event.callId, run);
+      return;
+    case 'tool/result': {
+      const entry = run.calls.get(event.callId);
+      if (entry !== undefined && entry.result === undefined) entry.result = event;
+      return;
+    }
+    default:
+      return;
+  }
 }
 
 /**

@@ -10,6 +10,7 @@ import { dirname, resolve } from 'node:path';
 import { openFileJournal } from './file/file-journal.ts';
 import type { Journal } from './journal.ts';
 import { checkJournalBounds, type JournalBounds } from './journal-bounds.ts';
+import { journalKeyFromEnv, sealJournal } from './sealed-journal.ts';
 import { isPostgresUrl, openPostgresJournal } from './postgres/postgres-journal.ts';
 import { openSqliteJournal } from './sqlite/sqlite-journal.ts';
 
@@ -70,8 +71,10 @@ export function resolveOwnedJournal(
   option: Journal | string | undefined,
   bounds: JournalBounds = {},
 ): { readonly journal: Journal; close(): Promise<void> } | undefined {
-  // The bounds are checked (a TypeError naming the bad one) before anything opens.
-  const bound = checkJournalBounds(bounds);
+  // The bounds and the sealing key are checked (a TypeError naming the bad one) before anything opens.
+  const bounded = checkJournalBounds(bounds);
+  const key = journalKeyFromEnv();
+  const bound = (journal: Journal): Journal => bounded(key === undefined ? journal : sealJournal(journal, key));
   if (option === undefined) return undefined;
   if (typeof option === 'string') {
     const opened = openJournalPath(option, 'createToolRuntime: journal');

@@ -3,15 +3,23 @@
 // journal row's seal covers are digests of this text.
 import { createHash } from 'node:crypto';
 
-/** Canonical JSON text: equal JSON values (in JSON Schema's sense) give equal text. */
+/**
+ * Canonical JSON text: equal JSON values (in JSON Schema's sense) give equal text. What
+ * JSON.stringify leaves out (an undefined property) is left out here too, so a value
+ * and its JSON round trip give the same text.
+ */
 export function canonicalJson(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonicalJson).join(',')}]`;
+  if (Array.isArray(value))
+    return `[${value.map((item) => (item === undefined ? 'null' : canonicalJson(item))).join(',')}]`;
   if (typeof value === 'object' && value !== null) {
-    const keys = Object.keys(value).sort();
-    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    const record = value as Record<string, unknown>;
+    const keys = Object.keys(value)
+      .filter((k) => record[k] !== undefined)
+      .sort();
+    return `{${keys.map((k) => `${JSON.stringify(k)}:${canonicalJson(record[k])}`).join(',')}}`;
   }
   // -0 and 0 are the same JSON number.
-  return typeof value === 'number' && Object.is(value, -0) ? '0' : JSON.stringify(value);
+  return typeof value === 'number' && Object.is(value, -0) ? '0' : (JSON.stringify(value) ?? 'null');
 }
 
 /** SHA-256 (hex) of a tool call's name and canonical arguments: what an approver was shown. */

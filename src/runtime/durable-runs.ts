@@ -126,6 +126,14 @@ function bindDecisions(
   return bound;
 }
 
+/** The refusal for a run with a row that failed its integrity check. */
+function tampered(runId: string, why: string): RunResumeError {
+  return new RunResumeError(
+    RUN_RESUME_ERROR_CODES.RUN_TAMPERED,
+    `run ${runId} cannot be resumed: ${why}. Nothing of it ran; the journal's other runs are not affected.`,
+  );
+}
+
 /** The refusal for a resume on a runtime without some of the run's tools. */
 function toolMissing(runId: string, missing: readonly string[]): RunResumeError {
   const names = missing
@@ -178,6 +186,7 @@ export function createDurableRunsApi(
   };
 
   const summaryOf = async (run: DurableRunState, now: number): Promise<DurableRunSummary | undefined> => {
+    if (run.tampered !== undefined) throw new Error(run.tampered);
     const status = await statusOf(run, now);
     if (status !== 'paused' && status !== 'interrupted') return undefined;
     return {
@@ -263,6 +272,7 @@ export function createDurableRunsApi(
             RUN_RESUME_ERROR_CODES.UNKNOWN_RUN,
             `no run ${JSON.stringify(runId)} in the journal`,
           );
+        if (before.tampered !== undefined) throw tampered(runId, before.tampered);
         const holder = await config.journal.claims?.claimRun(newClaim(runId, owner));
         if (holder !== undefined)
           throw new RunResumeError(
@@ -273,6 +283,7 @@ export function createDurableRunsApi(
         claimed = true;
         // Read again under the claim: another resume may have finished in between.
         const run = foldRuns((await config.journal.read()).events).get(runId)!;
+        if (run.tampered !== undefined) throw tampered(runId, run.tampered);
         const now = Date.now();
         if (run.end !== undefined)
           throw new RunResumeError(
