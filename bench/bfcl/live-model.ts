@@ -1,26 +1,69 @@
 // A live model in the oracle's place (never run in CI): `--model anthropic:<id>` uses the
 // Messages API (ANTHROPIC_API_KEY), `--model openai:<id>` the Chat Completions API
 // (OPENAI_API_KEY). Requests and replies stay in the loop's Anthropic shapes.
-import type { AssistantBlock, ModelReply, ModelRequest, TurnModel } from './model.ts';
+import type { AssistantBlock, ApiUsage, ModelReply, ModelRequest, TurnModel } from './model.ts';
+
+/** How a live model is asked. */
+export interface LiveModelOptions {
+  /**
+   * Prompt caching: Anthropic marks the tools and the system text as a cache breakpoint
+   * (`cache_control`); OpenAI caches long prompts by itself either way, and reports it.
+   * @default true
+   */
+  readonly cache?: boolean;
+}
+
+/** Usage fields summed over a model's requests. */
+class UsageTally {
+  private totals = { inputTokens: 0, outputTokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0 };
+  add(part: Partial<ApiUsage>): void {
+    this.totals = {
+      inputTokens: this.totals.inputTokens + (part.inputTokens ?? 0),
+      outputTokens: this.totals.outputTokens + (part.outputTokens ?? 0),
+      cacheReadTokens: this.totals.cacheReadTokens + (part.cacheReadTokens ?? 0),
+      cacheWriteTokens: this.totals.cacheWriteTokens + (part.cacheWriteTokens ?? 0),
+    };
+  }
+  get(): ApiUsage {
+    return this.totals;
+  }
+}
 
 const SYSTEM =
   'You are an assistant operating tools for the user. Use the tools to carry out each request; when it is done, answer briefly.';
 
 class AnthropicModel implements TurnModel {
   private readonly model: string;
-  constructor(model: string) {
+  private readonly cache: boolean;
+  private readonly tally = new UsageTally();
+  constructor(model: string, options: LiveModelOptions) {
     this.model = model;
+    this.cache = options.cache ?? true;
   }
   startTurn(): void {}
+  usage(): ApiUsage {
+    return this.tally.get();
+  }
   async respond(request: ModelRequest): Promise<ModelReply> {
     const { default: Anthropic } = await import('@anthropic-ai/sdk');
     const client = new Anthropic();
+    const text = [SYSTEM, request.system].filter(Boolean).join('\n\n');
+    const cached = { cache_control: { type: 'ephemeral' as const } };
+    const tools = request.tools.map((tool, i) =>
+      this.cache && i === request.tools.length - 1 ? { ...tool, ...cached } : tool,
+    );
     const reply = await client.messages.create({
       model: this.model,
       max_tokens: 4096,
-      system: [SYSTEM, request.system].filter(Boolean).join('\n\n'),
-      tools: request.tools as never,
+      system: [{ type: 'text', text, ...(this.cache ? cached : {}) }],
+      tools: tools as never,
       messages: request.messages as never,
+    });
+    this.tally.add({
+      inputTokens: reply.usage.input_tokens,
+      outputTokens: reply.usage.output_tokens,
+      cacheReadTokens: reply.usage.cache_read_input_tokens ?? 0,
+      cacheWriteTokens: reply.usage.cache_creation_input_tokens ?? 0,
     });
     const content: AssistantBlock[] = [];
     for (const b of reply.content) {
@@ -66,10 +109,14 @@ export function toChat(request: ModelRequest): ChatMessage[] {
 
 class OpenAIModel implements TurnModel {
   private readonly model: string;
+  private readonly tally = new UsageTally();
   constructor(model: string) {
     this.model = model;
   }
   startTurn(): void {}
+  usage(): ApiUsage {
+    return this.tally.get();
+  }
   async respond(request: ModelRequest): Promise<ModelReply> {
     const { default: OpenAI } = await import('openai');
     const client = new OpenAI();
@@ -87,6 +134,11 @@ class OpenAIModel implements TurnModel {
             ]
           : [],
       ),
+    });
+    this.tally.add({
+      inputTokens: reply.usage?.prompt_tokens ?? 0,
+      outputTokens: reply.usage?.completion_tokens ?? 0,
+      cacheReadTokens: reply.usage?.prompt_tokens_details?.cached_tokens ?? 0,
     });
     const message = reply.choices[0]?.message;
     const content: AssistantBlock[] = [];
@@ -106,12 +158,12 @@ class OpenAIModel implements TurnModel {
 }
 
 /** `anthropic:<model id>` or `openai:<model id>`. */
-export function liveModel(spec: string): TurnModel {
+export function liveModel(spec: string, options: LiveModelOptions = {}): TurnModel {
   const at = spec.indexOf(':');
   const provider = spec.slice(0, at);
   const id = spec.slice(at + 1);
   if (at < 0 || id === '') throw new Error(`--model wants anthropic:<id> or openai:<id>, got ${spec}`);
-  if (provider === 'anthropic') return new AnthropicModel(id);
+  if (provider === 'anthropic') return new AnthropicModel(id, options);
   if (provider === 'openai') return new OpenAIModel(id);
   throw new Error(`unknown provider ${provider} (anthropic or openai)`);
 }

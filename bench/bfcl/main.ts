@@ -1,5 +1,5 @@
 // npm run bench:bfcl -- --data <dir> [--json] [--category base,miss_func] [--limit N]
-//   [--filler file.json] [--model anthropic:<id> | openai:<id>]
+//   [--filler file.json] [--model anthropic:<id> | openai:<id> [--repeat N] [--cache on|off]]
 //   npm run bench:bfcl -- --render report.json   (a saved --json report as Markdown)
 // Runs every BFCL multi-turn entry in <dir> natively and through run_code, grades both as
 // upstream does, and prints one JSON object (--json) or a Markdown table per category.
@@ -8,7 +8,7 @@ import { parseArgs } from 'node:util';
 import { loadDataset } from './data.ts';
 import { useFillerFile } from './filler.ts';
 import { liveModel } from './live-model.ts';
-import { markdownReport } from './report.ts';
+import { markdownReport, spreadReport } from './report.ts';
 import { runBenchmark } from './run-bench.ts';
 
 const { values } = parseArgs({
@@ -19,6 +19,8 @@ const { values } = parseArgs({
     limit: { type: 'string' },
     filler: { type: 'string' },
     model: { type: 'string' },
+    repeat: { type: 'string', default: '1' },
+    cache: { type: 'string', default: 'on' },
     render: { type: 'string' },
   },
 });
@@ -29,7 +31,7 @@ if (values.render !== undefined) {
 }
 if (values.data === undefined) {
   process.stderr.write(
-    'usage: npm run bench:bfcl -- --data <dir> [--json] [--category c1,c2] [--limit N] [--filler f.json] [--model anthropic:<id>|openai:<id>]\n',
+    'usage: npm run bench:bfcl -- --data <dir> [--json] [--category c1,c2] [--limit N] [--filler f.json] [--model anthropic:<id>|openai:<id> [--repeat N] [--cache on|off]]\n',
   );
   process.exit(2);
 }
@@ -46,18 +48,38 @@ const entries = dataset.entries.filter((e) => {
   return n < limit;
 });
 const spec = values.model;
+const repeat = Number(values.repeat);
+if (!Number.isInteger(repeat) || repeat < 1 || (spec === undefined && repeat !== 1)) {
+  process.stderr.write('--repeat wants a whole number of 1 or more, and goes with --model\n');
+  process.exit(2);
+}
+if (values.cache !== 'on' && values.cache !== 'off') {
+  process.stderr.write(`--cache wants on or off, got ${values.cache}\n`);
+  process.exit(2);
+}
+const cache = values.cache === 'on';
 const started = performance.now();
-const report = await runBenchmark(dataset, entries, {
-  ...(spec === undefined ? {} : { model: () => liveModel(spec) }),
-  onProgress: (done, total) => {
-    if (done % 50 === 0 || done === total) process.stderr.write(`bfcl: ${done}/${total} entries\n`);
-  },
-});
+// A live model answers differently from run to run: each repetition is a whole run of both modes.
+const reports = [];
+for (let run = 0; run < repeat; run++)
+  reports.push(
+    await runBenchmark(dataset, entries, {
+      ...(spec === undefined ? {} : { model: () => liveModel(spec, { cache }) }),
+      onProgress: (done, total) => {
+        if (done % 50 === 0 || done === total) process.stderr.write(`bfcl: ${done}/${total} entries\n`);
+      },
+    }),
+  );
+const [report] = reports as [(typeof reports)[number]];
 const full = {
   ...report,
+  ...(repeat > 1 ? { repetitions: reports } : {}),
+  ...(spec === undefined ? {} : { cache }),
   model: spec ?? 'oracle',
   tokenizer: 'o200k_base (js-tiktoken)',
   filler: values.filler === undefined ? 'synthetic (same shapes and sizes as upstream)' : values.filler,
   wallSeconds: Math.round((performance.now() - started) / 100) / 10,
 };
-process.stdout.write(values.json ? `${JSON.stringify(full)}\n` : `${markdownReport(full)}\n`);
+process.stdout.write(
+  values.json ? `${JSON.stringify(full)}\n` : `${spec === undefined ? markdownReport(full) : spreadReport(reports)}\n`,
+);

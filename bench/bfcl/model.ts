@@ -21,7 +21,19 @@ export interface ModelReply {
   readonly content: readonly AssistantBlock[];
 }
 
+/** Token counts a provider's API reported (its usage fields), summed over requests. */
+export interface ApiUsage {
+  readonly inputTokens: number;
+  readonly outputTokens: number;
+  /** Input tokens read from the prompt cache (Anthropic cache_read_input_tokens, OpenAI cached_tokens). */
+  readonly cacheReadTokens: number;
+  /** Input tokens written to the prompt cache (Anthropic cache_creation_input_tokens). */
+  readonly cacheWriteTokens: number;
+}
+
 export interface TurnModel {
+  /** What the API reported so far (live models only). */
+  usage?(): ApiUsage;
   /**
    * The ground truth of the coming turn and the result text of each of its calls
    * (scripted models replay it; live models ignore it).

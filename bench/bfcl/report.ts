@@ -1,4 +1,5 @@
 // Sums of entry runs, and the Markdown table of bench/README.md.
+import type { ApiUsage } from './model.ts';
 import type { EntryRun } from './run-entry.ts';
 
 export interface ModeTotals {
@@ -20,6 +21,8 @@ export interface ModeTotals {
   readonly outputTokens: number;
   /** Everything sent plus everything the model wrote: `requestTokens + outputTokens`. */
   readonly totalTokens: number;
+  /** A live model's API usage fields, summed (absent with the scripted oracles). */
+  readonly api?: ApiUsage;
 }
 
 export interface Aggregate {
@@ -47,6 +50,16 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
     requestTokens: t((r) => r.definitionTokens + r.conversationTokens),
     outputTokens: t((r) => r.outputTokens),
     totalTokens: t((r) => r.definitionTokens + r.conversationTokens + r.outputTokens),
+    ...(runs.some((r) => r.api !== undefined)
+      ? {
+          api: {
+            inputTokens: t((r) => r.api?.inputTokens ?? 0),
+            outputTokens: t((r) => r.api?.outputTokens ?? 0),
+            cacheReadTokens: t((r) => r.api?.cacheReadTokens ?? 0),
+            cacheWriteTokens: t((r) => r.api?.cacheWriteTokens ?? 0),
+          },
+        }
+      : {}),
   };
 };
 
@@ -123,4 +136,53 @@ export function markdownReport(
       ? 'Each cell: native / ptc (ptc ÷ native).'
       : 'Each cell: native / nativeParallel / ptc (ptc ÷ nativeParallel).';
   return `${rows.join('\n')}\n\n${legend}`;
+}
+
+/** The same figure over repetitions: mean, and the range it spread over. */
+function spread(values: readonly number[]): string {
+  const mean = values.reduce((a, b) => a + b, 0) / Math.max(values.length, 1);
+  const low = Math.min(...values);
+  const high = Math.max(...values);
+  return low === high ? n(Math.round(mean)) : `${n(Math.round(mean))} (${n(low)}–${n(high)})`;
+}
+
+/**
+ * Repeated live-model runs as one table per category: each mode's passes, requests and the
+ * API's own token counts, as the mean over the runs with the range they spread over.
+ */
+export function spreadReport(
+  reports: readonly (Aggregate & { readonly categories: Readonly<Record<string, Aggregate>> })[],
+): string {
+  const rows = [
+    `| category | mode | passed | model requests | API input tokens | API cached input tokens | API output tokens | total tokens (ours) |`,
+    '| --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+  ];
+  const first = reports[0];
+  if (first === undefined) return '';
+  const scopes: [
+    string,
+    (r: Aggregate & { categories: Readonly<Record<string, Aggregate>> }) => Aggregate | undefined,
+  ][] = [
+    ...Object.keys(first.categories).map(
+      (
+        name,
+      ): [string, (r: Aggregate & { categories: Readonly<Record<string, Aggregate>> }) => Aggregate | undefined] => [
+        name.replace(/^multi_turn_/, ''),
+        (r) => r.categories[name],
+      ],
+    ),
+    ['**all**', (r) => r],
+  ];
+  for (const [name, pick] of scopes)
+    for (const mode of ['native', 'ptc'] as const) {
+      const totals = reports.flatMap((r) => {
+        const a = pick(r);
+        return a === undefined ? [] : [a[mode]];
+      });
+      const of = (f: (m: ModeTotals) => number): string => spread(totals.map(f));
+      rows.push(
+        `| ${name} | ${mode} | ${of((m) => m.passed)} | ${of((m) => m.modelRequests)} | ${of((m) => m.api?.inputTokens ?? 0)} | ${of((m) => m.api?.cacheReadTokens ?? 0)} | ${of((m) => m.api?.outputTokens ?? 0)} | ${of((m) => m.totalTokens)} |`,
+      );
+    }
+  return `${rows.join('\n')}\n\n${reports.length} runs; each cell: the mean, and (min–max) when the runs differ.`;
 }

@@ -5,7 +5,7 @@ import { fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage } fro
 import type { Tool, ToolRuntime } from '../../src/index.ts';
 import { METHOD_ORDER_OVERRIDES, type Dataset, type Entry } from './data.ts';
 import { createEnvs } from './envs/index.ts';
-import type { Message, TurnModel } from './model.ts';
+import type { ApiUsage, Message, TurnModel } from './model.ts';
 import type { BoundCall } from './oracle.ts';
 import { bindArgs, parseCall } from './parse-call.ts';
 import { pyEqual } from './py-value.ts';
@@ -40,6 +40,8 @@ export interface EntryRun {
   readonly conversationTokens: number;
   /** Tokens of everything the model wrote: its calls, its programs, its answers (JSON of its content blocks). */
   readonly outputTokens: number;
+  /** What a live model's API reported, when it did. */
+  readonly api?: ApiUsage;
 }
 
 /** Method → class and its positional parameter order, from the func docs. */
@@ -196,5 +198,6 @@ export async function runEntry(
     ...(failure === undefined ? {} : { failure }),
     ...run,
     methodCalls: ctx.session.results.length,
+    ...(model.usage === undefined ? {} : { api: model.usage() }),
   };
 }

@@ -6,12 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { loadDataset } from '../../bench/bfcl/data.ts';
 import { liveModel, toChat } from '../../bench/bfcl/live-model.ts';
 import { checkAgainstUpstream, loadSample } from '../../bench/bfcl/fidelity.ts';
-import type { ModelReply, TurnModel } from '../../bench/bfcl/model.ts';
-import { ParallelNativeOracle, turnProgram } from '../../bench/bfcl/oracle.ts';
+import type { ModelReply, ModelRequest, TurnModel } from '../../bench/bfcl/model.ts';
+import { NativeOracle, ParallelNativeOracle, turnProgram } from '../../bench/bfcl/oracle.ts';
 import { bindArgs, parseCall } from '../../bench/bfcl/parse-call.ts';
 import { PyRandom } from '../../bench/bfcl/py-random.ts';
 import { floatRepr, jsonDumps, pyRepr, resultText } from '../../bench/bfcl/py-value.ts';
 import { runBenchmark } from '../../bench/bfcl/run-bench.ts';
+import { spreadReport } from '../../bench/bfcl/report.ts';
 
 const here = (p: string): string => fileURLToPath(new URL(p, import.meta.url));
 
@@ -141,6 +142,36 @@ describe('entries in both modes', () => {
     const wrong = await runBenchmark(dataset, dataset.entries.slice(0, 1), { model: () => new WrongFolder() });
     expect(wrong.native.passed).toBe(0);
     expect(wrong.failures[0]?.failure).toBe('turn 0: instance_state_mismatch GorillaFileSystem.root');
+  }, 60_000);
+
+  it('sums the usage a model reports and shows repeated runs with their spread', async () => {
+    class Metered extends NativeOracle {
+      private requests = 0;
+      private readonly perRequest: number;
+      constructor(perRequest: number) {
+        super();
+        this.perRequest = perRequest;
+      }
+      override async respond(request: ModelRequest): Promise<ModelReply> {
+        this.requests += 1;
+        return super.respond(request);
+      }
+      usage() {
+        return {
+          inputTokens: this.requests * this.perRequest,
+          outputTokens: this.requests,
+          cacheReadTokens: 0,
+          cacheWriteTokens: 0,
+        };
+      }
+    }
+    const one = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(100) });
+    const two = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(200) });
+    expect(one.nativeParallel).toBeUndefined();
+    expect(one.native.api).toEqual({ inputTokens: 1700, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    const table = spreadReport([one, two]);
+    expect(table).toContain('| **all** | native | 3 | 17 | 2,550 (1,700–3,400) | 0 | 17 |');
+    expect(table).toContain('2 runs; each cell: the mean, and (min–max) when the runs differ.');
   }, 60_000);
 
   it('sends a call that needs a value read in the same request in the next request', async () => {
