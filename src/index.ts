@@ -78,6 +78,8 @@ export type { ToolExecution } from './pipeline/tool-execution.ts';
 export type { ToolCaller, ToolCallerKind, ProgramProvider, HostedProvider } from './pipeline/tool-caller.ts';
 /** Hosted mode: one conversation's programs and container (`rt.hostedConversation()`). */
 export type { HostedConversation, HostedProgramInfo } from './hosted/hosted-conversation.ts';
+/** Hosted mode: bounds on programs per response and per conversation, their code and their calls. */
+export { DEFAULT_HOSTED_LIMITS, type HostedLimits } from './hosted/hosted-limits.ts';
 /** Hosted mode: the name of the execution that stands for a provider's program (journal, hooks, spans). */
 export { HOSTED_PROGRAM } from './hosted/hosted-program-tool.ts';
 export type {

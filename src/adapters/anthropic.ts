@@ -20,7 +20,7 @@ import {
   holdContexts,
   observeContainer,
   observeProgramEnd,
-  observeProgramStart,
+  observeResponsePrograms,
   programCallerOf,
   type HostedConversation,
 } from '../hosted/hosted-conversation.ts';
@@ -199,22 +199,21 @@ interface ProgramBlock {
   readonly content?: unknown;
 }
 
+/** The programs a message's code execution `server_tool_use` blocks start (taken one at a time: bounded by the conversation). */
+function* anthropicProgramStarts(blocks: readonly ProgramBlock[]): Generator<{ programId: string; code: string }> {
+  for (const block of blocks) {
+    if (block.type !== 'server_tool_use' || block.name !== 'code_execution' || typeof block.id !== 'string') continue;
+    const code = (block.input as { code?: unknown } | null)?.code;
+    yield { programId: block.id, code: typeof code === 'string' ? code : JSON.stringify(block.input ?? null) };
+  }
+}
+
 /** Code execution `server_tool_use` blocks start programs; their `code_execution_tool_result` blocks end them. */
 function observeAnthropicPrograms(
   conversation: HostedConversation,
   content: readonly { readonly type: string }[],
 ): void {
-  for (const block of content as readonly ProgramBlock[]) {
-    if (block.type === 'server_tool_use' && block.name === 'code_execution' && typeof block.id === 'string') {
-      const code = (block.input as { code?: unknown } | null)?.code;
-      observeProgramStart(
-        conversation,
-        'anthropic',
-        block.id,
-        typeof code === 'string' ? code : JSON.stringify(block.input ?? null),
-      );
-    }
-  }
+  observeResponsePrograms(conversation, 'anthropic', anthropicProgramStarts(content as readonly ProgramBlock[]));
   for (const block of content as readonly ProgramBlock[]) {
     if (block.type !== 'code_execution_tool_result' || typeof block.tool_use_id !== 'string') continue;
     const result = (block.content ?? {}) as {

@@ -12,7 +12,7 @@ import { promptText, type RequestOptions } from './prompt-text.ts';
 import {
   holdContexts,
   observeProgramEnd,
-  observeProgramStart,
+  observeResponsePrograms,
   programCallerOf,
   type HostedConversation,
 } from '../hosted/hosted-conversation.ts';
@@ -239,12 +239,17 @@ export function fromOpenAIResponsesCalls(
   });
 }
 
-/** `program` items start programs (keyed by `call_id`); `program_output` items end them. */
-function observeOpenAIPrograms(conversation: HostedConversation, items: readonly ResponsesItem[]): void {
+/** The programs a response's `program` items start (taken one at a time: bounded by the conversation). */
+function* openaiProgramStarts(items: readonly ResponsesItem[]): Generator<{ programId: string; code: string }> {
   for (const i of items) {
     if (i.type === 'program' && typeof i.call_id === 'string')
-      observeProgramStart(conversation, 'openai', i.call_id, typeof i.code === 'string' ? i.code : '');
+      yield { programId: i.call_id, code: typeof i.code === 'string' ? i.code : '' };
   }
+}
+
+/** `program` items start programs (keyed by `call_id`); `program_output` items end them. */
+function observeOpenAIPrograms(conversation: HostedConversation, items: readonly ResponsesItem[]): void {
+  observeResponsePrograms(conversation, 'openai', openaiProgramStarts(items));
   for (const i of items) {
     if (i.type !== 'program_output' || typeof i.call_id !== 'string') continue;
     const status = typeof i.status === 'string' ? i.status : null;

@@ -17,6 +17,7 @@ import { deferred, type Deferred } from '../scheduler/deferred.ts';
 import { executeJournaled } from '../scheduler/execute-journaled.ts';
 import type { TurnCall } from '../scheduler/turn-call.ts';
 import type { Journal } from '../journal/journal.ts';
+import { REFUSED_PROGRAMS_KEPT, resolveHostedLimits, type HostedLimits } from './hosted-limits.ts';
 import { HOSTED_PROGRAM, hostedProgramTool, type HostedProgramOutcome } from './hosted-program-tool.ts';
 
 /** A program the provider ran in this conversation. */
@@ -60,6 +61,8 @@ interface ProgramEntry {
   readonly running: Deferred<{ readonly token: symbol } | { readonly refused: ToolResult }>;
   readonly ended: Deferred<HostedProgramOutcome>;
   settled: Promise<unknown>;
+  /** Calls taken from it so far (bounded by callsPerProgram). */
+  calls: number;
 }
 
 interface ConversationState {
@@ -67,7 +70,12 @@ interface ConversationState {
   readonly journal: Journal | undefined;
   readonly agent: string | undefined;
   readonly modeOf: (agent: string | undefined) => ToolMode;
+  readonly limits: HostedLimits;
   readonly programs: Map<string, ProgramEntry>;
+  /** Programs taken (run through the pipeline), against programsPerConversation. */
+  taken: number;
+  /** Programs refused by a bound and remembered, against REFUSED_PROGRAMS_KEPT. */
+  refusedKept: number;
   /** callId → caller, for the program-made calls of this conversation (results are shaped by it). */
   readonly callers: Map<string, ToolCaller>;
   container: string | undefined;
@@ -83,11 +91,19 @@ export interface HostedConversationDeps {
   readonly journal: Journal | undefined;
   readonly agent: string | undefined;
   readonly modeOf: (agent: string | undefined) => ToolMode;
+  /** Bounds over DEFAULT_HOSTED_LIMITS. */
+  readonly limits?: Partial<HostedLimits> | undefined;
 }
 
 export function createHostedConversation(options: HostedConversationDeps): HostedConversation {
   const state: ConversationState = {
-    ...options,
+    deps: options.deps,
+    journal: options.journal,
+    agent: options.agent,
+    modeOf: options.modeOf,
+    limits: resolveHostedLimits(options.limits),
+    taken: 0,
+    refusedKept: 0,
     programs: new Map(),
     callers: new Map(),
     container: undefined,
@@ -138,6 +154,7 @@ export function observeProgramStart(
   provider: HostedProvider,
   programId: string,
   code: string,
+  inResponse = 0,
 ): void {
   const state = stateOf(conversation);
   const id = key(provider, programId);
@@ -150,7 +167,21 @@ export function observeProgramStart(
     running: deferred(),
     ended: deferred(),
     settled: Promise.resolve(),
+    calls: 0,
   };
+  const overBound = boundRefusal(state, code, inResponse);
+  if (overBound !== undefined) {
+    // Refused before any journal write, policy or span: a bounded cost per block.
+    if (state.refusedKept >= REFUSED_PROGRAMS_KEPT) return;
+    state.refusedKept += 1;
+    entry.state = 'refused';
+    entry.running.resolve({
+      refused: { callId: programId, name: HOSTED_PROGRAM, isError: true, content: [{ type: 'text', text: overBound }] },
+    });
+    state.programs.set(id, entry);
+    return;
+  }
+  state.taken += 1;
   state.programs.set(id, entry);
   const tool = hostedProgramTool(async (exec) => {
     entry.state = entry.endReported ? 'ended' : 'running';
@@ -191,6 +222,36 @@ export function observeProgramStart(
       });
     },
   );
+}
+
+/**
+ * The programs one response starts, in the order shown: each is observed with its place
+ * among the response's new programs, so those past programsPerResponse are refused.
+ */
+export function observeResponsePrograms(
+  conversation: HostedConversation,
+  provider: HostedProvider,
+  starts: Iterable<{ readonly programId: string; readonly code: string }>,
+): void {
+  const state = stateOf(conversation);
+  let fresh = 0;
+  for (const { programId, code } of starts) {
+    if (state.programs.has(key(provider, programId))) continue;
+    observeProgramStart(conversation, provider, programId, code, fresh);
+    fresh += 1;
+  }
+}
+
+/** Why a new program is refused by the conversation's bounds (fresh: its place among its response's new programs), or undefined. */
+function boundRefusal(state: ConversationState, code: string, fresh: number): string | undefined {
+  const { limits } = state;
+  if (fresh >= limits.programsPerResponse)
+    return `refused: the response started more than ${limits.programsPerResponse} programs (programsPerResponse); run fewer programs per response`;
+  if (state.taken >= limits.programsPerConversation)
+    return `refused: the conversation has started ${limits.programsPerConversation} programs, its bound (programsPerConversation); start a new conversation`;
+  if (code.length > limits.programCodeChars)
+    return `refused: the program's code is ${code.length} characters, more than the ${limits.programCodeChars} allowed (programCodeChars)`;
+  return undefined;
 }
 
 /** A response showed a program's end. An end of a program never seen is ignored. */
@@ -278,6 +339,11 @@ export async function hostedCallRequest(
     return refuse(`${program} was refused, so its calls are too: ${text}`);
   }
   if (entry.endReported || entry.state !== 'running') return refuse(`${program} has already ended`);
+  if (entry.calls >= state.limits.callsPerProgram)
+    return refuse(
+      `${program} has made ${state.limits.callsPerProgram} calls, its bound (callsPerProgram); this call is refused`,
+    );
+  entry.calls += 1;
   return { ...base, parent: running.token, rootCallId: programId };
 }
 

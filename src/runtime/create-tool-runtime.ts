@@ -50,6 +50,7 @@ import {
 import { resolveOwnedJournal } from '../journal/resolve-journal.ts';
 import { createLazySandbox } from './lazy-sandbox.ts';
 import { createHostedConversation, type HostedConversation } from '../hosted/hosted-conversation.ts';
+import type { HostedLimits } from '../hosted/hosted-limits.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
@@ -235,7 +236,11 @@ export interface ToolRuntime {
    * container). Pass it to the adapters and to `executeTurn(calls, { conversation })`,
    * so program-made calls nest under their program — and forged ones are refused.
    */
-  hostedConversation(options?: { readonly agent?: AgentRef }): HostedConversation;
+  hostedConversation(options?: {
+    readonly agent?: AgentRef;
+    /** Bounds on programs per response and per conversation, their code and their calls (DEFAULT_HOSTED_LIMITS). */
+    readonly limits?: Partial<HostedLimits>;
+  }): HostedConversation;
   /**
    * One conversation's inbox of contexts: pass it to `executeTurn(calls, { inbox })`,
    * and call `inbox.admit()` just before each next model request — the contexts waiting
@@ -630,7 +635,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     tool: (name, o = {}) => deps.resolveTool(name, registry.agentId(o.agent)),
     contextInbox: (o) => createContextInbox(journal, o),
     hostedConversation: (o = {}) =>
-      createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf }),
+      createHostedConversation({ deps, journal, agent: registry.agentId(o.agent), modeOf, limits: o.limits }),
     execute,
     runs: (filter) => durableApi.runs(filter),
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
