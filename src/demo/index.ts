@@ -3,7 +3,7 @@
 export { shopTools, loadShopData } from './shop-tools.ts';
 export type { Customer, Order, OrderLine, Shipment, ShopData } from './shop-tools.ts';
 export { compareModes, runNative, runProgrammatic } from './compare-modes.ts';
-export type { ModeRun } from './compare-modes.ts';
+export type { ModeComparison, ModeRun } from './compare-modes.ts';
 export { readJson } from './scenario.ts';
 export type { Scenario, ScriptedCall } from './scenario.ts';
 export { lateDeliveries } from './late-deliveries.ts';
