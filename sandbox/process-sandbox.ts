@@ -14,15 +14,10 @@
 // its alone re-run died too) ends with kind `crash`.
 // Up to `processes` children share the runs in flight, each run going to the one with
 // the fewest, spreading the work over the cores.
-import { fork, type ChildProcess } from 'node:child_process';
-import { EventEmitter } from 'node:events';
-import { fileURLToPath } from 'node:url';
-import type { Readable, Writable } from 'node:stream';
-import { HostBlockingLink } from './blocking-call-pipe.ts';
+// This file: the pool of sandbox processes and a run's life in one (assign, calls,
+// cancel, finish). One process from fork to exit: sandbox-child.ts; re-runs: reruns.ts.
 import { CallBridge } from './call-bridge.ts';
-import { CallRecord, type Divergence } from './call-record.ts';
-import { CpuWaitMeter } from './cpu-wait-meter.ts';
-import type { CompiledProgram } from './compiled-program.ts';
+import { CallRecord } from './call-record.ts';
 import {
   type CallItem,
   type CallResultItem,
@@ -33,23 +28,24 @@ import {
   parseChildMessage,
 } from './ipc-messages.ts';
 import { resolveLimits, wallClockMessage } from './limits.ts';
-import type { LogBuffer } from './log-buffer.ts';
 import { withLocation } from './locate-in-program.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { resolveProcessSettings } from './process-settings.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
-import { sandboxProcessEnv } from './sandbox-process-env.ts';
-import { StartupStderr } from './startup-stderr.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
-import type {
-  FailureKind,
-  ProgramState,
-  RunDeterminism,
-  RunOutcome,
-  RunRequest,
-  Sandbox,
-  SandboxLimits,
-} from './types.ts';
+import { endWaiting, Reruns } from './reruns.ts';
+import {
+  type Child,
+  type ChildEvents,
+  type HostRun,
+  LATE_TIMER_MS,
+  MAX_EARLY_DEATHS,
+  refChild,
+  sendNow,
+  startChild,
+  unrefChild,
+} from './sandbox-child.ts';
+import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
 // The defaults of the re-run bounds (ProcessSandboxOptions), where tests and callers have long read them.
 export { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, MAX_SHARED_RERUN_PROCESSES } from './process-settings.ts';
@@ -102,158 +98,6 @@ export interface ProcessSandboxOptions {
   readonly maxRunsPerSharedRerun?: number;
 }
 
-interface HostRun {
-  readonly runId: number;
-  /** The process running the current attempt. */
-  child: Child;
-  /** The current attempt's bridge; `bridges` holds every attempt's (closed at the end). */
-  bridge: CallBridge;
-  readonly bridges: CallBridge[];
-  readonly record: CallRecord;
-  readonly hostCall: RunRequest['hostCall'];
-  readonly program: Pick<CompiledProgram, 'js' | 'lineCount'>;
-  readonly toolNames: string[];
-  readonly logs: LogBuffer;
-  readonly limits: SandboxLimits;
-  /** The same seed and clock start for every attempt: a re-run sees the first attempt's randomness and time. */
-  readonly determinism: RunDeterminism;
-  /** Sessions: the program's `state` global, the same for every attempt. */
-  readonly state: ProgramState | undefined;
-  readonly resolve: (outcome: RawRunOutcome) => void;
-  /** 1, then 2 and 3 as it is re-run after its process died (see `#rerun`). */
-  attempt: number;
-  /** The current attempt shares a re-run process with other runs' re-runs. */
-  shared: boolean;
-  /** Its re-run waits for a re-run process (see maxRerunProcesses); it is in no child's runs. */
-  waiting?: boolean;
-  /** Calls of the current attempt not answered yet. */
-  callsOut: number;
-  /**
-   * When an outcome last went to the current attempt after its latest call: the count of
-   * its process's messages heard by then (see `#rerun`). Undefined: none since that call.
-   */
-  answeredAtMessage: number | undefined;
-  /**
-   * The IPC message to its process that carried that outcome (1-based, see `Child.ipcSent`);
-   * Infinity while it waits to be sent in a batch; undefined when it went on the blocking pipe.
-   */
-  answerSentAs: number | undefined;
-  /** Log lines received in this attempt; a re-run's first lines repeat the first attempt's. */
-  logLines: number;
-  repeatedLogLines: number;
-  /** When the wall-clock limit ends the run (set once its first process is ready). */
-  deadline?: number;
-  cancelKind?: FailureKind;
-  cancelMessage?: string;
-  wallTimer?: ReturnType<typeof setTimeout>;
-  killTimer?: ReturnType<typeof setTimeout>;
-}
-
-interface Child {
-  readonly process: ChildProcess;
-  readonly runs: Map<number, HostRun>;
-  readonly exited: Promise<void>;
-  ready: boolean;
-  runsTaken: number;
-  /** Run once the child reports ready (its start-up does not count against a run's deadline). */
-  readonly onReady: Array<() => void>;
-  draining: boolean;
-  /** It asked to be replaced (isolated-vm parked a thread for good): no re-run joins it. */
-  retired: boolean;
-  dead: boolean;
-  /**
-   * When the child last sent anything (any message is a sign of life), moved on by the
-   * time nobody could hear it: the host's own thread blocked, or the child's waiting for a CPU.
-   */
-  lastHeard: number;
-  /** What Linux says about its main thread (cpu-wait-meter.ts); undefined where it has no pid. */
-  readonly cpuWait: CpuWaitMeter | undefined;
-  /** Messages heard from it (IPC and blocking calls): what an outcome sent to it may have been followed by. */
-  messagesHeard: number;
-  /** IPC messages sent to it. */
-  ipcSent: number;
-  /**
-   * The most of those it said it had handled (each of its messages says how many): an
-   * outcome sent as a later message never reached it, whatever is read after it dies.
-   */
-  ipcHandled: number;
-  /** Why the host killed it, if it did, for the runs' messages. */
-  killedBecause?: string;
-  /** Calls it sent whose outcome has not been sent back yet. */
-  callsOut: number;
-  /** Its runs that reported themselves CPU-bound (cpu-lanes.ts). */
-  readonly heavyRuns: Set<number>;
-  /** It was told to demote its CPU-bound threads (until its CPU-bound runs end). */
-  demoted: boolean;
-  /** Its resident memory in bytes, as it last reported (ready, pong, done). */
-  rss: number;
-  /** Outcomes waiting to cross in one message (see #sendResult). */
-  results: CallResultItem[];
-  resultsScheduled: boolean;
-  /** The pipes of calls it blocks on (blocking-call-pipe.ts), when blocking calls are on. */
-  blocking?: HostBlockingLink;
-  /** Its stderr until it is ready (not when its output is inherited). */
-  startupStderr?: StartupStderr;
-}
-
-// The child runs one CommonJS bundle (`npm run bundle`), never TypeScript or ESM: Node
-// strips types with a WebAssembly compiler and reads CommonJS exports for ESM with
-// another, and V8's WebAssembly code GC, running on a background thread while isolates
-// come and go, deadlocked the child (isolated-vm 7.0.1 on Node 24 and 26: a fresh
-// process hung a run now and then under load). No WebAssembly in the child, no deadlock.
-const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
-/** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
-const STARTUP_LIMIT_MS = 30_000;
-/** How long the host reads what a process that died at start still has on its stderr. */
-const STARTUP_STDERR_WAIT_MS = 200;
-/** A watchdog timer this late means the host's own thread was blocked, not that a child hung. */
-const LATE_TIMER_MS = 50;
-/** Children that die before reporting ready this many times in a row are not respawned eagerly. */
-const MAX_EARLY_DEATHS = 3;
-
-// A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
-// never sees its host go away; the host takes its live sandbox processes with it.
-const liveProcesses = new Set<ChildProcess>();
-let exitHookInstalled = false;
-/**
- * Stands for a process fork() threw for: never started, it reports that the way a spawn
- * that failed later does (an 'error' on the next tick, no 'spawn', no 'exit').
- */
-function unstartedProcess(error: unknown): ChildProcess {
-  const unstarted = Object.assign(new EventEmitter(), {
-    pid: undefined,
-    connected: false,
-    stdio: null,
-    channel: undefined,
-    kill: () => false,
-    ref: () => undefined,
-    unref: () => undefined,
-  });
-  // Not `instanceof Error`: an error from another realm is one too.
-  const reason =
-    typeof (error as { message?: unknown } | null)?.message === 'string' ? error : new Error(String(error));
-  process.nextTick(() => unstarted.emit('error', reason));
-  return unstarted as unknown as ChildProcess;
-}
-
-function forgetOnHostExit(childProcess: ChildProcess): void {
-  liveProcesses.delete(childProcess);
-}
-function killOnHostExit(childProcess: ChildProcess): void {
-  liveProcesses.add(childProcess);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const live of liveProcesses) {
-      try {
-        live.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
-}
-
 export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
   readonly #poolSize: number;
@@ -270,16 +114,17 @@ export class ProcessSandbox implements Sandbox {
   readonly #settleGraceMs: number;
   readonly #childOutput: 'ignore' | 'inherit';
   readonly #rerunRecordBytes: number;
-  readonly #maxRerunProcesses: number;
-  readonly #maxSharedRerunProcesses: number;
-  readonly #maxRunsPerSharedRerun: number;
   readonly #children = new Set<Child>();
-  /** Live re-run processes of one run each, and the re-runs waiting for one of them to exit. */
-  readonly #rerunChildren = new Set<Child>();
-  readonly #rerunQueue: HostRun[] = [];
-  /** Live shared re-run processes, and the re-runs waiting for a place in one. */
-  readonly #sharedRerunChildren = new Set<Child>();
-  readonly #sharedRerunQueue: HostRun[] = [];
+  readonly #reruns: Reruns;
+  readonly #childEvents: ChildEvents = {
+    message: (child, value) => this.#onChildMessage(child, value),
+    call: (child, run, call) => this.#onCall(child, run, call),
+    dyingAtStart: (child) => {
+      const slot = this.#slots.indexOf(child);
+      if (slot >= 0) this.#slots[slot] = undefined;
+    },
+    gone: (child, how) => this.#onGone(child, how),
+  };
   /** One entry per process slot; a slot is empty until a run needs it (or after its process died). */
   readonly #slots: (Child | undefined)[];
   #nextRunId = 1;
@@ -298,9 +143,18 @@ export class ProcessSandbox implements Sandbox {
     this.#recycleAfterRuns = settings.recycleAfterRuns;
     this.#childOutput = options.childOutput ?? 'ignore';
     this.#rerunRecordBytes = settings.rerunRecordBytes;
-    this.#maxRerunProcesses = settings.maxRerunProcesses;
-    this.#maxSharedRerunProcesses = settings.maxSharedRerunProcesses;
-    this.#maxRunsPerSharedRerun = settings.maxRunsPerSharedRerun;
+    this.#reruns = new Reruns(
+      {
+        isClosed: () => this.#closed,
+        spawn: (poolSize) => this.#spawn(poolSize),
+        assign: (child, run) => this.#assign(child, run),
+        send: (child, message) => this.#send(child, message),
+        startClock: (run, ms) => this.#startClock(run, ms),
+        cancel: (run, kind, message) => this.#cancel(run, kind, message),
+        bridgeFor: (runOf, hostCall, toolNames, limits) => this.#bridgeFor(runOf, hostCall, toolNames, limits),
+      },
+      settings,
+    );
     const { processes } = settings;
     this.#fillBudgetBytes =
       options.memoryBudgetBytes === undefined
@@ -324,9 +178,7 @@ export class ProcessSandbox implements Sandbox {
 
   /** Pids of the live re-run processes: those of one run each, and the shared ones (for tests and diagnostics). */
   get rerunPids(): { readonly alone: number[]; readonly shared: number[] } {
-    const pids = (children: Set<Child>): number[] =>
-      [...children].flatMap((child) => (child.dead || child.process.pid === undefined ? [] : [child.process.pid]));
-    return { alone: pids(this.#rerunChildren), shared: pids(this.#sharedRerunChildren) };
+    return this.#reruns.pids();
   }
 
   async run(request: RunRequest): Promise<RunOutcome> {
@@ -402,8 +254,8 @@ export class ProcessSandbox implements Sandbox {
     clearInterval(this.#heartbeat);
     this.#heartbeat = undefined;
     this.#slots.fill(undefined);
-    for (const run of [...this.#rerunQueue.splice(0), ...this.#sharedRerunQueue.splice(0)]) {
-      this.#endWaiting(run, 'abort', 'The sandbox was closed.');
+    for (const run of this.#reruns.takeWaiting()) {
+      endWaiting(run, 'abort', 'The sandbox was closed.');
     }
     const exits: Promise<void>[] = [];
     for (const child of this.#children) {
@@ -415,7 +267,7 @@ export class ProcessSandbox implements Sandbox {
       // Until it has exited: an unref'd child (and its 'exit') would not keep the host's
       // event loop alive, and close() would never settle — e.g. when the child's own
       // exit is stuck behind an isolate busy in native code.
-      this.#refChild(child);
+      refChild(child);
       const killer = setTimeout(() => child.process.kill('SIGKILL'), this.#hangGraceMs);
       exits.push(child.exited.finally(() => clearTimeout(killer)));
     }
@@ -430,7 +282,7 @@ export class ProcessSandbox implements Sandbox {
       child.cpuWait?.reset();
     }
     child.runs.set(run.runId, run);
-    this.#refChild(child);
+    refChild(child);
     if (this.#heartbeat === undefined) {
       this.#lastCheck = Date.now();
       this.#heartbeat = setInterval(() => this.#checkLiveness(), this.#heartbeatMs);
@@ -496,148 +348,24 @@ export class ProcessSandbox implements Sandbox {
       blockingCalls: this.#blockingCalls,
       ...(this.#fillBudgetBytes === undefined ? {} : { fillBudgetBytes: this.#fillBudgetBytes }),
     };
-    const env = sandboxProcessEnv(process.env);
-    const output = this.#childOutput;
-    let childProcess: ChildProcess;
-    try {
-      childProcess = fork(CHILD_ENTRY, [JSON.stringify(config)], {
-        // --no-sparkplug: every fresh isolate compiled the prelude's hot functions again
-        // with V8's baseline compiler (those marked in the code cache at once, on a worker
-        // thread), ~0.3 ms of CPU per run for code an isolate runs once; a program that
-        // computes long still reaches V8's optimizing tiers (bench/README "Start CPU per
-        // run (ninth stop)").
-        execArgv: ['--no-node-snapshot', '--disable-warning=ExperimentalWarning', '--no-sparkplug'],
-        // Every message is plain JSON data; 'json' is cheaper per message than 'advanced'.
-        serialization: 'json',
-        // fds 4 and 5: the blocking-call pipes (blocking-call-pipe.ts).
-        // stderr is read until the process is ready (startup-stderr.ts), unless inherited.
-        stdio: [
-          'ignore',
-          output,
-          output === 'ignore' ? 'pipe' : output,
-          'ipc',
-          ...(this.#blockingCalls ? (['pipe', 'pipe'] as const) : []),
-        ],
-        env,
-      });
-    } catch (error) {
-      // fork() itself threw (ENOMEM, E2BIG…), maybe inside an 'exit' handler that respawns:
-      // reported like a process that could not be started, never as a throw.
-      childProcess = unstartedProcess(error);
-    }
-    // A process that could not be started (no file descriptor or process left: EMFILE,
-    // EAGAIN) reports 'error' instead of 'spawn', has no stdio and never emits 'exit':
-    // it counts as one that died at once. Listened to first: an 'error' without a
-    // listener would take the host down.
-    let spawned = false;
-    childProcess.once('spawn', () => {
-      spawned = true;
-    });
-    childProcess.on('error', (error) => {
-      // After 'spawn': an IPC failure; 'exit' (or the watchdog) follows and fails the runs.
-      if (!spawned && !child.dead) onGone(`it could not be started: ${error.message}`);
-    });
-    let markExited!: () => void;
-    const child: Child = {
-      process: childProcess,
-      runs: new Map(),
-      exited: new Promise<void>((resolve) => {
-        markExited = resolve;
-      }),
-      ready: false,
-      runsTaken: 0,
-      lastHeard: Date.now(),
-      messagesHeard: 0,
-      ipcSent: 0,
-      ipcHandled: 0,
-      cpuWait: childProcess.pid === undefined ? undefined : new CpuWaitMeter(childProcess.pid),
-      callsOut: 0,
-      heavyRuns: new Set(),
-      demoted: false,
-      rss: 0,
-      results: [],
-      resultsScheduled: false,
-      onReady: [],
-      draining: false,
-      retired: false,
-      dead: false,
-    };
+    const child = startChild(config, this.#childOutput, this.#childEvents);
     this.#children.add(child);
-    const startupTimer = setTimeout(() => {
-      if (!child.ready) childProcess.kill('SIGKILL');
-    }, STARTUP_LIMIT_MS);
-    startupTimer.unref();
-    void child.exited.then(() => clearTimeout(startupTimer));
-    killOnHostExit(childProcess);
-    childProcess.on('message', (value) => {
-      try {
-        this.#onChildMessage(child, value);
-      } finally {
-        // A call the process blocked on after sending this message may go on now.
-        child.blocking?.heard();
-      }
-    });
-    const stdio = childProcess.stdio as readonly unknown[] | null | undefined;
-    const stderr = stdio?.[2] as Readable | null | undefined;
-    if (stderr) child.startupStderr = new StartupStderr(stderr);
-    const [answers, calls] = (stdio ?? []).slice(4, 6) as [Writable?, Readable?];
-    if (answers && calls) {
-      child.blocking = new HostBlockingLink(
-        answers,
-        calls,
-        (call) => {
-          child.lastHeard = Date.now();
-          child.messagesHeard += 1;
-          const run = child.runs.get(call.runId);
-          if (run === undefined) child.blocking?.release();
-          else this.#onCall(child, run, call);
-        },
-        (why) => {
-          child.killedBecause ??= `it sent ${why} and was killed`;
-          childProcess.kill('SIGKILL');
-        },
-      );
-    }
-    const onGone = (how: string): void => {
-      child.dead = true;
-      forgetOnHostExit(childProcess);
-      this.#children.delete(child);
-      if (!child.ready) this.#earlyDeaths++;
-      const slot = this.#slots.indexOf(child);
-      if (slot >= 0) this.#slots[slot] = undefined;
-      // Its place as a re-run process is free for the re-runs of its own runs.
-      this.#rerunChildren.delete(child);
-      this.#sharedRerunChildren.delete(child);
-      this.#failRuns(child, `the sandbox process stopped (${how})`);
-      markExited();
-      // Keep one process warm for the next run.
-      if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
-        this.#slots[0] = this.#spawn();
-      }
-    };
-    childProcess.on('exit', (code, signal) => {
-      const how = child.killedBecause ?? (signal !== null ? `signal ${signal}` : `exit code ${String(code)}`);
-      const startup = child.ready ? undefined : child.startupStderr;
-      if (startup === undefined) {
-        onGone(how);
-        return;
-      }
-      // Died before it was ready: what it wrote says why (read to its end, briefly). No run
-      // goes to it meanwhile.
-      child.dead = true;
-      const slot = this.#slots.indexOf(child);
-      if (slot >= 0) this.#slots[slot] = undefined;
-      startup.afterEnd(
-        STARTUP_STDERR_WAIT_MS,
-        () => {
-          const said = startup.reason;
-          onGone(said === '' ? how : `${how}; at start it wrote: ${said}`);
-        },
-        child.runs.size > 0,
-      );
-    });
-    this.#unrefChild(child);
     return child;
+  }
+
+  /** A child is gone: its slot is free, its runs end or are re-run, and one process is kept warm. */
+  #onGone(child: Child, how: string): void {
+    this.#children.delete(child);
+    if (!child.ready) this.#earlyDeaths++;
+    const slot = this.#slots.indexOf(child);
+    if (slot >= 0) this.#slots[slot] = undefined;
+    // Its place as a re-run process is free for the re-runs of its own runs.
+    this.#reruns.forget(child);
+    this.#failRuns(child, `the sandbox process stopped (${how})`);
+    // Keep one process warm for the next run.
+    if (!this.#closed && !this.#slots.some((c) => c !== undefined) && this.#earlyDeaths < MAX_EARLY_DEATHS) {
+      this.#slots[0] = this.#spawn();
+    }
   }
 
   /** The process for the next run: an idle one, else a new one in an empty slot, else the least busy. */
@@ -752,7 +480,7 @@ export class ProcessSandbox implements Sandbox {
     if (child.dead || !child.runs.has(runId)) return;
     child.heavyRuns.add(runId);
     // A later CPU-bound run of a demoted process: its thread is demoted too.
-    if (child.demoted) this.#sendNow(child, { type: 'demote' });
+    if (child.demoted) sendNow(child, { type: 'demote' });
     else this.#demoteIfContended();
   }
 
@@ -769,7 +497,7 @@ export class ProcessSandbox implements Sandbox {
     for (const child of this.#children) {
       if (child.heavyRuns.size === 0 || child.demoted || child.dead) continue;
       child.demoted = true;
-      this.#sendNow(child, { type: 'demote' });
+      sendNow(child, { type: 'demote' });
     }
   }
 
@@ -838,8 +566,8 @@ export class ProcessSandbox implements Sandbox {
     if (results.length === 0) return;
     child.results = [];
     const [only] = results;
-    if (results.length === 1 && only !== undefined) this.#sendNow(child, { type: 'call-result', ...only });
-    else this.#sendNow(child, { type: 'call-results', results });
+    if (results.length === 1 && only !== undefined) sendNow(child, { type: 'call-result', ...only });
+    else sendNow(child, { type: 'call-results', results });
     for (const { runId } of results) {
       const run = child.runs.get(runId);
       if (run?.answerSentAs === Number.POSITIVE_INFINITY) run.answerSentAs = child.ipcSent;
@@ -849,9 +577,8 @@ export class ProcessSandbox implements Sandbox {
   /** Asks the run's child to end it; kills the child if it does not confirm in time. */
   #cancel(run: HostRun, kind: FailureKind, message: string): void {
     if (run.waiting === true) {
-      const queue = run.shared ? this.#sharedRerunQueue : this.#rerunQueue;
-      queue.splice(queue.indexOf(run), 1);
-      this.#endWaiting(run, kind, message);
+      this.#reruns.withdraw(run);
+      endWaiting(run, kind, message);
       return;
     }
     const { child } = run;
@@ -893,104 +620,31 @@ export class ProcessSandbox implements Sandbox {
     clearTimeout(run.killTimer);
     run.resolve(outcome);
     // Its place in a shared re-run process goes to a re-run waiting for one.
-    if (this.#sharedRerunChildren.has(child)) this.#startWaitingReruns();
+    if (this.#reruns.isShared(child)) this.#reruns.startWaiting();
     if (child.runs.size === 0) {
       if (child.draining) child.process.kill('SIGKILL');
-      else this.#unrefChild(child);
+      else unrefChild(child);
     }
   }
 
   #failRuns(child: Child, reason: string): void {
     for (const run of [...child.runs.values()]) {
       const kind = run.cancelKind ?? 'crash';
-      if (kind === 'crash' && this.#rerun(child, run)) continue;
+      if (kind === 'crash' && this.#reruns.queue(child, run)) continue;
       this.#finishRun(child, run, failure(kind, this.#lostMessage(run, kind, reason)));
     }
-    this.#startWaitingReruns();
+    this.#reruns.startWaiting();
   }
 
   #lostMessage(run: HostRun, kind: FailureKind, reason: string): string {
     if (kind !== 'crash') return `${run.cancelMessage ?? kind} (the sandbox process did not respond and was replaced)`;
     if (run.attempt === 1) {
-      return `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
+      return `The sandbox process stopped unexpectedly and was replaced; the run was lost (${reason})${this.#reruns.whyNot(run)}.`;
     }
     if (!run.shared) {
       return `The sandbox process stopped unexpectedly again when the run was re-run alone; the run was lost (${reason}).`;
     }
-    return `The sandbox process stopped unexpectedly, and again when the run was re-run with other runs; the run was lost (${reason})${this.#whyNoRerun(run)}.`;
-  }
-
-  #whyNoRerun(run: HostRun): string {
-    if (!run.record.replayable) {
-      return `; it was not re-run because its nested calls outgrew the ${this.#rerunRecordBytes}-byte record a re-run needs`;
-    }
-    return run.deadline !== undefined && run.deadline <= Date.now()
-      ? '; it was not re-run because its deadline had passed'
-      : '';
-  }
-
-  /**
-   * Queues a run whose process died under it (it was not being cancelled) for a re-run
-   * in a fresh process, with the rest of its wall-clock time; its nested calls are
-   * answered from its record. False when it cannot be re-run.
-   *
-   * Which run killed the process is not known: the host sees calls and outcomes, not
-   * whether an isolate was running guest code. A run that was most likely waiting
-   * (`#wasWaiting`) goes to a shared re-run process; any other (running, on a timer, just
-   * started, or answered a while before) goes alone.
-   * The guess is only about cost, never about outcomes: a run whose shared re-run process
-   * dies too gets a last attempt alone (its record kept growing meanwhile), so an innocent
-   * run is never lost to sharing and a culprit that looked idle is alone the next time.
-   * At most three attempts: first, shared, alone; or first, alone.
-   */
-  #rerun(from: Child, run: HostRun): boolean {
-    // A process that died before it was ready never started the run's clock.
-    const remaining = run.deadline === undefined ? run.limits.wallTimeMs : run.deadline - Date.now();
-    const attemptsLeft = run.attempt === 1 || (run.attempt === 2 && run.shared);
-    if (this.#closed || !attemptsLeft || !run.record.replayable || remaining <= 0) return false;
-    const shared = run.attempt === 1 && this.#wasWaiting(from, run);
-    from.runs.delete(run.runId);
-    run.bridge.retire();
-    // Its first process died before its clock started: the clock starts now.
-    if (run.deadline === undefined) this.#startClock(run, remaining);
-    run.attempt += 1;
-    run.shared = shared;
-    run.callsOut = 0;
-    run.answeredAtMessage = undefined;
-    run.answerSentAs = undefined;
-    // The lines any earlier attempt logged (and streamed) are not repeated.
-    run.repeatedLogLines = Math.max(run.repeatedLogLines, run.logLines);
-    run.logLines = 0;
-    const onDiverge = (divergence: Divergence): void =>
-      this.#cancel(
-        run,
-        'crash',
-        `The sandbox process stopped unexpectedly and the run was re-run in a fresh one, but the re-run diverged from the first attempt at call #${divergence.seq} (tools.${divergence.toolName}, first tools.${divergence.recordedToolName}, or other arguments), so it was stopped rather than repeat a tool call.`,
-      );
-    const replaying = run.record.replaying(run.hostCall, onDiverge, shared);
-    const bridge = this.#bridgeFor(() => run, replaying, run.toolNames, run.limits);
-    run.bridge = bridge;
-    run.bridges.push(bridge);
-    // Its clock keeps running while it waits: its deadline or an abort ends it there.
-    run.waiting = true;
-    (shared ? this.#sharedRerunQueue : this.#rerunQueue).push(run);
-    return true;
-  }
-
-  /**
-   * Whether `run` was most likely waiting on the host when `from` died: a call out and no
-   * outcome back since its latest call, or an outcome `from` never said it had handled —
-   * a process that dies is seen dead hundreds of ms later (the kernel frees its memory
-   * first), and outcomes sent meanwhile never arrived. Each of its IPC messages says how
-   * many of the host's it had handled, so one read late (sent before the outcome arrived)
-   * does not count as a sign the run went on. An outcome answered on the blocking pipe:
-   * waiting unless the process was heard from at all after it. A run that got its outcome
-   * and may be running on it goes alone.
-   */
-  #wasWaiting(from: Child, run: HostRun): boolean {
-    if (run.answeredAtMessage === undefined) return run.callsOut > 0;
-    if (run.answerSentAs !== undefined) return from.ipcHandled < run.answerSentAs;
-    return run.answeredAtMessage === from.messagesHeard;
+    return `The sandbox process stopped unexpectedly, and again when the run was re-run with other runs; the run was lost (${reason})${this.#reruns.whyNot(run)}.`;
   }
 
   /** Starts the run's wall clock: `ms` from now, the host cancels it as timed out. */
@@ -999,93 +653,9 @@ export class ProcessSandbox implements Sandbox {
     run.wallTimer = setTimeout(() => this.#cancel(run, 'timeout', wallClockMessage(run.limits.wallTimeMs)), ms);
   }
 
-  /** Starts the waiting re-runs that have room: alone ones in fresh processes, shared ones where there is a place. */
-  #startWaitingReruns(): void {
-    if (this.#closed) return;
-    while (this.#rerunQueue.length > 0 && this.#rerunChildren.size < this.#maxRerunProcesses) {
-      // Alone in its process: if this run was the culprit, its re-run takes nobody with it.
-      this.#startRerun(this.#rerunQueue.shift()!, this.#spawnRerunProcess(this.#rerunChildren));
-    }
-    while (this.#sharedRerunQueue.length > 0) {
-      const child = this.#sharedRerunProcessWithRoom();
-      if (child === undefined) return;
-      this.#startRerun(this.#sharedRerunQueue.shift()!, child);
-    }
-  }
-
-  /** A live shared re-run process with a place left (the fullest first: fewer processes), else a new one if allowed. */
-  #sharedRerunProcessWithRoom(): Child | undefined {
-    let best: Child | undefined;
-    for (const child of this.#sharedRerunChildren) {
-      if (child.dead || child.retired || child.killedBecause !== undefined) continue;
-      if (child.runs.size >= this.#maxRunsPerSharedRerun) continue;
-      if (best === undefined || child.runs.size > best.runs.size) best = child;
-    }
-    if (best !== undefined || this.#sharedRerunChildren.size >= this.#maxSharedRerunProcesses) return best;
-    return this.#spawnRerunProcess(this.#sharedRerunChildren);
-  }
-
-  /** A fresh process for re-runs (no pool: it prepares an isolate per run), gone once its runs are done. */
-  #spawnRerunProcess(kind: Set<Child>): Child {
-    const child = this.#spawn(0);
-    child.draining = true;
-    kind.add(child);
-    return child;
-  }
-
-  #startRerun(run: HostRun, child: Child): void {
-    run.waiting = false;
-    run.child = child;
-    this.#assign(child, run);
-    const remaining = (run.deadline ?? Date.now() + run.limits.wallTimeMs) - Date.now();
-    this.#send(child, {
-      type: 'run',
-      runId: run.runId,
-      program: run.program,
-      toolNames: run.toolNames,
-      limits: { ...run.limits, wallTimeMs: Math.max(1, Math.ceil(remaining)) },
-      determinism: run.determinism,
-      ...(run.state === undefined ? {} : { state: run.state }),
-    });
-  }
-
-  /** Ends a re-run that never got a process (aborted, out of time, or the sandbox closed). */
-  #endWaiting(run: HostRun, kind: FailureKind, message: string): void {
-    run.waiting = false;
-    run.cancelKind ??= kind;
-    clearTimeout(run.wallTimer);
-    run.resolve(failure(kind, message));
-  }
-
   /** Sends `message` after any outcomes still gathering, so the child sees them in order. */
   #send(child: Child, message: HostToChild): void {
     this.#flushResults(child);
-    this.#sendNow(child, message);
-  }
-
-  #sendNow(child: Child, message: HostToChild): void {
-    if (child.dead || !child.process.connected) return;
-    // A process blocked on a call reads nothing else: let it go on first.
-    child.blocking?.willSend();
-    try {
-      child.process.send(message);
-      child.ipcSent += 1;
-      child.blocking?.sent();
-    } catch {
-      // the child is going away; its 'exit' fails the runs
-    }
-  }
-
-  // An idle sandbox process must not keep the host's event loop alive.
-  #refChild(child: Child): void {
-    child.process.ref();
-    child.process.channel?.ref();
-    child.blocking?.ref(true);
-  }
-
-  #unrefChild(child: Child): void {
-    child.process.unref();
-    child.process.channel?.unref();
-    child.blocking?.ref(false);
+    sendNow(child, message);
   }
 }
