@@ -4,7 +4,7 @@
 // the write one step), so two hosts can never both hold a session or both save over the
 // same version.
 import type { LeaseOutcome, SessionRecord, SessionStore, SessionSummary } from '../../sessions/session-store.ts';
-import type { PostgresPool } from './postgres-journal.ts';
+import type { PostgresPool } from './postgres-pool.ts';
 
 /** The sessions table (schema version 2). */
 export const POSTGRES_SESSIONS_SCHEMA = `
