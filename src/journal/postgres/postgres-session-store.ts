@@ -3,7 +3,8 @@
 // the lease and saving are each one conditional UPDATE (the row lock makes the check and
 // the write one step), so two hosts can never both hold a session or both save over the
 // same version.
-import type { LeaseOutcome, SessionRecord, SessionStore, SessionSummary } from '../../sessions/session-store.ts';
+import type { LeaseOutcome, SessionStore } from '../../sessions/session-store.ts';
+import { SESSION_COLUMNS, type SessionRow, sessionRecord, sessionSummary } from '../session-rows.ts';
 import type { PostgresPool } from './postgres-pool.ts';
 
 /** The sessions table (schema version 2). */
@@ -24,40 +25,6 @@ CREATE TABLE IF NOT EXISTS ptc_sessions (
 CREATE INDEX IF NOT EXISTS ptc_sessions_expires ON ptc_sessions (expires_at);
 `;
 
-const COLUMNS = 'id, agent, principal, bytes, version, created_at, updated_at, expires_at, lease_owner, lease_until';
-
-interface SessionRow {
-  readonly id: string;
-  readonly agent: string | null;
-  readonly principal: string | null;
-  readonly state?: string;
-  readonly bytes: string | number;
-  readonly version: string | number;
-  readonly created_at: string | number;
-  readonly updated_at: string | number;
-  readonly expires_at: string | number;
-  readonly lease_owner: string | null;
-  readonly lease_until: string | number | null;
-}
-
-function summary(row: SessionRow): SessionSummary {
-  const base = {
-    id: row.id,
-    agent: row.agent,
-    principal: row.principal,
-    bytes: Number(row.bytes),
-    version: Number(row.version),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    expiresAt: Number(row.expires_at),
-  };
-  return row.lease_owner === null || row.lease_until === null
-    ? base
-    : { ...base, lease: { owner: row.lease_owner, until: Number(row.lease_until) } };
-}
-
-const record = (row: SessionRow): SessionRecord => ({ ...summary(row), state: row.state ?? '{}' });
-
 export function createPostgresSessionStore(ready: () => Promise<void>, pool: () => PostgresPool): SessionStore {
   const rows = async (sql: string, params: unknown[]): Promise<SessionRow[]> => {
     await ready();
@@ -65,20 +32,20 @@ export function createPostgresSessionStore(ready: () => Promise<void>, pool: () 
   };
   return {
     async getSession(id, now) {
-      const [row] = await rows(`SELECT ${COLUMNS}, state FROM ptc_sessions WHERE id = $1 AND expires_at > $2`, [
+      const [row] = await rows(`SELECT ${SESSION_COLUMNS}, state FROM ptc_sessions WHERE id = $1 AND expires_at > $2`, [
         id,
         now,
       ]);
-      return row === undefined ? undefined : record(row);
+      return row === undefined ? undefined : sessionRecord(row);
     },
     async leaseSession(id, lease, expiresAt, now): Promise<LeaseOutcome> {
       const [row] = await rows(
         `UPDATE ptc_sessions SET lease_owner = $2, lease_until = $3, expires_at = $4
          WHERE id = $1 AND expires_at > $5 AND (lease_owner IS NULL OR lease_owner = $2 OR lease_until <= $5)
-         RETURNING ${COLUMNS}, state`,
+         RETURNING ${SESSION_COLUMNS}, state`,
         [id, lease.owner, lease.until, expiresAt, now],
       );
-      if (row !== undefined) return { kind: 'leased', record: record(row) };
+      if (row !== undefined) return { kind: 'leased', record: sessionRecord(row) };
       const [held] = await rows(
         'SELECT lease_owner, lease_until FROM ptc_sessions WHERE id = $1 AND expires_at > $2 AND lease_until > $2',
         [id, now],
@@ -139,8 +106,8 @@ export function createPostgresSessionStore(ready: () => Promise<void>, pool: () 
     },
     async listSessions(now) {
       await rows('DELETE FROM ptc_sessions WHERE expires_at <= $1 RETURNING id', [now]);
-      const found = await rows(`SELECT ${COLUMNS} FROM ptc_sessions ORDER BY created_at, id`, []);
-      return found.map(summary);
+      const found = await rows(`SELECT ${SESSION_COLUMNS} FROM ptc_sessions ORDER BY created_at, id`, []);
+      return found.map(sessionSummary);
     },
   };
 }

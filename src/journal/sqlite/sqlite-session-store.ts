@@ -3,7 +3,8 @@
 // time, across processes too), so two programs can never both hold a session or both
 // save over the same version.
 import type { DatabaseSync } from 'node:sqlite';
-import type { LeaseOutcome, SessionRecord, SessionStore, SessionSummary } from '../../sessions/session-store.ts';
+import type { LeaseOutcome, SessionStore } from '../../sessions/session-store.ts';
+import { SESSION_COLUMNS, type SessionRow, sessionRecord, sessionSummary } from '../session-rows.ts';
 
 /** The sessions table (the journal store checks a database's schema against it). */
 export const SQLITE_SESSIONS_SCHEMA = `
@@ -23,47 +24,13 @@ CREATE TABLE IF NOT EXISTS ptc_sessions (
 CREATE INDEX IF NOT EXISTS ptc_sessions_expires ON ptc_sessions (expires_at);
 `;
 
-const COLUMNS = 'id, agent, principal, bytes, version, created_at, updated_at, expires_at, lease_owner, lease_until';
-
-interface SessionRow {
-  readonly id: string;
-  readonly agent: string | null;
-  readonly principal: string | null;
-  readonly state?: string;
-  readonly bytes: number;
-  readonly version: number;
-  readonly created_at: number;
-  readonly updated_at: number;
-  readonly expires_at: number;
-  readonly lease_owner: string | null;
-  readonly lease_until: number | null;
-}
-
-function summary(row: SessionRow): SessionSummary {
-  const base = {
-    id: row.id,
-    agent: row.agent,
-    principal: row.principal,
-    bytes: Number(row.bytes),
-    version: Number(row.version),
-    createdAt: Number(row.created_at),
-    updatedAt: Number(row.updated_at),
-    expiresAt: Number(row.expires_at),
-  };
-  return row.lease_owner === null || row.lease_until === null
-    ? base
-    : { ...base, lease: { owner: row.lease_owner, until: Number(row.lease_until) } };
-}
-
-const record = (row: SessionRow): SessionRecord => ({ ...summary(row), state: row.state ?? '{}' });
-
 export function createSqliteSessionStore(db: DatabaseSync, isClosed: () => boolean, label: string): SessionStore {
   db.exec(SQLITE_SESSIONS_SCHEMA);
-  const get = db.prepare(`SELECT ${COLUMNS}, state FROM ptc_sessions WHERE id = ? AND expires_at > ?`);
+  const get = db.prepare(`SELECT ${SESSION_COLUMNS}, state FROM ptc_sessions WHERE id = ? AND expires_at > ?`);
   const lease = db.prepare(
     `UPDATE ptc_sessions SET lease_owner = ?, lease_until = ?, expires_at = ?
      WHERE id = ? AND expires_at > ? AND (lease_owner IS NULL OR lease_owner = ? OR lease_until <= ?)
-     RETURNING ${COLUMNS}, state`,
+     RETURNING ${SESSION_COLUMNS}, state`,
   );
   const holder = db.prepare(
     'SELECT lease_owner, lease_until FROM ptc_sessions WHERE id = ? AND expires_at > ? AND lease_until > ?',
@@ -83,7 +50,7 @@ export function createSqliteSessionStore(db: DatabaseSync, isClosed: () => boole
   );
   const remove = db.prepare('DELETE FROM ptc_sessions WHERE id = ?');
   const purge = db.prepare('DELETE FROM ptc_sessions WHERE expires_at <= ?');
-  const list = db.prepare(`SELECT ${COLUMNS} FROM ptc_sessions ORDER BY created_at, id`);
+  const list = db.prepare(`SELECT ${SESSION_COLUMNS} FROM ptc_sessions ORDER BY created_at, id`);
   const open = (): void => {
     if (isClosed()) throw new Error(`journal ${label}: closed`);
   };
@@ -91,12 +58,12 @@ export function createSqliteSessionStore(db: DatabaseSync, isClosed: () => boole
     async getSession(id, now) {
       open();
       const row = get.get(id, now) as SessionRow | undefined;
-      return row === undefined ? undefined : record(row);
+      return row === undefined ? undefined : sessionRecord(row);
     },
     async leaseSession(id, held, expiresAt, now): Promise<LeaseOutcome> {
       open();
       const row = lease.get(held.owner, held.until, expiresAt, id, now, held.owner, now) as SessionRow | undefined;
-      if (row !== undefined) return { kind: 'leased', record: record(row) };
+      if (row !== undefined) return { kind: 'leased', record: sessionRecord(row) };
       const other = holder.get(id, now, now) as { lease_owner: string | null; lease_until: number | null } | undefined;
       return other?.lease_owner != null && other.lease_until != null
         ? { kind: 'busy', lease: { owner: other.lease_owner, until: Number(other.lease_until) } }
@@ -145,7 +112,7 @@ export function createSqliteSessionStore(db: DatabaseSync, isClosed: () => boole
     async listSessions(now) {
       open();
       purge.run(now);
-      return (list.all() as unknown as SessionRow[]).map(summary);
+      return (list.all() as unknown as SessionRow[]).map(sessionSummary);
     },
   };
 }
