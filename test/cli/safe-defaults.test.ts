@@ -21,7 +21,7 @@ async function cli(...argv: string[]): Promise<{ code: number; out: string; err:
 }
 
 const fixture = (name: string): string => fileURLToPath(new URL(`./fixtures/${name}`, import.meta.url));
-const SHOP_TOOL = 'flag_order(';
+const SHOP_TOOL = 'flag_order: Tool<';
 
 let dir = '';
 beforeAll(async () => {
@@ -42,10 +42,10 @@ describe('the built-in example tools', () => {
 
   it('are not loaded beside --tools or --mcp tools', async () => {
     const tools = await cli('sdk', '--tools', fixture('array-tools.ts'));
-    expect(tools.out).toContain('greet(');
+    expect(tools.out).toContain('greet: Tool<');
     expect(tools.out).not.toContain(SHOP_TOOL);
     const mcp = await cli('sdk', '--mcp', fsServer);
-    expect(mcp.out).toContain('read_text_file(');
+    expect(mcp.out).toContain('read_text_file: Tool<');
     expect(mcp.out).not.toContain(SHOP_TOOL);
     const schemas = await cli('schemas', '--mcp', fsServer);
     expect((JSON.parse(schemas.out) as { name: string }[]).map((t) => t.name)).not.toContain('flag_order');
@@ -54,7 +54,7 @@ describe('the built-in example tools', () => {
   it('are loaded beside them with --demo-tools', async () => {
     const both = await cli('sdk', '--tools', fixture('array-tools.ts'), '--mcp', fsServer, '--demo-tools');
     expect(both.code).toBe(0);
-    for (const name of ['greet(', 'read_text_file(', SHOP_TOOL]) expect(both.out).toContain(name);
+    for (const name of ['greet: Tool<', 'read_text_file: Tool<', SHOP_TOOL]) expect(both.out).toContain(name);
   });
 });
 
