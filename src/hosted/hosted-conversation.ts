@@ -149,12 +149,12 @@ function stateOf(conversation: HostedConversation): ConversationState {
 }
 
 /** A response showed a program starting: its execution starts (write-ahead record, policy, span). Seen twice, once. */
-export function observeProgramStart(
+function observeProgramStart(
   conversation: HostedConversation,
   provider: HostedProvider,
   programId: string,
   code: string,
-  inResponse = 0,
+  inResponse: number,
 ): void {
   const state = stateOf(conversation);
   const id = key(provider, programId);
