@@ -11,6 +11,7 @@ import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import { capSchemaDescriptions } from './cap-schema-descriptions.ts';
 import { setCheckedBody } from './checked-body.ts';
 import type { Tool } from './tool.ts';
+import { checkEffectSpec, effectFields, type EffectExecution, type ToolEffect } from './tool-effect.ts';
 import { compileJsonSchema } from './compile-json-schema.ts';
 import { compileParameters, compileSchema, type JsonSchema } from './compile-schema.ts';
 import type { SchemaDialect } from './create-ajv.ts';
@@ -75,6 +76,18 @@ export interface ToolSpecBase<A, V, R = V> {
   /** Pure presenters for UIs and replays; given logged input that no longer fits, they are skipped. */
   readonly presentCall?: (args: A) => JsonValue;
   readonly presentResult?: (args: A, result: ToolResult) => JsonValue;
+  /**
+   * What the call does to the world, for `rt.preview` / `rt.commit`: `'read'` changes
+   * nothing (a preview runs it live); `'write'` changes something (a preview records it
+   * in the plan and does not run it). Unknown means dangerous. @default 'write'
+   */
+  readonly effect?: ToolEffect;
+  /** A write's stand-in result in a preview: what the program receives instead of running it (must fit the output schema). */
+  readonly preview?: (args: A, exec: EffectExecution) => Awaitable<R>;
+  /** Undoes an applied write when a later write of the same commit fails (the commits of a plan are undone last-first). */
+  readonly revert?: (args: A, result: V, exec: EffectExecution) => Awaitable<void>;
+  /** A write whose real result the program needs to go on: a preview stops at it and its plan is partial. */
+  readonly pivot?: boolean;
 }
 
 /** The DSL form: a property map and a schema node for the output. */
@@ -121,6 +134,7 @@ function checkSpec(spec: Record<string, unknown>): void {
   }
   if (spec.deferLoading !== undefined && typeof spec.deferLoading !== 'boolean')
     bad('deferLoading', 'must be a boolean');
+  checkEffectSpec(spec);
   if (spec.callers !== undefined) {
     const callers = spec.callers;
     if (
@@ -289,6 +303,7 @@ function buildTool(spec: ToolSpecBase<JsonValue, JsonValue>, compiled: CompiledS
       }
     },
     ...(resourceKey === undefined ? {} : { resourceKey }),
+    ...effectFields(spec),
     projectContent,
     finalizeContent,
     presentationMeta,

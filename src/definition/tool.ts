@@ -6,9 +6,10 @@ import type { ToolCallerKind } from '../pipeline/tool-caller.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ContentBlock, ToolResult } from '../pipeline/tool-result.ts';
 import type { JsonSchema } from './compile-schema.ts';
+import type { ToolEffectFields } from './tool-effect.ts';
 
 /** A compiled tool definition, ready to register. Frozen. */
-export interface Tool {
+export interface Tool extends ToolEffectFields {
   readonly name: string;
   readonly description: string;
   /** JSON Schema of the arguments (implicit open object root). */

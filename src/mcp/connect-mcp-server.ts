@@ -65,6 +65,12 @@ export interface ConnectMcpOptions {
    * @default { maxPages: 100, maxTools: 1000, maxListBytes: 16 MiB, timeoutMs: 30000, maxMessageBytes: 10 MiB }
    */
   readonly limits?: Partial<McpImportLimits>;
+  /**
+   * Believe the servers' `readOnlyHint` annotations: such tools become reads (effect
+   * `'read'`, run live by `rt.preview`). Off by default: every imported tool is then a
+   * write, recorded in a plan and not run until the commit. @default false
+   */
+  readonly trustAnnotations?: boolean;
 }
 
 export interface McpConnection {
@@ -349,6 +355,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     try {
       const tool = defineMcpTool(caller, entry, {
         serverName,
+        ...(options.trustAnnotations === true ? { trustAnnotations: true } : {}),
         ...(resolved.prefix === undefined ? {} : { prefix: resolved.prefix }),
         ...(resolved.timeoutMs === undefined ? {} : { timeoutMs: resolved.timeoutMs }),
       });

@@ -20,6 +20,13 @@ export interface McpToolOptions {
   readonly serverName: string;
   /** Request timeout of one call, and the tool's `timeoutMs`. @default 60000 (the MCP SDK's default) */
   readonly timeoutMs?: number;
+  /**
+   * Take the tool's effect from the server's annotations: `readOnlyHint: true` makes it a
+   * read (a preview runs it live). A hint is the server's word, not a guarantee: without
+   * this every imported tool is a write (a preview records it and does not run it).
+   * @default false
+   */
+  readonly trustAnnotations?: boolean;
 }
 
 /**
@@ -85,6 +92,7 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
     ...(timeout === undefined ? {} : { timeoutMs: timeout }),
     // MCP's own promise: a read-only tool does not change its environment.
     ...(listed.annotations?.readOnlyHint === true ? { isConcurrencySafe: () => true } : {}),
+    effect: options.trustAnnotations === true && listed.annotations?.readOnlyHint === true ? 'read' : 'write',
     async execute(args, exec) {
       const result = await client.callTool(
         {

@@ -106,6 +106,7 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
     parameters: { name: { type: 'string', required: true, minLength: 1, maxLength: 1_000 } },
     output: { schema: { type: 'string' }, render: (_args, value) => [{ type: 'text', text: value }] },
     isConcurrencySafe: () => true,
+    effect: 'read',
     execute: ({ name }, exec) => {
       const tool = deps.visible(exec.agent).find((candidate) => candidate.name === name);
       if (tool === undefined) {
@@ -127,6 +128,7 @@ export function createDeferredBuiltins(deps: DeferredBuiltinsDeps): ReadonlyMap<
   const search = defineTool({
     name: SEARCH_TOOL,
     description: "Tools whose name or description contain the query's words, best first.",
+    effect: 'read',
     parameters: {
       query: { type: 'string', required: true },
       limit: { type: 'integer', minimum: 1, maximum: MAX_SEARCH_LIMIT },
