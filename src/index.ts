@@ -12,7 +12,7 @@ export type {
   OutsideArgs,
   OutsideValue,
 } from './definition/define-tool.ts';
-export type { EffectExecution, ToolEffect } from './definition/tool-effect.ts';
+export type { EffectExecution, ToolEffect, ToolEffectFields } from './definition/tool-effect.ts';
 export type { StandardSchemaV1 } from './definition/standard-schema.ts';
 export type { SchemaDialect } from './definition/create-ajv.ts';
 export type {
