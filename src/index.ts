@@ -75,6 +75,9 @@ export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } f
 export type { ExecuteRequest } from './pipeline/execute-request.ts';
 export type { ApprovalService, ApprovalRequest, ApprovalAnswer } from './pipeline/pipeline-deps.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
+export { FenceLostError } from './pipeline/fence.ts';
+export type { Fence } from './pipeline/fence.ts';
+export type { HeldLock, ReleaseLock } from './pipeline/resource-locks.ts';
 /** Who made a call (`exec.caller`): the model directly, a program (local run_code or a provider's hosted program), or a composite tool. */
 export type { ToolCaller, ToolCallerKind, ProgramProvider, HostedProvider } from './pipeline/tool-caller.ts';
 /** Hosted mode: one conversation's programs and container (`rt.hostedConversation()`). */

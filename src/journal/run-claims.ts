@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
+import type { Fence } from '../pipeline/fence.ts';
 
 /** A process's hold on one run. */
 export interface RunClaim {
@@ -40,6 +41,12 @@ export interface RunClaims {
   releaseRun(runId: string, owner: string): Promise<void>;
   /** The run's current claim, live or stale, if any (`isClaimLive` tells which). */
   runClaim(runId: string): Promise<RunClaim | undefined>;
+  /**
+   * The fence of a claim `owner` holds in this process: its fencing token, and a signal that
+   * aborts if the claim is lost while held (the run must stop). Only a store whose claims
+   * can end while their holder runs has it (PostgreSQL, where a claim lives in a session).
+   */
+  fenceOf?(runId: string, owner: string): Fence | undefined;
 }
 
 const HOST = hostname();

@@ -16,7 +16,8 @@ import type { ReleaseLock } from './resource-locks.ts';
 import type { PipelineDeps } from './pipeline-deps.ts';
 import { DEFAULT_GRACE_MS, isSelfBounded, reportUnsettled, warnUnsettled } from './unsettled-body.ts';
 import { type BodyTracker, GIVEN_UP, followThenable, noop, untilGivenUp } from './body-give-up.ts';
-import { lockResource } from './lock-stage.ts';
+import { fenceBody, fenceLostDraft, lockResource } from './lock-stage.ts';
+import { fenceLostReason } from './fence.ts';
 
 /**
  * The default end of the tools/execute waterfall: resolve again, fuse signals, run the
@@ -40,7 +41,7 @@ export async function dispatchBody(
   if (tool === undefined)
     return refused(exec, after, errorDraft(ERROR_CODES.UNKNOWN_TOOL, `unknown tool "${exec.name}"`));
   const wrapperSignal = exec.signal;
-  const fused = fuseSignals(exec.callerSignal, wrapperSignal);
+  let fused = fuseSignals(exec.callerSignal, wrapperSignal);
   if (fused.signal.aborted) {
     fused.dispose();
     return refused(exec, after, errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
@@ -60,6 +61,8 @@ export async function dispatchBody(
       return refused(exec, after, locked.draft);
     }
     releaseLock = locked.release;
+    // A lock held across hosts: its loss aborts the body, whose result then is not kept.
+    if (locked.fence !== undefined) fused = fenceBody(fused, locked.fence, exec);
   }
   const composite = enterBody(deps, exec, tool, fused.signal);
   let draft: Draft;
@@ -176,13 +179,17 @@ export function dispatchDirect(
   return settle(draft);
 }
 
-/** The draft of a body that returned `raw`: an abort that came meanwhile wins. */
+/** The draft of a body that returned `raw`: an abort (or the loss of its lock) that came meanwhile wins. */
 function returnedDraft(tool: Tool, exec: ExecutionState, raw: unknown, signal: AbortSignal): Draft {
-  return signal.aborted ? errorDraft(ERROR_CODES.ABORTED) : successDraft(tool, exec, raw);
+  if (!signal.aborted) return successDraft(tool, exec, raw);
+  const lost = fenceLostReason(signal);
+  return lost === undefined ? errorDraft(ERROR_CODES.ABORTED) : fenceLostDraft(lost);
 }
 
 /** The draft of a body that threw `error` (a ToolArgsError is the body refusing its arguments). */
 function threwDraft(error: unknown, signal: AbortSignal): Draft {
+  const lost = fenceLostReason(signal);
+  if (lost !== undefined) return fenceLostDraft(lost);
   return error instanceof ToolArgsError
     ? errorDraft(ERROR_CODES.INVALID_ARGS, error.message)
     : thrownDraft(error, signal.aborted, signal.reason);

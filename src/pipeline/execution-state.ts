@@ -23,6 +23,8 @@ export interface ExecutionInit {
   readonly caller?: ToolCaller | undefined;
   /** This execution stands for a program a provider runs (hosted mode): its nested calls are that program's. */
   readonly hostedProgram?: HostedProvider | undefined;
+  /** The fencing token of the durable run's claim this nested call runs under, if the store fences claims. */
+  readonly fencingToken?: number | undefined;
 }
 
 export type CallTool = (name: string, args: unknown) => Promise<ToolResult>;
@@ -56,6 +58,7 @@ export class ExecutionState implements ToolExecution {
   #definition: Tool | undefined;
   #phase: Phase = 'policy';
   #bodyInvoked = false;
+  #fencingToken: number | undefined;
   #concluded = false;
   #childCaller: ToolCaller | undefined;
   readonly #contexts: ContextMessage[] = [];
@@ -81,6 +84,7 @@ export class ExecutionState implements ToolExecution {
     this.arguments = init.arguments;
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
+    this.#fencingToken = init.fencingToken;
     this.view = new ExecutionView(this);
     // Read-only at run time too, not only for TypeScript: a hook must not rename the call,
     // change its caller or token, or swap its arguments. One freeze (the mutable state
@@ -100,6 +104,9 @@ export class ExecutionState implements ToolExecution {
   }
   get bodyInvoked(): boolean {
     return this.#bodyInvoked;
+  }
+  get fencingToken(): number | undefined {
+    return this.#fencingToken;
   }
   get concluded(): boolean {
     return this.#concluded;
@@ -164,6 +171,10 @@ export class ExecutionState implements ToolExecution {
   }
   markBodyInvoked(): void {
     this.#bodyInvoked = true;
+  }
+  /** The token of the fenced resource lock the body holds (it takes the place of a claim's). */
+  setFencingToken(token: number): void {
+    this.#fencingToken = token;
   }
   finish(): void {
     this.#phase = 'done';

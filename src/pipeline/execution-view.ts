@@ -13,6 +13,7 @@ import type { ContextMessage, ToolResult } from './tool-result.ts';
 // interface so the two files do not import each other; its `signal` setter does the check.
 let signalProperty: PropertyDescriptor;
 let bodyInvokedProperty: PropertyDescriptor;
+let fencingTokenProperty: PropertyDescriptor;
 
 export class ExecutionView implements ToolExecution {
   readonly #state: ToolExecution;
@@ -29,6 +30,7 @@ export class ExecutionView implements ToolExecution {
   declare readonly callerSignal: AbortSignal;
   declare signal: AbortSignal;
   declare readonly bodyInvoked: boolean;
+  declare readonly fencingToken: number | undefined;
   declare readonly deferContext: (message: ContextMessage) => void;
   declare readonly concludeTurn: () => void;
   declare readonly callTool: (name: string, args: unknown) => Promise<ToolResult>;
@@ -52,6 +54,13 @@ export class ExecutionView implements ToolExecution {
       enumerable: true,
       configurable: false,
     };
+    fencingTokenProperty = {
+      get(this: ExecutionView): number | undefined {
+        return this.#state.fencingToken;
+      },
+      enumerable: true,
+      configurable: false,
+    };
   }
 
   constructor(state: ToolExecution) {
@@ -70,6 +79,7 @@ export class ExecutionView implements ToolExecution {
     self.callerSignal = state.callerSignal;
     Object.defineProperty(this, 'signal', signalProperty);
     Object.defineProperty(this, 'bodyInvoked', bodyInvokedProperty);
+    Object.defineProperty(this, 'fencingToken', fencingTokenProperty);
     // Own functions, not methods: a body may destructure them (`{ deferContext }`).
     self.deferContext = (message) => state.deferContext(message);
     self.concludeTurn = () => state.concludeTurn();

@@ -1,14 +1,16 @@
 // Stage: the resource lock. A tool that declares `resourceKey` runs its body only while
 // it holds the lock on that key (in this process, or across hosts with the PostgreSQL
 // store); waiting is reported to run events and the execution's span.
-// Contract: `lockResource` resolves with the release to call when the body settles, or
-// with the draft of a call that must not run (a bad key, an abort while waiting, a lock
-// that could not be taken); it never rejects.
+// Contract: `lockResource` resolves with the release to call when the body settles (and
+// the lock's fence, when the store fences it), or with the draft of a call that must not
+// run (a bad key, an abort while waiting, a lock that could not be taken); it never rejects.
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ExecutionState } from './execution-state.ts';
+import type { Fence, FenceLostError } from './fence.ts';
 import { errorDraft, pipelineErrorDraft, type Draft } from './result-drafts.ts';
 import type { ReleaseLock, ResourceLocks } from './resource-locks.ts';
+import { fuseSignals, type FusedSignal } from './signal-fusion.ts';
 import { describeThrown } from './thrown.ts';
 import type { PipelineDeps, ResourceWait } from './pipeline-deps.ts';
 
@@ -19,7 +21,7 @@ export async function lockResource(
   exec: ExecutionState,
   resourceKey: (args: JsonValue) => string,
   signal: AbortSignal,
-): Promise<{ release: ReleaseLock } | { draft: Draft }> {
+): Promise<{ release: ReleaseLock; fence: Fence | undefined } | { draft: Draft }> {
   let key: unknown;
   try {
     key = resourceKey(exec.arguments);
@@ -51,7 +53,7 @@ export async function lockResource(
   try {
     const release = await locks.acquire(key, signal);
     report('acquired', performance.now() - started);
-    return { release };
+    return { release, fence: release.fence };
   } catch (error) {
     const waited = performance.now() - started;
     if (signal.aborted) {
@@ -67,4 +69,29 @@ export async function lockResource(
       ),
     };
   }
+}
+
+/**
+ * The body's signal under a fenced lock: the lock's loss aborts it too, and the body sees
+ * the lock's token as `exec.fencingToken`.
+ */
+export function fenceBody(fused: FusedSignal, fence: Fence, exec: ExecutionState): FusedSignal {
+  exec.setFencingToken(fence.token);
+  const inner = fuseSignals(fused.signal, fence.signal);
+  return {
+    signal: inner.signal,
+    dispose: () => {
+      inner.dispose();
+      fused.dispose();
+    },
+  };
+}
+
+/** The draft of a body whose lock or claim was lost while it ran: not its result, which the lock no longer covered. */
+export function fenceLostDraft(lost: FenceLostError): Draft {
+  return errorDraft(
+    ERROR_CODES.ABORTED,
+    `${lost.message}; the call's result was not kept, since another holder may have run meanwhile`,
+    { fenceLost: lost.held, fencingToken: lost.token },
+  );
 }

@@ -3,19 +3,24 @@
 // serves every store; a journal store that can lock across hosts (the PostgreSQL
 // store's `lockResource`: a session advisory lock) is taken after it, so the database
 // sees at most one holder per key and host. A lock is held only
-// while the body runs; a wait ends with the call's signal (abort or timeout).
+// while the body runs; a wait ends with the call's signal (abort or timeout). A lock held
+// across hosts carries its fence (fence.ts): a token and a signal that tells of its loss.
+import type { Fence } from './fence.ts';
 
 /** Releases a held lock; calling it again does nothing. */
 export type ReleaseLock = () => Promise<void>;
 
+/** A held lock: calling it releases it; `fence` when the store fences its locks. */
+export type HeldLock = ReleaseLock & { readonly fence?: Fence };
+
 /** Something that can hold a key across hosts (the PostgreSQL journal store). */
 export interface SharedResourceLocks {
-  lockResource(key: string, signal: AbortSignal): Promise<ReleaseLock>;
+  lockResource(key: string, signal: AbortSignal): Promise<HeldLock>;
 }
 
 export interface ResourceLocks {
   /** Resolves once `key` is held here (and on every host, when shared); rejects with the signal's reason on abort. */
-  acquire(key: string, signal: AbortSignal): Promise<ReleaseLock>;
+  acquire(key: string, signal: AbortSignal): Promise<HeldLock>;
   /** Whether the lock also holds across hosts. */
   readonly shared: boolean;
 }
@@ -72,7 +77,7 @@ export function createResourceLocks(shared: SharedResourceLocks | undefined): Re
     async acquire(key, signal) {
       const releaseLocal = await local(key, signal);
       if (shared === undefined) return async () => releaseLocal();
-      let releaseShared: ReleaseLock;
+      let releaseShared: HeldLock;
       try {
         releaseShared = await shared.lockResource(key, signal);
       } catch (error) {
@@ -80,7 +85,7 @@ export function createResourceLocks(shared: SharedResourceLocks | undefined): Re
         throw error;
       }
       let released = false;
-      return async () => {
+      const release = async (): Promise<void> => {
         if (released) return;
         released = true;
         try {
@@ -89,6 +94,7 @@ export function createResourceLocks(shared: SharedResourceLocks | undefined): Re
           releaseLocal();
         }
       };
+      return releaseShared.fence === undefined ? release : Object.assign(release, { fence: releaseShared.fence });
     },
   };
 }

@@ -38,6 +38,16 @@ export interface ToolExecution {
   /** The signal the body sees. Assignable only inside a `tools/execute` wrapper. */
   signal: AbortSignal;
   readonly bodyInvoked: boolean;
+  /**
+   * The fencing token of the lock this call's body holds: with the PostgreSQL store, a
+   * number from the database that is larger than every earlier holder's of the same
+   * resource (a tool with `resourceKey`), or of the same durable run's claim (a nested
+   * call of a durable run, without a resource lock of its own). A backend that keeps the
+   * largest token it has seen can refuse a stale holder's write with it. Undefined with
+   * the other stores (memory, JSONL, SQLite: their locks hold within one process) and for
+   * calls that hold no lock.
+   */
+  readonly fencingToken: number | undefined;
   /** Attaches a user message to this execution's result. */
   deferContext(message: ContextMessage): void;
   /** Ends the turn after this call, if it finishes as a success. */

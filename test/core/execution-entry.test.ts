@@ -186,6 +186,7 @@ describe('identity and the opaque token', () => {
         'callerSignal',
         'concludeTurn',
         'deferContext',
+        'fencingToken',
         'idempotencyKey',
         'name',
         'parent',
@@ -223,6 +224,8 @@ describe('identity and the opaque token', () => {
     expect(typeof signal?.get).toBe('function');
     expect(typeof signal?.set).toBe('function');
     expect(Object.getOwnPropertyDescriptor(view, 'bodyInvoked')).toMatchObject({ enumerable: true, set: undefined });
+    expect(Object.getOwnPropertyDescriptor(view, 'fencingToken')).toMatchObject({ enumerable: true, set: undefined });
+    expect(view.fencingToken).toBeUndefined(); // no fenced lock or claim (the memory store has none)
     expect(view.bodyInvoked).toBe(true);
     expect(() => {
       (view as { callId: string }).callId = 'renamed';

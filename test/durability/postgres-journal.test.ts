@@ -142,7 +142,7 @@ describe('openPostgresJournal', () => {
     await real.end();
   });
 
-  it('first use by several hosts at once creates the tables once, with schema version 3', async () => {
+  it('first use by several hosts at once creates the tables once, with schema version 4', async () => {
     const url = await freshDb();
     const hosts = Array.from({ length: 6 }, () => openPostgresJournal(url));
     await Promise.all(hosts.map((h, i) => h.append(pair(`h${i}`, i))));
@@ -153,7 +153,7 @@ describe('openPostgresJournal', () => {
     await db.connect();
     const { rows } = await db.query('SELECT key, value FROM ptc_meta');
     await db.end();
-    expect(rows).toEqual([{ key: 'schema_version', value: '3' }]);
+    expect(rows).toEqual([{ key: 'schema_version', value: '4' }]);
   });
 
   it('refuses a schema newer than it knows', async () => {
@@ -165,7 +165,7 @@ describe('openPostgresJournal', () => {
     );
     await db.end();
     const journal = openPostgresJournal(url);
-    await expect(journal.ready()).rejects.toThrow(/schema version 9, newer than this ptc-runtime supports \(3\)/);
+    await expect(journal.ready()).rejects.toThrow(/schema version 9, newer than this ptc-runtime supports \(4\)/);
     await journal.close();
   });
 });

@@ -63,7 +63,7 @@ it('migrates a version-1 journal in place, fills the operator columns, and the g
   try {
     const [old] = await rt.runs();
     expect(old).toMatchObject({ status: 'paused', agent: 'alice', callId: 'v1-run' });
-    expect(await rows(url, 'SELECT value FROM ptc_meta')).toStrictEqual([{ value: '3' }]);
+    expect(await rows(url, 'SELECT value FROM ptc_meta')).toStrictEqual([{ value: '4' }]);
     const columns = await rows<{ column_name: string; data_type: string }>(
       url,
       "SELECT column_name, data_type FROM information_schema.columns WHERE table_name = 'ptc_journal' ORDER BY column_name",

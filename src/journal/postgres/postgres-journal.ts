@@ -17,6 +17,9 @@ import { isJournalEvent } from '../parse-journal.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import { createPostgresResourceLocks } from './postgres-resource-locks.ts';
 import { createPostgresRunClaims } from './postgres-run-claims.ts';
+import { POSTGRES_FENCING_SCHEMA } from './fencing.ts';
+import { DEFAULT_KEEP_ALIVE, type KeepAlive } from './session-keep-alive.ts';
+import type { HeldLock } from '../../pipeline/resource-locks.ts';
 import { createPostgresSessionStore, POSTGRES_SESSIONS_SCHEMA } from './postgres-session-store.ts';
 import type { SessionStore } from '../../sessions/session-store.ts';
 import type { RunClaims } from '../run-claims.ts';
@@ -49,6 +52,15 @@ export interface PostgresJournalOptions {
    * append, and this ends it on the server. Lock waits are not bounded by it. @default 60000
    */
   readonly statementTimeoutMs?: number;
+  /**
+   * A session that holds resource locks or run claims sends a keep-alive query (`SELECT 1`)
+   * this often, so that a session lost without an error (a failover, a partition) is found:
+   * the bodies and runs it guarded are then aborted. A terminated backend or a closed
+   * connection is found at once, without it. @default 1000
+   */
+  readonly keepAliveMs?: number;
+  /** How long a keep-alive query may go unanswered before its session counts as lost. @default 5000 */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 /** A journal store on PostgreSQL, shared by every host of the same database. */
@@ -61,9 +73,11 @@ export interface PostgresJournal extends Journal {
   query(query?: JournalQuery): Promise<readonly JournalEntry[]>;
   /**
    * Waits until no other holder (on any host of this database) holds `key`, then holds it
-   * until the returned function is called. Rejects with the signal's reason if it aborts first.
+   * until the returned function is called. Rejects with the signal's reason if it aborts
+   * first. The function's `fence` carries the lock's fencing token, and its signal aborts
+   * if the lock is lost while held.
    */
-  lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  lockResource(key: string, signal: AbortSignal): Promise<HeldLock>;
   /** Who continues a durable run: a session advisory lock per run, released when its host dies. */
   readonly claims: RunClaims;
   /** Sessions (`createToolRuntime({ sessions })`): one table shared by every host of the database. */
@@ -73,7 +87,7 @@ export interface PostgresJournal extends Journal {
 }
 
 /** The version of the tables this ptc-runtime creates and reads (kept in `ptc_meta`). */
-export const POSTGRES_SCHEMA_VERSION = 3;
+export const POSTGRES_SCHEMA_VERSION = 4;
 // pg_advisory_xact_lock key for the migration ("ptc-jour" in ASCII).
 const MIGRATION_LOCK = '8103961637335922034';
 
@@ -254,6 +268,10 @@ export function openPostgresJournal(
   const sessionPoolSize = positive(options.sessionPoolSize, 20, 'sessionPoolSize');
   const connectTimeoutMs = positive(options.connectTimeoutMs, 10_000, 'connectTimeoutMs');
   const statementTimeoutMs = positive(options.statementTimeoutMs, 60_000, 'statementTimeoutMs');
+  const keepAlive: KeepAlive = {
+    intervalMs: positive(options.keepAliveMs, DEFAULT_KEEP_ALIVE.intervalMs, 'keepAliveMs'),
+    timeoutMs: positive(options.keepAliveTimeoutMs, DEFAULT_KEEP_ALIVE.timeoutMs, 'keepAliveTimeoutMs'),
+  };
 
   let pool: PostgresPool | undefined = ownsPools ? undefined : target.pool;
   let lockPool: PostgresPool | undefined = pool;
@@ -302,8 +320,9 @@ export function openPostgresJournal(
         );
       if (found < 1) await client.query(SCHEMA_V1);
       if (found < 2) await migrateToV2(client);
-      // Version 3 adds the sessions table.
+      // Version 3 adds the sessions table, version 4 the fencing tokens' sequence.
       if (found < 3) await client.query(POSTGRES_SESSIONS_SCHEMA);
+      if (found < 4) await client.query(POSTGRES_FENCING_SCHEMA);
       if (found < POSTGRES_SCHEMA_VERSION)
         await client.query(
           "INSERT INTO ptc_meta (key, value) VALUES ('schema_version', $1) ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value",
@@ -414,8 +433,10 @@ export function openPostgresJournal(
     () => ({ main: pool!, sessions: lockPool! }),
     label,
     (error) => describePostgresError(error, connectTimeoutMs),
+    keepAlive,
   );
   const locks = createPostgresResourceLocks({
+    keepAlive,
     ready,
     pools: () => ({ main: pool!, sessions: lockPool! }),
     label,
@@ -444,6 +465,15 @@ export function openPostgresJournal(
             throw new TypeError(`${label}: events[${i}] is not a tool/call or tool/result event (nor a run/* event)`);
         });
         rows = events.map(toRow);
+        // A run whose claim this process lost is another's to write now (fencing.ts).
+        for (const row of rows) {
+          const runId = row.runId ?? row.chain?.runId ?? undefined;
+          const lost = runId === undefined ? undefined : claims.lostClaim(runId);
+          if (lost !== undefined)
+            throw new Error(
+              `${lost.message}; its ${row.type} row was not written (this process no longer writes run ${runId}: another process may be continuing it)`,
+            );
+        }
       } catch (error) {
         return Promise.reject(error);
       }

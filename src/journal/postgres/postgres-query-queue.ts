@@ -4,7 +4,7 @@
 // the queue is ours. Order is kept: a query starts when the one given before it settled.
 import type { PostgresPoolClient } from './postgres-pool.ts';
 
-type ErrorListener = () => void;
+type ErrorListener = (error?: unknown) => void;
 
 /** The connection's `error` events (a pg client has them; a caller's pool client may not). */
 export interface ErrorEvents {

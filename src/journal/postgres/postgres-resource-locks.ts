@@ -11,16 +11,21 @@
 // go of it. Advisory locks are re-entrant per session, so within the process a key is
 // taken one holder at a time (a FIFO keyed mutex first).
 //
-// The shared session goes back to the pool once it holds no key (an idle process can
-// exit). If it is lost (a dropped connection, a terminated backend), every key on it
-// is lost with it: the bodies holding them run on unprotected and are not told (they
-// cannot be interrupted); the host gets a JournalWarning naming how many, their
-// releases do nothing, and the next lock opens a new session.
+// Every lock taken draws a fencing token (fencing.ts), and its holder gets a fence. The
+// shared session goes back to the pool once it holds no key (an idle process can exit).
+// If a session holding keys is lost (a dropped connection, a terminated backend, a
+// keep-alive query unanswered), every key on it is lost with it: the fence of each aborts,
+// naming its key, so the bodies holding them are told; the host also gets a
+// JournalWarning naming how many, their releases do nothing, and the next lock opens a
+// new session.
 import { createHash } from 'node:crypto';
 import { createKeyedMutex } from '../../pipeline/resource-locks.ts';
+import type { HeldLock } from '../../pipeline/resource-locks.ts';
+import { HeldFences, NEXT_TOKEN, TRY_LOCK_WITH_TOKEN, tokenOf } from './fencing.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
-import type { ErrorEvents } from './postgres-query-queue.ts';
+import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';
+import { type KeepAlive, keepSessionAlive } from './session-keep-alive.ts';
 
 /** What the store gives its resource locks. */
 export interface PostgresResourceLockOptions {
@@ -35,11 +40,16 @@ export interface PostgresResourceLockOptions {
   readonly connectTimeoutMs: number;
   /** Turns a driver error into one sentence. */
   readonly describe: (error: unknown) => string;
+  /** How sessions holding keys are probed. */
+  readonly keepAlive: KeepAlive;
 }
 
 export interface PostgresResourceLocks {
-  /** Holds `key` on every host of the database until the returned function is called (again: nothing). */
-  lockResource(key: string, signal: AbortSignal): Promise<() => Promise<void>>;
+  /**
+   * Holds `key` on every host of the database until the returned function is called
+   * (again: nothing); its `fence` has the lock's fencing token and aborts if the lock is lost.
+   */
+  lockResource(key: string, signal: AbortSignal): Promise<HeldLock>;
   /** Ends the shared session (the store closes): its keys are free elsewhere. */
   dispose(): void;
 }
@@ -53,17 +63,22 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
   const { ready, pools, label } = options;
   // One holder per key id in this process (the shared session would let a second one in).
   const local = createKeyedMutex();
+  // The fence of each key held, by advisory id (one holder per id in the process).
+  const fences = new HeldFences();
   // Keys nobody else held, on the session shared by the process.
   const session = new PostgresSharedSession(
     () => pools().sessions.connect(),
     (ids, lost) => {
+      for (const id of ids) fences.lose(id, label, lost ?? 'the journal store was closed');
       if (lost === undefined) return;
       process.emitWarning(
         `${label}: the session holding ${ids.length} resource lock${ids.length === 1 ? '' : 's'} was lost (${lost}); the calls holding them run on without their locks, and other processes may take those keys meanwhile`,
         'JournalWarning',
       );
     },
+    options.keepAlive,
   );
+  const what = (key: string): string => `the lock on resource ${JSON.stringify(key)}`;
 
   const fail = (error: unknown): Error => {
     const message = error instanceof Error ? error.message : String(error);
@@ -88,6 +103,7 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
   /** Lets go of a key held on the shared session of generation `gen` (nothing if that session is gone). */
   const unlockShared = async (id: string, gen: number): Promise<void> => {
     if (session.holder(id) !== gen) return;
+    fences.close(id);
     session.forget(id);
     if (!session.isOpen(gen)) return;
     await session.use(async ({ client }) => {
@@ -101,7 +117,7 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
   };
 
   /** The key on the shared session when nobody holds it: its release, or undefined when another session holds it. */
-  const tryShared = (id: string, signal: AbortSignal): Promise<(() => Promise<void>) | undefined> =>
+  const tryShared = (key: string, id: string, signal: AbortSignal): Promise<(() => Promise<void>) | undefined> =>
     session.use(async ({ generation, client: connecting }) => {
       let client: PostgresPoolClient;
       try {
@@ -109,22 +125,22 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       } catch (error) {
         throw signal.aborted ? signal.reason : fail(error);
       }
-      let locked: boolean;
+      let token: number | undefined;
       try {
-        const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [id]);
-        locked = (rows[0] as { ok?: unknown } | undefined)?.ok === true;
+        token = tokenOf((await client.query(TRY_LOCK_WITH_TOKEN, [id])).rows);
       } catch (error) {
         session.end(generation, true, 'a lock failed'); // whether it was taken is unknown
         throw fail(error);
       }
-      if (!locked) return undefined;
+      if (token === undefined) return undefined;
       if (!session.hold(id, generation))
         throw fail(new Error('the session to PostgreSQL was lost while taking the lock'));
+      fences.open(id, what(key), token);
       return () => unlockShared(id, generation);
     });
 
   /** Waits for a key another session holds, on a connection of its own, and holds it there. */
-  const waitDedicated = async (id: string, signal: AbortSignal): Promise<() => Promise<void>> => {
+  const waitDedicated = async (key: string, id: string, signal: AbortSignal): Promise<() => Promise<void>> => {
     const { main, sessions } = pools();
     let client: PostgresPoolClient;
     try {
@@ -134,13 +150,20 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
     }
     const pid = (client as { processID?: unknown }).processID;
     // A held connection that drops must not crash the host: its lock is gone with the
-    // session, and release() finds out.
-    const onError = (): void => {};
+    // session (its fence tells the holder), and release() finds out.
+    let stopKeepAlive = (): void => {};
+    const lost = (why: string): void => {
+      stopKeepAlive();
+      fences.lose(id, label, why);
+    };
+    const onError = (error?: unknown): void =>
+      lost(`its connection failed${error instanceof Error ? ` (${error.message})` : ''}`);
     (client as ErrorEvents).on?.('error', onError);
     let returned = false;
     const done = (destroy: boolean): void => {
       if (returned) return;
       returned = true;
+      stopKeepAlive();
       (client as ErrorEvents).off?.('error', onError);
       client.release(destroy);
     };
@@ -155,11 +178,15 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       retry = setTimeout(onAbort, 100);
     };
     signal.addEventListener('abort', onAbort, { once: true });
+    let token: number | undefined;
     try {
       const wait = client.query('SELECT pg_advisory_lock($1::bigint)', [id]);
       // Aborted while connecting: the listener above will never fire.
       if (signal.aborted) onAbort();
       await wait;
+      waiting = false;
+      token = tokenOf((await client.query(NEXT_TOKEN)).rows);
+      if (token === undefined) throw new Error('no fencing token was drawn');
     } catch (error) {
       done(true);
       throw signal.aborted ? signal.reason : fail(error);
@@ -168,9 +195,18 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       clearTimeout(retry);
       signal.removeEventListener('abort', onAbort);
     }
+    fences.open(id, what(key), token);
+    // Held: probed (with the unlock, one query at a time) so that a silent loss is found too.
+    const held = oneQueryAtATime(client);
+    stopKeepAlive = keepSessionAlive(held, options.keepAlive, (why) => {
+      lost(why);
+      done(true);
+    });
     return async () => {
+      stopKeepAlive();
+      fences.close(id);
       try {
-        await client.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
+        await held.query('SELECT pg_advisory_unlock($1::bigint)', [id]);
         done(false);
       } catch {
         // The session ends with the connection, and its locks with it.
@@ -187,11 +223,13 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
       const releaseLocal = await local(id, signal);
       let unlock: () => Promise<void>;
       try {
-        unlock = (await tryShared(id, signal)) ?? (await waitDedicated(id, signal));
+        unlock = (await tryShared(key, id, signal)) ?? (await waitDedicated(key, id, signal));
       } catch (error) {
         releaseLocal();
         throw error;
       }
+      // Undefined only when the lock was lost between its taking and here (its fence has gone).
+      const fence = fences.get(id);
       let released = false;
       const release = async (): Promise<void> => {
         if (released) return;
@@ -206,7 +244,11 @@ export function createPostgresResourceLocks(options: PostgresResourceLockOptions
         await release();
         throw signal.reason;
       }
-      return release;
+      if (fence === undefined) {
+        await release();
+        throw fail(new Error('the session to PostgreSQL was lost right after the lock was taken'));
+      }
+      return Object.assign(release, { fence });
     },
     dispose() {
       session.dispose();

@@ -9,13 +9,18 @@
 // any number per session): a connection per claim would cap a process at its session
 // pool's size in runs in flight. In-process, claims of one run are taken one at a time,
 // since a session's advisory locks are re-entrant and would let both of two local
-// claimers in. If that session is lost (a dropped connection, a terminated backend), every
-// claim on it goes: the runs go on here unprotected (nothing can stop them from the
-// store) while another process may resume them, so the host gets a JournalWarning naming
+// claimers in. Every claim draws a fencing token and has a fence (fencing.ts). If that
+// session is lost (a dropped connection, a terminated backend, a keep-alive query
+// unanswered), every claim on it goes: each run's fence aborts (the runtime stops the run),
+// the store refuses the run's journal rows from then on (another process may resume it
+// meanwhile; its rows are the ones that count), and the host gets a JournalWarning naming
 // them; their releases end nothing of the new holders'.
 import { createHash } from 'node:crypto';
+import type { Fence, FenceLostError } from '../../pipeline/fence.ts';
+import { HeldFences, TRY_LOCK_WITH_TOKEN, tokenOf } from './fencing.ts';
 import type { PostgresPool, PostgresPoolClient } from './postgres-pool.ts';
 import { PostgresSharedSession } from './postgres-shared-session.ts';
+import type { KeepAlive } from './session-keep-alive.ts';
 import { isClaimLive, isRunClaim, type RunClaim, type RunClaims } from '../run-claims.ts';
 
 /** The bigint advisory-lock id of a run. */
@@ -42,20 +47,34 @@ export function createPostgresRunClaims(
   pools: () => { readonly main: PostgresPool; readonly sessions: PostgresPool },
   label: string,
   describe: (error: unknown) => string,
-): RunClaims & { dispose(): void } {
+  keepAlive: KeepAlive,
+): RunClaims & {
+  dispose(): void;
+  /** Why this process no longer writes the run's rows: its claim was lost while held (until it claims the run again). */
+  lostClaim(runId: string): FenceLostError | undefined;
+} {
   // Claims this process holds, by run (each on the shared session, which knows which generation).
   const claims = new Map<string, RunClaim>();
+  const fences = new HeldFences();
+  // Runs whose claim this process lost while running them: their rows are refused.
+  const lost = new Map<string, FenceLostError>();
   const session = new PostgresSharedSession(
     () => pools().sessions.connect(),
-    (runIds, lost) => {
-      for (const runId of runIds) claims.delete(runId);
-      if (lost === undefined) return;
+    (runIds, why) => {
+      for (const runId of runIds) {
+        claims.delete(runId);
+        const fence = fences.get(runId);
+        fences.lose(runId, label, why ?? 'the journal store was closed');
+        if (fence !== undefined && why !== undefined) lost.set(runId, fence.signal.reason as FenceLostError);
+      }
+      if (why === undefined) return;
       const named = runIds.slice(0, 10).join(', ') + (runIds.length > 10 ? `, and ${runIds.length - 10} more` : '');
       process.emitWarning(
-        `${label}: the session holding the claims of ${runIds.length} durable run${runIds.length === 1 ? '' : 's'} (${named}) was lost (${lost}); they run on here without their claims, and another process may resume them meanwhile`,
+        `${label}: the session holding the claims of ${runIds.length} durable run${runIds.length === 1 ? '' : 's'} (${named}) was lost (${why}); they were stopped here and their journal rows are refused, since another process may resume them meanwhile`,
         'JournalWarning',
       );
     },
+    keepAlive,
   );
   // Per run, the tail of its in-process claim/release operations (they run one at a time).
   const tails = new Map<string, Promise<unknown>>();
@@ -109,11 +128,10 @@ export function createPostgresRunClaims(
       if (mine !== undefined) return mine.owner === claim.owner ? undefined : mine;
       const locked = await session.use(async ({ generation, client: connecting }) => {
         const client = await connecting;
+        let token: number | undefined;
         try {
-          const { rows } = await client.query('SELECT pg_try_advisory_lock($1::bigint) AS ok', [
-            runLockId(claim.runId),
-          ]);
-          if ((rows[0] as { ok?: unknown } | undefined)?.ok !== true) return false;
+          token = tokenOf((await client.query(TRY_LOCK_WITH_TOKEN, [runLockId(claim.runId)])).rows);
+          if (token === undefined) return false;
           // The lock is ours: any row left is a dead holder's, replaced.
           await client.query(
             'INSERT INTO ptc_run_claims (run_id, owner, claim) VALUES ($1, $2, $3) ON CONFLICT (run_id) DO UPDATE SET owner = EXCLUDED.owner, claim = EXCLUDED.claim',
@@ -125,6 +143,8 @@ export function createPostgresRunClaims(
         }
         if (!session.hold(claim.runId, generation)) throw new Error('the claims session to PostgreSQL was lost');
         claims.set(claim.runId, claim);
+        fences.open(claim.runId, `the claim on durable run ${claim.runId}`, token);
+        lost.delete(claim.runId);
         return true;
       });
       if (locked) return undefined;
@@ -158,6 +178,10 @@ export function createPostgresRunClaims(
       session.dispose();
       claims.clear();
     },
+    fenceOf(runId: string, owner: string): Fence | undefined {
+      return claims.get(runId)?.owner === owner ? fences.get(runId) : undefined;
+    },
+    lostClaim: (runId) => lost.get(runId),
     releaseRun: (runId, owner) =>
       serial(runId, async () => {
         await ready();
@@ -165,6 +189,7 @@ export function createPostgresRunClaims(
         if (mine !== undefined) {
           if (mine.owner !== owner) return;
           claims.delete(runId);
+          fences.close(runId);
           const generation = session.holder(runId);
           session.forget(runId);
           if (generation === undefined || !session.isOpen(generation)) return; // its session, and the lock, are gone

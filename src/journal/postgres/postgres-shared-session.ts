@@ -8,9 +8,11 @@
 // process must be able to exit). If it is lost (a dropped connection, a terminated
 // backend, a query in an unknown state), everything held on it is lost with it: the
 // owner is told which keys, and the next use opens a new session (a new generation, so
-// a late release of a lost key ends nothing on the new one).
+// a late release of a lost key ends nothing on the new one). A loss is known at once from
+// the connection's error event, and otherwise from the session's keep-alive query.
 import type { PostgresPoolClient } from './postgres-pool.ts';
 import { type ErrorEvents, oneQueryAtATime } from './postgres-query-queue.ts';
+import { DEFAULT_KEEP_ALIVE, type KeepAlive, keepSessionAlive } from './session-keep-alive.ts';
 
 /** A session of one generation; its client runs one query at a time. */
 export interface SessionLease {
@@ -21,7 +23,8 @@ export interface SessionLease {
 export class PostgresSharedSession {
   readonly #connect: () => Promise<PostgresPoolClient>;
   readonly #onEnd: (keys: readonly string[], lost: string | undefined) => void;
-  #session: (SessionLease & { readonly onError: () => void }) | undefined;
+  readonly #keepAlive: KeepAlive;
+  #session: (SessionLease & { readonly onError: () => void; stopKeepAlive?: () => void }) | undefined;
   #generation = 0;
   // Operations between taking the session and being done with it: the session must not
   // go back to the pool while one of their queries is still on it.
@@ -36,9 +39,11 @@ export class PostgresSharedSession {
   constructor(
     connect: () => Promise<PostgresPoolClient>,
     onEnd: (keys: readonly string[], lost: string | undefined) => void,
+    keepAlive: KeepAlive = DEFAULT_KEEP_ALIVE,
   ) {
     this.#connect = connect;
     this.#onEnd = onEnd;
+    this.#keepAlive = keepAlive;
   }
 
   /** Runs `f` with the session (opened if needed), which stays checked out while `f` runs. */
@@ -82,6 +87,7 @@ export class PostgresSharedSession {
     const session = this.#session;
     if (session?.generation !== generation) return;
     this.#session = undefined;
+    session.stopKeepAlive?.();
     const dropped: string[] = [];
     for (const [key, g] of this.#held)
       if (g === generation) {
@@ -108,12 +114,21 @@ export class PostgresSharedSession {
     this.#generation += 1;
     const generation = this.#generation;
     // A dropped connection ends the session and what it holds; the host must not crash.
-    const onError = (): void => this.end(generation, true, 'its connection failed');
-    const client = this.#connect().then((c) => {
-      (c as ErrorEvents).on?.('error', onError);
-      return oneQueryAtATime(c);
-    });
-    this.#session = { generation, client, onError };
+    const onError = (error?: unknown): void =>
+      this.end(generation, true, `its connection failed${error instanceof Error ? ` (${error.message})` : ''}`);
+    const session: SessionLease & { readonly onError: () => void; stopKeepAlive?: () => void } = {
+      generation,
+      client: this.#connect().then((c) => {
+        (c as ErrorEvents).on?.('error', onError);
+        const queued = oneQueryAtATime(c);
+        if (this.#session === session)
+          session.stopKeepAlive = keepSessionAlive(queued, this.#keepAlive, (why) => this.end(generation, true, why));
+        return queued;
+      }),
+      onError,
+    };
+    const client = session.client;
+    this.#session = session;
     client.catch(() => this.end(generation, false)); // could not connect: the next use tries again
     return this.#session;
   }
