@@ -396,9 +396,13 @@ return 1;`;
     });
     expect(placementStats.outgrown).toBe(outgrownBefore + 1);
     if (multi) expect(tool.seen[judgedAt]).toHaveLength(2);
-    // Let go at the check (two calls of slack: a program's first calls may go the
-    // asynchronous way), and not held again before the run ended.
-    for (const seen of tool.seen.slice(recheckedAt + 2)) expect(seen).toStrictEqual([]);
+    // Let go at the check, and not held again before the run ended. The host may see a few
+    // calls the isolate thread sent before its check (on a loaded machine more of them go the
+    // asynchronous way), so the hold ends within the calls after the check, and stays ended.
+    const afterCheck = tool.seen.slice(recheckedAt);
+    const freeFrom = afterCheck.findIndex((seen) => seen.length === 0);
+    expect(freeFrom).toBeGreaterThanOrEqual(0);
+    for (const seen of afterCheck.slice(freeFrom)) expect(seen).toStrictEqual([]);
     expect(changedThreads(start.all, start.main)).toStrictEqual([]);
   });
 
