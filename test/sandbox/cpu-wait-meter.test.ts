@@ -122,11 +122,13 @@ describe('CPU wait meter', () => {
     const starvation = starve(ticker.pid, 2);
     try {
       const meter = new CpuWaitMeter(ticker.pid);
-      const mark = meter.mark(Date.now());
       const started = Date.now();
+      const mark = meter.mark(started);
       const waited = await twoReadings(meter, 1_000);
-      const since = meter.waitedSince(mark, Date.now());
-      const elapsed = Date.now() - started;
+      const readAt = Date.now();
+      const since = meter.waitedSince(mark, readAt);
+      // From the mark to the reading: what `since` may count at most.
+      const elapsed = readAt - started;
       // Most of its time went waiting for the CPU; a wait under way counts too.
       expect(waited + Math.min(meter.unseenWaitMs(), elapsed)).toBeGreaterThan(300);
       expect(since).toBeGreaterThan(elapsed / 2);
