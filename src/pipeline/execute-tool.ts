@@ -8,6 +8,7 @@
 //     freeze exec, journal, tools/result observers)                  finish-stage.ts
 // Pipeline throws in create/pre/around skip post-execute and go straight to finish.
 // What the pipeline is given: pipeline-deps.ts; what a call brings: execute-request.ts.
+import { journalWaitFor } from '../journal/journal-wait.ts';
 import { pipelineErrorDraft, type Draft } from './result-drafts.ts';
 import type { NestedExecuteRequest } from './execute-request.ts';
 import type { ExecutionGates, PipelineDeps } from './pipeline-deps.ts';
@@ -54,6 +55,15 @@ async function runExecution(
   const entry = createExecution(deps, request);
   const { exec, finalizeContent } = entry;
   created?.(exec.view);
+  // How long this call waits for the journal: its signal, and its tool's wall bound (run_code).
+  const wait =
+    gates.recordCall === undefined && gates.recordResult === undefined
+      ? undefined
+      : journalWaitFor(entry.tool, exec.callerSignal);
+  const recordResult =
+    gates.recordResult === undefined || wait === undefined
+      ? undefined
+      : (result: ToolResult) => gates.recordResult!(result, wait);
 
   let policyReported = false;
   const policyDone = (): void => {
@@ -72,13 +82,13 @@ async function runExecution(
   const finalResult = async (draft: Draft): Promise<ToolResult> => {
     policyDone();
     await commitTurn();
-    return finish(deps, exec, draft, exec.deferredContexts, finalizeContent, gates.recordResult);
+    return finish(deps, exec, draft, exec.deferredContexts, finalizeContent, recordResult);
   };
 
   // Write-ahead: the call is durable before anything of it runs.
   if (gates.recordCall !== undefined) {
     const { callId, name, agent, arguments: args, rootCallId, parentCallId } = exec;
-    await gates.recordCall({ callId, name, agent, arguments: args, rootCallId, parentCallId });
+    await gates.recordCall({ callId, name, agent, arguments: args, rootCallId, parentCallId }, wait!);
   }
   const refusal = entryRefusal(deps, request, entry);
   if (refusal !== undefined) return finalResult(refusal);
@@ -118,5 +128,5 @@ async function runExecution(
     draft = pipelineErrorDraft('tools/post-execute', error);
     contexts = exec.deferredContexts;
   }
-  return finish(deps, exec, draft, contexts, finalizeContent, gates.recordResult);
+  return finish(deps, exec, draft, contexts, finalizeContent, recordResult);
 }

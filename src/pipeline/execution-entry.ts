@@ -22,6 +22,8 @@ export interface CreatedExecution {
   readonly snapshotError: Error | undefined;
   readonly projectContent: Tool['projectContent'];
   readonly finalizeContent: Tool['finalizeContent'];
+  /** The definition the name resolved to at entry (what bounds its journal waits), if any. */
+  readonly tool: Tool | undefined;
 }
 
 /**
@@ -63,7 +65,13 @@ export function createExecution(deps: PipelineDeps, request: NestedExecuteReques
     caller: request.caller,
     hostedProgram: request.hostedProgram,
   });
-  return { exec, snapshotError: snapshot.ok ? undefined : snapshot.error, projectContent, finalizeContent };
+  return {
+    exec,
+    snapshotError: snapshot.ok ? undefined : snapshot.error,
+    projectContent,
+    finalizeContent,
+    tool: entryTool,
+  };
 }
 
 /**

@@ -4,6 +4,7 @@
 import type { Tool } from '../definition/define-tool.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolRegistry } from '../registry/tool-registry.ts';
+import type { JournalWait } from '../journal/journal-wait.ts';
 import type { CallRecord } from './call-record.ts';
 import type { NestedExecuteRequest } from './execute-request.ts';
 import type { Hooks } from './hooks.ts';
@@ -110,9 +111,9 @@ export interface ExecutionGates {
    * Write-ahead: makes the call durable before any other stage (so before the body).
    * A throw is the scheduler's own failure: nothing runs, and it propagates.
    */
-  readonly recordCall?: (call: CallRecord) => Promise<void>;
+  readonly recordCall?: (call: CallRecord, wait: JournalWait) => Promise<void>;
   /** Makes the final result durable before `tools/result` observers see it; a throw propagates the same way. */
-  readonly recordResult?: (result: ToolResult) => Promise<void>;
+  readonly recordResult?: (result: ToolResult, wait: JournalWait) => Promise<void>;
   /**
    * The call was given up on (its deadline or its caller's abort) while its body still
    * runs: called inside `dispatch`, before it resolves, with a promise that settles when

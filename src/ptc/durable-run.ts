@@ -14,7 +14,8 @@ import type { RunPauseGates } from '../pipeline/pause-gates.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { RecordedCall } from '../journal/durable-run-state.ts';
-import type { Journal } from '../journal/journal.ts';
+import type { Journal, JournalEvent } from '../journal/journal.ts';
+import { awaitAppend, type JournalWait } from '../journal/journal-wait.ts';
 import { newClaim } from '../journal/run-claims.ts';
 import type { PendingApproval, RunDecision, RunStartEvent } from '../journal/run-journal-events.ts';
 import type { RecordedSession } from '../sessions/runtime-sessions.ts';
@@ -87,6 +88,8 @@ export class DurableRun {
   /** Bytes of nested-call text recorded for this run (arguments and results). */
   recordedBytes = 0;
   #released = false;
+  /** What bounds the run's waits for its own journal events (its signal and wall deadline). */
+  #wait: JournalWait | undefined;
 
   private constructor(
     config: DurableRunsConfig,
@@ -115,11 +118,14 @@ export class DurableRun {
     description: string,
     code: string,
     session?: RecordedSession,
+    wait?: JournalWait,
   ): Promise<DurableRun> {
     const resume = config.resumes.get(exec.callerSignal);
     if (resume !== undefined && resume.start.code === code && resume.start.description === description) {
       config.resumes.delete(exec.callerSignal);
-      return new DurableRun(config, exec, resume.start, resume.owner, resume.calls, resume.decisions, true);
+      const run = new DurableRun(config, exec, resume.start, resume.owner, resume.calls, resume.decisions, true);
+      run.#wait = wait;
+      return run;
     }
     const runId = randomUUID();
     const owner = randomUUID();
@@ -138,12 +144,14 @@ export class DurableRun {
     };
     await config.journal.claims?.claimRun(newClaim(runId, owner, start.at));
     try {
-      await config.journal.append([start]);
+      await awaitAppend(config.journal.append([start]), wait);
     } catch (error) {
       await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
       throw error;
     }
-    return new DurableRun(config, exec, start, owner, new Map(), new Map(), false);
+    const run = new DurableRun(config, exec, start, owner, new Map(), new Map(), false);
+    run.#wait = wait;
+    return run;
   }
 
   /**
@@ -233,17 +241,15 @@ export class DurableRun {
     const at = Date.now();
     const expiresAt = at + this.#config.pausedRunTtlMs;
     try {
-      await this.#config.journal.append([
-        {
-          type: 'run/paused',
-          callId: this.#exec.callId,
-          name: this.#exec.name,
-          runId: this.runId,
-          pending,
-          at,
-          expiresAt,
-        },
-      ]);
+      await this.#append({
+        type: 'run/paused',
+        callId: this.#exec.callId,
+        name: this.#exec.name,
+        runId: this.runId,
+        pending,
+        at,
+        expiresAt,
+      });
     } finally {
       await this.release();
     }
@@ -253,19 +259,22 @@ export class DurableRun {
   /** Journals the end of the run and gives it up. */
   async end(status: 'completed' | 'failed'): Promise<void> {
     try {
-      await this.#config.journal.append([
-        {
-          type: 'run/end',
-          callId: this.#exec.callId,
-          name: this.#exec.name,
-          runId: this.runId,
-          status,
-          at: Date.now(),
-        },
-      ]);
+      await this.#append({
+        type: 'run/end',
+        callId: this.#exec.callId,
+        name: this.#exec.name,
+        runId: this.runId,
+        status,
+        at: Date.now(),
+      });
     } finally {
       await this.release();
     }
+  }
+
+  /** One of the run's own events, awaited only as long as the run's wait allows. */
+  #append(event: JournalEvent): Promise<void> {
+    return awaitAppend(this.#config.journal.append([event]), this.#wait);
   }
 
   async release(): Promise<void> {

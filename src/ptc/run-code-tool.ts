@@ -24,6 +24,7 @@ import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { snapshotRequest } from '../pipeline/snapshot-request.ts';
 import { markSelfBounded } from '../pipeline/unsettled-body.ts';
+import { markJournalWallBound, runJournalWait, type JournalWait } from '../journal/journal-wait.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
@@ -137,12 +138,13 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
         });
       }
       active += 1;
+      const journalWait = runJournalWait(exec.signal, deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs);
       let session: OpenSession | undefined;
       try {
         session = await openSession(deps, typeof args.session === 'string' ? args.session : undefined, exec);
         const ticket = await admit(deps, exec.signal);
         try {
-          return await runProgram(deps, args.description, args.code, exec, ticket, session);
+          return await runProgram(deps, args.description, args.code, exec, ticket, session, journalWait);
         } finally {
           ticket.release();
         }
@@ -153,6 +155,8 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
     },
   });
   markSelfBounded(tool);
+  // The run's journal waits (its write-ahead record, run/start, run/end, its result) end at its wall deadline.
+  markJournalWallBound(tool, deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs);
   return tool;
 }
 
@@ -234,6 +238,7 @@ async function runProgram(
   exec: ToolExecution,
   ticket: AdmissionTicket,
   session: OpenSession | undefined,
+  journalWait: JournalWait,
 ): Promise<ProgramValue> {
   if (description.trim() === '') {
     throw new ToolArgsError(RUN_CODE, [
@@ -269,7 +274,7 @@ async function runProgram(
     const value = await runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket, state);
     return saveState(value, session);
   }
-  const durable = await DurableRun.open(deps.durable, exec, description, code, session?.recorded);
+  const durable = await DurableRun.open(deps.durable, exec, description, code, session?.recorded, journalWait);
   let value: ProgramValue;
   try {
     value = await saveState(await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket, state), session);

@@ -377,17 +377,17 @@ export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOp
     if (journaled !== undefined) {
       // A durable run's nested call: its rows name the run (other runs may use the same callIds).
       const runId = request.runId;
-      gates.recordCall = async (call) => {
+      gates.recordCall = async (call, wait) => {
         await journaled.previous;
         try {
-          await record.recordCall!(runId === undefined ? call : { ...call, runId });
+          await record.recordCall!(runId === undefined ? call : { ...call, runId }, wait);
         } finally {
           journaled.done.resolve();
         }
       };
       const recordResult = record.recordResult;
       if (recordResult !== undefined)
-        gates.recordResult = runId === undefined ? recordResult : (result) => recordResult(result, runId);
+        gates.recordResult = runId === undefined ? recordResult : (result, wait) => recordResult(result, wait, runId);
     }
     const settled = executeTool(deps, request, gates).then(
       (result) => commit(slot, result),

@@ -1,16 +1,18 @@
 // The two durability points of one execution, bound to a journal store: the call is
 // recorded before any stage runs (write-ahead), the result before observers see it.
+// An append is awaited only as long as the call's JournalWait allows (journal-wait.ts).
 // A failed append becomes the scheduler's own failure (SCHEDULER_FAILURE), cause kept.
 import type { CallRecord } from '../pipeline/call-record.ts';
 import type { ExecutionGates } from '../pipeline/pipeline-deps.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { Journal, ToolCallEvent } from '../journal/journal.ts';
+import { awaitAppend, type JournalWait } from '../journal/journal-wait.ts';
 import { SchedulerError } from './scheduler-error.ts';
 
 export interface JournalGates {
   readonly recordCall: NonNullable<ExecutionGates['recordCall']>;
   /** `runId`: a durable run's nested call (its result row names the run). */
-  readonly recordResult: (result: ToolResult, runId?: string) => Promise<void>;
+  readonly recordResult: (result: ToolResult, wait: JournalWait, runId?: string) => Promise<void>;
 }
 
 export function toCallEvent(call: CallRecord): ToolCallEvent {
@@ -37,25 +39,28 @@ export function journaledAt(result: ToolResult): number | undefined {
 }
 
 export function journalGates(journal: Journal): JournalGates {
-  const append = async (event: Parameters<Journal['append']>[0][number]): Promise<void> => {
+  const append = async (event: Parameters<Journal['append']>[0][number], wait: JournalWait): Promise<void> => {
     try {
-      await journal.append([event]);
+      await awaitAppend(journal.append([event]), wait);
     } catch (error) {
       throw SchedulerError.failure(error);
     }
   };
   return {
-    recordCall: (call) => append(toCallEvent(call)),
-    recordResult: async (result: ToolResult, runId?: string) => {
+    recordCall: (call, wait) => append(toCallEvent(call), wait),
+    recordResult: async (result: ToolResult, wait: JournalWait, runId?: string) => {
       const at = Date.now();
-      await append({
-        type: 'tool/result',
-        callId: result.callId,
-        name: result.name,
-        result,
-        at,
-        ...(runId === undefined ? {} : { runId }),
-      });
+      await append(
+        {
+          type: 'tool/result',
+          callId: result.callId,
+          name: result.name,
+          result,
+          at,
+          ...(runId === undefined ? {} : { runId }),
+        },
+        wait,
+      );
       committedAt.set(result, at);
     },
   };
