@@ -1,7 +1,8 @@
 import { allocateTypeNames, RESERVED_TYPE_NAMES } from './allocate-type-names.ts';
 import { DEFAULT_DEFERRED_BUDGET, DEFERRED_TYPE, deferredListing } from './deferred-listing.ts';
 import { GLOBAL_TYPE_NAMES } from './global-type-names.ts';
-import { DEFERRED_BUILTINS, deferredHeading, SDK_PREAMBLE } from './sdk-preamble.ts';
+import { propertyKey } from './property-key.ts';
+import { DEFERRED_BUILTINS, deferredHeading, QUOTED_NAMES_NOTE, SDK_PREAMBLE } from './sdk-preamble.ts';
 import { renderShared } from './shared-types.ts';
 import { type ToolDeclarations, toolDeclarations } from './tool-declarations.ts';
 import type { GenerateSdkOptions, ToolSchema } from './tool-schema.ts';
@@ -207,7 +208,9 @@ export function sdkParts(tools: readonly ToolSchema[], options: GenerateSdkOptio
     methods.push(...lines);
     deferredText = [DEFERRED_TYPE, ...lines].join('\n');
   }
-  const preamble = options.sessions === true ? `${SDK_PREAMBLE}\n${SESSION_PREAMBLE}` : SDK_PREAMBLE;
+  const quoted = sorted.some((tool) => propertyKey(tool.name) !== tool.name);
+  const head = quoted ? `${QUOTED_NAMES_NOTE}\n${SDK_PREAMBLE}` : SDK_PREAMBLE;
+  const preamble = options.sessions === true ? `${head}\n${SESSION_PREAMBLE}` : head;
   const members = methods.length === 0 ? '{}' : `{\n${methods.join('\n')}\n}`;
   // Unlisted deferred tools are still callable: any other name is a loosely typed tool.
   const tail = `declare const tools: ${members}${unlisted > 0 ? ' & { readonly [name: string]: Deferred }' : ''};`;

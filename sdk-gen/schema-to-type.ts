@@ -2,6 +2,7 @@ import { constraintTags } from './constraint-tags.ts';
 import { docComment } from './doc-comment.ts';
 import { oneLine } from './one-line.ts';
 import { propertyKey } from './property-key.ts';
+import { documentedType } from './shared-types.ts';
 import { stringLiteral } from './string-literal.ts';
 
 /**
@@ -125,12 +126,6 @@ function arrayOf(item: Rendered): Rendered {
   return atom(item.kind === 'atom' ? `${item.text}[]` : `(${item.text})[]`);
 }
 
-// Nested multi-line text moves one level in; comments and string literals never
-// contain a raw line break, so every newline here is layout.
-function indent(text: string): string {
-  return text.replace(/\n/g, '\n  ');
-}
-
 /** `work` with the walk's name hint set to `hint`, restored after. */
 function withHint<T>(walk: Walk, hint: string, work: () => T): T {
   const outer = walk.hint;
@@ -152,6 +147,41 @@ export function hintOf(key: string): string {
   return last === '' ? 'Type' : last.charAt(0).toUpperCase() + last.slice(1);
 }
 
+/** A type name from a whole property key (`order_id` → `OrderId`), for a documented type it names. */
+function typeName(key: string): string {
+  const words = key.split(/[^A-Za-z0-9]+/).filter((word) => word !== '');
+  const name = words.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join('');
+  return name === '' || /^[0-9]/.test(name) ? hintOf(key) : name;
+}
+
+// Longer titles are sentences, not names.
+const MAX_TITLE_LENGTH = 40;
+
+/** An object schema's `title` as a type name (`"sales order"` → `SalesOrder`), when it makes one. */
+function titleHint(schema: Schema): string | undefined {
+  const title = own(schema, 'title');
+  if (typeof title !== 'string' || title.length > MAX_TITLE_LENGTH) return undefined;
+  const name = typeName(title);
+  return /^[A-Za-z][A-Za-z0-9]*$/.test(name) ? name : undefined;
+}
+
+/**
+ * The name hint of a tool's result: its schema's `title`; else what its first property
+ * identifies, when that is an id (`{ order_id, user_id, … }` is an `Order`); else the
+ * tool name's last word (`get_shipment` → `Shipment`).
+ */
+export function resultHint(toolName: string, schema: unknown): string {
+  if (isRecord(schema)) {
+    const title = titleHint(schema);
+    if (title !== undefined) return title;
+    const properties = own(schema, 'properties');
+    const first = isRecord(properties) ? Object.keys(properties)[0] : undefined;
+    const identified = first === undefined ? null : /^([A-Za-z][A-Za-z0-9]*?)_?(?:id|Id|ID)$/.exec(first);
+    if (identified?.[1] !== undefined) return typeName(identified[1]);
+  }
+  return hintOf(toolName);
+}
+
 /** An English plural's singular, for the items of an array (`Orders` → `Order`, `Entries` → `Entry`). */
 export function singular(word: string): string {
   if (word.length <= 3) return word;
@@ -162,8 +192,8 @@ export function singular(word: string): string {
 }
 
 /** An object type, or the shared type's name standing for it (`TypeContext.shareObject`). */
-function shared(type: Rendered, walk: Walk): Rendered {
-  const name = walk.context.shareObject?.(type.text, walk.hint);
+function shared(type: Rendered, walk: Walk, schema: Schema): Rendered {
+  const name = walk.context.shareObject?.(type.text, titleHint(schema) ?? walk.hint);
   return name === undefined ? type : atom(name);
 }
 
@@ -221,14 +251,16 @@ function indexSignature(
   let anyKey = additional !== false;
   if (isRecord(patterns)) {
     for (const [pattern, valueSchema] of Object.entries(patterns)) {
-      values.push(render(valueSchema, depth + 1, walk, false));
+      values.push(withHint(walk, singular(walk.hint), () => render(valueSchema, depth + 1, walk, false)));
       const prefix = LITERAL_PREFIX.exec(pattern) ?? LITERAL_PREFIX_OPEN.exec(pattern);
       if (prefix?.[1] !== undefined) keys.push(`\`${prefix[1]}\${string}\``);
       else anyKey = true;
     }
   }
   if (additional === undefined || additional === true) values.push(JSON_VALUE);
-  else if (typedAdditional) values.push(render(additional, depth + 1, walk, false));
+  // A map's values are named like an array's items: `variants` holds `Variant`s.
+  else if (typedAdditional)
+    values.push(withHint(walk, singular(walk.hint), () => render(additional, depth + 1, walk, false)));
   let key = anyKey || keys.length === 0 ? 'string' : [...new Set(keys)].join(' | ');
   let partial = false;
   // propertyNames: { enum } or { const } names every key: a mapped type over them.
@@ -251,17 +283,18 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
 
   const requiredNames = new Set(required.filter((name): name is string => typeof name === 'string'));
   const lines: string[] = [];
-  let multiLine = false;
   for (const [name, propertySchema] of Object.entries(properties)) {
     const type = withHint(walk, hintOf(name), () => render(propertySchema, depth + 1, walk, false));
     const doc = propertyDoc(propertySchema);
-    if (doc !== '' || type.text.includes('\n')) multiLine = true;
     const optional = !requiredNames.has(name);
     // TypeScript checks an omitted optional property against the member every object
     // inherits (`{}` has a `toString(): string`), so `{}` would not fit `{ toString?: string }`.
     // Admitting the inherited member's type keeps omission legal for these names.
     const inherited = optional && OBJECT_MEMBERS.has(name) ? ` | Object[${JSON.stringify(name)}]` : '';
-    lines.push(`${doc}${propertyKey(name)}${optional ? '?' : ''}: ${type.text}${inherited};`);
+    // The same documented type in several places is declared once, its doc comment with it.
+    const named = doc === '' ? undefined : walk.context.shareObject?.(documentedType(doc, type.text), typeName(name));
+    const member = named === undefined ? `${doc}${propertyKey(name)}` : propertyKey(name);
+    lines.push(`${member}${optional ? '?' : ''}: ${named ?? type.text}${inherited};`);
   }
   // A required name without a property schema may hold any JSON value.
   for (const name of requiredNames) {
@@ -278,8 +311,9 @@ function renderObject(schema: Schema, depth: number, walk: Walk): Rendered {
       return atom(`Record<string, ${index.value.text}>`);
     return atom(`{ [key: ${index.key}]: ${index.value.text} }`);
   }
-  // One line when nothing is documented: `{ id: string; total: number }`.
-  const body = multiLine ? `{\n  ${lines.map(indent).join('\n  ')}\n}` : `{ ${lines.join(' ').slice(0, -1)} }`;
+  // One line, documented members too (`{ /** ISO date *\/ at: string; total: number }`):
+  // a line break and its indentation cost a token each and tell the model nothing.
+  const body = `{ ${lines.join(' ').slice(0, -1)} }`;
   // Declared properties would clash with a typed index signature (`{ a: string } &
   // Record<string, number>` makes `a` never), so an open object's index is JsonValue.
   const closed = additional === false && !Object.hasOwn(schema, 'patternProperties');
@@ -300,7 +334,7 @@ function renderTypeName(type: unknown, schema: Schema, depth: number, walk: Walk
     case 'array':
       return renderArray(schema, depth, walk);
     case 'object':
-      return shared(renderObject(schema, depth, walk), walk);
+      return shared(renderObject(schema, depth, walk), walk, schema);
     default:
       return UNKNOWN;
   }
@@ -310,7 +344,7 @@ function renderTypeName(type: unknown, schema: Schema, depth: number, walk: Walk
 function renderOwnType(schema: Schema, depth: number, walk: Walk): Rendered | undefined {
   const type = own(schema, 'type');
   if (type === undefined) {
-    if (hasAny(schema, OBJECT_KEYWORDS)) return shared(renderObject(schema, depth, walk), walk);
+    if (hasAny(schema, OBJECT_KEYWORDS)) return shared(renderObject(schema, depth, walk), walk, schema);
     if (hasAny(schema, ARRAY_KEYWORDS)) return renderArray(schema, depth, walk);
     return undefined;
   }
@@ -449,8 +483,8 @@ function render(schema: unknown, depth: number, walk: Walk, bare: boolean): Rend
  * `JsonValue`, with a line in `context.notes`. Property doc comments carry the
  * description and the constraints (`@minimum 1 @maxLength 80 @format email @default 20
  * @pattern "…"`). Subschemas deeper than `maxDepth` become `JsonValue`; a schema met
- * again on its own path becomes `unknown`. Multi-line text uses two-space
- * indentation relative to its first line.
+ * again on its own path becomes `unknown`. The text is one line: object members,
+ * documented or not, are separated by `; `.
  */
 export function schemaToType(
   schema: unknown,

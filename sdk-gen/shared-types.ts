@@ -2,6 +2,9 @@
 // returns one order and another that lists them, `Address` for a `from`, a `to` and a
 // `defaultAddress`. Two object types are the same when their TypeScript text is (doc
 // comments and constraint tags included), so sharing one changes nothing a model reads.
+// A documented property written the same way in several places (`/** Order id, e.g.
+// '#W0000000'. *\/ order_id: string` in seven tools) shares the same way: its type is
+// declared once with the doc comment (`type OrderId = string`) and the property names it.
 
 /** Stands for a shared type while the SDK is written; no rendered text holds a NUL. */
 const placeholder = (n: number): string => `\u0000${n}\u0000`;
@@ -17,12 +20,35 @@ interface Sightings {
   readonly hints: Map<string, string[]>;
 }
 
+// Separates a documented type's doc comment from its type in the text offered for sharing.
+const DOC_END = '\u0001';
+
+/**
+ * The text to offer `share` for a property's type and its doc comment (`/** … *\/ `), so
+ * that the same documentation of the same type is declared once: `/** … *\/ type OrderId = string;`.
+ */
+export function documentedType(doc: string, type: string): string {
+  return `${doc}${DOC_END}${type}`;
+}
+
+/** `type Name = …;`, a documented type's doc comment in front. */
+function declaration(name: string, text: string): string {
+  const end = text.indexOf(DOC_END);
+  return end === -1 ? `type ${name} = ${text};` : `${text.slice(0, end)}type ${name} = ${text.slice(end + 1)};`;
+}
+
+const isDocumented = (text: string): boolean => text.includes(DOC_END);
+
 /**
  * Whether declaring `text` once beats writing it `count` times: it must be an object
- * literal with at least two members (or documented ones), and what it saves must exceed
- * the declaration and the names that replace it (characters as a proxy for tokens).
+ * literal with at least two members (or documented ones), or a documented type, and
+ * what it saves must exceed the declaration and the names that replace it (characters
+ * as a proxy for tokens; a name is taken as 8 characters). A documented type must save
+ * more (about ten tokens): the model follows a name to read a property's doc, which
+ * is only worth it for a long doc or a much repeated one.
  */
 function worthSharing(text: string, count: number): boolean {
+  if (isDocumented(text)) return (count - 1) * (text.length - 1) > 60 + 8 * count;
   if (!text.startsWith('{') || !(text.includes(';') || text.includes('\n'))) return false;
   return (count - 1) * text.length > 24 + 8 * count;
 }
@@ -61,8 +87,9 @@ export interface SharedRendering<T> {
  * Renders until no object type worth sharing is written twice. `texts(value)` lists
  * every text of a round's output in SDK order (it decides the declarations' order
  * and which shared types are used at all); `taken(value)` the type names the round
- * declared, which shared names avoid. A type used once after its parents were
- * shared (the lines of one `Order`) is banned and written in place again.
+ * declared, which shared names avoid. A type no longer worth sharing once its parents
+ * were shared (the lines of one `Order`, used only there) is banned and written in
+ * place again.
  */
 export function renderShared<T>(
   round: RenderRound<T>,
@@ -87,9 +114,12 @@ export function renderShared<T>(
         return undefined;
       });
       seen = current;
-      const fresh = [...current.count].filter(
+      const candidates = [...current.count].filter(
         ([text, count]) => count >= 2 && !banned.has(text) && worthSharing(text, count),
       );
+      // Whole objects first: a documented property inside a shared object is written once already.
+      const objects = candidates.filter(([text]) => !isDocumented(text));
+      const fresh = objects.length > 0 ? objects : candidates;
       if (fresh.length === 0 || rounds >= MAX_ROUNDS) break;
       for (const [text] of fresh) keys.set(text, placeholder(keys.size));
     }
@@ -109,9 +139,11 @@ export function renderShared<T>(
       }
     };
     for (const text of texts(value)) visit(text);
-    const once = order.filter((key) => uses.get(key) === 1);
-    if (once.length > 0) {
-      for (const key of once) banned.add(byPlaceholder.get(key) ?? '');
+    // Counted by its uses in the final text (a type inside a shared one is written once
+    // there, however often that one is used), a type may not be worth its name any more.
+    const unworthy = order.filter((key) => !worthSharing(byPlaceholder.get(key) ?? '', uses.get(key) ?? 0));
+    if (unworthy.length > 0) {
+      for (const key of unworthy) banned.add(byPlaceholder.get(key) ?? '');
       continue;
     }
     const names = new Map<string, string>();
@@ -128,7 +160,7 @@ export function renderShared<T>(
       value,
       declarations: order.map((key) => ({
         name: names.get(key) ?? key,
-        text: `type ${names.get(key)} = ${resolve(byPlaceholder.get(key) ?? '')};`,
+        text: declaration(names.get(key) ?? key, resolve(byPlaceholder.get(key) ?? '')),
       })),
       resolve,
     };

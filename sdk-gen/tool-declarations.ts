@@ -4,7 +4,7 @@ import { constraintTags } from './constraint-tags.ts';
 import { docComment } from './doc-comment.ts';
 import { oneLine } from './one-line.ts';
 import { propertyKey } from './property-key.ts';
-import { hintOf, schemaToType, type TypeContext } from './schema-to-type.ts';
+import { resultHint, schemaToType, type TypeContext } from './schema-to-type.ts';
 import type { ToolSchema } from './tool-schema.ts';
 
 // A note explains; it need not quote a whole compiler message.
@@ -16,7 +16,7 @@ export interface ToolDeclarations {
   readonly notes: readonly string[];
   /** One `type` per local `$ref` target (and the root, when a schema refers to itself). */
   readonly types: readonly string[];
-  /** The argument type as written in the member (multi-line text is relative to its first line). */
+  /** The argument type as written in the member. */
   readonly args: string;
   /** The result type as written in the member; `JsonValue` when the output schema says nothing. */
   readonly result: string;
@@ -82,9 +82,6 @@ function documentTypes(
   return { text: typeof document === 'object' && document !== null && names.has(document) ? rootName : text, types };
 }
 
-// Nested multi-line text moves one level in: the member sits inside `declare const tools`.
-const indent = (text: string): string => text.replace(/\n/g, '\n  ');
-
 /** A tool's declarations, with type names from `base` (`SearchOrders` → `SearchOrdersNode` for a `$ref`). */
 export function toolDeclarations(tool: ToolSchema, base: string, shared: DeclarationContext): ToolDeclarations {
   const notes: string[] = [];
@@ -104,7 +101,7 @@ export function toolDeclarations(tool: ToolSchema, base: string, shared: Declara
       tool.outputSchema,
       tool.outputSchema,
       `${base}Result`,
-      hintOf(tool.name),
+      resultHint(tool.name, tool.outputSchema),
       base,
       shared,
       notes,
@@ -126,6 +123,6 @@ export function toolDeclarations(tool: ToolSchema, base: string, shared: Declara
     types,
     args: argsText,
     result,
-    method: `  ${docComment(tool.description)}${propertyKey(tool.name)}: Tool<${indent(signature)}>;`,
+    method: `  ${docComment(tool.description)}${propertyKey(tool.name)}: Tool<${signature}>;`,
   };
 }

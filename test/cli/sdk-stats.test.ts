@@ -6,8 +6,22 @@ import { describe, expect, it } from '@jest/globals';
 import { o200kCounter } from '../../src/cli/count-tokens.ts';
 import { main } from '../../src/cli/main.ts';
 import type { SdkStats } from '../../src/cli/sdk-stats.ts';
-import { createToolRuntime, defineJsonSchemaTool } from '../../src/index.ts';
+import { sdkStats } from '../../src/cli/sdk-stats.ts';
+import { shopTools } from '../../src/demo/shop-tools.ts';
+import { createToolRuntime, defineJsonSchemaTool, type Tool } from '../../src/index.ts';
+import { RetailStore } from '../../bench/tau2/retail-store.ts';
+import { retailTools } from '../../bench/tau2/tools.ts';
 import { fiftyTools } from '../sdk-gen/fixtures/fifty-tools.ts';
+
+async function statsOf(tools: readonly Tool[]): Promise<SdkStats> {
+  const rt = createToolRuntime({ mode: 'both' });
+  try {
+    for (const tool of tools) rt.register(tool);
+    return sdkStats(rt, await o200kCounter());
+  } finally {
+    await rt.close();
+  }
+}
 
 async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
   const out: string[] = [];
@@ -23,10 +37,10 @@ describe('ptc sdk --stats', () => {
     const stats = JSON.parse(run.out) as SdkStats;
     // The published figures (docs, bench/README.md) come from these numbers: update them together.
     expect({ sdk: stats.sdk, preamble: stats.preamble, native: stats.native, runCode: stats.runCode }).toEqual({
-      sdk: 539,
-      preamble: 199,
+      sdk: 501,
+      preamble: 183,
       native: 363,
-      runCode: 727,
+      runCode: 663,
     });
     expect(stats.tools.map((tool) => tool.name)).toEqual([
       'flag_order',
@@ -70,6 +84,24 @@ describe('ptc sdk --stats', () => {
     } finally {
       await rt.close();
     }
+  });
+
+  it('the τ² retail SDK, output types and preamble included, is smaller than the native definitions alone', async () => {
+    const store = new RetailStore({ users: {}, orders: {}, products: {} } as never);
+    const stats = await statsOf(retailTools({ store }, new Map()));
+    expect(stats.tools).toHaveLength(16);
+    expect(stats.outputTypes).toBeGreaterThan(0);
+    expect(stats.sdk).toBeLessThanOrEqual(stats.native);
+    expect(stats.runCodeDescription).toBeLessThanOrEqual(stats.native);
+  });
+
+  it('the demo shop: run_code within 0.9x of the native definitions plus output schemas; the SDK without its output types within the native definitions', async () => {
+    const stats = await statsOf(shopTools());
+    expect(stats.outputTypes).toBeGreaterThan(0);
+    expect(stats.runCodeDescription / stats.nativeWithOutput).toBeLessThanOrEqual(0.9);
+    // The whole SDK is larger than the bare native definitions here: six tools carry a
+    // fixed preamble, and their output types say what native definitions do not.
+    expect(stats.sdk - stats.outputTypes).toBeLessThanOrEqual(stats.native);
   });
 
   it('prints a table that says what each column measures, in the format asked for', async () => {

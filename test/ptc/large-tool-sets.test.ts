@@ -90,11 +90,7 @@ describe('1,000 deferred tools', () => {
     expect(value.result[0]).toBe('acme_shipping_merge_records_0773');
     expect(value.result.length).toBeLessThanOrEqual(10);
     expect(value.logs[0]).toBe(`declare const tools: {
-  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773: Tool<{
-    /** Free-text filter. @minLength 1 @maxLength 200 */ query: string;
-    /** Page size. @minimum 1 @maximum 50 */ limit?: number;
-    /** Opaque cursor of the previous page. */ cursor?: string;
-  }, { tool: string; query: string }>;
+  /** ${tools[773]!.description} */ acme_shipping_merge_records_0773: Tool<{ /** Free-text filter. @minLength 1 @maxLength 200 */ query: string; /** Page size. @minimum 1 @maximum 50 */ limit?: number; /** Opaque cursor of the previous page. */ cursor?: string }, { tool: string; query: string }>;
 };
 `);
     const program = `

@@ -38,15 +38,7 @@ describe('constraints in doc comments', () => {
         }),
       ]),
     ).toBe(`declare const tools: {
-  /** T. */ t: Tool<{
-    /** Page size. @minimum 1 @maximum 50 @default 20 */ limit?: number;
-    /** @minLength 1 @maxLength 80 */ title: string;
-    /** @format email */ email?: string;
-    /** @pattern "^[A-Z]{3}$" */ code?: string;
-    /** @minItems 1 @uniqueItems true @items.maxLength 10 */ tags?: string[];
-    /** @default "C" */ unit?: "C" | "F";
-    /** @format date-time @deprecated true */ at?: string;
-  }>;
+  /** T. */ t: Tool<{ /** Page size. @minimum 1 @maximum 50 @default 20 */ limit?: number; /** @minLength 1 @maxLength 80 */ title: string; /** @format email */ email?: string; /** @pattern "^[A-Z]{3}$" */ code?: string; /** @minItems 1 @uniqueItems true @items.maxLength 10 */ tags?: string[]; /** @default "C" */ unit?: "C" | "F"; /** @format date-time @deprecated true */ at?: string }>;
 };
 `);
   });
@@ -76,12 +68,7 @@ describe('constraints in doc comments', () => {
         }),
       ]),
     ).toContain(`declare const tools: {
-  /** T. */ t: Tool<{
-    /** @not {"const":"root"} */ name?: string;
-    /** @if {"properties":{"kind":{"const":"circle"}}} @then {"required":["r"]} @else {"not":{"required":["r"]}} */ shape?: { kind?: string; r?: number } & Record<string, JsonValue>;
-    /** @dependentRequired {"number":["cvc"]} @dependentSchemas {"cvc":{"required":["number"]}} */ card?: { number?: string; cvc?: string } & Record<string, JsonValue>;
-    /** @contains {"minimum":100} @minContains 1 */ ids?: number[];
-  }>;`);
+  /** T. */ t: Tool<{ /** @not {"const":"root"} */ name?: string; /** @if {"properties":{"kind":{"const":"circle"}}} @then {"required":["r"]} @else {"not":{"required":["r"]}} */ shape?: { kind?: string; r?: number } & Record<string, JsonValue>; /** @dependentRequired {"number":["cvc"]} @dependentSchemas {"cvc":{"required":["number"]}} */ card?: { number?: string; cvc?: string } & Record<string, JsonValue>; /** @contains {"minimum":100} @minContains 1 */ ids?: number[] }>;`);
   });
 
   it('is injection-safe: a */ in a pattern, format, default or description cannot close the comment, and the value decodes exactly', () => {
@@ -98,16 +85,11 @@ describe('constraints in doc comments', () => {
       }),
     ]);
     expect(sdk).toBe(`declare const tools: {
-  /** T. */ t: Tool<{
-    /** Ends *\\/ here; *\\/ again @pattern "^a*\\/b\\\\*\\/c$" */ p?: string;
-    /** @format "x*\\/y" */ f?: string;
-    /** @default "*\\/ declare const pwned: 1; /*" */ d?: string;
-    /** @pattern "line\\nbreak\\u2028sep" */ n?: string;
-  }>;
+  /** T. */ t: Tool<{ /** Ends *\\/ here; *\\/ again @pattern "^a*\\/b\\\\*\\/c$" */ p?: string; /** @format "x*\\/y" */ f?: string; /** @default "*\\/ declare const pwned: 1; /*" */ d?: string; /** @pattern "line\\nbreak\\u2028sep" */ n?: string }>;
 };
 `);
     // The tag is a JSON string: it decodes to the schema's pattern exactly.
-    const tag = /@pattern ("(?:[^"\\]|\\.)*")/u.exec(sdk.split('\n')[2]!)![1]!;
+    const tag = /@pattern ("(?:[^"\\]|\\.)*")/u.exec(sdk.split('\n')[1]!)![1]!;
     expect(JSON.parse(tag)).toBe(pattern);
     expect(
       checkProgram(
@@ -123,7 +105,7 @@ describe('constraints in doc comments', () => {
     const sdk = body([
       tool({ type: 'object', properties: { d: { type: 'array', default: Array.from({ length: 500 }, (_, i) => i) } } }),
     ]);
-    expect(sdk).toMatch(/\/\*\* @default \[0,1,2,[0-9,]*… \*\/ d\?: JsonValue\[\];/u);
+    expect(sdk).toMatch(/\/\*\* @default \[0,1,2,[0-9,]*… \*\/ d\?: JsonValue\[\] \}/u);
     expect(sdk.length).toBeLessThan(400);
   });
 });
@@ -166,10 +148,7 @@ describe('recursive $ref as named recursive types', () => {
           },
         },
       ]),
-    ).toBe(`/** A node. */ type TreeNode = {
-  /** @maxLength 80 */ label: string;
-  children?: TreeNode[];
-};
+    ).toBe(`/** A node. */ type TreeNode = { /** @maxLength 80 */ label: string; children?: TreeNode[] };
 type TreeArgs = { root: TreeNode; parent?: TreeArgs };
 type TreeJson = string | TreeJson[] | { [key: string]: TreeJson };
 declare const tools: {
@@ -278,12 +257,7 @@ describe('combinators and index signatures', () => {
       required: ['shape'],
     };
     expect(body([tool({ type: 'object' }, shape)])).toBe(`declare const tools: {
-  /** T. */ t: Tool<{}, {
-    shape: {
-      kind: "circle";
-      /** @exclusiveMinimum 0 */ radius: number;
-    } | { kind: "square"; side: number };
-  } & { unit: "cm" | "m" } & { precision?: number } & Record<string, JsonValue>>;
+  /** T. */ t: Tool<{}, { shape: { kind: "circle"; /** @exclusiveMinimum 0 */ radius: number } | { kind: "square"; side: number } } & { unit: "cm" | "m" } & { precision?: number } & Record<string, JsonValue>>;
 };
 `);
     expect(
@@ -319,12 +293,7 @@ describe('combinators and index signatures', () => {
         }),
       ]),
     ).toBe(`declare const tools: {
-  /** T. */ t: Tool<{
-    /** @patternProperties ["^x-"] */ labels?: { [key: \`x-\${string}\`]: string };
-    /** @propertyNames {"pattern":"^[a-z]+$"} */ counts?: Record<string, number>;
-    /** @patternProperties ["^[A-Z_]+$"] */ env?: Record<string, string>;
-    /** @propertyNames {"enum":["a","b"]} */ flags?: { [key in "a" | "b"]?: boolean };
-  }>;
+  /** T. */ t: Tool<{ /** @patternProperties ["^x-"] */ labels?: { [key: \`x-\${string}\`]: string }; /** @propertyNames {"pattern":"^[a-z]+$"} */ counts?: Record<string, number>; /** @patternProperties ["^[A-Z_]+$"] */ env?: Record<string, string>; /** @propertyNames {"enum":["a","b"]} */ flags?: { [key in "a" | "b"]?: boolean } }>;
 };
 `);
   });

@@ -3,12 +3,13 @@ import { capDescription, checkProgram, generateSdk, MAX_DESCRIPTION_CHARS } from
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 import { fiftyTools } from './fixtures/fifty-tools.ts';
 
-const PREAMBLE = `// Quote names that are not identifiers: \`tools["odd-name"](args)\`. A failed call rejects with a ToolCallError.
-// Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
+const PREAMBLE = `// A failed call rejects with a ToolCallError. Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { toolName: string; code: string }
 type Tool<A, R = JsonValue> = (args: A, opts?: { signal?: AbortSignal }) => Promise<R>;
 `;
+// Only an SDK with a name that is not an identifier starts with this line.
+const QUOTED_NAMES = '// Quote names that are not identifiers: `tools["odd-name"](args)`.\n';
 
 const searchOrders: ToolSchema = {
   name: 'search_orders',
@@ -47,14 +48,10 @@ const translate: ToolSchema = {
 describe('generateSdk', () => {
   it('writes instructions, shared declarations and the tools object, each tool typed in place, sorted by name', () => {
     expect(generateSdk([searchOrders, translate, getWeather])).toBe(
-      `${PREAMBLE}type Deferred = Tool<{ [key: string]: JsonValue }, any>;
+      `${QUOTED_NAMES}${PREAMBLE}type Deferred = Tool<{ [key: string]: JsonValue }, any>;
 declare const tools: {
   /** Current weather. */ "get-weather": Tool<{ city: string }>;
-  /** Search orders. Newest first. */ search_orders: Tool<{
-    /** Free text. */ query: string;
-    status?: "open" | "closed";
-    /** @minimum 1 */ limit?: number;
-  }, { id: string; total: number }[]>;
+  /** Search orders. Newest first. */ search_orders: Tool<{ /** Free text. */ query: string; status?: "open" | "closed"; /** @minimum 1 */ limit?: number }, { id: string; total: number }[]>;
   // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).
   /** Translate text between languages. Supports 40 languages. */ translate: Deferred;
   /** The full TypeScript signature of a tool, as text. */ $describe(args: { name: string }): Promise<string>;
@@ -69,6 +66,11 @@ declare const tools: {
     expect(generateSdk([translate])).toContain(
       `declare const tools: {\n  // Deferred tools (1): name and summary only. Before calling one, print its signature with console.log(await tools.$describe({ name: "…" })) and call it in your next program; find tools by keyword with tools.$search({ query: "…" }).\n  /** Translate text between languages. Supports 40 languages. */ translate: Deferred;\n  /** The full`,
     );
+  });
+
+  it('says how to call a tool whose name is not an identifier only when there is one', () => {
+    expect(generateSdk([getWeather]).startsWith(QUOTED_NAMES)).toBe(true);
+    expect(generateSdk([{ ...getWeather, name: 'get_weather' }])).not.toContain('Quote names');
   });
 
   it('omits the doc comment of a tool without description', () => {
@@ -288,11 +290,9 @@ describe('shared types and call options, declared once', () => {
 
   it('declares a structurally identical object type once, named from where it appears', () => {
     const sdk = generateSdk(shop);
-    expect(sdk).toBe(`${PREAMBLE}type Order = {
-  id: string;
-  lines: { sku: string; qty: number }[];
-  /** In cents. */ total: number;
-};
+    expect(
+      sdk,
+    ).toBe(`${PREAMBLE}type Order = { id: string; lines: { sku: string; qty: number }[]; /** In cents. */ total: number };
 type Address = { street: string; city: string; country: string };
 declare const tools: {
   /** Flag an order. */ flag_order: Tool<{ id: string }, Order>;
@@ -332,6 +332,68 @@ declare const tools: {
         'const e = (await tools.first({})).events[0];\nconst x: Event = new Event("x");\nreturn [e?.place, x.type];',
       ),
     ).toEqual([]);
+  });
+
+  it('declares a documented property type written the same way in several tools once, with its doc comment', () => {
+    const orderId = { type: 'string', description: "Order id with its leading '#', e.g. '#W0000000'." };
+    const tools: ToolSchema[] = ['cancel_order', 'get_order', 'return_order'].map((name) => ({
+      name,
+      description: '',
+      parameters: {
+        type: 'object',
+        properties: { order_id: orderId, [`${name}_note`]: { type: 'string', description: 'Why.' } },
+        required: ['order_id'],
+        additionalProperties: false,
+      },
+    }));
+    const sdk = generateSdk(tools);
+    // A short doc is cheaper written out than named.
+    expect(sdk).toBe(`${PREAMBLE}/** Order id with its leading '#', e.g. '#W0000000'. */ type OrderId = string;
+declare const tools: {
+  cancel_order: Tool<{ order_id: OrderId; /** Why. */ cancel_order_note?: string }>;
+  get_order: Tool<{ order_id: OrderId; /** Why. */ get_order_note?: string }>;
+  return_order: Tool<{ order_id: OrderId; /** Why. */ return_order_note?: string }>;
+};
+`);
+    expect(checkProgram(sdk, 'return await tools.get_order({ order_id: "#W1" });')).toEqual([]);
+    expect(checkProgram(sdk, 'return await tools.get_order({ order_id: 1 });')).not.toEqual([]);
+    // The same doc on another type, or another doc on the same type, is not the same thing.
+    const once = generateSdk([
+      tools[0]!,
+      { ...tools[1]!, parameters: { type: 'object', properties: { order_id: { ...orderId, type: 'integer' } } } },
+    ]);
+    expect(once).not.toContain('type OrderId');
+  });
+
+  it("names a tool's result from its title, else from the id it starts with, and a map's values in the singular", () => {
+    const record = (...keys: string[]) => ({
+      type: 'object',
+      properties: Object.fromEntries(keys.map((key) => [key, { type: 'string' }])),
+      required: keys,
+      additionalProperties: false,
+    });
+    const variant = record('item_id', 'options', 'price');
+    const order = record('order_id', 'user_id', 'status');
+    const sku = { ...record('sku', 'name', 'warehouse'), title: 'stock keeping unit' };
+    const sdk = generateSdk([
+      { name: 'get_order_details', description: '', parameters: true, outputSchema: order },
+      { name: 'return_order_items', description: '', parameters: true, outputSchema: order },
+      { name: 'get_item_details', description: '', parameters: true, outputSchema: variant },
+      {
+        name: 'get_product',
+        description: '',
+        parameters: true,
+        outputSchema: { type: 'object', properties: { variants: { type: 'object', additionalProperties: variant } } },
+      },
+      { name: 'get_one', description: '', parameters: true, outputSchema: sku },
+      { name: 'get_other', description: '', parameters: true, outputSchema: sku },
+    ]);
+    expect(sdk).toContain('type Order = { order_id: string; user_id: string; status: string };');
+    expect(sdk).toContain('type Variant = { item_id: string; options: string; price: string };');
+    expect(sdk).toContain('type StockKeepingUnit = { sku: string; name: string; warehouse: string };');
+    expect(sdk).toContain(
+      'get_product: Tool<JsonValue, { variants?: Record<string, Variant> } & Record<string, JsonValue>>;',
+    );
   });
 
   it('keeps a small or once-used object in place', () => {

@@ -209,10 +209,10 @@ const cases: ReadonlyArray<readonly [rule: string, schema: unknown, expected: st
       required: ['q'],
       additionalProperties: false,
     },
-    '{\n  /** Free-text query. */ q: string;\n  /** Ends *\\/ here */ limit?: number;\n  raw?: boolean;\n}',
+    '{ /** Free-text query. */ q: string; /** Ends *\\/ here */ limit?: number; raw?: boolean }',
   ],
   [
-    'nested multi-line objects indent',
+    'nested documented objects stay on one line',
     {
       type: 'object',
       properties: {
@@ -224,7 +224,7 @@ const cases: ReadonlyArray<readonly [rule: string, schema: unknown, expected: st
       },
       additionalProperties: false,
     },
-    '{\n  outer?: {\n    /** Inner. */ inner?: string;\n  };\n}',
+    '{ outer?: { /** Inner. */ inner?: string } }',
   ],
   [
     'blank descriptions add nothing',
