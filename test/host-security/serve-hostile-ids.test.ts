@@ -35,7 +35,8 @@ async function post(url: string, message: unknown): Promise<Answer> {
     body: JSON.stringify(message),
   });
   const text = await response.text();
-  if (!text.startsWith('event:') && !text.startsWith('data:')) return JSON.parse(text) as Answer;
+  // By its type, not its first bytes: a slow answer's stream opens with keep-alive comments.
+  if ((response.headers.get('content-type') ?? '').includes('application/json')) return JSON.parse(text) as Answer;
   const data = text
     .split('\n')
     .filter((l) => l.startsWith('data: '))
