@@ -42,6 +42,7 @@ export type {
   RuntimeEventName,
 } from './runtime/create-tool-runtime.ts';
 export type { ToolMode } from './ptc/mode-declarations.ts';
+export type { ProgramGuest } from './ptc/program-guest.ts';
 export type { AdmissionOptions } from './ptc/run-admission.ts';
 export type { PromptSection } from './ptc/ptc-prompt.ts';
 // The sandbox's contract, for `createToolRuntime({ sandbox })` with options or your own Sandbox.

@@ -26,6 +26,8 @@ import { readProgram } from './read-program.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
 import { addRunsCommand } from './runs-command.ts';
+import { GUEST_COMMANDS, guestOptionOf, withGuestOption } from './guest-option.ts';
+import type { ProgramGuest } from '../ptc/program-guest.ts';
 
 /** From src/cli (a checkout) or dist/src/cli (the built package), package.json is two or three levels up. */
 const PACKAGE_VERSION = ((): string => {
@@ -64,6 +66,8 @@ interface Io {
 /** Where a command's tools come from: `--tools`, `--mcp`, and `--demo-tools`. */
 interface ToolSources extends McpCliOptions {
   readonly tools?: string;
+  /** `--guest`: the language of run_code programs. */
+  readonly guest?: ProgramGuest;
   readonly demoTools?: boolean;
 }
 
@@ -82,7 +86,7 @@ async function withRuntime<T>(
   warn: (text: string) => void,
 ): Promise<T> {
   // Tools' timeoutMs is enforced: createToolRuntime installs the timeout policy by default.
-  const rt = createToolRuntime(options);
+  const rt = createToolRuntime({ ...options, ...guestOptionOf(sources) });
   let closeMcp = async (): Promise<void> => {};
   try {
     if (wantsDemoTools(sources)) await loadTools(rt, undefined);
@@ -558,7 +562,8 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   // Every command that loads tools can also import MCP servers' tools.
   for (const command of program.commands) {
     if (['sdk', 'schemas', 'run', 'check', 'serve'].includes(command.name())) withMcpOptions(command);
-    if (command.name() === 'runs') for (const sub of command.commands) withMcpOptions(sub);
+    if (command.name() === 'runs') for (const sub of command.commands) withMcpOptions(withGuestOption(sub));
+    if (GUEST_COMMANDS.includes(command.name())) withGuestOption(command);
   }
 
   return program;

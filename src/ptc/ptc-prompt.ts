@@ -14,6 +14,7 @@ export const PTC_ONLY_INSTRUCTION =
 export const directCallRefusal = (name: string): string =>
   `unknown tool "${name}": only run_code is callable directly — call ${name} from inside a run_code program instead`;
 
-export function sdkSection(sdk: string): PromptSection {
-  return { id: 'ptc-sdk', text: `TypeScript SDK available inside run_code programs:\n\n${sdk}` };
+export function sdkSection(sdk: string, guest: 'typescript' | 'python' = 'typescript'): PromptSection {
+  const language = guest === 'python' ? 'Python' : 'TypeScript';
+  return { id: 'ptc-sdk', text: `${language} SDK available inside run_code programs:\n\n${sdk}` };
 }

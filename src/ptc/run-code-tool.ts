@@ -9,6 +9,7 @@ import type {
   HostCallOutcome,
   HostCallRequest,
   ProgramState,
+  RunRequest,
   Sandbox,
   SandboxLimits,
   StateOutcome,
@@ -34,6 +35,7 @@ import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents, RunEventSource } from './run-events.ts';
 import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
+import type { PythonGuest } from './python-guest.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
 import { PauseDetector } from './pause-detector.ts';
@@ -69,6 +71,8 @@ export interface RunCodeDeps {
   readonly durable?: DurableRunsConfig;
   /** With sessions: run_code takes `session`, programs see `state`, and what they leave there is saved. */
   readonly sessions?: RuntimeSessions;
+  /** The agent's Python guest when its programs are Python (`guest: 'python'`); else undefined. */
+  readonly python?: (agent: string | undefined) => PythonGuest | undefined;
   /** The principal a top-level run_code call was made for (`rt.execute({ principal })`): its session belongs to it too. */
   readonly principalOf?: (exec: ToolExecution) => string | undefined;
 }
@@ -525,9 +529,10 @@ async function runSandboxed(
     return { outcome: { ok: true, valueJson, ...time }, result };
   };
   const toolNames = deps.toolNames(exec.agent);
+  const python = deps.python?.(exec.agent);
   let outcome;
   try {
-    outcome = await sandbox.run({
+    const request: RunRequest = {
       code,
       toolNames,
       hostCall,
@@ -536,7 +541,8 @@ async function runSandboxed(
       ...(live.onLog === undefined ? {} : { onLog: live.onLog }),
       ...(durable === undefined ? {} : { determinism: durable.determinism }),
       ...(state === undefined ? {} : { state }),
-    });
+    };
+    outcome = await (python === undefined ? sandbox.run(request) : python.run(exec.agent, request));
   } finally {
     detector?.dispose();
     // The run is over: nothing it started may still commit after run_code returns.
@@ -588,7 +594,8 @@ async function runSandboxed(
       info.line = outcome.location.line;
       info.column = outcome.location.column;
     }
-    const hint = failureHint(outcome.kind, outcome.message, code, toolNames);
+    // The hints speak of TypeScript programs.
+    const hint = python === undefined ? failureHint(outcome.kind, outcome.message, code, toolNames) : undefined;
     let message = hint === undefined ? outcome.message : `${outcome.message}\n${hint}`;
     if (typeErrors !== undefined) {
       message += `\nType errors:\n${typeErrors.join('\n')}`;

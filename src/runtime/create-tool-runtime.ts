@@ -20,7 +20,9 @@ import { DEFAULT_MAX_VISIBLE_CHARS } from '../ptc/run-code-output.ts';
 import type { OpenNestedCalls } from '../pipeline/nested-call-submitter.ts';
 import { createDeferredBuiltins } from '../ptc/deferred-builtins.ts';
 import { createProgramTypeChecker } from '../ptc/program-type-checker.ts';
-import { createRunCodeTool, RUN_CODE_DESCRIPTION } from '../ptc/run-code-tool.ts';
+import { createRunCodeTool } from '../ptc/run-code-tool.ts';
+import { checkGuest, GuestDeclarations, type ProgramGuest } from '../ptc/program-guest.ts';
+import { createPythonGuest, pythonRunCodeSchema, requireMonty } from '../ptc/python-guest.ts';
 import { defaultMemoryBudgetBytes, RunAdmission, type AdmissionOptions } from '../ptc/run-admission.ts';
 import { isRunEventName, RUN_EVENT_NAMES, RunEvents, type RunEventMap } from '../ptc/run-events.ts';
 import { checkMaxRetainedBytes } from '../ptc/retention-budget.ts';
@@ -73,6 +75,12 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions {
   readonly approval?: ApprovalService;
   /** Default tool mode for every agent without its own declaration. @default 'native' */
   readonly mode?: ToolMode;
+  /**
+   * The language of run_code programs for every agent without its own declaration
+   * (`rt.setGuest`): `'python'` runs them in Monty (the optional peer `@pydantic/monty`)
+   * with a Python SDK; see docs/python.md. @default 'typescript'
+   */
+  readonly guest?: ProgramGuest;
   /**
    * The sandbox run_code uses: a ready Sandbox, options for the built-in one (created
    * lazily, process isolation by default), or `false` for none — then ptc/both fail
@@ -210,6 +218,10 @@ export interface ToolRuntime {
   setMode(mode: ToolMode, options: { readonly agent: AgentRef }): Dispose;
   /** The mode in force for the agent. */
   mode(options?: { readonly agent?: AgentRef }): ToolMode;
+  /** Declares the run_code language of one agent scope (nearest scope wins); dispose restores the parent's. */
+  setGuest(guest: ProgramGuest, options: { readonly agent: AgentRef }): Dispose;
+  /** The run_code language in force for the agent. */
+  guest(options?: { readonly agent?: AgentRef }): ProgramGuest;
   /** What a provider should receive, per the agent's mode. */
   schemas(options?: { readonly agent?: AgentRef }): ToolSchemaProjection[];
   /**
@@ -219,7 +231,7 @@ export interface ToolRuntime {
    * mode) and the SDK.
    */
   prompt(options?: { readonly agent?: AgentRef }): PromptSection[];
-  /** The typed SDK of the agent's visible tools. */
+  /** The typed SDK of the agent's visible tools (Python stubs when its guest is Python). */
   sdk(options?: { readonly agent?: AgentRef }): string;
   /** The tool a name resolves to for the agent (after scope and restrictions), if visible. */
   tool(name: string, options?: { readonly agent?: AgentRef }): Tool | undefined;
@@ -333,6 +345,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const hooks = new Hooks();
   const runEvents = new RunEvents();
   const modes = new ModeDeclarations(checkMode(options.mode ?? 'native', 'createToolRuntime'));
+  const guests = new GuestDeclarations(checkGuest(options.guest ?? 'typescript', 'createToolRuntime'));
+  if (guests.anyPython) requireMonty();
   const sandboxOption = options.sandbox;
   const ptcConfigured = sandboxOption !== false;
   const requirePtc = (mode: ToolMode, where: string): void => {
@@ -504,6 +518,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       sdkCache.clear();
       sdkVersion = registry.version;
     }
+    if (guestOf(agent) === 'python') return python.sdk(agent).text;
     const key = agent ?? '';
     let text = sdkCache.get(key);
     if (text === undefined) {
@@ -513,8 +528,15 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return text;
   };
 
+  const guestOf = (agent: string | undefined): ProgramGuest => guests.resolve(registry.chain(agent));
+  const python = createPythonGuest({
+    visible: (agent) => registry.visible(agent).map(toSdkSchema),
+    version: () => registry.version,
+    limits: options.limits ?? {},
+  });
   const runCode = createRunCodeTool({
     sandbox: getSandbox,
+    python: (agent) => (guestOf(agent) === 'python' ? python : undefined),
     toolNames(agent) {
       const visible = registry.visible(agent);
       const names = visible.map((t) => t.name);
@@ -543,7 +565,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       : {
           typeCheck: {
             mode: typecheck,
-            check: (agent, code, checkOptions) => typeChecker.check(sdkFor(agent), code, checkOptions),
+            check: (agent, code, checkOptions) =>
+              guestOf(agent) === 'python'
+                ? python.check(agent, code)
+                : typeChecker.check(sdkFor(agent), code, checkOptions),
           },
         }),
   });
@@ -552,10 +577,10 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     throw new TypeError(`createToolRuntime: embedSdkInDescription must be a boolean, got ${JSON.stringify(embedSdk)}`);
   }
   const runCodeSchema = (agent: string | undefined, mode: ToolMode): ToolSchemaProjection => {
-    const base = projectSchema(runCode);
+    const base = guestOf(agent) === 'python' ? pythonRunCodeSchema(projectSchema(runCode)) : projectSchema(runCode);
     if (!embedSdk) return base;
     const instruction = mode === 'ptc' ? `\n\n${PTC_ONLY_INSTRUCTION}` : '';
-    return Object.freeze({ ...base, description: `${RUN_CODE_DESCRIPTION}${instruction}\n\n${sdkFor(agent)}` });
+    return Object.freeze({ ...base, description: `${base.description}${instruction}\n\n${sdkFor(agent)}` });
   };
 
   const executeUnscoped: ToolRuntime['execute'] =
@@ -612,6 +637,15 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       return modes.declare(agent, checked);
     },
     mode: (o = {}) => modeOf(registry.agentId(o.agent)),
+    setGuest(guest, o) {
+      const checked = checkGuest(guest, 'setGuest');
+      if (checked === 'python') requireMonty();
+      const agent = registry.agentId(o?.agent);
+      if (agent === undefined)
+        throw new TypeError('setGuest: give { agent }; the runtime default is createToolRuntime({ guest })');
+      return guests.declare(agent, checked);
+    },
+    guest: (o = {}) => guestOf(registry.agentId(o.agent)),
     schemas(o = {}) {
       const agent = registry.agentId(o.agent);
       const mode = modeOf(agent);
@@ -628,7 +662,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       if (!runsCode(mode) || embedSdk) return [];
       const sections: PromptSection[] = [];
       if (mode === 'ptc') sections.push({ id: 'ptc-instructions', text: PTC_ONLY_INSTRUCTION });
-      sections.push(sdkSection(sdkFor(agent)));
+      sections.push(sdkSection(sdkFor(agent), guestOf(agent)));
       return sections;
     },
     sdk: (o = {}) => sdkFor(registry.agentId(o.agent)),

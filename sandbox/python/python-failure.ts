@@ -1,0 +1,51 @@
+// What a thrown Monty error means for the run: a syntax error (kind compile), a limit
+// (cpu, memory), or the program's own exception with the line it came from.
+import type { FailureKind, SandboxLimits } from '../types.ts';
+import type { MontyModule } from './load-monty.ts';
+
+export interface RunFailure {
+  readonly ok: false;
+  readonly kind: FailureKind;
+  readonly message: string;
+  readonly location?: { readonly line: number; readonly column: number };
+}
+
+const MAX_MESSAGE_CHARS = 4_000;
+
+const cut = (text: string): string =>
+  text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
+
+export function runFailure(m: MontyModule, error: unknown, limits: SandboxLimits): RunFailure {
+  if (error instanceof m.MontySyntaxError) {
+    return { ok: false, kind: 'compile', message: cut(error.display('type-msg')) };
+  }
+  if (error instanceof m.MontyRuntimeError) {
+    const { typeName, message } = error.exception;
+    // Monty's limits raise these and the program cannot catch them.
+    if (typeName === 'TimeoutError' && message.startsWith('time limit exceeded')) {
+      return {
+        ok: false,
+        kind: 'cpu',
+        message: `The program ran longer than its CPU budget of ${limits.cpuTimeMs} ms (cpuTimeMs) without calling a tool.`,
+      };
+    }
+    if (typeName === 'MemoryError' && /^(memory|allocation) limit exceeded/.test(message)) {
+      return {
+        ok: false,
+        kind: 'memory',
+        message: `The program went over its memory limit of ${limits.memoryMb} MiB (memoryMb): ${message}.`,
+      };
+    }
+    const frame = error.traceback().at(-1);
+    const text = cut(error.display('traceback'));
+    return frame === undefined
+      ? { ok: false, kind: 'exception', message: text }
+      : { ok: false, kind: 'exception', message: text, location: { line: frame.line, column: frame.column } };
+  }
+  // Not the program's doing: Monty itself failed (a value it could not convert, a bug).
+  return {
+    ok: false,
+    kind: 'crash',
+    message: cut(`The Python interpreter failed: ${error instanceof Error ? error.message : String(error)}`),
+  };
+}
