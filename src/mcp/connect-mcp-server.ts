@@ -271,6 +271,16 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   // closes: remembered here so that the import says why.
   let oversized: Error | undefined;
   let importing = true;
+  // Over HTTP the SDK only logs a stream that broke (an event over the bound, on a reply
+  // or on the GET stream) and waits for a reply that cannot come: the import stops now.
+  const stopImport = (): void =>
+    deadline.abort(
+      new McpImportLimitError(
+        'maxMessageBytes',
+        `MCP server "${where}" sent one message larger than ${limits.maxMessageBytes} bytes (limits.maxMessageBytes); the import was stopped`,
+      ),
+    );
+  oversizedListeners.add(stopImport);
   client.onerror = (error) => {
     if (importing && /ReadBuffer exceeded maximum size/u.test(error.message)) oversized ??= error;
   };
@@ -298,6 +308,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   } finally {
     clearTimeout(timer);
     importing = false;
+    oversizedListeners.delete(stopImport);
   }
 
   // A connection lost after the import — over stdio, one reply over maxMessageBytes makes
