@@ -30,4 +30,6 @@ export interface NestedExecuteRequest extends ExecuteRequest {
   readonly idempotencyKey?: string;
   /** A durable run's nested call: the run it belongs to, journaled with its call and result rows. */
   readonly runId?: string;
+  /** A durable run's nested call: its claim's fencing token (`exec.fencingToken`), when the store fences claims. */
+  readonly fencingToken?: number;
 }

@@ -64,6 +64,7 @@ export function createExecution(deps: PipelineDeps, request: NestedExecuteReques
     callerSignal: signal,
     caller: request.caller,
     hostedProgram: request.hostedProgram,
+    fencingToken: request.fencingToken,
   });
   return {
     exec,

@@ -10,6 +10,7 @@ import { callDigest } from '../json/canonical-json.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { HostCallOutcome, RunDeterminism } from '../../sandbox/types.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
+import { type Fence, type FenceLostError, fenceLostReason } from '../pipeline/fence.ts';
 import type { RunPauseGates } from '../pipeline/pause-gates.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
@@ -85,6 +86,11 @@ export class DurableRun {
   readonly #granted = new Map<string, RunDecision>();
   /** A resume's re-run (not the run's first attempt). */
   readonly resumed: boolean;
+  /**
+   * The fence of the run's claim, when the store fences claims (PostgreSQL): its token is
+   * the nested calls' `exec.fencingToken`, and its loss stops the run here.
+   */
+  readonly fence: Fence | undefined;
   /** Bytes of nested-call text recorded for this run (arguments and results). */
   recordedBytes = 0;
   #released = false;
@@ -108,6 +114,7 @@ export class DurableRun {
     this.#calls = calls;
     this.#decisions = decisions;
     this.resumed = resumed;
+    this.fence = config.journal.claims?.fenceOf?.(this.runId, owner);
     this.#removeGate = config.gates.addRun(exec.token, (callId) => this.#granted.get(callId));
   }
 
@@ -275,6 +282,11 @@ export class DurableRun {
   /** One of the run's own events, awaited only as long as the run's wait allows. */
   #append(event: JournalEvent): Promise<void> {
     return awaitAppend(this.#config.journal.append([event]), this.#wait);
+  }
+
+  /** Why the run must stop here: its claim was lost while it ran (another process may resume it). */
+  claimLost(): FenceLostError | undefined {
+    return this.fence === undefined ? undefined : fenceLostReason(this.fence.signal);
   }
 
   async release(): Promise<void> {

@@ -283,6 +283,7 @@ async function runProgram(
   try {
     value = await saveState(await runSandboxed(deps, sandbox, code, exec, typeErrors, durable, ticket, state), session);
   } catch (error) {
+    if (durable.claimLost() !== undefined) throw await stoppedByLostClaim(deps, durable);
     // A resume on a runtime without one of the run's tools must not end the run: it stays
     // resumable where the host's tools are.
     const missing = durable.resumed ? missingToolOf(error) : undefined;
@@ -298,8 +299,26 @@ async function runProgram(
     await durable.end('failed');
     throw error;
   }
+  if (durable.claimLost() !== undefined) throw await stoppedByLostClaim(deps, durable);
   if (value.paused === undefined) await durable.end('completed');
   return value;
+}
+
+/**
+ * A run whose claim was lost stops here and is not ended: its rows are refused from then
+ * on, and the process that claims it next resumes it (the call in flight runs again there,
+ * with the same idempotency key).
+ */
+async function stoppedByLostClaim(deps: RunCodeDeps, durable: DurableRun): Promise<CodeRunError> {
+  const lost = durable.claimLost()!;
+  await durable.release();
+  const message = `${lost.message}. The run was stopped here and not ended: another process may resume it`;
+  return new CodeRunError(truncateVisible(runFailureText('abort', message, []), deps.maxVisibleChars), {
+    kind: 'abort',
+    fenceLost: lost.held,
+    fencingToken: lost.token,
+    logs: [],
+  });
 }
 
 /** A finished program's state goes into its session (a paused one saves when its resume finishes). */
@@ -329,7 +348,8 @@ async function runSandboxed(
   ticket: AdmissionTicket,
   state: ProgramState | undefined,
 ): Promise<ProgramValue & { state?: StateOutcome }> {
-  const signal = exec.signal;
+  // A run whose claim is fenced stops when the claim is lost (its nested calls abort too).
+  const signal = durable?.fence === undefined ? exec.signal : AbortSignal.any([exec.signal, durable.fence.signal]);
   // The sequencer links nested calls to the run's signal with listeners it removes on close.
   // Its calls are numbered here (`<run>:ptc:<n>`): each callId is new.
   const sequencer = deps.sequencer({ agent: exec.agent, signal, callIdsUnique: true });
@@ -462,6 +482,7 @@ async function runSandboxed(
     if (durable !== undefined) {
       nested.idempotencyKey = durable.idempotencyKey(seq);
       nested.runId = durable.runId;
+      if (durable.fence !== undefined) nested.fencingToken = durable.fence.token;
     }
     // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
     // copy in the sequencer). What a snapshot refuses goes the general way and fails there.

@@ -130,6 +130,7 @@ function normalizedRequest(
   if (request.callerRefusal !== undefined) fields.callerRefusal = request.callerRefusal;
   if (request.idempotencyKey !== undefined) fields.idempotencyKey = request.idempotencyKey;
   if (request.runId !== undefined) fields.runId = request.runId;
+  if (request.fencingToken !== undefined) fields.fencingToken = request.fencingToken;
   return snapshot.ok ? snapshotRequest(fields) : fields;
 }
 
