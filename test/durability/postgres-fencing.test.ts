@@ -6,6 +6,7 @@
 // the first body has left, and a stale holder that ignores its signal has its write
 // refused by a table that checks the token.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { connect, createServer, type Socket } from 'node:net';
 import pg from 'pg';
 import {
   createToolRuntime,
@@ -44,13 +45,54 @@ async function advisoryLocks(database: string): Promise<{ holders: number[]; wai
   return { holders: rows.filter((r) => r.granted).map((r) => r.pid), waiting: rows.filter((r) => !r.granted).length };
 }
 
+/**
+ * A TCP proxy to the cluster whose connections can each be silenced: from then on nothing
+ * passes either way and the client is never told the server side closed — a server gone
+ * without a word, as in a failover or a partition.
+ */
+async function silencingProxy(port: number): Promise<{
+  port: number;
+  silence(serverSidePort: number): void;
+  close(): Promise<void>;
+}> {
+  const pairs = new Map<number, { silent: boolean }>(); // by the proxy's port towards the server
+  const sockets = new Set<Socket>();
+  const server = createServer((client) => {
+    const upstream = connect(port, '127.0.0.1');
+    const pair = { silent: false };
+    upstream.on('connect', () => pairs.set(upstream.localPort!, pair));
+    for (const socket of [client, upstream]) {
+      sockets.add(socket);
+      socket.on('error', () => {});
+    }
+    client.on('data', (data) => void (pair.silent || upstream.write(data)));
+    upstream.on('data', (data) => void (pair.silent || client.write(data)));
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => void (pair.silent || client.destroy()));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as { port: number }).port,
+    silence(serverSidePort) {
+      const pair = pairs.get(serverSidePort);
+      if (pair === undefined) throw new Error(`no proxied connection from port ${serverSidePort}`);
+      pair.silent = true;
+    },
+    async close() {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
+
 /** A runtime on its own journal of `url` with one tool: `execute` under `resourceKey` account:<id>. */
 function host(
   url: string,
   name: string,
   execute: (args: { account: string }, exec: ToolExecution) => Promise<string>,
+  journalOptions: Parameters<typeof openPostgresJournal>[1] = {},
 ): { journal: PostgresJournal; call: () => Promise<ToolResult>; close: () => Promise<void> } {
-  const journal = openPostgresJournal(url);
+  const journal = openPostgresJournal(url, journalOptions);
   const rt = createToolRuntime({ sandbox: false, journal });
   rt.register(
     defineTool({
@@ -223,4 +265,42 @@ describe('fencing of resource locks (PostgreSQL)', () => {
       await db.end();
     }
   });
+
+  it('a session lost without a word is found by its keep-alive query: the body is told within keepAliveMs + keepAliveTimeoutMs', async () => {
+    await cluster.createDatabase('fence_silent');
+    const proxy = await silencingProxy(cluster.port);
+    let reason: unknown;
+    let entered = false;
+    const a = host(
+      `postgres://postgres@127.0.0.1:${proxy.port}/fence_silent`,
+      'a',
+      async (_args, exec) => {
+        entered = true;
+        await abortedOrAfter(exec.signal, 20_000); // without a keep-alive, nothing tells it
+        reason = exec.signal.reason;
+        return 'a done';
+      },
+      { keepAliveMs: 200, keepAliveTimeoutMs: 1_000 },
+    );
+    try {
+      const call = a.call();
+      await until('a entered under its lock', () => entered);
+      const [holder] = (await advisoryLocks('fence_silent')).holders;
+      const [{ client_port: port }] = (await cluster.sql(
+        `SELECT client_port FROM pg_stat_activity WHERE pid = ${holder}`,
+      )) as [{ client_port: number }];
+      // The server ends the session (its lock is free for others); the client hears nothing.
+      proxy.silence(port);
+      await cluster.sql(`SELECT pg_terminate_backend(${holder})`);
+      const result = await call;
+      expect(reason).toBeInstanceOf(FenceLostError);
+      expect((reason as Error).message).toMatch(
+        /the lock on resource "account:42" \(fencing token \d+\) was lost: its keep-alive query was not answered within 1000 ms$/u,
+      );
+      expect(result.error?.code).toBe('ABORTED');
+    } finally {
+      await a.close();
+      await proxy.close();
+    }
+  }, 60_000);
 });
