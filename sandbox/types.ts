@@ -128,7 +128,15 @@ export type RunOutcome =
       readonly logs: readonly string[];
       /** For `compile` (and where known, `exception`): position in the model's own code, 1-based. */
       readonly location?: { readonly line: number; readonly column: number };
+      /** A Python run stopped while it waited on a call: its interpreter state, to continue from later. */
+      readonly suspended?: GuestSuspension;
     };
+
+/** A Python program paused at a call: Monty's serialized state (base64) and the call's 1-based sequence in the run. */
+export interface GuestSuspension {
+  readonly state: string;
+  readonly seq: number;
+}
 
 export interface Sandbox {
   run(request: RunRequest): Promise<RunOutcome>;

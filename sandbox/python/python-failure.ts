@@ -1,6 +1,6 @@
 // What a thrown Monty error means for the run: a syntax error (kind compile), a limit
 // (cpu, memory), or the program's own exception with the line it came from.
-import type { FailureKind, SandboxLimits } from '../types.ts';
+import type { FailureKind, GuestSuspension, SandboxLimits } from '../types.ts';
 import type { MontyModule } from './load-monty.ts';
 
 export interface RunFailure {
@@ -8,6 +8,7 @@ export interface RunFailure {
   readonly kind: FailureKind;
   readonly message: string;
   readonly location?: { readonly line: number; readonly column: number };
+  readonly suspended?: GuestSuspension;
 }
 
 const MAX_MESSAGE_CHARS = 4_000;
@@ -15,7 +16,17 @@ const MAX_MESSAGE_CHARS = 4_000;
 const cut = (text: string): string =>
   text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
 
+/** A paused run's saved state that Monty could not load (damaged, or from another Monty version). */
+export class SavedStateError extends Error {}
+
 export function runFailure(m: MontyModule, error: unknown, limits: SandboxLimits): RunFailure {
+  if (error instanceof SavedStateError) {
+    return {
+      ok: false,
+      kind: 'crash',
+      message: cut(`The paused Python program's saved state could not be loaded: ${error.message}`),
+    };
+  }
   if (error instanceof m.MontySyntaxError) {
     return { ok: false, kind: 'compile', message: cut(error.display('type-msg')) };
   }

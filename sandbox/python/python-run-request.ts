@@ -1,5 +1,5 @@
 // What a Python run needs beyond a TypeScript one: which function calls which tool.
-import type { RunRequest } from '../types.ts';
+import type { GuestSuspension, RunRequest } from '../types.ts';
 
 /** How one Python keyword argument reaches its tool. */
 export interface PythonParameter {
@@ -20,4 +20,9 @@ export interface PythonFunction {
 export interface PythonRunRequest extends RunRequest {
   /** Python function name → its tool (the Python SDK's `functions`). */
   readonly functions: Readonly<Record<string, PythonFunction>>;
+  /**
+   * Continue a paused run from its state instead of starting `code`: the program makes
+   * its pending call (number `seq`) again and goes on from there; nothing before it runs again.
+   */
+  readonly resumeFrom?: GuestSuspension;
 }

@@ -12,7 +12,7 @@ import { loadMonty, type MontyModule } from './load-monty.ts';
 import type { PythonFunction, PythonRunRequest } from './python-run-request.ts';
 import { jsonDepth, MAX_PYTHON_VALUE_DEPTH, NotJsonError, pythonToJson } from './python-values.ts';
 import { PrintLines } from './print-lines.ts';
-import { runFailure, type RunFailure } from './python-failure.ts';
+import { runFailure, SavedStateError, type RunFailure } from './python-failure.ts';
 
 /** The file name Python tracebacks give the program. */
 export const PYTHON_SCRIPT_NAME = 'program.py';
@@ -180,16 +180,7 @@ class PythonRun {
     const printCallback = (_stream: string, text: string): void => this.#print.add(text);
     let progress: Progress;
     try {
-      const program = new m.Monty(this.#request.code, { scriptName: PYTHON_SCRIPT_NAME });
-      progress = this.#step(() =>
-        program.start({
-          limits: {
-            maxDurationSecs: (this.#limits.cpuTimeMs + clockResetMs(this.#limits.cpuTimeMs)) / 1000,
-            maxMemory: this.#limits.memoryMb * 1_048_576,
-          },
-          printCallback,
-        }),
-      );
+      progress = this.#begin(printCallback);
       let waitedMs = 0;
       while (!(progress instanceof m.MontyComplete)) {
         const stopped = this.#stopped();
@@ -204,7 +195,14 @@ class PythonRun {
         }
         const call = progress;
         const answer = await this.#call(call.functionName, call.args, call.kwargs);
-        if ('failure' in answer) return this.#outcome(answer.failure);
+        if ('failure' in answer) {
+          // Stopped from outside while it waited (a pause): its state, to continue from this call.
+          if (answer.failure.kind !== 'abort') return this.#outcome(answer.failure);
+          return this.#outcome({
+            ...answer.failure,
+            suspended: { state: call.dump().toString('base64'), seq: this.#calls },
+          });
+        }
         waitedMs += answer.waitedMs;
         let paused = call;
         if (waitedMs > clockResetMs(this.#limits.cpuTimeMs)) {
@@ -219,6 +217,32 @@ class PythonRun {
     } catch (error) {
       return this.#outcome(runFailure(m, error, this.#limits));
     }
+  }
+
+  /** The program's first stretch: from its start, or from the saved state of a paused run (at its pending call). */
+  #begin(printCallback: (stream: string, text: string) => void): Progress {
+    const m = this.#m;
+    const saved = this.#request.resumeFrom;
+    if (saved !== undefined) {
+      let snapshot: InstanceType<MontyModule['MontySnapshot']>;
+      try {
+        snapshot = m.MontySnapshot.load(Buffer.from(saved.state, 'base64'), { printCallback });
+      } catch (error) {
+        throw new SavedStateError(error instanceof Error ? error.message : String(error));
+      }
+      this.#calls = saved.seq - 1;
+      return snapshot;
+    }
+    const program = new m.Monty(this.#request.code, { scriptName: PYTHON_SCRIPT_NAME });
+    return this.#step(() =>
+      program.start({
+        limits: {
+          maxDurationSecs: (this.#limits.cpuTimeMs + clockResetMs(this.#limits.cpuTimeMs)) / 1000,
+          maxMemory: this.#limits.memoryMb * 1_048_576,
+        },
+        printCallback,
+      }),
+    );
   }
 
   /** One call the program made: the host's answer as a resume, or the run's end. */

@@ -48,6 +48,8 @@ export interface RunPausedEvent extends RunEventBase {
   readonly pending: readonly PendingApproval[];
   /** After this time (ms since the epoch) the run can no longer be resumed. */
   readonly expiresAt: number;
+  /** A Python run: the interpreter's state at its pending call, which a resume continues from. */
+  readonly guestState?: { readonly python: string; readonly seq: number };
 }
 
 export interface RunResumedEvent extends RunEventBase {
@@ -82,6 +84,9 @@ const isRecordedSession = (v: unknown): boolean =>
   Number.isSafeInteger(v.version) &&
   v.version >= 0;
 
+const isGuestState = (v: unknown): boolean =>
+  isObject(v) && typeof v.python === 'string' && Number.isSafeInteger(v.seq) && (v.seq as number) >= 1;
+
 /** Whether `value` (already known to have a string callId and name) is a well-formed run event. */
 export function isRunJournalEvent(value: Record<string, unknown>): boolean {
   if (typeof value.runId !== 'string' || value.runId.length === 0 || !isTime(value.at)) return false;
@@ -97,6 +102,7 @@ export function isRunJournalEvent(value: Record<string, unknown>): boolean {
     case 'run/paused':
       return (
         isTime(value.expiresAt) &&
+        (value.guestState === undefined || isGuestState(value.guestState)) &&
         Array.isArray(value.pending) &&
         value.pending.every(
           (p) =>

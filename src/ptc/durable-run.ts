@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { callDigest } from '../json/canonical-json.ts';
 import type { JsonValue } from '../json/json-value.ts';
-import type { HostCallOutcome, RunDeterminism } from '../../sandbox/types.ts';
+import type { GuestSuspension, HostCallOutcome, RunDeterminism } from '../../sandbox/types.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { type Fence, type FenceLostError, fenceLostReason } from '../pipeline/fence.ts';
 import type { RunPauseGates } from '../pipeline/pause-gates.ts';
@@ -43,6 +43,8 @@ export interface ResumeContext {
   readonly calls: ReadonlyMap<string, RecordedCall>;
   /** The decisions given to this resume, by the call's sequence in the run. */
   readonly decisions: ReadonlyMap<number, BoundDecision>;
+  /** A Python run: the state its last pause left (the resume continues from it). */
+  readonly guestState?: GuestSuspension;
 }
 
 export interface DurableRunsConfig {
@@ -91,6 +93,8 @@ export class DurableRun {
    * the nested calls' `exec.fencingToken`, and its loss stops the run here.
    */
   readonly fence: Fence | undefined;
+  /** A resumed Python run: the state to continue from. */
+  readonly guestState: GuestSuspension | undefined;
   /** Bytes of nested-call text recorded for this run (arguments and results). */
   recordedBytes = 0;
   #released = false;
@@ -105,7 +109,9 @@ export class DurableRun {
     calls: ReadonlyMap<string, RecordedCall>,
     decisions: ReadonlyMap<number, BoundDecision>,
     resumed: boolean,
+    guestState?: GuestSuspension,
   ) {
+    this.guestState = guestState;
     this.#config = config;
     this.#exec = exec;
     this.runId = start.runId;
@@ -130,7 +136,16 @@ export class DurableRun {
     const resume = config.resumes.get(exec.callerSignal);
     if (resume !== undefined && resume.start.code === code && resume.start.description === description) {
       config.resumes.delete(exec.callerSignal);
-      const run = new DurableRun(config, exec, resume.start, resume.owner, resume.calls, resume.decisions, true);
+      const run = new DurableRun(
+        config,
+        exec,
+        resume.start,
+        resume.owner,
+        resume.calls,
+        resume.decisions,
+        true,
+        resume.guestState,
+      );
       run.#wait = wait;
       return run;
     }
@@ -233,18 +248,20 @@ export class DurableRun {
   }
 
   /** Why the run cannot pause (its record is over the bound), or undefined. */
-  pauseRefusal(pending: readonly PendingApproval[]): string | undefined {
-    const bytes = this.recordedBytes + pending.reduce((n, p) => n + JSON.stringify(p).length, 0);
+  pauseRefusal(pending: readonly PendingApproval[], guestState?: GuestSuspension): string | undefined {
+    const stateBytes = guestState?.state.length ?? 0;
+    const bytes = this.recordedBytes + stateBytes + pending.reduce((n, p) => n + JSON.stringify(p).length, 0);
     if (bytes <= this.#config.maxPausedRunBytes) return undefined;
+    const what = stateBytes > 0 ? `, ${stateBytes} of them the Python program's state` : '';
     return (
-      `this run cannot pause: its record (${bytes} bytes of nested-call arguments and results) is larger than ` +
+      `this run cannot pause: its record (${bytes} bytes of nested-call arguments and results${what}) is larger than ` +
       `maxPausedRunBytes (${this.#config.maxPausedRunBytes}), so it could not be resumed. The calls awaiting approval did not run; ` +
       'make smaller calls before a gated one, or raise the bound.'
     );
   }
 
   /** Journals the pause (before the paused result returns) and gives the run up. Resolves with the expiry time. */
-  async pause(pending: readonly PendingApproval[]): Promise<number> {
+  async pause(pending: readonly PendingApproval[], guestState?: GuestSuspension): Promise<number> {
     const at = Date.now();
     const expiresAt = at + this.#config.pausedRunTtlMs;
     try {
@@ -256,6 +273,7 @@ export class DurableRun {
         pending,
         at,
         expiresAt,
+        ...(guestState === undefined ? {} : { guestState: { python: guestState.state, seq: guestState.seq } }),
       });
     } finally {
       await this.release();

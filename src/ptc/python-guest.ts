@@ -3,7 +3,7 @@
 // the Python sandbox (Monty, loaded on the first run) and the type check.
 import { montyInstalled, MONTY_MISSING_MESSAGE } from '../../sandbox/python/load-monty.ts';
 import type { PythonSandbox } from '../../sandbox/python/python-sandbox.ts';
-import type { RunOutcome, RunRequest, SandboxLimits } from '../../sandbox/types.ts';
+import type { GuestSuspension, RunOutcome, RunRequest, SandboxLimits } from '../../sandbox/types.ts';
 import { generatePythonSdk, type PythonSdk } from '../../sdk-gen/python/generate-python-sdk.ts';
 import type { ToolSchema } from '../../sdk-gen/tool-schema.ts';
 import type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
@@ -18,8 +18,8 @@ export const PYTHON_CODE_PARAMETER_DESCRIPTION = 'A Python program; its last exp
 export interface PythonGuest {
   /** The Python SDK of the agent's visible tools (rebuilt when the registry changes). */
   sdk(agent: string | undefined): PythonSdk;
-  /** Runs a Python program with the agent's functions. */
-  run(agent: string | undefined, request: RunRequest): Promise<RunOutcome>;
+  /** Runs a Python program with the agent's functions (a paused one from its saved state). */
+  run(agent: string | undefined, request: RunRequest, resumeFrom?: GuestSuspension): Promise<RunOutcome>;
   /** Checks a program against the agent's stubs with Monty's type checker. */
   check(agent: string | undefined, code: string): Promise<TypeCheckOutcome>;
   close(): Promise<void>;
@@ -65,7 +65,12 @@ export function createPythonGuest(source: PythonGuestSource): PythonGuest {
   };
   return {
     sdk,
-    run: async (agent, request) => (await loadSandbox()).run({ ...request, functions: sdk(agent).functions }),
+    run: async (agent, request, resumeFrom) =>
+      (await loadSandbox()).run({
+        ...request,
+        functions: sdk(agent).functions,
+        ...(resumeFrom === undefined ? {} : { resumeFrom }),
+      }),
     check: async (agent, code) => (await loadSandbox()).typeCheck(code, sdk(agent).typeCheckPrefix),
     close: async () => {},
   };

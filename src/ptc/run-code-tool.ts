@@ -563,7 +563,10 @@ async function runSandboxed(
       ...(durable === undefined ? {} : { determinism: durable.determinism }),
       ...(state === undefined ? {} : { state }),
     };
-    outcome = await (python === undefined ? sandbox.run(request) : python.run(exec.agent, request));
+    // A paused Python run continues from its saved state, at its pending call: nothing before it runs again.
+    const resumeFrom = python === undefined ? undefined : durable?.guestState;
+    if (resumeFrom !== undefined) submitted = resumeFrom.seq - 1;
+    outcome = await (python === undefined ? sandbox.run(request) : python.run(exec.agent, request, resumeFrom));
   } finally {
     detector?.dispose();
     // The run is over: nothing it started may still commit after run_code returns.
@@ -585,14 +588,18 @@ async function runSandboxed(
   ) {
     const logs = [...outcome.logs];
     const pending = detector.pending;
-    const refusal = durable.pauseRefusal(pending);
+    const suspended = python === undefined || outcome.ok ? undefined : outcome.suspended;
+    const refusal =
+      python !== undefined && suspended === undefined
+        ? "this run cannot pause: the Python program's state could not be saved; the calls awaiting approval did not run"
+        : durable.pauseRefusal(pending, suspended);
     if (refusal !== undefined) {
       throw new CodeRunError(truncateVisible(runFailureText('pause-limit', refusal, logs), deps.maxVisibleChars), {
         kind: 'pause-limit',
         logs,
       });
     }
-    const expiresAt = await durable.pause(pending);
+    const expiresAt = await durable.pause(pending, suspended);
     const paused: PausedRun = {
       runId: durable.runId,
       pending: pending.map((p) => ({ callId: p.callId, name: p.name, arguments: p.arguments, title: p.title })),

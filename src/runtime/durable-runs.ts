@@ -319,7 +319,9 @@ export function createDurableRunsApi(
         ]);
         // The resume's own signal identifies its run_code call: no other caller holds it.
         const ticket = new AbortController().signal;
-        config.resumes.set(ticket, { start: run.start, owner, calls: run.calls, decisions: bound });
+        const saved = run.lastPause?.guestState;
+        const guestState = saved === undefined ? {} : { guestState: { state: saved.python, seq: saved.seq } };
+        config.resumes.set(ticket, { start: run.start, owner, calls: run.calls, decisions: bound, ...guestState });
         let result: ToolResult;
         try {
           result = await execute({
