@@ -248,7 +248,10 @@ export class DurableRun {
   }
 
   /** Why the run cannot pause (its record is over the bound), or undefined. */
-  pauseRefusal(pending: readonly PendingApproval[], guestState?: GuestSuspension): string | undefined {
+  pauseRefusal(pending: readonly PendingApproval[], guestState?: GuestSuspension | null): string | undefined {
+    // null: a Python run whose state was not saved.
+    if (guestState === null)
+      return "this run cannot pause: the Python program's state could not be saved; the calls awaiting approval did not run";
     const stateBytes = guestState?.state.length ?? 0;
     const bytes = this.recordedBytes + stateBytes + pending.reduce((n, p) => n + JSON.stringify(p).length, 0);
     if (bytes <= this.#config.maxPausedRunBytes) return undefined;

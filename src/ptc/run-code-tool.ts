@@ -588,18 +588,15 @@ async function runSandboxed(
   ) {
     const logs = [...outcome.logs];
     const pending = detector.pending;
-    const suspended = python === undefined || outcome.ok ? undefined : outcome.suspended;
-    const refusal =
-      python !== undefined && suspended === undefined
-        ? "this run cannot pause: the Python program's state could not be saved; the calls awaiting approval did not run"
-        : durable.pauseRefusal(pending, suspended);
+    const suspended = python === undefined || outcome.ok ? undefined : (outcome.suspended ?? null);
+    const refusal = durable.pauseRefusal(pending, suspended);
     if (refusal !== undefined) {
       throw new CodeRunError(truncateVisible(runFailureText('pause-limit', refusal, logs), deps.maxVisibleChars), {
         kind: 'pause-limit',
         logs,
       });
     }
-    const expiresAt = await durable.pause(pending, suspended);
+    const expiresAt = await durable.pause(pending, suspended ?? undefined);
     const paused: PausedRun = {
       runId: durable.runId,
       pending: pending.map((p) => ({ callId: p.callId, name: p.name, arguments: p.arguments, title: p.title })),
