@@ -5,7 +5,28 @@ import type { BoundCall } from './oracle.ts';
 
 export type AssistantBlock =
   | { readonly type: 'text'; readonly text: string }
-  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown };
+  | { readonly type: 'tool_use'; readonly id: string; readonly name: string; readonly input: unknown }
+  | ToolSearchBlock;
+
+/** The provider's own tool search (Anthropic's `tool_search_tool_regex`): the call and what it found. */
+export type ToolSearchBlock =
+  | {
+      readonly type: 'server_tool_use';
+      readonly id: string;
+      readonly name: typeof TOOL_SEARCH.name;
+      readonly input: { readonly query: string };
+    }
+  | {
+      readonly type: 'tool_search_tool_result';
+      readonly tool_use_id: string;
+      readonly content: {
+        readonly type: 'tool_search_tool_search_result';
+        readonly tool_references: readonly { readonly type: 'tool_reference'; readonly tool_name: string }[];
+      };
+    };
+
+/** The tool search tool as a Messages request lists it, next to the `defer_loading` tools it finds. */
+export const TOOL_SEARCH = { type: 'tool_search_tool_regex_20251119', name: 'tool_search_tool_regex' } as const;
 
 export type Message =
   | { readonly role: 'user'; readonly content: string | AnthropicUserMessage['content'] }

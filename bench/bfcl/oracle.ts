@@ -2,7 +2,7 @@
 // live model uses (Anthropic Messages shapes). native: one request per ground-truth call,
 // then one for the turn's answer. ptc: one request whose run_code program makes the
 // turn's calls in order with await, then one for the answer.
-import type { ModelReply, ModelRequest, TurnModel } from './model.ts';
+import { type AssistantBlock, type ModelReply, type ModelRequest, TOOL_SEARCH, type TurnModel } from './model.ts';
 import type { PyValue } from './py-value.ts';
 
 export interface BoundCall {
@@ -165,5 +165,49 @@ export class DeferredPtcOracle implements TurnModel {
     }
     this.step = 2;
     return runCode('Carry out the request', turnProgram(this.calls));
+  }
+}
+
+/**
+ * Native tool calling over `defer_loading` tools, as a provider's tool search serves them:
+ * the request carries the search tool, not the definitions; before it first calls a tool,
+ * the model searches for it (here by its exact name, the best a model can do) and the
+ * provider loads the definitions it finds into the context, within the same response.
+ * Calls go out together as with nativeParallel.
+ */
+export class DeferredNativeOracle implements TurnModel {
+  private readonly parallel = new ParallelNativeOracle();
+  private readonly loaded = new Set<string>();
+  private searches = 0;
+
+  startTurn(calls: readonly BoundCall[], results: readonly string[] = []): void {
+    this.parallel.startTurn(calls, results);
+  }
+
+  async respond(request: ModelRequest): Promise<ModelReply> {
+    const reply = await this.parallel.respond(request);
+    const fresh = [
+      ...new Set(reply.content.flatMap((block) => (block.type === 'tool_use' ? [block.name] : []))),
+    ].filter((name) => !this.loaded.has(name));
+    if (fresh.length === 0) return reply;
+    for (const name of fresh) this.loaded.add(name);
+    const id = `srvtoolu_${++this.searches}`;
+    const search: AssistantBlock[] = [
+      {
+        type: 'server_tool_use',
+        id,
+        name: TOOL_SEARCH.name,
+        input: { query: `^(${fresh.map(escape).join('|')})$` },
+      },
+      {
+        type: 'tool_search_tool_result',
+        tool_use_id: id,
+        content: {
+          type: 'tool_search_tool_search_result',
+          tool_references: fresh.map((name) => ({ type: 'tool_reference' as const, tool_name: name })),
+        },
+      },
+    ];
+    return { content: [...search, ...reply.content] };
   }
 }

@@ -30,6 +30,8 @@ export interface Aggregate {
   readonly native: ModeTotals;
   /** Native with each turn's independent calls sent together (scripted oracle only). */
   readonly nativeParallel?: ModeTotals;
+  /** nativeParallel over `defer_loading` tools found with the provider's tool search (scripted oracle only). */
+  readonly nativeDeferred?: ModeTotals;
   readonly ptc: ModeTotals;
   /** run_code over tools defined with `deferLoading: true` (signatures read with `$describe`). */
   readonly ptcDeferred?: ModeTotals;
@@ -66,6 +68,7 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
 export interface EntryRuns {
   readonly native: EntryRun;
   readonly nativeParallel?: EntryRun;
+  readonly nativeDeferred?: EntryRun;
   readonly ptc: EntryRun;
   readonly ptcDeferred?: EntryRun;
 }
@@ -79,11 +82,13 @@ export function aggregate(runs: readonly EntryRuns[]): Aggregate {
     return found.length === runs.length && runs.length > 0 ? found : undefined;
   };
   const parallel = all((r) => r.nativeParallel);
+  const nativeDeferred = all((r) => r.nativeDeferred);
   const deferred = all((r) => r.ptcDeferred);
   return {
     entries: runs.length,
     native: sum(runs.map((r) => r.native)),
     ...(parallel === undefined ? {} : { nativeParallel: sum(parallel) }),
+    ...(nativeDeferred === undefined ? {} : { nativeDeferred: sum(nativeDeferred) }),
     ptc: sum(runs.map((r) => r.ptc)),
     ...(deferred === undefined ? {} : { ptcDeferred: sum(deferred) }),
   };
@@ -123,14 +128,20 @@ export function markdownReport(
     tokensOnly('all, definitions sent once per tool list (deferred loading)', (m) => m.contextTokensDefinitionsOnce),
   );
   rows.push(tokensOnly('all, whole conversation resent with every request', (m) => m.requestTokens));
-  const d = report.ptcDeferred;
-  if (d !== undefined) {
+  // Over deferred tools, each against nativeParallel (every definition sent).
+  const deferredRow = (name: string, d: ModeTotals | undefined): void => {
+    if (d === undefined) return;
     const only = (pick: (m: ModeTotals) => number): string =>
       `${n(pick(d))} (${ratio(pick(d), pick(baseline(report)))})`;
     rows.push(
-      `| all, run_code over \`deferLoading\` tools (\`$describe\` before first use) | ${report.entries} | ${d.passed} | ${only((m) => m.modelRequests)} | ${only((m) => m.toolCalls)} | ${only((m) => m.contextTokens)} | ${only((m) => m.totalTokens)} |`,
+      `| ${name} | ${report.entries} | ${d.passed} | ${only((m) => m.modelRequests)} | ${only((m) => m.toolCalls)} | ${only((m) => m.contextTokens)} | ${only((m) => m.totalTokens)} |`,
     );
-  }
+  };
+  deferredRow(
+    'all, nativeDeferred: native over `defer_loading` tools (tool search before first use)',
+    report.nativeDeferred,
+  );
+  deferredRow('all, run_code over `deferLoading` tools (`$describe` before first use)', report.ptcDeferred);
   const legend =
     report.nativeParallel === undefined
       ? 'Each cell: native / ptc (ptc ÷ native).'

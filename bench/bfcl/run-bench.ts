@@ -3,7 +3,7 @@
 import { createToolRuntime } from '../../src/index.ts';
 import type { Dataset, Entry } from './data.ts';
 import type { TurnModel } from './model.ts';
-import { DeferredPtcOracle, NativeOracle, ParallelNativeOracle, PtcOracle } from './oracle.ts';
+import { DeferredNativeOracle, DeferredPtcOracle, NativeOracle, ParallelNativeOracle, PtcOracle } from './oracle.ts';
 import { type Aggregate, aggregate, type EntryRuns } from './report.ts';
 import { MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.ts';
 import { buildTools, type Session } from './tools.ts';
@@ -12,7 +12,7 @@ export interface BenchOptions {
   /** A live model for both modes (default: the scripted oracles). */
   readonly model?: () => TurnModel;
   readonly onProgress?: (done: number, total: number) => void;
-  /** Also run run_code over `deferLoading` tools (scripted oracle only). @default true */
+  /** Also run over `deferLoading` tools: native with tool search, and run_code (scripted oracles only). @default true */
   readonly deferred?: boolean;
 }
 
@@ -20,7 +20,7 @@ export interface BenchReport extends Aggregate {
   readonly categories: Readonly<Record<string, Aggregate>>;
   readonly failures: readonly {
     readonly id: string;
-    readonly mode: 'native' | 'nativeParallel' | 'ptc' | 'ptcDeferred';
+    readonly mode: 'native' | 'nativeParallel' | 'nativeDeferred' | 'ptc' | 'ptcDeferred';
     readonly failure: string;
   }[];
 }
@@ -35,6 +35,7 @@ export async function runBenchmark(
     const session: Session = { envs: new Map(), results: [] };
     return {
       rt: createToolRuntime(mode === 'native' ? { mode, sandbox: false } : { mode }),
+      ...(mode === 'native' && deferLoading ? { toolSearch: true } : {}),
       tools: buildTools(dataset.docs, session, { deferLoading }),
       session,
       dataset,
@@ -48,8 +49,10 @@ export async function runBenchmark(
   // A live model decides for itself whether to send calls together: nativeParallel is the scripted oracle's.
   const parallel = options.model === undefined ? context('native') : undefined;
   const ptc = context('ptc');
-  // run_code over deferred tools is measured with the scripted oracle only.
-  const deferred = options.model === undefined && options.deferred !== false ? context('ptc', true) : undefined;
+  // Deferred tools are measured with the scripted oracles only.
+  const measureDeferred = options.model === undefined && options.deferred !== false;
+  const nativeDeferred = measureDeferred ? context('native', true) : undefined;
+  const deferred = measureDeferred ? context('ptc', true) : undefined;
   const runs: (EntryRuns & { category: string })[] = [];
   try {
     for (const [i, entry] of entries.entries()) {
@@ -59,6 +62,9 @@ export async function runBenchmark(
         ...(parallel === undefined
           ? {}
           : { nativeParallel: await runEntry(parallel, entry, new ParallelNativeOracle(), steps) }),
+        ...(nativeDeferred === undefined
+          ? {}
+          : { nativeDeferred: await runEntry(nativeDeferred, entry, new DeferredNativeOracle(), steps) }),
         ptc: await runEntry(ptc, entry, options.model?.() ?? new PtcOracle(), steps),
         ...(deferred === undefined
           ? {}
@@ -67,12 +73,18 @@ export async function runBenchmark(
       options.onProgress?.(i + 1, entries.length);
     }
   } finally {
-    await Promise.all([native.rt.close(), parallel?.rt.close(), ptc.rt.close(), deferred?.rt.close()]);
+    await Promise.all([
+      native.rt.close(),
+      parallel?.rt.close(),
+      nativeDeferred?.rt.close(),
+      ptc.rt.close(),
+      deferred?.rt.close(),
+    ]);
   }
   const categories: Record<string, Aggregate> = {};
   for (const c of new Set(runs.map((r) => r.category))) categories[c] = aggregate(runs.filter((r) => r.category === c));
   const failures = runs.flatMap((r) =>
-    (['native', 'nativeParallel', 'ptc', 'ptcDeferred'] as const).flatMap((mode) => {
+    (['native', 'nativeParallel', 'nativeDeferred', 'ptc', 'ptcDeferred'] as const).flatMap((mode) => {
       const run = r[mode];
       return run === undefined || run.passed ? [] : [{ id: run.id, mode, failure: run.failure ?? '' }];
     }),

@@ -1,11 +1,16 @@
 // One entry in one mode: the adapter loop turn by turn (model request → tool calls through
 // the runtime → results back), the ground truth executed on a second set of instances,
 // and upstream's per-turn checks.
-import { fromAnthropicToolUses, toAnthropicRequest, toAnthropicUserMessage } from '../../src/adapters/anthropic.ts';
+import {
+  type AnthropicRequestTool,
+  fromAnthropicToolUses,
+  toAnthropicRequest,
+  toAnthropicUserMessage,
+} from '../../src/adapters/anthropic.ts';
 import type { Tool, ToolRuntime } from '../../src/index.ts';
 import { METHOD_ORDER_OVERRIDES, type Dataset, type Entry } from './data.ts';
 import { createEnvs } from './envs/index.ts';
-import type { ApiUsage, Message, TurnModel } from './model.ts';
+import { type ApiUsage, type AssistantBlock, type Message, TOOL_SEARCH, type TurnModel } from './model.ts';
 import type { BoundCall } from './oracle.ts';
 import { bindArgs, parseCall } from './parse-call.ts';
 import { pyEqual } from './py-value.ts';
@@ -78,10 +83,37 @@ export function isSubMultiset(expected: readonly string[], actual: readonly stri
 
 export interface RunContext {
   readonly rt: ToolRuntime;
+  /**
+   * Native over `defer_loading` tools with the provider's tool search: a request's
+   * definitions are the search tool and the tools found so far, not the deferred ones.
+   */
+  readonly toolSearch?: boolean;
   readonly tools: ReadonlyMap<string, Tool>;
   readonly session: Session;
   readonly dataset: Dataset;
   readonly index: ReturnType<typeof methodIndex>;
+}
+
+/** What a request with tool search puts in context: the tools not deferred, the search tool, the tools found. */
+function searchedDefinitions(tools: readonly AnthropicRequestTool[], found: readonly AnthropicRequestTool[]): string {
+  const loaded = tools.filter((tool) => !('defer_loading' in tool && tool.defer_loading === true));
+  return JSON.stringify([...loaded, TOOL_SEARCH, ...found]);
+}
+
+/** The definitions a tool search's results name, as the provider loads them (without `defer_loading`). */
+function foundTools(
+  results: readonly AssistantBlock[],
+  tools: readonly AnthropicRequestTool[],
+): AnthropicRequestTool[] {
+  const names = results.flatMap((block) =>
+    block.type === 'tool_search_tool_result' ? block.content.tool_references.map((r) => r.tool_name) : [],
+  );
+  return names.flatMap((name) => {
+    const tool = tools.find((t) => 'name' in t && t.name === name);
+    if (tool === undefined) return [];
+    const { defer_loading: _deferred, ...definition } = tool as AnthropicRequestTool & { defer_loading?: true };
+    return [definition as AnthropicRequestTool];
+  });
 }
 
 export async function runEntry(
@@ -118,6 +150,8 @@ export async function runEntry(
     outputTokens: 0,
   };
   let history = 0;
+  // Tool search: the definitions found so far, in the order found.
+  const found: AnthropicRequestTool[] = [];
   const seenDefinitions = new Set<string>();
   let failure: string | undefined;
   const messages: Message[] = [];
@@ -148,7 +182,9 @@ export async function runEntry(
           break;
         }
         const request = { ...toAnthropicRequest(ctx.rt), messages: [...messages] };
-        const definitions = JSON.stringify(request.tools) + (request.system ?? '');
+        const definitions =
+          (ctx.toolSearch === true ? searchedDefinitions(request.tools, found) : JSON.stringify(request.tools)) +
+          (request.system ?? '');
         const defTokens = countTokens(definitions);
         run.definitionTokens += defTokens;
         if (!seenDefinitions.has(definitions)) {
@@ -159,9 +195,22 @@ export async function runEntry(
         run.conversationTokens += history;
         const reply = await model.respond(request);
         messages.push({ role: 'assistant', content: reply.content });
-        const written = countTokens(JSON.stringify(reply.content));
+        // A tool search's result is the provider's, not the model's: a result, whose
+        // definitions the model reads within the same response.
+        const searched: AssistantBlock[] = reply.content.filter((block) => block.type === 'tool_search_tool_result');
+        const written = countTokens(JSON.stringify(reply.content.filter((block) => !searched.includes(block))));
         run.outputTokens += written;
         history += written;
+        if (searched.length > 0) {
+          const references = countTokens(JSON.stringify(searched));
+          run.resultTokens += references;
+          history += references;
+          const loaded = foundTools(searched, request.tools).filter(
+            (tool) => !found.some((known) => 'name' in known && 'name' in tool && known.name === tool.name),
+          );
+          found.push(...loaded);
+          run.definitionTokens += countTokens(JSON.stringify(loaded));
+        }
         const uses = fromAnthropicToolUses(reply.content, ctx.rt);
         if (uses.length === 0) break;
         run.toolCalls += uses.length;

@@ -7,7 +7,7 @@ import { loadDataset } from '../../bench/bfcl/data.ts';
 import { liveModel, toChat } from '../../bench/bfcl/live-model.ts';
 import { checkAgainstUpstream, loadSample } from '../../bench/bfcl/fidelity.ts';
 import type { ModelReply, ModelRequest, TurnModel } from '../../bench/bfcl/model.ts';
-import { NativeOracle, ParallelNativeOracle, turnProgram } from '../../bench/bfcl/oracle.ts';
+import { DeferredNativeOracle, NativeOracle, ParallelNativeOracle, turnProgram } from '../../bench/bfcl/oracle.ts';
 import { bindArgs, parseCall } from '../../bench/bfcl/parse-call.ts';
 import { PyRandom } from '../../bench/bfcl/py-random.ts';
 import { floatRepr, jsonDumps, pyRepr, resultText } from '../../bench/bfcl/py-value.ts';
@@ -106,9 +106,19 @@ describe('entries in both modes', () => {
     expect(report.nativeParallel).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 10, methodCalls: 10 });
     // Deferred tools: one more request per turn that needs tools not read yet ($describe).
     expect(report.ptcDeferred).toMatchObject({ passed: 3, modelRequests: 19, toolCalls: 12, methodCalls: 10 });
+    // nativeDeferred: the provider's tool search finds a tool within the response that first
+    // calls it, so the requests and calls are nativeParallel's; the context holds the search
+    // tool and the definitions found, not every definition.
+    const nativeDeferred = report.nativeDeferred!;
+    expect(nativeDeferred).toMatchObject({ passed: 3, modelRequests: 13, toolCalls: 10, methodCalls: 10 });
+    expect(nativeDeferred.definitionTokens).toBeLessThan(report.nativeParallel!.definitionTokens);
+    expect(nativeDeferred.definitionTokens).toBeGreaterThan(0);
+    // The search call is model output; what it found is a result.
+    expect(nativeDeferred.outputTokens).toBeGreaterThan(report.nativeParallel!.outputTokens);
+    expect(nativeDeferred.resultTokens).toBeGreaterThan(report.nativeParallel!.resultTokens);
     expect(report.native.contextTokens).toBe(report.native.definitionTokens + report.native.resultTokens);
     expect(report.ptc.contextTokensDefinitionsOnce).toBeLessThan(report.ptc.contextTokens);
-    for (const mode of [report.native, report.nativeParallel!, report.ptc]) {
+    for (const mode of [report.native, report.nativeParallel!, nativeDeferred, report.ptc]) {
       expect(mode.totalTokens).toBe(mode.requestTokens + mode.outputTokens);
       expect(mode.outputTokens).toBeGreaterThan(0);
     }
@@ -187,13 +197,39 @@ describe('entries in both modes', () => {
     );
     const ask = async (known: string): Promise<string[]> => {
       const reply = await oracle.respond({ tools: [], messages: [{ role: 'user', content: known }] });
-      return reply.content.map((block) => (block.type === 'tool_use' ? block.name : block.text));
+      return reply.content.map((block) =>
+        block.type === 'tool_use' ? block.name : block.type === 'text' ? block.text : block.type,
+      );
     };
     // USR002 is not known yet and the first call's result has it: send_message waits.
     expect(await ask('Send Alice "Hi Alice".')).toEqual(['get_user_id', 'list_users']);
     // Now it is in the conversation; 10000 was never in a result of this request.
     expect(await ask('Send Alice "Hi Alice". {"user_id": "USR002"}')).toEqual(['send_message', 'mean']);
     expect(await ask('')).toEqual(['Done.']);
+  });
+
+  it('over deferred tools, searches for the tools a request first calls, by exact name, once per entry', async () => {
+    const oracle = new DeferredNativeOracle();
+    const turn = [
+      { name: 'ls', args: {} },
+      { name: 'cd', args: { folder: 'a.b' } },
+    ];
+    oracle.startTurn(turn, ['{}', '{}']);
+    const first = await oracle.respond({ tools: [], messages: [{ role: 'user', content: 'go' }] });
+    expect(first.content.map((block) => block.type)).toEqual([
+      'server_tool_use',
+      'tool_search_tool_result',
+      'tool_use',
+      'tool_use',
+    ]);
+    expect(first.content[0]).toMatchObject({ name: 'tool_search_tool_regex', input: { query: '^(ls|cd)$' } });
+    expect(first.content[1]).toMatchObject({
+      content: { tool_references: [{ tool_name: 'ls' }, { tool_name: 'cd' }] },
+    });
+    // A tool found once stays loaded: the next turn calls it without searching.
+    oracle.startTurn(turn, ['{}', '{}']);
+    const again = await oracle.respond({ tools: [], messages: [{ role: 'user', content: 'again' }] });
+    expect(again.content.map((block) => block.type)).toEqual(['tool_use', 'tool_use']);
   });
 
   it('writes a turn as one awaited program', () => {
