@@ -5,6 +5,7 @@ import type { CapacityResult, WaitingRunsResult } from './capacity-bench.ts';
 import type { ConcurrencyResult } from './concurrency-bench.ts';
 import type { ContextSavingsResult, DefinitionCost } from './context-savings-bench.ts';
 import type { LatencyResult } from './latency-bench.ts';
+import type { PythonGuestBenchResult } from './python-guest-bench.ts';
 import type { NestedCallResult } from './nested-call-bench.ts';
 import type { PeerResult, UtcpPeerStatus } from './peer-bench.ts';
 import type { BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
@@ -45,6 +46,8 @@ export interface BenchSections {
   sdkSize?: SdkSizeReport;
   typecheck?: TypecheckBenchResult;
   capacity?: CapacityResult;
+  /** The Python guest beside the TypeScript one (bench/python-guest-bench.ts). */
+  python?: PythonGuestBenchResult;
 }
 
 export interface BenchMachine {
@@ -103,6 +106,7 @@ export function allRows(s: BenchSections): Row[] {
     ...(s.context === undefined ? [] : contextRows(s.context, s.definitions, s.sdkSize)),
     ...(s.typecheck === undefined ? [] : typecheckRows(s.typecheck)),
     ...(s.capacity === undefined ? [] : capacityRows(s.capacity)),
+    ...(s.python?.rows ?? []),
   ];
 }
 

@@ -3,7 +3,7 @@
 //   --json          one JSON object on stdout (progress goes to stderr either way)
 //   --markdown      the table as Markdown (as in the README's Performance section)
 //   --quick         fewer iterations and 1,000 instead of 10,000 memory runs (a smoke run)
-//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck, capacity
+//   --only=a,b      sections: latency, nested, sandbox, concurrency, throughput, peers, context, typecheck, capacity, python
 //   --no-peer-install  peers: do not install the UTCP peer when absent (bench/peers/install-utcp.sh;
 //                   Node 22 + @utcp/code-mode into .tools/peers/utcp/ from the npm registry, ~30 s once)
 // Run: npm run bench [-- --json]   (node --no-node-snapshot bench/run.ts)
@@ -27,6 +27,7 @@ import { measureDefinitionCost, runContextSavingsBench } from './context-savings
 import { runLatencyBench } from './latency-bench.ts';
 import { runNestedCallBench } from './nested-call-bench.ts';
 import { runPeerBench } from './peer-bench.ts';
+import { runPythonGuestBench } from './python-guest-bench.ts';
 import { runSandboxBench, type BenchRow as SandboxBenchRow } from './sandbox-bench.ts';
 import { runSchedulerBench } from './scheduler-bench.ts';
 import { measureSdkSize } from './sdk-size.ts';
@@ -43,6 +44,7 @@ const SECTIONS = [
   'context',
   'typecheck',
   'capacity',
+  'python',
 ] as const;
 type Section = (typeof SECTIONS)[number];
 
@@ -165,6 +167,11 @@ async function main(): Promise<void> {
       'capacity: 100 and 1,000 runs awaiting a 1 s tool (100 with --quick), the largest once more with a 6 s tool (its start alone); an ordinary run under 50 CPU-bound runaways',
     );
     sections.capacity = await runCapacityBench(q ? { runCounts: [100], samples: 7, bareIsolates: 200 } : {});
+  }
+
+  if (want('python')) {
+    progress('python: the Python guest (Monty) beside the TypeScript one');
+    sections.python = await runPythonGuestBench(q ? { iterations: 15, slowIterations: 2, heldRuns: 100 } : {});
   }
 
   const rows = allRows(sections);

@@ -13,6 +13,10 @@ export interface RunFailure {
 
 const MAX_MESSAGE_CHARS = 4_000;
 
+// Monty 0.0.18 cannot await external functions: a tool call returns its value at once.
+const AWAIT_HINT =
+  'Hint: a tool call returns its value directly and Python programs call tools one at a time: no await, no asyncio.gather.';
+
 const cut = (text: string): string =>
   text.length > MAX_MESSAGE_CHARS ? `${text.slice(0, MAX_MESSAGE_CHARS - 1)}…` : text;
 
@@ -48,7 +52,8 @@ export function runFailure(m: MontyModule, error: unknown, limits: SandboxLimits
       };
     }
     const frame = error.traceback().at(-1);
-    const text = cut(error.display('traceback'));
+    const awaited = typeName === 'TypeError' && /awaitable|can't be awaited/.test(message);
+    const text = cut(error.display('traceback')) + (awaited ? `\n${AWAIT_HINT}` : '');
     return frame === undefined
       ? { ok: false, kind: 'exception', message: text }
       : { ok: false, kind: 'exception', message: text, location: { line: frame.line, column: frame.column } };

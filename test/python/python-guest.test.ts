@@ -261,3 +261,19 @@ describe('a failed run takes no other run with it', () => {
     expect(valueOf(await run(rt, '1 + 1')).result).toBe(2);
   });
 });
+
+describe('parallel calls', () => {
+  it('Python calls tools one at a time: await and asyncio.gather fail with a hint, the plain calls work', async () => {
+    const rt = pythonRuntime();
+    const gathered = await run(
+      rt,
+      'import asyncio\nasync def main():\n    return await asyncio.gather(echo(v=1), echo(v=2))\nawait main()',
+    );
+    expect(kindOf(gathered)).toBe('exception');
+    expect(gathered.error?.message).toContain('no await, no asyncio.gather');
+    const awaited = await run(rt, 'await echo(v=1)');
+    expect(kindOf(awaited)).toBe('exception');
+    expect(awaited.error?.message).toContain('no await, no asyncio.gather');
+    expect(valueOf(await run(rt, '[echo(v=1)["v"], echo(v=2)["v"]]')).result).toEqual([1, 2]);
+  });
+});
