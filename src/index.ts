@@ -164,6 +164,15 @@ export type { UserMessageEvent } from './journal/user-message-event.ts';
 /** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
 export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-error.ts';
 export type { RunResumeErrorCode } from './errors/run-resume-error.ts';
+// Previews and commits: rt.preview(call), rt.commit(token).
+export { PlanError, PLAN_ERROR_CODES } from './errors/plan-error.ts';
+export type { PlanErrorCode } from './errors/plan-error.ts';
+export { PLAN_KEY_ENV } from './preview/plan-token.ts';
+export type { Plan } from './preview/plan-runs.ts';
+export type { PlannedWrite } from './preview/plan-record.ts';
+export type { PlanOptions } from './preview/plans-config.ts';
+export type { PreviewResult, CommitResult, CommitOptions } from './preview/plan-api.ts';
+export type { CommitOutcome, CommitWrite } from './preview/undo.ts';
 /** What `rt.runs()` lists, and its filter. */
 export type { DurableRunSummary, DurableRunStatus, RunsFilter, RunsScope } from './runtime/durable-runs.ts';
 export type { RunCall } from './runtime/run-call-tree.ts';

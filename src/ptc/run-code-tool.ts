@@ -33,7 +33,8 @@ import { failureHint, missingToolName } from './failure-hints.ts';
 import { AdmissionRefusal, type AdmissionTicket, type RunAdmission } from './run-admission.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
-import type { RunEvents, RunEventSource } from './run-events.ts';
+import type { RunEvents } from './run-events.ts';
+import { liveEvents, thrownOutcome } from './live-run-events.ts';
 import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
 import type { PythonGuest } from './python-guest.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
@@ -41,6 +42,9 @@ import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
 import { PauseDetector } from './pause-detector.ts';
 import { pausedRunText, type PausedRun } from './paused-run-text.ts';
 import { journaledAt } from '../scheduler/journal-gates.ts';
+import type { PlanHook, PlanStop } from '../preview/plan-hook.ts';
+import { openPlanRun, type PlanRun, type PlansConfig } from '../preview/plan-runs.ts';
+import { planArgumentParameters, planRunText } from '../preview/plan-text.ts';
 import {
   sessionLine,
   type OpenSession,
@@ -75,6 +79,8 @@ export interface RunCodeDeps {
   readonly python?: (agent: string | undefined) => PythonGuest | undefined;
   /** The principal a top-level run_code call was made for (`rt.execute({ principal })`): its session belongs to it too. */
   readonly principalOf?: (exec: ToolExecution) => string | undefined;
+  /** Previews and commits (`rt.preview`, `rt.commit`, and with `planArguments` run_code's `preview` / `commit`). */
+  readonly plans?: PlansConfig;
 }
 
 /** The runtime's `typecheck` setting bound to its checker and the agent's SDK. */
@@ -91,8 +97,12 @@ export const RUN_CODE_DESCRIPTION =
 /** A failed run: code CODE_RUN_FAILED, `info.kind` says how, the text carries the captured output. */
 class CodeRunError extends ToolRuntimeError {
   readonly info: { readonly [key: string]: JsonValue };
-  constructor(message: string, info: { readonly [key: string]: JsonValue }) {
-    super(ERROR_CODES.CODE_RUN_FAILED, message);
+  constructor(
+    message: string,
+    info: { readonly [key: string]: JsonValue },
+    code: string = ERROR_CODES.CODE_RUN_FAILED,
+  ) {
+    super(code, message);
     this.info = info;
   }
 }
@@ -111,6 +121,7 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
       },
       code: { type: 'string', required: true, description: 'The body of an async function.' },
       ...(deps.sessions === undefined ? {} : { session: SESSION_PARAMETER }),
+      ...(deps.plans?.modelArguments === true ? planArgumentParameters : {}),
     },
     output: {
       schema: {
@@ -121,6 +132,8 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
           typeErrors: { type: 'array', items: { type: 'string' } },
           paused: { type: 'json' },
           session: { type: 'json' },
+          plan: { type: 'json' },
+          commit: { type: 'json' },
         },
         additionalProperties: false,
       },
@@ -146,9 +159,10 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
       let session: OpenSession | undefined;
       try {
         session = await openSession(deps, typeof args.session === 'string' ? args.session : undefined, exec);
+        const plan = deps.plans === undefined ? undefined : await openPlanRun(deps.plans, args, exec);
         const ticket = await admit(deps, exec.signal);
         try {
-          return await runProgram(deps, args.description, args.code, exec, ticket, session, journalWait);
+          return await runProgram(deps, args.description, args.code, exec, ticket, session, journalWait, plan);
         } finally {
           ticket.release();
         }
@@ -188,6 +202,11 @@ async function openSession(
 }
 
 function renderProgramValue(value: ProgramValue, maxChars: number): string {
+  const planText = planRunText(value);
+  if (planText !== undefined) {
+    const rest = { logs: value.logs, ...(value.result === undefined ? {} : { result: value.result }) };
+    return `${renderRunCodeText(rest, Math.max(0, maxChars - planText.length - 1))}\n${planText}`;
+  }
   if (value.paused !== undefined) return pausedRunText(value as ProgramValue & { paused: PausedRun }, maxChars);
   if (value.session === undefined) return renderRunCodeText(value as RunCodeValue, maxChars);
   const line = sessionLine(value.session as RunSessionValue);
@@ -217,6 +236,8 @@ type ProgramValue = {
   typeErrors?: string[];
   paused?: PausedRun & JsonValueType;
   session?: RunSessionValue & JsonValueType;
+  plan?: JsonValueType;
+  commit?: JsonValueType;
 };
 
 // Enough for the model to fix the program; a flood of cascading errors says no more.
@@ -243,6 +264,7 @@ async function runProgram(
   ticket: AdmissionTicket,
   session: OpenSession | undefined,
   journalWait: JournalWait,
+  plan: PlanRun | undefined,
 ): Promise<ProgramValue> {
   if (description.trim() === '') {
     throw new ToolArgsError(RUN_CODE, [
@@ -274,6 +296,20 @@ async function runProgram(
   const sandbox = deps.sandbox();
   const state =
     session === undefined ? undefined : { saved: session.recorded.state, maxBytes: deps.sessions!.maxBytes };
+  if (plan !== undefined) {
+    // A plan's runs are not durable runs: the plan is their record, and a resume must not run a commit's writes unchecked.
+    try {
+      const value = await runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket, state, plan.hook);
+      const planned = await plan.finish();
+      // A preview changes nothing: not even its session's state.
+      return {
+        ...(await saveState(value, plan.kind === 'preview' ? undefined : session)),
+        ...planned,
+      } as unknown as ProgramValue;
+    } catch (error) {
+      throw await plan.fail(error);
+    }
+  }
   if (deps.durable === undefined) {
     const value = await runSandboxed(deps, sandbox, code, exec, typeErrors, undefined, ticket, state);
     return saveState(value, session);
@@ -347,6 +383,7 @@ async function runSandboxed(
   durable: DurableRun | undefined,
   ticket: AdmissionTicket,
   state: ProgramState | undefined,
+  plan?: PlanHook,
 ): Promise<ProgramValue & { state?: StateOutcome }> {
   // A run whose claim is fenced stops when the claim is lost (its nested calls abort too).
   const signal = durable?.fence === undefined ? exec.signal : AbortSignal.any([exec.signal, durable.fence.signal]);
@@ -369,7 +406,16 @@ async function runSandboxed(
   // A durable run pauses once nothing but calls awaiting approval is left; a re-run that
   // asks for other calls than the journal has is stopped.
   const stop = new AbortController();
-  let divergence: { readonly kind: 'diverged' | 'approval-mismatch'; readonly message: string } | undefined;
+  let divergence:
+    | { readonly kind: 'diverged' | 'approval-mismatch'; readonly message: string; readonly code?: string }
+    | PlanStop
+    | undefined;
+  /** A plan's hook stops the program at a call (before it runs) or after it settles. */
+  const planStop = (seq: number | undefined, stopAt: PlanStop): void => {
+    if (seq !== undefined) ferry.skip(seq);
+    divergence ??= stopAt;
+    stop.abort(new Error(stopAt.kind));
+  };
   const detector = durable === undefined ? undefined : new PauseDetector(() => stop.abort(new Error('paused')));
   let submitted = 0;
   // While a nested call is out the run awaits tools and needs no CPU slot (admission).
@@ -394,6 +440,10 @@ async function runSandboxed(
           } catch (error) {
             refused = submitFailed(request, seq, callId, error);
           }
+          const settled =
+            refused === undefined
+              ? plan?.settled(seq, request.toolName, started.args as JsonValue, result!)
+              : undefined;
           outcome =
             refused ??
             nestedOutcome(
@@ -402,8 +452,9 @@ async function runSandboxed(
               callId,
               started.args,
               result!,
-              started.recorded ? started.at : journaledAt(result!),
+              settled?.at ?? (started.recorded ? started.at : journaledAt(result!)),
             );
+          if (settled?.stop !== undefined) planStop(undefined, settled.stop);
         } else {
           outcome = started;
         }
@@ -451,6 +502,12 @@ async function runSandboxed(
       ferry.skip(seq);
       return { outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' } };
     }
+    const routed = plan?.route(seq, request.toolName, args as JsonValue, request.signal);
+    if (routed?.kind === 'stop') {
+      planStop(seq, routed.stop);
+      return { outcome: { ok: false, code: routed.stop.code, message: routed.stop.message } };
+    }
+    if (routed?.kind === 'answer') return { args, result: routed.result, recorded: true, at: undefined };
     // A re-run of a durable run: what completed before is answered from the journal.
     const recorded = durable?.answer(seq, request.toolName, request.argsJson);
     if (recorded?.kind === 'diverged') {
@@ -484,6 +541,7 @@ async function runSandboxed(
       nested.runId = durable.runId;
       if (durable.fence !== undefined) nested.fencingToken = durable.fence.token;
     }
+    if (routed?.idempotencyKey !== undefined) nested.idempotencyKey = routed.idempotencyKey;
     // Nobody else holds the parsed value: frozen in place, it is the call's snapshot (no
     // copy in the sequencer). What a snapshot refuses goes the general way and fails there.
     const frozen = freezeParsedJson(args) !== undefined;
@@ -561,6 +619,7 @@ async function runSandboxed(
       signal: AbortSignal.any([signal, overBudget.signal, stop.signal]),
       ...(live.onLog === undefined ? {} : { onLog: live.onLog }),
       ...(durable === undefined ? {} : { determinism: durable.determinism }),
+      ...(plan === undefined ? {} : { determinism: plan.determinism }),
       ...(state === undefined ? {} : { state }),
     };
     // A paused Python run continues from its saved state, at its pending call: nothing before it runs again.
@@ -572,11 +631,14 @@ async function runSandboxed(
     // The run is over: nothing it started may still commit after run_code returns.
     await sequencer.close().catch(() => {});
   }
+  // A pivot ends the program where its plan ends: not a failure.
+  if (divergence?.kind === 'pivot' && !signal.aborted) return { logs: [...outcome.logs] };
   if (divergence !== undefined && !signal.aborted) {
     const logs = [...outcome.logs];
     throw new CodeRunError(
       truncateVisible(runFailureText(divergence.kind, divergence.message, logs), deps.maxVisibleChars),
       { kind: divergence.kind, logs },
+      divergence.code,
     );
   }
   if (
@@ -650,49 +712,4 @@ interface NestedOutcome {
   readonly result?: ToolResult;
   /** A call awaiting approval: the program's answer comes only if the run does not pause. */
   readonly held?: Promise<HostCallOutcome>;
-}
-
-function thrownOutcome(error: unknown): HostCallOutcome {
-  const code = (error as { code?: unknown } | null)?.code;
-  return {
-    ok: false,
-    code: typeof code === 'string' ? code : ERROR_CODES.TOOL_ERROR,
-    message: error instanceof Error ? error.message : String(error),
-  };
-}
-
-interface LiveEvents {
-  readonly onLog: ((line: string) => void) | undefined;
-  callStart(callId: string, seq: number, name: string): void;
-  callEnd(callId: string, seq: number, name: string, outcome: NestedOutcome): void;
-}
-
-/** The run's live events; nothing is built for an event nobody listens to. */
-function liveEvents(events: RunEvents | undefined, source: RunEventSource): LiveEvents {
-  if (events === undefined) return { onLog: undefined, callStart: () => {}, callEnd: () => {} };
-  let index = 0;
-  return {
-    onLog: (line) => {
-      index += 1;
-      if (events.has('run/log')) events.emit('run/log', Object.freeze({ ...source, line, index }));
-    },
-    callStart(callId, seq, name) {
-      if (events.has('run/call-start')) events.emit('run/call-start', Object.freeze({ ...source, callId, seq, name }));
-    },
-    callEnd(callId, seq, name, { outcome, result }) {
-      if (!events.has('run/call-end')) return;
-      events.emit(
-        'run/call-end',
-        Object.freeze({
-          ...source,
-          callId,
-          seq,
-          name,
-          isError: !outcome.ok,
-          ...(outcome.ok ? {} : { error: Object.freeze({ code: outcome.code, message: outcome.message }) }),
-          ...(result === undefined ? {} : { result }),
-        }),
-      );
-    },
-  };
 }

@@ -66,11 +66,13 @@ import {
   type SessionsOptions,
 } from '../sessions/runtime-sessions.ts';
 import { projectSchema, type ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
+import { createPlansApi, type CommitOptions, type CommitResult, type PreviewResult } from '../preview/plan-api.ts';
+import { createPlansConfig, type PlanOptions } from '../preview/plans-config.ts';
 
 export type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 
 /** `concurrency` (pool size of a turn, default 8) and `journal` (a Journal, a file path or a postgres:// URL) come from the scheduler. */
-export interface ToolRuntimeOptions extends TurnExecutorOptions {
+export interface ToolRuntimeOptions extends TurnExecutorOptions, PlanOptions {
   /** The approval seam for `ask()` decisions. Without it, `ask` is refused (never auto-approved). */
   readonly approval?: ApprovalService;
   /** Default tool mode for every agent without its own declaration. @default 'native' */
@@ -280,6 +282,10 @@ export interface ToolRuntime {
    * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
    */
   runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
+  /** A run_code call as a preview: reads run, writes join the plan unrun. See docs/preview.md. Throws PlanError. */
+  preview(call: ExecuteRequest): Promise<PreviewResult>;
+  /** Commits a plan: exactly its writes, or PLAN_MISMATCH before the first other one; undone on failure. Throws PlanError. */
+  commit(token: string, options?: CommitOptions): Promise<CommitResult>;
   /** Sessions (operators): list, show and delete every agent's sessions. Throws a TypeError when sessions are off. */
   readonly sessions: SessionsApi;
   /** Stops the sandbox (its child process and pooled isolates). */
@@ -448,6 +454,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
   const principals = new Map<AbortSignal, string>();
+  const principalOf = (exec: { parent: symbol | undefined; callerSignal: AbortSignal }): string | undefined =>
+    exec.parent === undefined ? principals.get(exec.callerSignal) : undefined;
+  const plans = createPlansConfig(options, journal, principalOf, (name, agent) => deps.resolveTool(name, agent));
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
@@ -558,8 +567,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       ? {}
       : {
           sessions,
-          principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
+          principalOf,
         }),
+    plans,
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}
       : {
@@ -602,6 +612,19 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       principals.delete(ticket);
     }
   };
+  const plansApi = createPlansApi(plans, async (request, planRequest) => {
+    const principal = checkPrincipal(request);
+    // The run_code call finds its plan request (and principal) by a signal made for it alone.
+    const ticket = request.signal === undefined ? new AbortController().signal : AbortSignal.any([request.signal]);
+    if (principal !== undefined) principals.set(ticket, principal);
+    plans.requests.set(ticket, planRequest);
+    try {
+      return await executeUnscoped(withSignal(request, ticket));
+    } finally {
+      principals.delete(ticket);
+      plans.requests.delete(ticket);
+    }
+  });
   const durableApi = createDurableRunsApi(durableRuns, execute, (names, agent) =>
     names.filter((name) => {
       try {
@@ -674,6 +697,8 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     runs: (filter) => durableApi.runs(filter),
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
     runCalls: (runId, scope) => durableApi.runCalls(runId, scope),
+    preview: (call) => plansApi.preview(call),
+    commit: (token, o) => plansApi.commit(token, o),
     sessions: sessions?.api() ?? sessionsOff(),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),

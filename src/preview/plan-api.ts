@@ -1,0 +1,103 @@
+// `rt.preview(call)` and `rt.commit(token)`: the application's side of plans. A preview is
+// the run_code call it is given, run as a preview; a commit runs the plan's own program
+// (from the store) as a commit of that token, for the agent and principal the caller
+// names — a token of another agent or principal is refused.
+import { RUN_CODE } from '../registry/tool-registry.ts';
+import { PLAN_ERROR_CODES, PlanError } from '../errors/plan-error.ts';
+import type { JsonValue } from '../json/json-value.ts';
+import type { ExecuteRequest } from '../pipeline/execute-request.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { AgentRef } from '../registry/tool-registry.ts';
+import type { Plan, PlanRequest, PlansConfig } from './plan-runs.ts';
+import { openPlanToken } from './plan-token.ts';
+import type { CommitOutcome } from './undo.ts';
+
+/** What `rt.preview` resolves with. */
+export interface PreviewResult {
+  /** The writes the program would make, and the token that commits exactly them. */
+  readonly plan: Plan;
+  /** What the program returned in the preview (writes answered with stand-ins). */
+  readonly result: JsonValue | undefined;
+  readonly logs: readonly string[];
+}
+
+/** What `rt.commit` resolves with. */
+export interface CommitResult {
+  /** What the program returned in the commit. */
+  readonly result: JsonValue | undefined;
+  readonly logs: readonly string[];
+  /** The writes applied (all of the plan's). */
+  readonly commit: CommitOutcome;
+}
+
+/** How `rt.commit` runs: revalidation, and who the commit is for. */
+export interface CommitOptions {
+  /** Run every read of the preview again first and compare: a changed answer is PLAN_STALE before any write. @default false */
+  readonly revalidate?: boolean;
+  /** The agent the commit is for: it must be the one the plan was previewed for. */
+  readonly agent?: AgentRef;
+  /** The principal the commit is for: it must be the one the plan was previewed for. */
+  readonly principal?: string;
+  /** The commit's run_code callId. @default `commit:<planId>` */
+  readonly callId?: string;
+  readonly signal?: AbortSignal;
+}
+
+export interface PlansApi {
+  preview(call: ExecuteRequest): Promise<PreviewResult>;
+  commit(token: string, options?: CommitOptions): Promise<CommitResult>;
+}
+
+/** Runs one run_code request as the given plan request (principal, signal and agent as `rt.execute` takes them). */
+export type RunPlanned = (request: ExecuteRequest, planRequest: PlanRequest) => Promise<ToolResult>;
+
+const failure = (result: ToolResult): PlanError =>
+  new PlanError(
+    result.error?.code ?? 'TOOL_ERROR',
+    result.error?.message ?? 'the run failed',
+    result.error?.info ?? {},
+  );
+
+export function createPlansApi(config: PlansConfig, run: RunPlanned): PlansApi {
+  return {
+    async preview(call) {
+      if (typeof call !== 'object' || call === null || call.name !== RUN_CODE)
+        throw new TypeError(
+          `preview: give a run_code call ({ callId, name: '${RUN_CODE}', arguments: { description, code } })`,
+        );
+      const result = await run(call, { kind: 'preview' });
+      if (result.isError) throw failure(result);
+      const value = result.value as unknown as { plan: Plan; result?: JsonValue; logs: string[] };
+      return { plan: value.plan, result: value.result, logs: value.logs };
+    },
+    async commit(token, options = {}) {
+      const payload = openPlanToken(config.envKey ?? (await config.store.key()), token);
+      const record = await config.store.load(payload.planId);
+      if (record === 'used')
+        throw new PlanError(
+          PLAN_ERROR_CODES.PLAN_USED,
+          `plan ${payload.planId} was already committed (a plan token is good for one commit); preview the program again`,
+        );
+      if (record === undefined)
+        throw new PlanError(
+          PLAN_ERROR_CODES.PLAN_INVALID,
+          `the plan token was refused: plan ${payload.planId} is not known here (it expired, or was previewed by a runtime that does not share this one's journal).`,
+        );
+      const { agent, principal, signal } = options;
+      const result = await run(
+        {
+          callId: options.callId ?? `commit:${payload.planId}`,
+          name: RUN_CODE,
+          arguments: { description: record.description, code: record.code },
+          ...(agent === undefined ? {} : { agent }),
+          ...(principal === undefined ? {} : { principal }),
+          ...(signal === undefined ? {} : { signal }),
+        },
+        { kind: 'commit', token, revalidate: options.revalidate === true },
+      );
+      if (result.isError) throw failure(result);
+      const value = result.value as unknown as { result?: JsonValue; logs: string[]; commit: CommitOutcome };
+      return { result: value.result, logs: value.logs, commit: value.commit };
+    },
+  };
+}
