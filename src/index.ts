@@ -171,7 +171,7 @@ export { PLAN_KEY_ENV } from './preview/plan-token.ts';
 export type { Plan } from './preview/plan-runs.ts';
 export type { PlannedWrite } from './preview/plan-record.ts';
 export type { PlanOptions } from './preview/plans-config.ts';
-export type { PreviewResult, CommitResult, CommitOptions } from './preview/plan-api.ts';
+export type { PreviewResult, CommitResult, CommitOptions, PlansApi } from './preview/plan-api.ts';
 export type { CommitOutcome, CommitWrite } from './preview/undo.ts';
 /** What `rt.runs()` lists, and its filter. */
 export type { DurableRunSummary, DurableRunStatus, RunsFilter, RunsScope } from './runtime/durable-runs.ts';

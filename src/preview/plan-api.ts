@@ -3,6 +3,7 @@
 // (from the store) as a commit of that token, for the agent and principal the caller
 // names — a token of another agent or principal is refused.
 import { RUN_CODE } from '../registry/tool-registry.ts';
+import { checkPrincipal } from '../runtime/check-principal.ts';
 import { PLAN_ERROR_CODES, PlanError } from '../errors/plan-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ExecuteRequest } from '../pipeline/execute-request.ts';
@@ -43,13 +44,27 @@ export interface CommitOptions {
   readonly signal?: AbortSignal;
 }
 
+/** The runtime's previews and commits (part of ToolRuntime). */
 export interface PlansApi {
+  /**
+   * Runs a run_code call as a preview: reads run, writes do not (each answers with its
+   * tool's `preview()` stand-in, or a value marked `$preview`) and join the plan.
+   * Resolves with the plan (its writes and a sealed, single-use token) and what the
+   * program returned. Throws PlanError (with the run's own code) when the run failed.
+   */
   preview(call: ExecuteRequest): Promise<PreviewResult>;
+  /**
+   * Runs the previewed program again as the commit of its plan: reads answered from the
+   * preview (or run again and compared, `revalidate: true`: PLAN_STALE before any write),
+   * exactly the planned writes run, anything else stops before it runs (PLAN_MISMATCH);
+   * a failed commit undoes its applied writes last-first (`revert`). Throws PlanError:
+   * PLAN_MISMATCH, PLAN_STALE, PLAN_USED, PLAN_EXPIRED, PLAN_INVALID, COMMIT_FAILED.
+   */
   commit(token: string, options?: CommitOptions): Promise<CommitResult>;
 }
 
-/** Runs one run_code request as the given plan request (principal, signal and agent as `rt.execute` takes them). */
-export type RunPlanned = (request: ExecuteRequest, planRequest: PlanRequest) => Promise<ToolResult>;
+/** Runs one top-level request with the signal given (the runtime's executor, without its own principal handling). */
+export type ExecuteWithTicket = (request: ExecuteRequest, ticket: AbortSignal) => Promise<ToolResult>;
 
 const failure = (result: ToolResult): PlanError =>
   new PlanError(
@@ -58,7 +73,24 @@ const failure = (result: ToolResult): PlanError =>
     result.error?.info ?? {},
   );
 
-export function createPlansApi(config: PlansConfig, run: RunPlanned): PlansApi {
+export function createPlansApi(
+  config: PlansConfig,
+  principals: Map<AbortSignal, string>,
+  execute: ExecuteWithTicket,
+): PlansApi {
+  /** The run_code call finds its plan request (and principal) by a signal made for it alone. */
+  const run = async (request: ExecuteRequest, planRequest: PlanRequest): Promise<ToolResult> => {
+    const principal = checkPrincipal(request);
+    const ticket = request.signal === undefined ? new AbortController().signal : AbortSignal.any([request.signal]);
+    if (principal !== undefined) principals.set(ticket, principal);
+    config.requests.set(ticket, planRequest);
+    try {
+      return await execute(request, ticket);
+    } finally {
+      principals.delete(ticket);
+      config.requests.delete(ticket);
+    }
+  };
   return {
     async preview(call) {
       if (typeof call !== 'object' || call === null || call.name !== RUN_CODE)

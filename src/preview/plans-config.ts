@@ -1,7 +1,6 @@
 // The runtime's plan settings, checked at creation: how long a plan lives, how large its
 // record may be, whether the model may preview and commit, the sealing key and the store.
 import type { Tool } from '../definition/tool.ts';
-import type { Journal } from '../journal/journal.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { DEFAULT_MAX_PLAN_BYTES, DEFAULT_PLAN_TTL_MS, type PlansConfig } from './plan-runs.ts';
 import { createMemoryPlanStore } from './plan-store.ts';
@@ -30,15 +29,13 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 export function createPlansConfig(
   options: PlanOptions,
-  journal: Journal | undefined,
-  principalOf: (exec: ToolExecution) => string | undefined,
+  principals: ReadonlyMap<AbortSignal, string>,
   lookup: (name: string, agent: string | undefined) => Tool | undefined,
 ): PlansConfig {
   if (options.planArguments !== undefined && typeof options.planArguments !== 'boolean')
     throw new TypeError(
       `createToolRuntime: planArguments must be a boolean, got ${JSON.stringify(options.planArguments)}`,
     );
-  void journal;
   return {
     store: createMemoryPlanStore(),
     envKey: planKeyFromEnv(),
@@ -47,6 +44,7 @@ export function createPlansConfig(
     modelArguments: options.planArguments === true,
     requests: new Map(),
     lookup,
-    principalOf,
+    // Only a top-level call is made for a principal (`rt.execute({ principal })`).
+    principalOf: (exec: ToolExecution) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
   };
 }

@@ -66,7 +66,8 @@ import {
   type SessionsOptions,
 } from '../sessions/runtime-sessions.ts';
 import { projectSchema, type ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
-import { createPlansApi, type CommitOptions, type CommitResult, type PreviewResult } from '../preview/plan-api.ts';
+import { createPlansApi, type PlansApi } from '../preview/plan-api.ts';
+import { checkPrincipal } from './check-principal.ts';
 import { createPlansConfig, type PlanOptions } from '../preview/plans-config.ts';
 
 export type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
@@ -205,7 +206,8 @@ export interface ToolRuntimeOptions extends TurnExecutorOptions, PlanOptions {
 export type RuntimeEventMap = HookMap & RunEventMap;
 export type RuntimeEventName = keyof RuntimeEventMap;
 
-export interface ToolRuntime {
+/** One runtime: tools, modes, execution, durable runs, sessions, previews and commits (createToolRuntime). */
+export interface ToolRuntime extends PlansApi {
   register(tool: Tool, options?: { readonly agent?: AgentRef }): Dispose;
   createAgent(id: string, options?: { readonly parent?: AgentRef }): Agent;
   restrict(agent: AgentRef, restriction: Restriction): Dispose;
@@ -282,29 +284,10 @@ export interface ToolRuntime {
    * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
    */
   runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
-  /** A run_code call as a preview: reads run, writes join the plan unrun. See docs/preview.md. Throws PlanError. */
-  preview(call: ExecuteRequest): Promise<PreviewResult>;
-  /** Commits a plan: exactly its writes, or PLAN_MISMATCH before the first other one; undone on failure. Throws PlanError. */
-  commit(token: string, options?: CommitOptions): Promise<CommitResult>;
   /** Sessions (operators): list, show and delete every agent's sessions. Throws a TypeError when sessions are off. */
   readonly sessions: SessionsApi;
   /** Stops the sandbox (its child process and pooled isolates). */
   close(): Promise<void>;
-}
-
-/** Longest `principal` a call may name. */
-export const MAX_PRINCIPAL_LENGTH = 256;
-
-/** The request's principal, checked (a TypeError says what was wrong). */
-function checkPrincipal(request: ExecuteRequest): string | undefined {
-  if (typeof request !== 'object' || request === null) return undefined;
-  const { principal } = request;
-  if (principal === undefined) return undefined;
-  if (typeof principal !== 'string' || principal === '' || principal.length > MAX_PRINCIPAL_LENGTH)
-    throw new TypeError(
-      `execute: principal must be a non-empty string of at most ${MAX_PRINCIPAL_LENGTH} characters, got ${typeof principal === 'string' ? `${principal.length} characters` : JSON.stringify(principal)}`,
-    );
-  return principal;
 }
 
 /** A positive integer option (ms or bytes), or its default; a TypeError names the option. */
@@ -454,9 +437,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
   const principals = new Map<AbortSignal, string>();
-  const principalOf = (exec: { parent: symbol | undefined; callerSignal: AbortSignal }): string | undefined =>
-    exec.parent === undefined ? principals.get(exec.callerSignal) : undefined;
-  const plans = createPlansConfig(options, journal, principalOf, (name, agent) => deps.resolveTool(name, agent));
+  const plans = createPlansConfig(options, principals, (name, agent) => deps.resolveTool(name, agent));
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
@@ -567,7 +548,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       ? {}
       : {
           sessions,
-          principalOf,
+          principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
         }),
     plans,
     ...(typeChecker === undefined || typecheck === 'off'
@@ -612,19 +593,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       principals.delete(ticket);
     }
   };
-  const plansApi = createPlansApi(plans, async (request, planRequest) => {
-    const principal = checkPrincipal(request);
-    // The run_code call finds its plan request (and principal) by a signal made for it alone.
-    const ticket = request.signal === undefined ? new AbortController().signal : AbortSignal.any([request.signal]);
-    if (principal !== undefined) principals.set(ticket, principal);
-    plans.requests.set(ticket, planRequest);
-    try {
-      return await executeUnscoped(withSignal(request, ticket));
-    } finally {
-      principals.delete(ticket);
-      plans.requests.delete(ticket);
-    }
-  });
+  const plansApi = createPlansApi(plans, principals, (r, ticket) => executeUnscoped(withSignal(r, ticket)));
   const durableApi = createDurableRunsApi(durableRuns, execute, (names, agent) =>
     names.filter((name) => {
       try {
@@ -697,8 +666,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     runs: (filter) => durableApi.runs(filter),
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
     runCalls: (runId, scope) => durableApi.runCalls(runId, scope),
-    preview: (call) => plansApi.preview(call),
-    commit: (token, o) => plansApi.commit(token, o),
+    ...plansApi,
     sessions: sessions?.api() ?? sessionsOff(),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),
