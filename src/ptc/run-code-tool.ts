@@ -36,6 +36,7 @@ import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents } from './run-events.ts';
 import { liveEvents, thrownOutcome } from './live-run-events.ts';
 import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
+import { typeErrorLines } from './type-error-lines.ts';
 import type { PythonGuest } from './python-guest.ts';
 import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
 import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
@@ -51,6 +52,7 @@ import {
   type RunSessionValue,
   type RuntimeSessions,
 } from '../sessions/runtime-sessions.ts';
+import { SESSION_PARAMETER } from '../sessions/session-parameter.ts';
 
 export interface RunCodeDeps {
   /** The sandbox; throws PTC_NOT_CONFIGURED when there is none. */
@@ -178,14 +180,6 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
   return tool;
 }
 
-const SESSION_PARAMETER = {
-  type: 'string',
-  maxLength: 256,
-  description:
-    "Continue a session: the id from an earlier result's session. The program's global `state` then holds what that " +
-    "session's last program left there. Omit to start a new session (state starts as {}).",
-} as const;
-
 /** The session the program runs on: the one a resumed run started with, the named one, or a new one. */
 async function openSession(
   deps: RunCodeDeps,
@@ -239,22 +233,6 @@ type ProgramValue = {
   plan?: JsonValueType;
   commit?: JsonValueType;
 };
-
-// Enough for the model to fix the program; a flood of cascading errors says no more.
-const MAX_TYPE_ERRORS = 20;
-const MAX_TYPE_ERROR_LENGTH = 300;
-
-/** `line:column message` lines (TypeScript's chained messages on one line), or a note when the check did not complete. */
-function typeErrorLines(outcome: TypeCheckOutcome): string[] {
-  if (!outcome.ok) return [`(type check skipped: ${outcome.reason})`];
-  const lines = outcome.diagnostics.slice(0, MAX_TYPE_ERRORS).map((d) => {
-    const line = `${d.line}:${d.column} ${d.message.replace(/\s*\n\s*/g, ' ')}`;
-    return line.length > MAX_TYPE_ERROR_LENGTH ? `${line.slice(0, MAX_TYPE_ERROR_LENGTH - 1)}…` : line;
-  });
-  if (outcome.diagnostics.length > MAX_TYPE_ERRORS)
-    lines.push(`… and ${outcome.diagnostics.length - MAX_TYPE_ERRORS} more`);
-  return lines;
-}
 
 async function runProgram(
   deps: RunCodeDeps,
