@@ -16,7 +16,8 @@ import { defineMcpTool, type McpCaller } from './define-mcp-tool.ts';
 import { createMcpHttpPool, type McpHttpPool } from './mcp-http-pool.ts';
 import { listMcpTools, McpImportLimitError, resolveMcpImportLimits, type McpImportLimits } from './list-mcp-tools.ts';
 import { parseCommandLine } from './parse-command-line.ts';
-import { redactError, secretRedactor } from './redact-secrets.ts';
+import { quoteRemoteError, quoteRemoteText } from './quote-remote-text.ts';
+import { secretRedactor } from './redact-secrets.ts';
 
 /** How to start one MCP server (stdio), or where to reach one (Streamable HTTP). A string is a command line, split without a shell. */
 export type McpServerSpec = string | McpServerCommand | McpServerUrl;
@@ -88,6 +89,9 @@ export interface McpConnection {
 }
 
 const STDERR_TAIL = 8 * 1024;
+
+/** A stdio server's stderr tail as quoted in an error: its lines kept, its control characters escaped. */
+const quoteTail = (tail: string): string => quoteRemoteText(tail, { newlines: true, maxChars: 2 * STDERR_TAIL });
 
 const PERMISSIVE_VALIDATOR: jsonSchemaValidator = {
   getValidator<T>(): JsonSchemaValidator<T> {
@@ -263,7 +267,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
                 : 'Is it an MCP server speaking over stdio? It may be waiting on the network or a setting: a stdio server gets ' +
                   "only the MCP SDK's default environment (HOME, PATH, USER, …); pass more with --mcp-env KEY=VALUE " +
                   "(or the spec's env), e.g. a proxy or an API key.") +
-              (tail === '' ? ' It wrote nothing on stderr.' : `\nserver stderr:\n${tail}`),
+              (tail === '' ? ' It wrote nothing on stderr.' : `\nserver stderr:\n${quoteTail(tail)}`),
       ),
     );
   }, limits.timeoutMs);
@@ -299,11 +303,12 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     }
     const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
     if (cause instanceof McpImportLimitError) throw cause;
+    // The server's answer (an error page the SDK quotes whole) is quoted as a bounded excerpt.
+    const quoted = quoteRemoteError(error, redact);
+    const detail = quoted instanceof Error ? quoted.message : quoteRemoteText(redact(String(quoted)));
     throw new Error(
-      redact(
-        `MCP server "${where}" could not be started or listed: ${(error as Error).message}${tail === '' ? '' : `\nserver stderr:\n${tail}`}`,
-      ),
-      { cause: redactError(error, redact) },
+      `MCP server "${where}" could not be started or listed: ${detail}${tail === '' ? '' : `\nserver stderr:\n${quoteTail(redact(tail))}`}`,
+      { cause: quoted },
     );
   } finally {
     clearTimeout(timer);
@@ -352,14 +357,15 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       try {
         return await Promise.race([(async () => (await live()).callTool(...args))(), oversized]);
       } catch (error) {
-        throw redactError(error, redact);
+        throw quoteRemoteError(error, redact);
       } finally {
         if (onOversized !== undefined) oversizedListeners.delete(onOversized);
       }
     },
   };
 
-  const serverName = client.getServerVersion()?.name ?? where;
+  // The server names itself: quoted like any remote text (it is in warnings and errors).
+  const serverName = quoteRemoteText(String(client.getServerVersion()?.name ?? where), { maxChars: 200 });
   const tools: Tool[] = [];
   const skipped: SkippedMcpTool[] = [];
   for (const entry of listed) {
@@ -372,7 +378,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       });
       tools.push(tool);
       for (const warning of tool.schemaWarnings ?? [])
-        warn(`MCP server "${serverName}": tool "${tool.name}": ${warning}`);
+        warn(`MCP server "${serverName}": tool "${tool.name}": ${quoteRemoteText(warning)}`);
     } catch (error) {
       if (!(error instanceof DefinitionError)) {
         await close().catch(() => {});
@@ -380,10 +386,10 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
       }
       const detail = error.details?.keyword;
       const keyword = typeof detail === 'string' ? detail : undefined;
-      const reason = error.message;
+      const reason = quoteRemoteText(error.message);
       skipped.push({ server: serverName, tool: entry.name, ...(keyword === undefined ? {} : { keyword }), reason });
       warn(
-        `MCP server "${serverName}": skipped tool "${entry.name}"${keyword === undefined ? '' : ` (refused schema keyword "${keyword}")`}: ${reason}`,
+        `MCP server "${serverName}": skipped tool "${quoteRemoteText(String(entry.name), { maxChars: 200 })}"${keyword === undefined ? '' : ` (refused schema keyword "${quoteRemoteText(keyword, { maxChars: 200 })}")`}: ${reason}`,
       );
     }
   }

@@ -10,6 +10,7 @@ import { defineJsonSchemaTool, type OutsideSchema, type Tool } from '../definiti
 import { DefinitionError } from '../errors/definition-error.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { mcpContentText, mcpImages } from './mcp-content.ts';
+import { escapeRemoteControls } from './quote-remote-text.ts';
 import { MCP_META_ERROR } from './to-mcp-call-tool-result.ts';
 import { isWrapped, unwrapSchema, unwrapValue } from './wrapped-value.ts';
 
@@ -109,7 +110,8 @@ export function defineMcpTool(client: McpCaller, listed: McpTool, options: McpTo
         throw new McpToolError(
           options.serverName,
           mcpName,
-          mcpContentText(content) || `MCP tool "${mcpName}" failed without a message`,
+          // The tool's own words (bounded by maxMessageBytes), minus what would drive a terminal.
+          escapeRemoteControls(mcpContentText(content)) || `MCP tool "${mcpName}" failed without a message`,
           metaErrorCode(result._meta),
         );
       }
