@@ -44,13 +44,20 @@ export function keepSessionAlive(
   };
   const probe = (): void => {
     if (stopped) return;
+    let answered = false;
+    // Timers run before the sockets are read: after a stalled event loop the answer may be
+    // waiting unread, so the deadline reads them once (setImmediate) before it decides.
     deadline = setTimeout(
-      () => lost(`its keep-alive query was not answered within ${keepAlive.timeoutMs} ms`),
+      () =>
+        setImmediate(
+          () => answered || lost(`its keep-alive query was not answered within ${keepAlive.timeoutMs} ms`),
+        ).unref(),
       keepAlive.timeoutMs,
     );
     deadline.unref();
     client.query('SELECT 1').then(
       () => {
+        answered = true;
         clearTimeout(deadline);
         schedule();
       },
