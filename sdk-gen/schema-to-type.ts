@@ -176,7 +176,8 @@ export function resultHint(toolName: string, schema: unknown): string {
     if (title !== undefined) return title;
     const properties = own(schema, 'properties');
     const first = isRecord(properties) ? Object.keys(properties)[0] : undefined;
-    const identified = first === undefined ? null : /^([A-Za-z][A-Za-z0-9]*?)_?(?:id|Id|ID)$/.exec(first);
+    // `order_id`, `orderId`, `orderID`; not `paid`.
+    const identified = first === undefined ? null : /^([A-Za-z][A-Za-z0-9]*?)(?:_id|Id|ID)$/.exec(first);
     if (identified?.[1] !== undefined) return typeName(identified[1]);
   }
   return hintOf(toolName);

@@ -391,6 +391,17 @@ declare const tools: {
     expect(sdk).toContain('type Order = { order_id: string; user_id: string; status: string };');
     expect(sdk).toContain('type Variant = { item_id: string; options: string; price: string };');
     expect(sdk).toContain('type StockKeepingUnit = { sku: string; name: string; warehouse: string };');
+    // Only an id names the result (`paid` is not `pa` + `id`): else the tool name's last word.
+    const paid = record('paid', 'amount', 'currency');
+    const payments = generateSdk(
+      ['get_payment', 'refund_payment'].map((name) => ({
+        name,
+        description: '',
+        parameters: true,
+        outputSchema: paid,
+      })),
+    );
+    expect(payments).toContain('type Payment = { paid: string; amount: string; currency: string };');
     expect(sdk).toContain(
       'get_product: Tool<JsonValue, { variants?: Record<string, Variant> } & Record<string, JsonValue>>;',
     );
