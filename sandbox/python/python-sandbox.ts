@@ -305,8 +305,14 @@ class PythonRun {
   #result(output: unknown): RunOutcome {
     this.#print.flush();
     const logs = this.#logs.lines();
+    // Python programs have no `state`: a session's state is kept as it was.
+    const saved = this.#request.state?.saved;
+    const state =
+      saved === undefined
+        ? {}
+        : { state: { ok: true as const, text: saved === '' ? '{}' : saved, bytes: Buffer.byteLength(saved || '{}') } };
     // A program whose last statement is not an expression ends with None: no result.
-    if (output === null || output === undefined) return { ok: true, logs };
+    if (output === null || output === undefined) return { ok: true, logs, ...state };
     let result: JsonValue;
     try {
       result = pythonToJson(output, 'result');
@@ -323,7 +329,7 @@ class PythonRun {
         logs,
       };
     }
-    return { ok: true, logs, result };
+    return { ok: true, logs, result, ...state };
   }
 }
 
