@@ -70,6 +70,9 @@ function host(url: string, name: string, bodies: Body[]): { rt: ToolRuntime; jou
   return { rt, journal };
 }
 
+/** The run a lost-claim failure names. */
+const stoppedRunId = (message: string): string => /the claim on durable run (\S+) /u.exec(message)?.[1] ?? '(none)';
+
 describe('fencing of durable-run claims (PostgreSQL)', () => {
   it('a run whose claim is lost stops at once and writes nothing more; another host resumes it, re-running only the interrupted call', async () => {
     const url = await cluster.createDatabase('fence_claims');
@@ -104,9 +107,20 @@ describe('fencing of durable-run claims (PostgreSQL)', () => {
       expect(stepTwoOfA.ended).toMatch(/the claim on durable run \S+ \(fencing token \d+\) was lost/u);
       expect(stepTwoOfA.reason).toBeInstanceOf(FenceLostError);
 
+      // Whatever a still writes for the run is refused, naming the lost claim.
+      const runId = stoppedRunId(stopped.error?.message ?? '');
+      await expect(
+        a.journal.append([
+          { type: 'run/end', callId: 'run-1', name: 'run_code', runId, status: 'failed', at: Date.now() },
+        ]),
+      ).rejects.toThrow(
+        /the claim on durable run \S+ \(fencing token \d+\) was lost: .*; its run\/end row was not written \(this process no longer writes run /u,
+      );
+
       // b sees the run interrupted and resumes it.
       const [run] = await b.rt.runs({ status: 'interrupted' });
       expect(run?.callId).toBe('run-1');
+      expect(run?.runId).toBe(runId);
       const resumed = await b.rt.resume(run!.runId);
       expect(resumed.isError).toBe(false);
       expect((resumed.value as { result?: unknown }).result).toEqual(['a did 1', 'b did 2', 'b did 3']);
