@@ -60,8 +60,11 @@ export interface RunResumedEvent extends RunEventBase {
 
 export interface RunEndEvent extends RunEventBase {
   readonly type: 'run/end';
-  /** `completed`: the program returned; `failed`: it failed (the result says how); `expired`: a paused run was given up. */
-  readonly status: 'completed' | 'failed' | 'expired';
+  /**
+   * `completed`: the program returned; `failed`: it failed (the result says how); `expired`:
+   * a paused run was given up; `cancelled`: its caller cancelled it (`rt.cancelRun`, an MCP task's cancel).
+   */
+  readonly status: 'completed' | 'failed' | 'expired' | 'cancelled';
 }
 
 export type RunJournalEvent = RunStartEvent | RunPausedEvent | RunResumedEvent | RunEndEvent;
@@ -116,7 +119,12 @@ export function isRunJournalEvent(value: Record<string, unknown>): boolean {
     case 'run/resumed':
       return isObject(value.decisions) && Object.values(value.decisions).every((d) => d === 'approve' || d === 'deny');
     case 'run/end':
-      return value.status === 'completed' || value.status === 'failed' || value.status === 'expired';
+      return (
+        value.status === 'completed' ||
+        value.status === 'failed' ||
+        value.status === 'expired' ||
+        value.status === 'cancelled'
+      );
     default:
       return false;
   }

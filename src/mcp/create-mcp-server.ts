@@ -7,6 +7,8 @@ import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import {
   CallToolRequestSchema,
   CancelledNotificationSchema,
+  ErrorCode,
+  McpError,
   ListToolsRequestSchema,
   SetLevelRequestSchema,
   type Tool as McpTool,
@@ -30,7 +32,9 @@ import {
   ownClientCapabilities,
   resumeWhileDecided,
 } from './elicit-approval.ts';
+import { createRunTasks, type RunTasks, type TaskServerContext } from './run-tasks.ts';
 import { toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
+import type { ToolResult } from '../pipeline/tool-result.ts';
 import { listedAsWrapped, MCP_META_WRAPPED, needsWrapping, wrappedSchema } from './wrapped-value.ts';
 
 export interface McpServerOptions {
@@ -63,6 +67,17 @@ export interface McpServerOptions {
    * by then and the run stays paused. @default 300000
    */
   readonly elicitationTimeoutMs?: number;
+  /**
+   * Who the client acts for: its calls run with this principal (`rt.execute({ principal })`),
+   * and it sees only this principal's durable runs as tasks. @default none
+   */
+  readonly principal?: string;
+  /**
+   * run_code as an MCP task (task-augmented tools/call, tasks/get, tasks/result,
+   * tasks/list, tasks/cancel); pass one RunTasks to every server of a runtime in this
+   * process (as `serveMcpHttp` does), or `false` to offer no tasks. @default one of its own
+   */
+  readonly tasks?: RunTasks | false;
 }
 
 /** The roles an MCP client can hold (see McpServerOptions.role). */
@@ -100,13 +115,38 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
     throw new TypeError(
       `createMcpServer: elicitationTimeoutMs must be a positive integer, got ${String(elicitationTimeoutMs)}`,
     );
+  // Tasks for run_code: a model's client, and a mode where run_code exists.
+  const tasks =
+    options.tasks === false || !model || rt.tool(RUN_CODE, scope) === undefined
+      ? undefined
+      : (options.tasks ?? createRunTasks(rt));
+  const owner = { agent: servedAgent, principal: options.principal };
+  const taskContext: TaskServerContext = {
+    owner,
+    capabilities,
+    elicitationTimeoutMs,
+    toResult: (result: ToolResult) =>
+      toMcpCallToolResult(
+        result,
+        listedAsWrapped(rt.tool(RUN_CODE, scope)?.outputSchema) || needsWrapping(result.value),
+      ),
+  };
+  const taskParts = tasks?.forServer(taskContext);
   const server = new McpServer(
     { name: options.name ?? 'ptc-runtime', version: options.version ?? '0.1.0' },
-    instruction === undefined ? {} : { instructions: instruction },
+    {
+      ...(instruction === undefined ? {} : { instructions: instruction }),
+      // The SDK answers tasks/get, tasks/result, tasks/list and tasks/cancel from these (run-tasks.ts).
+      ...(taskParts === undefined ? {} : { taskStore: taskParts.store, taskMessageQueue: taskParts.queue }),
+    },
   );
   // Declared here rather than in the options, where McpServer would install its own zod
   // tool handlers. No listChanged: tools/list reads the runtime at each request.
-  server.server.registerCapabilities({ tools: {}, logging: {} });
+  server.server.registerCapabilities({
+    tools: {},
+    logging: {},
+    ...(tasks === undefined ? {} : { tasks: { list: {}, cancel: {}, requests: { tools: { call: {} } } } }),
+  });
   const logLevel = options.logLevel ?? ownLogLevel();
   server.server.setRequestHandler(SetLevelRequestSchema, (request) => {
     logLevel.set(request.params.level);
@@ -122,6 +162,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       const outputSchema = rt.tool(projection.name, scope)?.outputSchema;
       return {
         name: projection.name,
+        ...(tasks !== undefined && projection.name === RUN_CODE ? { execution: { taskSupport: 'optional' } } : {}),
         description:
           projection.name === RUN_CODE && sdk !== undefined
             ? `${projection.description}\n\n${sdk}`
@@ -160,6 +201,14 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
           `unknown tool ${JSON.stringify(request.params.name)}: an operator's client has ${RUN_OPERATOR_TOOLS.map((t) => t.name).join(' and ')} only`,
         );
     }
+    if (request.params.task !== undefined) {
+      if (tasks === undefined || request.params.name !== RUN_CODE)
+        throw new McpError(
+          ErrorCode.InvalidParams,
+          `only ${RUN_CODE} runs as a task on this server; call ${JSON.stringify(request.params.name)} without task augmentation`,
+        );
+      return { task: tasks.start(taskContext, request.params.arguments ?? {}) };
+    }
     const callId = requestCallId(callIdPrefix, extra.requestId);
     // Live progress (log lines, call counts) for a client that asked for it.
     const token = request.params._meta?.progressToken;
@@ -176,6 +225,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       arguments: request.params.arguments ?? {},
       signal: tracked === undefined ? extra.signal : AbortSignal.any([extra.signal, tracked.signal]),
       ...scope,
+      ...(options.principal === undefined ? {} : { principal: options.principal }),
     });
     calls.add(call);
     try {
@@ -189,13 +239,15 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
               rt,
               first,
               (paused) =>
-                askApproval(transport, paused, {
-                  relatedRequestId: extra.requestId,
+                askApproval((question) => transport.send(question, { relatedRequestId: extra.requestId }), paused, {
                   scope: options.cancels?.session,
                   timeoutMs: elicitationTimeoutMs,
                   signal: extra.signal,
                 }),
-              servedAgent === undefined ? {} : { agent: servedAgent },
+              {
+                ...(servedAgent === undefined ? {} : { agent: servedAgent }),
+                ...(options.principal === undefined ? {} : { principal: options.principal }),
+              },
             );
       // Wrapped as the listing promised (an object under an any-JSON schema too).
       const listed = rt.tool(request.params.name, scope)?.outputSchema;

@@ -14,7 +14,7 @@ import {
   ElicitResultSchema,
   type ElicitRequest,
   type JSONRPCMessage,
-  type RequestId,
+  type JSONRPCRequest,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { PausedRun } from '../ptc/paused-run-text.ts';
@@ -31,7 +31,8 @@ export const MAX_PENDING_ELICITATIONS = 10_000;
 const ID_PREFIX = 'ptc-elicit-';
 
 interface Pending {
-  readonly scope: string | undefined;
+  /** The cancel scope whose client may answer; null: any (a task's question, delivered only to its owner). */
+  readonly scope: string | undefined | null;
   readonly settle: (message: JSONRPCMessage) => void;
 }
 
@@ -102,7 +103,7 @@ export function interceptMessage(
     return false;
   const waiting = pending.get(message.id);
   // Another scope's answer (or a late one) is dropped, never delivered.
-  if (waiting === undefined || waiting.scope !== scope) return true;
+  if (waiting === undefined || (waiting.scope !== null && waiting.scope !== scope)) return true;
   pending.delete(message.id);
   waiting.settle(message);
   return true;
@@ -166,16 +167,18 @@ export function decisionsOf(
 }
 
 /**
- * Asks the client (a request related to `relatedRequestId`, so it travels on that call's
- * stream) and resolves with the decisions, or undefined when the client declined,
+ * Asks the client (`send` delivers the question: on the call's own stream, or into a
+ * task's queue) and resolves with the decisions, or undefined when the client declined,
  * cancelled, answered something else, did not answer in `timeoutMs`, or `signal` aborted.
  */
 export async function askApproval(
-  transport: Transport,
+  send: (question: JSONRPCRequest) => Promise<void>,
   paused: PausedRun,
   options: {
-    readonly relatedRequestId: RequestId;
-    readonly scope: string | undefined;
+    /** Whose answer is taken: the cancel scope of the client asked; null: any client that has the question's id. */
+    readonly scope: string | undefined | null;
+    /** Extra `_meta` of the question (a task's related-task key). */
+    readonly meta?: Readonly<Record<string, unknown>>;
     readonly timeoutMs: number;
     readonly signal: AbortSignal;
     /** @default MAX_PENDING_ELICITATIONS */
@@ -193,10 +196,13 @@ export async function askApproval(
     options.signal.addEventListener('abort', onAbort, { once: true });
   });
   try {
-    await transport.send(
-      { jsonrpc: '2.0', id, method: 'elicitation/create', params: approvalForm(paused) },
-      { relatedRequestId: options.relatedRequestId },
-    );
+    const form = approvalForm(paused);
+    await send({
+      jsonrpc: '2.0',
+      id,
+      method: 'elicitation/create',
+      params: options.meta === undefined ? form : { ...form, _meta: { ...options.meta } },
+    });
     const message = await answer;
     if (message === undefined || !('result' in message)) return undefined;
     const parsed = ElicitResultSchema.safeParse(message.result);
@@ -212,7 +218,7 @@ export async function askApproval(
 }
 
 /** The paused run of a run_code result, if it paused. */
-function pausedOf(result: ToolResult): PausedRun | undefined {
+export function pausedOf(result: ToolResult): PausedRun | undefined {
   if (result.isError || typeof result.value !== 'object' || result.value === null) return undefined;
   const paused = (result.value as { paused?: unknown }).paused;
   return typeof paused === 'object' && paused !== null ? (paused as PausedRun) : undefined;

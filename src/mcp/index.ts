@@ -35,3 +35,11 @@ export { McpMessageTooLargeError } from './bounded-fetch.ts';
 export type { McpImportLimits } from './list-mcp-tools.ts';
 export { parseCommandLine } from './parse-command-line.ts';
 export type { ParsedCommandLine } from './parse-command-line.ts';
+export {
+  createRunTasks,
+  MAX_LIVE_TASKS,
+  MAX_QUEUED_PER_TASK,
+  TASK_CALL_ID_PREFIX,
+  TASK_POLL_INTERVAL_MS,
+} from './run-tasks.ts';
+export type { RunTasks, TaskOwner, TaskServerContext } from './run-tasks.ts';

@@ -16,6 +16,7 @@ import { createHttpCancels, sessionIdFrom } from './http-cancels.ts';
 import { bearerChecker, isLoopbackHost, MIN_TOKEN_LENGTH } from './http-access.ts';
 import { logLevelTable } from './run-log-messages.ts';
 import { clientCapabilitiesTable } from './elicit-approval.ts';
+import { createRunTasks } from './run-tasks.ts';
 import { SseResumption, type SseResumeLimits } from './sse-resumption.ts';
 
 export interface ServeMcpHttpOptions
@@ -190,6 +191,9 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     ...(options.name === undefined ? {} : { name: options.name }),
     ...(options.version === undefined ? {} : { version: options.version }),
     ...(options.elicitationTimeoutMs === undefined ? {} : { elicitationTimeoutMs: options.elicitationTimeoutMs }),
+    ...(options.principal === undefined ? {} : { principal: options.principal }),
+    // One set of tasks for every POST: a task outlives the request that created it.
+    tasks: options.tasks ?? createRunTasks(rt),
   };
 
   const cancels = createHttpCancels();

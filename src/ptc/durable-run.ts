@@ -285,7 +285,7 @@ export class DurableRun {
   }
 
   /** Journals the end of the run and gives it up. */
-  async end(status: 'completed' | 'failed'): Promise<void> {
+  async end(status: 'completed' | 'failed' | 'cancelled'): Promise<void> {
     try {
       await this.#append({
         type: 'run/end',

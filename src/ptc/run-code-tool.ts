@@ -310,7 +310,8 @@ async function runProgram(
         logs: [],
       });
     }
-    await durable.end('failed');
+    // A run its caller cancelled says so in the journal (an MCP task's cancel, an aborted request).
+    await durable.end(exec.callerSignal.aborted ? 'cancelled' : 'failed');
     throw error;
   }
   if (durable.claimLost() !== undefined) throw await stoppedByLostClaim(deps, durable);

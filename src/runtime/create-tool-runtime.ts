@@ -57,7 +57,13 @@ import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-s
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
 import type { RunCall } from './run-call-tree.ts';
-import { createDurableRunsApi, type DurableRunSummary, type RunsFilter, type RunsScope } from './durable-runs.ts';
+import {
+  createDurableRunsApi,
+  type DurableRunSummary,
+  type RunOfCall,
+  type RunsFilter,
+  type RunsScope,
+} from './durable-runs.ts';
 import type { RunDecision } from '../journal/run-journal-events.ts';
 import {
   createRuntimeSessions,
@@ -284,6 +290,19 @@ export interface ToolRuntime extends PlansApi {
    * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
    */
   runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
+  /**
+   * The durable run a run_code call (by its callId) started, if the journal has one in
+   * `scope`: its status and the call's latest result (the final one once it ended).
+   */
+  runOfCall(callId: string, scope?: RunsScope): Promise<RunOfCall | undefined>;
+  /**
+   * Ends a paused or interrupted run as cancelled (journaled `run/end`, status
+   * `cancelled`): nothing more of it runs. Throws RunResumeError: UNKNOWN_RUN, RUN_FINISHED,
+   * or RUN_BUSY while a process runs it (cancel its call there instead).
+   */
+  cancelRun(runId: string, scope?: RunsScope): Promise<void>;
+  /** How long a paused run stays resumable (`pausedRunTtlMs`); undefined without a journal. */
+  readonly pausedRunTtlMs: number | undefined;
   /** Sessions (operators): list, show and delete every agent's sessions. Throws a TypeError when sessions are off. */
   readonly sessions: SessionsApi;
   /** Stops the sandbox (its child process and pooled isolates). */
@@ -667,6 +686,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     resume: (runId, decisions, scope) => durableApi.resume(runId, decisions, scope),
     runCalls: (runId, scope) => durableApi.runCalls(runId, scope),
     ...plansApi,
+    runOfCall: (callId, scope) => durableApi.runOfCall(callId, scope),
+    cancelRun: (runId, scope) => durableApi.cancel(runId, scope),
+    pausedRunTtlMs: durableRuns?.pausedRunTtlMs,
     sessions: sessions?.api() ?? sessionsOff(),
     executeTurn: createTurnExecutor(deps, {
       ...(options.concurrency === undefined ? {} : { concurrency: options.concurrency }),

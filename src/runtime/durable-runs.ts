@@ -68,10 +68,32 @@ export interface RunsFilter extends RunsScope {
   readonly withCalls?: boolean;
 }
 
+/** Where a run_code call's durable run is now (`rt.runOfCall`). */
+export interface RunOfCall {
+  readonly runId: string;
+  /**
+   * `running`: a process holds it; `paused`: it waits for decisions; `interrupted`: its
+   * host died mid-run; the others: it ended so (`expired` also for a pause past its expiry).
+   */
+  readonly status: 'running' | 'paused' | 'interrupted' | 'completed' | 'failed' | 'expired' | 'cancelled';
+  readonly agent: string | undefined;
+  readonly principal?: string;
+  /** Paused: the calls awaiting a decision. */
+  readonly pending: DurableRunSummary['pending'];
+  /** Paused: when it expires. */
+  readonly expiresAt?: number;
+  readonly startedAt: number;
+  readonly updatedAt: number;
+  /** The run_code call's latest result as the journal has it (the final one once the run ended). */
+  readonly result?: ToolResult;
+}
+
 export interface DurableRunsApi {
   runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
   resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
   runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
+  runOfCall(callId: string, scope?: RunsScope): Promise<RunOfCall | undefined>;
+  cancel(runId: string, scope?: RunsScope): Promise<void>;
 }
 
 /** Checks a scope given from outside; a TypeError names what was wrong. */
@@ -238,6 +260,72 @@ export function createDurableRunsApi(
       if (run === undefined || !inRunsScope(run, scope))
         throw new RunResumeError(RUN_RESUME_ERROR_CODES.UNKNOWN_RUN, `no run ${JSON.stringify(runId)} in the journal`);
       return runCallTree(events, run.start);
+    },
+
+    async runOfCall(callId, scope = {}) {
+      if (config === undefined) throw noJournal();
+      checkScope('runOfCall', scope);
+      const { events } = await config.journal.read();
+      let run: DurableRunState | undefined;
+      for (const candidate of foldRuns(events).values()) if (candidate.start.callId === callId) run = candidate;
+      if (run === undefined || !inRunsScope(run, scope) || run.tampered !== undefined) return undefined;
+      // The call's own result rows (not its nested calls'): the last one is the latest answer.
+      let result: ToolResult | undefined;
+      for (const event of events)
+        if (event.type === 'tool/result' && event.callId === callId && event.runId === undefined) result = event.result;
+      const status = await statusOf(run, Date.now());
+      const pending = status === 'paused' ? (run.pause?.pending ?? []) : [];
+      return {
+        runId: run.start.runId,
+        status: status === 'ended' ? run.end!.status : status,
+        agent: run.start.agent ?? undefined,
+        ...(run.start.principal === undefined ? {} : { principal: run.start.principal }),
+        pending,
+        ...(status === 'paused' && run.pause !== undefined ? { expiresAt: run.pause.expiresAt } : {}),
+        startedAt: run.start.at,
+        updatedAt: run.updatedAt,
+        ...(result === undefined ? {} : { result }),
+      };
+    },
+
+    async cancel(runId, scope = {}) {
+      if (config === undefined) throw noJournal();
+      checkScope('cancelRun', scope);
+      if (resuming.has(runId))
+        throw new RunResumeError(RUN_RESUME_ERROR_CODES.RUN_BUSY, `run ${runId} is being resumed in this process`);
+      const owner = randomUUID();
+      const holder = await config.journal.claims?.claimRun(newClaim(runId, owner));
+      if (holder !== undefined)
+        throw new RunResumeError(
+          RUN_RESUME_ERROR_CODES.RUN_BUSY,
+          `run ${runId} is running in another process (pid ${holder.pid} on ${holder.host}); cancel it where it runs, or when it has paused`,
+          { holder },
+        );
+      try {
+        const run = foldRuns((await config.journal.read()).events).get(runId);
+        if (run === undefined || !inRunsScope(run, scope))
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.UNKNOWN_RUN,
+            `no run ${JSON.stringify(runId)} in the journal`,
+          );
+        if (run.end !== undefined)
+          throw new RunResumeError(
+            RUN_RESUME_ERROR_CODES.RUN_FINISHED,
+            `run ${runId} has already ended (${run.end.status}); there is nothing to cancel`,
+          );
+        await config.journal.append([
+          {
+            type: 'run/end',
+            callId: run.start.callId,
+            name: run.start.name,
+            runId,
+            status: 'cancelled',
+            at: Date.now(),
+          },
+        ]);
+      } finally {
+        await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
+      }
     },
 
     async resume(runId, decisions = {}, scope = {}) {

@@ -3,7 +3,6 @@
 // stream), questions waiting for an answer, and the rounds of questions one call may ask.
 import { describe, expect, it } from '@jest/globals';
 import type { ServerResponse } from 'node:http';
-import type { Transport } from '@modelcontextprotocol/sdk/shared/transport.js';
 import type { JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js';
 import type { PausedRun, ToolResult, ToolRuntime } from '../../src/index.ts';
 import {
@@ -114,12 +113,12 @@ describe('resumable SSE streams are bounded', () => {
 describe('questions are bounded', () => {
   it('past maxPending questions waiting, a paused run is not asked about (nothing is sent)', async () => {
     const sent: JSONRPCMessage[] = [];
-    const transport = { send: async (m: JSONRPCMessage) => void sent.push(m) } as unknown as Transport;
-    const options = { relatedRequestId: 1, scope: 's', timeoutMs: 50, signal: new AbortController().signal };
-    expect(await askApproval(transport, PAUSED, { ...options, maxPending: 0 })).toBeUndefined();
+    const send = async (m: JSONRPCMessage): Promise<void> => void sent.push(m);
+    const options = { scope: 's', timeoutMs: 50, signal: new AbortController().signal };
+    expect(await askApproval(send, PAUSED, { ...options, maxPending: 0 })).toBeUndefined();
     expect(sent).toEqual([]);
     // Within the bound it asks (and, unanswered, gives up after timeoutMs).
-    expect(await askApproval(transport, PAUSED, options)).toBeUndefined();
+    expect(await askApproval(send, PAUSED, options)).toBeUndefined();
     expect(sent).toHaveLength(1);
   });
 
