@@ -174,7 +174,14 @@ export type { PlanOptions } from './preview/plans-config.ts';
 export type { PreviewResult, CommitResult, CommitOptions, PlansApi } from './preview/plan-api.ts';
 export type { CommitOutcome, CommitWrite } from './preview/undo.ts';
 /** What `rt.runs()` lists, and its filter. */
-export type { DurableRunSummary, DurableRunStatus, RunOfCall, RunsFilter, RunsScope } from './runtime/durable-runs.ts';
+export type {
+  DurableRunSummary,
+  DurableRunStatus,
+  RunOfCall,
+  RunsFilter,
+  RunsScope,
+  ToolRuntimeRuns,
+} from './runtime/durable-runs.ts';
 export type { RunCall } from './runtime/run-call-tree.ts';
 /** `value.paused` of a paused run_code result. */
 export type { PausedRun } from './ptc/paused-run-text.ts';

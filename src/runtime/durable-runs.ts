@@ -96,6 +96,43 @@ export interface DurableRunsApi {
   cancel(runId: string, scope?: RunsScope): Promise<void>;
 }
 
+/** The durable-run methods of a runtime (`rt.runs`, `rt.resume`, …): they need a journal. */
+export interface ToolRuntimeRuns {
+  /**
+   * Durable runs (a runtime with a journal): the run_code runs that are paused (waiting
+   * for approval decisions) or interrupted (their host died mid-run), from the journal.
+   */
+  runs(filter?: RunsFilter): Promise<DurableRunSummary[]>;
+  /**
+   * Continues a paused or interrupted run — in any process with the same tools on the
+   * same journal — and resolves with its next run_code result (final, or paused again).
+   * `decisions` maps pending callIds to 'approve' or 'deny'. Calls that completed are
+   * answered from the journal, approved ones run, denied ones fail with DENIED in the
+   * program. Throws RunResumeError (unknown, expired, finished or busy run; a decision
+   * for a call that is not pending).
+   */
+  resume(runId: string, decisions?: Readonly<Record<string, RunDecision>>, scope?: RunsScope): Promise<ToolResult>;
+  /**
+   * The calls a durable run's program made so far, from the journal: arguments and
+   * committed results, nested calls under their caller, newest first (what an operator
+   * reads before deciding). A run outside `scope` is UNKNOWN_RUN, like one that never existed.
+   */
+  runCalls(runId: string, scope?: RunsScope): Promise<RunCall[]>;
+  /**
+   * The durable run a run_code call (by its callId) started, if the journal has one in
+   * `scope`: its status and the call's latest result (the final one once it ended).
+   */
+  runOfCall(callId: string, scope?: RunsScope): Promise<RunOfCall | undefined>;
+  /**
+   * Ends a paused or interrupted run as cancelled (journaled `run/end`, status
+   * `cancelled`): nothing more of it runs. Throws RunResumeError: UNKNOWN_RUN, RUN_FINISHED,
+   * or RUN_BUSY while a process runs it (cancel its call there instead).
+   */
+  cancelRun(runId: string, scope?: RunsScope): Promise<void>;
+  /** How long a paused run stays resumable (`pausedRunTtlMs`); undefined without a journal. */
+  readonly pausedRunTtlMs: number | undefined;
+}
+
 /** Checks a scope given from outside; a TypeError names what was wrong. */
 function checkScope(where: string, scope: RunsScope): void {
   if (typeof scope !== 'object' || scope === null) throw new TypeError(`${where}: the scope must be an object`);
