@@ -3,10 +3,12 @@
 // behind an ordinary HTTP load balancer. Before anything runs, a request must pass, in
 // order: the path, the Host and Origin checks (DNS-rebinding protection), the bearer
 // token (constant-time compare) and the method; the SDK then bounds the body (413).
-// close() is graceful: no new requests, the ones in flight finish, then it resolves.
+// close() is graceful: no new requests, the ones in flight finish, then it resolves. Only
+// requests that carried a valid token are waited for: every other connection (a client
+// that never authenticated, a half-sent request, an idle keep-alive) is closed at once.
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import { isIP, type AddressInfo } from 'node:net';
+import { isIP, type AddressInfo, type Socket } from 'node:net';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { RunsScope } from '../runtime/durable-runs.ts';
@@ -57,8 +59,9 @@ export interface ServeMcpHttpOptions
   /** Largest request body in bytes; more is answered 413 without being read. @default 1048576 */
   readonly maxBodyBytes?: number;
   /**
-   * How long close() lets requests in flight finish before it closes their connections
-   * (a client that never reads its answers must not keep the server from stopping). @default 30000
+   * How long close() lets authenticated requests in flight finish before it closes their
+   * connections (a client that never reads its answers must not keep the server from
+   * stopping; one without a valid token does not hold it at all). @default 30000
    */
   readonly drainTimeoutMs?: number;
   /** Resumable SSE streams (`Last-Event-ID`): the resume window, the `retry` field and the bounds on what is kept. */
@@ -70,9 +73,13 @@ export interface McpHttpServer {
   readonly url: string;
   readonly host: string;
   readonly port: number;
-  /** Requests being served right now. */
+  /** Requests with a valid token (the model's or the operator's) being served right now. */
   readonly inFlight: number;
-  /** Stops taking requests, lets the ones in flight finish, then closes. Idempotent. */
+  /**
+   * Stops taking requests, lets the authenticated ones in flight finish (drainTimeoutMs at
+   * most), then closes. A connection without an authenticated request in flight is closed
+   * at once. Idempotent.
+   */
   close(): Promise<void>;
 }
 
@@ -203,6 +210,22 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
   /** Filled in once listening (the port may be 0 until then). */
   let ownOrigins = new Set<string>();
   let inFlight = 0;
+  /** Authenticated requests in flight, by connection: close() keeps only these connections open. */
+  const authenticatedOn = new Map<Socket, number>();
+  /** Counts a request that carried a valid token, until its response closes: shutdown waits for it. */
+  const authenticated = (req: IncomingMessage, res: ServerResponse): void => {
+    const socket = req.socket;
+    inFlight += 1;
+    authenticatedOn.set(socket, (authenticatedOn.get(socket) ?? 0) + 1);
+    res.once('close', () => {
+      inFlight -= 1;
+      const left = (authenticatedOn.get(socket) ?? 1) - 1;
+      if (left === 0) authenticatedOn.delete(socket);
+      else authenticatedOn.set(socket, left);
+      // After the request's own close listener, which may hold its call.
+      setImmediate(settled);
+    });
+  };
   let draining = false;
   let idle: (() => void) | undefined;
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -218,10 +241,14 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     const ownOrigin = approvals !== undefined && origin !== undefined && isOwnOrigin(origin, req.headers.host);
     if (origin !== undefined && !allowedOrigins.has(origin) && !ownOrigin && !ownOrigins.has(origin.toLowerCase()))
       return refuse(res, 403, `Forbidden: Origin ${JSON.stringify(origin)} is not allowed`);
-    if (approvals !== undefined && approvalsCtx !== undefined) return serveApprovals(approvalsCtx, approvals, req, res);
+    if (approvals !== undefined && approvalsCtx !== undefined) {
+      if (approvalsCtx.isOperator(req.headers.authorization)) authenticated(req, res);
+      return serveApprovals(approvalsCtx, approvals, req, res);
+    }
     const role = roleOf(req);
     if (role === undefined)
       return refuse(res, 401, 'Unauthorized: send Authorization: Bearer <token>', { 'www-authenticate': 'Bearer' });
+    authenticated(req, res);
     const lastEventId = req.headers['last-event-id'];
     if (req.method === 'GET' && typeof lastEventId === 'string') {
       // Only the role and Mcp-Session-Id that made the call may resume its stream.
@@ -276,15 +303,14 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     if (inFlight === 0 && held.size === 0) idle?.();
   };
   const http = createServer((req, res) => {
-    inFlight += 1;
-    res.once('close', () => {
-      inFlight -= 1;
-      // After the request's own close listener, which may hold its call.
-      setImmediate(settled);
-    });
     handle(req, res).catch((error: unknown) => {
       refuse(res, 500, `Internal Server Error: ${error instanceof Error ? error.message : String(error)}`);
     });
+  });
+  const sockets = new Set<Socket>();
+  http.on('connection', (socket: Socket) => {
+    sockets.add(socket);
+    socket.once('close', () => sockets.delete(socket));
   });
   await new Promise<void>((resolve, reject) => {
     http.once('error', reject);
@@ -302,6 +328,9 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
     closing ??= (async () => {
       draining = true;
       const stopped = new Promise<void>((resolve) => http.close(() => resolve()));
+      // Nobody with a valid token is waiting on these: half-sent requests, unauthenticated
+      // ones (however many a client pipelined without reading the answers), idle ones.
+      for (const socket of sockets) if (!authenticatedOn.has(socket)) socket.destroy();
       if (inFlight > 0 || held.size > 0) {
         let timer: NodeJS.Timeout | undefined;
         await new Promise<void>((resolve) => {
