@@ -296,10 +296,15 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         "pause: a gated call (a --tools hook's ask()) pauses the run for a human; ptc runs approve|deny continues it (needs --journal)",
       ).choices(['pause']),
     )
+    .option(
+      '--preview',
+      "preview: reads run, writes (tools without effect: 'read') do not; prints the plan of writes the program would make",
+    )
     .action(
       async (
         file: string,
         o: {
+          preview?: boolean;
           mode: ToolMode;
           timeoutMs?: number;
           memoryMb?: number;
@@ -341,6 +346,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
             mode: o.mode,
             limits,
             typecheck: o.typecheck,
+            ...(o.preview === true ? { planArguments: true } : {}),
             ...(opened === undefined ? {} : { journal: opened.journal }),
             ...(o.approval === 'pause' ? { approval: { request: async () => 'pause' as const } } : {}),
           },
@@ -351,7 +357,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
               return await rt.execute({
                 callId,
                 name: 'run_code',
-                arguments: { description: `ptc run ${file}`, code },
+                arguments: { description: `ptc run ${file}`, code, ...(o.preview === true ? { preview: true } : {}) },
                 ...agentOption(rt, o.agent),
               });
             } finally {

@@ -87,6 +87,7 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
   return [
     defineTool({
       name: 'list_customers',
+      effect: 'read',
       description: 'List customers, optionally only those of one region.',
       parameters: { region: { type: 'string', enum: ['EU', 'NA', 'APAC'], description: 'Sales region' } },
       output: {
@@ -112,6 +113,7 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
     }),
     defineTool({
       name: 'list_orders',
+      effect: 'read',
       description: "List one customer's orders, optionally within a date range (inclusive ISO dates).",
       parameters: {
         customerId: { type: 'string', required: true },
@@ -128,6 +130,7 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
     }),
     defineTool({
       name: 'get_shipment',
+      effect: 'read',
       description: 'Get the shipment of one order: carrier, promised and delivered dates, tracking events.',
       parameters: { orderId: { type: 'string', required: true } },
       output: {
@@ -163,6 +166,7 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
     }),
     defineTool({
       name: 'search_products',
+      effect: 'read',
       description: 'Search products by words in their name; returns SKUs and names only.',
       parameters: { query: { type: 'string', required: true } },
       output: {
@@ -186,6 +190,7 @@ export function shopTools(data: ShopData = loadShopData()): Tool[] {
     }),
     defineTool({
       name: 'get_product_sales',
+      effect: 'read',
       description: 'Sales of one product: every order line with that SKU (order id, date, quantity, price).',
       parameters: { sku: { type: 'string', required: true } },
       output: { schema: { type: 'json' }, render: (_args, value) => json(value) },
