@@ -35,12 +35,25 @@ interface Report {
   readonly error?: { code: string; message: string };
 }
 
-async function host(args: readonly string[]): Promise<Report> {
+async function host(args: readonly string[], killWhen?: () => boolean): Promise<Report | 'killed'> {
   const child = spawnWatched(dir, ['--no-node-snapshot', '--conditions=ptc-source', HOST, ...args]);
-  await child.within(`the host's "${args[3]}" to report and exit`, child.finished, HOST_STEP_BOUND_MS);
+  const poll =
+    killWhen === undefined ? undefined : setInterval(() => void (killWhen() && child.child.kill('SIGKILL')), 10);
+  try {
+    await child.within(`the host's "${args[3]}" to report and exit`, child.finished, HOST_STEP_BOUND_MS);
+  } finally {
+    clearInterval(poll);
+  }
   const line = child.stdout().split('\n')[0] ?? '';
-  if (line === '') throw new Error(`host exited without a report: ${child.stderr()}`);
-  return JSON.parse(line) as Report;
+  if (line !== '') return JSON.parse(line) as Report;
+  if ((await child.exited) === 'SIGKILL') return 'killed';
+  throw new Error(`host exited without a report: ${child.stderr()}`);
+}
+
+async function reported(args: readonly string[]): Promise<Report> {
+  const report = await host(args);
+  if (report === 'killed') throw new Error('host was killed');
+  return report;
 }
 
 const PROGRAM = [
@@ -59,14 +72,14 @@ describe.each(STORE_KINDS)('a paused Python run resumes in another process (%s j
     counter += 1;
     const journal = await freshStore(dir, kind, `py${counter}`);
     const log = join(dir, `bodies-${counter}.log`);
-    const first = await host([kind, journal, log, 'start', `py-run-${counter}`, PROGRAM]);
+    const first = await reported([kind, journal, log, 'start', `py-run-${counter}`, PROGRAM]);
     const paused = (first.result?.value as { paused?: PausedRun; logs?: string[] } | undefined)?.paused;
     if (paused === undefined) throw new Error(`not paused: ${JSON.stringify(first)}`);
     expect(paused.pending).toMatchObject([{ name: 'write', arguments: { v: 11 } }]);
     expect((first.result!.value as { logs: string[] }).logs).toEqual(['before the gated call 10']);
     expect(readBodyLog(log).map((b) => b.name)).toEqual(['read']);
 
-    const second = await host([
+    const second = await reported([
       kind,
       journal,
       log,
@@ -100,11 +113,11 @@ describe('a saved state that does not load', () => {
     counter += 1;
     const journal = await freshStore(dir, 'file', `py-bad-${counter}`);
     const log = join(dir, `bodies-bad-${counter}.log`);
-    const first = await host(['file', journal, log, 'start', 'py-bad', PROGRAM]);
+    const first = await reported(['file', journal, log, 'start', 'py-bad', PROGRAM]);
     const paused = (first.result?.value as { paused?: PausedRun }).paused!;
     const text = await readFile(journal, 'utf8');
     await writeFile(journal, text.replace(/"python":"[^"]*"/, '"python":"AAAA"'));
-    const second = await host([
+    const second = await reported([
       'file',
       journal,
       log,
@@ -137,4 +150,53 @@ describe('the saved state counts toward maxPausedRunBytes', () => {
       await rt.close();
     }
   });
+});
+
+describe('a Python run whose host died', () => {
+  it('killed inside a body: a fresh process runs it again from its start, completed calls answered from the journal', async () => {
+    counter += 1;
+    const journal = await freshStore(dir, 'file', `py-crash-${counter}`);
+    const log = join(dir, `bodies-crash-${counter}.log`);
+    const code = 'a = read(n=1)\nprint("started", a)\nh = hold(v=a + 1)\nb = read(n=2)\n[a, h, b]';
+    const killed = await host(['file', journal, log, 'start', 'py-crash', code], () =>
+      readBodyLog(log).some((b) => b.name === 'hold'),
+    );
+    expect(killed).toBe('killed');
+    const listed = await reported(['file', journal, log, 'runs']);
+    const runs = (listed as { runs?: { runId: string; status: string }[] }).runs ?? [];
+    expect(runs.map((r) => r.status)).toEqual(['interrupted']);
+    const final = await reported(['file', journal, log, 'resume', runs[0]!.runId, '{}']);
+    expect(final.result?.isError).toBe(false);
+    expect(final.result!.value).toEqual({ logs: ['started 10'], result: [10, 11, 20] });
+    const bodies = readBodyLog(log);
+    // The read before the kill is answered from the journal; the cut-short hold runs again with its key.
+    expect(bodies.map((b) => b.name)).toEqual(['read', 'hold', 'hold', 'read']);
+    expect(bodies[1]!.key).toBe(bodies[2]!.key);
+  }, 120_000);
+});
+
+describe('a resumed Python run whose host died', () => {
+  it('killed in the approved body: resumed again from the saved state, it asks again; approved, only that call runs again', async () => {
+    counter += 1;
+    const journal = await freshStore(dir, 'file', `py-crash2-${counter}`);
+    const log = join(dir, `bodies-crash2-${counter}.log`);
+    const code = 'a = read(n=1)\nw = write(v=a, hang=True)\nb = read(n=2)\n[w["wrote"], b]';
+    const first = await reported(['file', journal, log, 'start', 'py-c2', code]);
+    const paused = (first.result?.value as { paused?: PausedRun }).paused!;
+    const approve = JSON.stringify({ 'py-c2:ptc:2': 'approve' });
+    const killed = await host(['file', journal, log, 'resume', paused.runId, approve], () =>
+      readBodyLog(log).some((b) => b.name === 'write'),
+    );
+    expect(killed).toBe('killed');
+    // The approval went with the process that died: the run pauses on the same call again.
+    const again = await reported(['file', journal, log, 'resume', paused.runId, '{}']);
+    expect((again.result?.value as { paused?: PausedRun }).paused?.pending.map((p) => p.callId)).toEqual([
+      'py-c2:ptc:2',
+    ]);
+    const final = await reported(['file', journal, log, 'resume', paused.runId, approve]);
+    expect((final.result?.value as { result: unknown }).result).toEqual([10, 20]);
+    const bodies = readBodyLog(log);
+    expect(bodies.map((b) => b.name)).toEqual(['read', 'write', 'write', 'read']);
+    expect(bodies[1]!.key).toBe(bodies[2]!.key);
+  }, 150_000);
 });
