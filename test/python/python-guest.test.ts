@@ -277,3 +277,15 @@ describe('parallel calls', () => {
     expect(valueOf(await run(rt, '[echo(v=1)["v"], echo(v=2)["v"]]')).result).toEqual([1, 2]);
   });
 });
+
+describe('live run events', () => {
+  it('print() lines and nested calls are run events, in program order', async () => {
+    const rt = pythonRuntime();
+    const seen: string[] = [];
+    rt.on('run/log', (e) => seen.push(`log ${e.line}`));
+    rt.on('run/call-start', (e) => seen.push(`start ${e.name} ${e.seq} ${e.callId}`));
+    rt.on('run/call-end', (e) => seen.push(`end ${e.name} ${e.isError ? 'error' : 'ok'}`));
+    await run(rt, 'print("looking up")\nv = echo(v=21)\nprint("got", v["v"])\nv', 'ev');
+    expect(seen).toEqual(['log looking up', 'start echo 1 ev:ptc:1', 'end echo ok', 'log got 21']);
+  });
+});
