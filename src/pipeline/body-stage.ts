@@ -62,7 +62,14 @@ export async function dispatchBody(
     }
     releaseLock = locked.release;
     // A lock held across hosts: its loss aborts the body, whose result then is not kept.
-    if (locked.fence !== undefined) fused = fenceBody(fused, locked.fence, exec);
+    if (locked.fence !== undefined) {
+      fused = fenceBody(fused, locked.fence, exec);
+      if (fused.signal.aborted) {
+        void releaseLock().catch(() => {});
+        fused.dispose();
+        return refused(exec, after, errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH));
+      }
+    }
   }
   const composite = enterBody(deps, exec, tool, fused.signal);
   let draft: Draft;
