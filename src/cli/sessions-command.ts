@@ -34,7 +34,7 @@ export function addSessionsCommand(program: Command, io: SessionsIo, setExit: (c
     command
       .requiredOption(
         '--journal <file|url>',
-        'the journal of the servers that ran the programs (.db/.sqlite: SQLite; postgres://…: PostgreSQL, any host of it)',
+        'the journal of the servers that ran the programs (a JSONL file; .db/.sqlite: SQLite; postgres://…: PostgreSQL, any host of it)',
       )
       .option('--json', 'print JSON');
 

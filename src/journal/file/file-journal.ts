@@ -8,6 +8,8 @@ import { dirname } from 'node:path';
 import type { Journal, JournalContents, JournalEvent, JournalWarning } from '../journal.ts';
 import { isJournalEvent, parseJournal } from '../parse-journal.ts';
 import { createFileRunClaims } from './file-run-claims.ts';
+import { createFileSessionStore } from './file-session-store.ts';
+import type { SessionStore } from '../../sessions/session-store.ts';
 
 export interface FileJournalOptions {
   /** Skipped lines found by `read()` or by the first append. Default: `process.emitWarning`. */
@@ -16,6 +18,8 @@ export interface FileJournalOptions {
 
 export interface FileJournal extends Journal {
   readonly path: string;
+  /** Sessions (`createToolRuntime({ sessions })`), in files beside the journal (`<path>.sessions/`). */
+  readonly sessions: SessionStore;
 }
 
 const NEWLINE = 0x0a;
@@ -68,6 +72,7 @@ export function openFileJournal(path: string, options: FileJournalOptions = {}):
   return {
     path,
     claims: createFileRunClaims(path),
+    sessions: createFileSessionStore(path),
     append(events: readonly JournalEvent[]): Promise<void> {
       let lines: string[];
       try {
