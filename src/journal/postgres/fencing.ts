@@ -2,7 +2,8 @@
 // advisory locks, which end with their session: a lost session (a dropped connection, a
 // terminated backend, a failover) frees them on the server while their holders still
 // run here. So every acquisition takes a fencing token from one database sequence in the
-// same statement as the lock (a later holder of the same lock always gets a larger one),
+// lock's session once it holds the lock (in the statement that takes it when it is free):
+// a later holder of the same lock always draws later, so gets a larger one;
 // and each held lock has a fence whose signal aborts, naming the lock, once its session
 // is known to be lost (its connection's error event at once; a silent loss by the
 // session's keep-alive query, session-keep-alive.ts).
