@@ -76,6 +76,7 @@ export type { PreDecision, PostDecision, AcceptChanges, ApprovalRequestInput } f
 export type { ExecuteRequest } from './pipeline/execute-request.ts';
 export type { ApprovalService, ApprovalRequest, ApprovalAnswer } from './pipeline/pipeline-deps.ts';
 export type { ToolExecution } from './pipeline/tool-execution.ts';
+export type { ToolSession } from './pipeline/tool-session.ts';
 export { FenceLostError } from './pipeline/fence.ts';
 export type { Fence } from './pipeline/fence.ts';
 export type { HeldLock, ReleaseLock } from './pipeline/resource-locks.ts';

@@ -2,6 +2,7 @@
 // that names the execution it runs under.
 import type { AgentRef } from '../registry/tool-registry.ts';
 import type { HostedProvider, ToolCaller } from './tool-caller.ts';
+import type { ToolSession } from './tool-session.ts';
 
 export interface ExecuteRequest {
   readonly callId: string;
@@ -14,6 +15,11 @@ export interface ExecuteRequest {
    * records it, and `rt.runs({ principal })` / `rt.resume(…, { principal })` see only its runs.
    */
   readonly principal?: string;
+  /**
+   * With sessions on: the session this call is made on (an id from a run_code result's
+   * `value.session` or `rt.sessions.create()`); the tool reads and writes it as `exec.session`.
+   */
+  readonly session?: string;
 }
 
 /** A nested call (run_code, `exec.callTool`): the outer execution's token (its callId, root and depth follow from it). */
@@ -32,4 +38,6 @@ export interface NestedExecuteRequest extends ExecuteRequest {
   readonly runId?: string;
   /** A durable run's nested call: its claim's fencing token (`exec.fencingToken`), when the store fences claims. */
   readonly fencingToken?: number;
+  /** The session handle of a top-level call made with `session` (`exec.session`). */
+  readonly toolSession?: ToolSession;
 }

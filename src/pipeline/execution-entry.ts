@@ -65,6 +65,7 @@ export function createExecution(deps: PipelineDeps, request: NestedExecuteReques
     caller: request.caller,
     hostedProgram: request.hostedProgram,
     fencingToken: request.fencingToken,
+    session: request.toolSession,
   });
   return {
     exec,

@@ -5,6 +5,7 @@ import type { JsonValue } from '../json/json-value.ts';
 import { checkContext } from './content.ts';
 import { ExecutionView } from './execution-view.ts';
 import type { ToolExecution } from './tool-execution.ts';
+import type { ToolSession } from './tool-session.ts';
 import { DIRECT_CALLER, nestedCaller, type HostedProvider, type ToolCaller } from './tool-caller.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
@@ -25,6 +26,7 @@ export interface ExecutionInit {
   readonly hostedProgram?: HostedProvider | undefined;
   /** The fencing token of the durable run's claim this nested call runs under, if the store fences claims. */
   readonly fencingToken?: number | undefined;
+  readonly session?: ToolSession | undefined;
 }
 
 export type CallTool = (name: string, args: unknown) => Promise<ToolResult>;
@@ -59,6 +61,7 @@ export class ExecutionState implements ToolExecution {
   #phase: Phase = 'policy';
   #bodyInvoked = false;
   #fencingToken: number | undefined;
+  readonly session: ToolSession | undefined;
   #concluded = false;
   #childCaller: ToolCaller | undefined;
   readonly #contexts: ContextMessage[] = [];
@@ -85,6 +88,7 @@ export class ExecutionState implements ToolExecution {
     this.callerSignal = init.callerSignal;
     this.#signal = init.callerSignal;
     this.#fencingToken = init.fencingToken;
+    this.session = init.session;
     this.view = new ExecutionView(this);
     // Read-only at run time too, not only for TypeScript: a hook must not rename the call,
     // change its caller or token, or swap its arguments. One freeze (the mutable state

@@ -5,6 +5,7 @@
 // a dictionary) and every read of it is a slow lookup; this class shares one pair of
 // accessors across all views, so each view is a small frozen object with a fast shape.
 import type { JsonValue } from '../json/json-value.ts';
+import type { ToolSession } from './tool-session.ts';
 import type { ToolCaller } from './tool-caller.ts';
 import type { ToolExecution } from './tool-execution.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
@@ -31,6 +32,7 @@ export class ExecutionView implements ToolExecution {
   declare signal: AbortSignal;
   declare readonly bodyInvoked: boolean;
   declare readonly fencingToken: number | undefined;
+  declare readonly session: ToolSession | undefined;
   declare readonly deferContext: (message: ContextMessage) => void;
   declare readonly concludeTurn: () => void;
   declare readonly callTool: (name: string, args: unknown) => Promise<ToolResult>;
@@ -80,6 +82,7 @@ export class ExecutionView implements ToolExecution {
     Object.defineProperty(this, 'signal', signalProperty);
     Object.defineProperty(this, 'bodyInvoked', bodyInvokedProperty);
     Object.defineProperty(this, 'fencingToken', fencingTokenProperty);
+    Object.defineProperty(this, 'session', { value: state.session, enumerable: true });
     // Own functions, not methods: a body may destructure them (`{ deferContext }`).
     self.deferContext = (message) => state.deferContext(message);
     self.concludeTurn = () => state.concludeTurn();

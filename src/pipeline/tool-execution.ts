@@ -1,6 +1,7 @@
 // The per-call execution object handed to bodies and hooks. Identity fields are
 // read-only; only an around-dispatch wrapper may swap `signal`, and only while it runs.
 import type { JsonValue } from '../json/json-value.ts';
+import type { ToolSession } from './tool-session.ts';
 import type { ToolCaller } from './tool-caller.ts';
 import type { ContextMessage, ToolResult } from './tool-result.ts';
 
@@ -48,6 +49,12 @@ export interface ToolExecution {
    * calls that hold no lock.
    */
   readonly fencingToken: number | undefined;
+  /**
+   * The session this call was made on (`rt.execute({ session })`, with sessions on): the
+   * tool reads and writes its state, as a run_code program does with `state`. Undefined
+   * for a call made without one, and for the nested calls of a program (it has `state`).
+   */
+  readonly session: ToolSession | undefined;
   /** Attaches a user message to this execution's result. */
   deferContext(message: ContextMessage): void;
   /** Ends the turn after this call, if it finishes as a success. */

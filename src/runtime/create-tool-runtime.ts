@@ -71,6 +71,8 @@ import {
   type SessionsApi,
   type SessionsOptions,
 } from '../sessions/runtime-sessions.ts';
+import { toolSessionOf } from '../sessions/tool-session-handle.ts';
+import type { ToolSession } from '../pipeline/tool-session.ts';
 import { projectSchema, type ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 import { createPlansApi, type PlansApi } from '../preview/plan-api.ts';
 import { checkPrincipal } from './check-principal.ts';
@@ -307,11 +309,17 @@ function withSignal(request: ExecuteRequest, signal: AbortSignal): ExecuteReques
   return publicRequest(request, signal);
 }
 
-function publicRequest(request: ExecuteRequest, replaced?: AbortSignal): ExecuteRequest {
+function publicRequest(request: ExecuteRequest, replaced?: AbortSignal, toolSession?: ToolSession): ExecuteRequest {
   if (typeof request !== 'object' || request === null) return request;
   const { callId, name, agent } = request;
   const signal = replaced ?? request.signal;
-  const copy = { callId, name, ...(agent === undefined ? {} : { agent }), ...(signal === undefined ? {} : { signal }) };
+  const copy = {
+    callId,
+    name,
+    ...(agent === undefined ? {} : { agent }),
+    ...(signal === undefined ? {} : { signal }),
+    ...(toolSession === undefined ? {} : { toolSession }),
+  };
   return Object.defineProperty(copy, 'arguments', { enumerable: true, get: () => request.arguments }) as ExecuteRequest;
 }
 
@@ -560,21 +568,22 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     return Object.freeze({ ...base, description: `${base.description}${instruction}\n\n${sdkFor(agent)}` });
   };
 
-  const executeUnscoped: ToolRuntime['execute'] =
-    journal === undefined
-      ? (request) => executeTool(deps, publicRequest(request))
-      : (request) => executeJournaled(deps, publicRequest(request), journal);
+  const executeUnscoped = (request: ExecuteRequest, session?: ToolSession): Promise<ToolResult> => {
+    const internal = publicRequest(request, undefined, session);
+    return journal === undefined ? executeTool(deps, internal) : executeJournaled(deps, internal, journal);
+  };
   const execute: ToolRuntime['execute'] = async (request) => {
     const principal = checkPrincipal(request);
+    const session = toolSessionOf(request, sessions, principal, (ref) => registry.agentId(ref));
     if (principal === undefined || (durableRuns === undefined && sessions === undefined))
-      return executeUnscoped(request);
+      return executeUnscoped(request, session);
     // The run_code call's durable run and its session read it at its start (durable-run.ts,
     // run-code-tool.ts), by a signal made for this call alone: another call with the same
     // callId never sees it.
     const ticket = request.signal === undefined ? new AbortController().signal : AbortSignal.any([request.signal]);
     principals.set(ticket, principal);
     try {
-      return await executeUnscoped(withSignal(request, ticket));
+      return await executeUnscoped(withSignal(request, ticket), session);
     } finally {
       principals.delete(ticket);
     }

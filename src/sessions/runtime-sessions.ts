@@ -56,6 +56,15 @@ export interface SessionsApi {
   get(id: string): Promise<SessionRecord | undefined>;
   /** Removes a session at once; false when there was none. */
   delete(id: string): Promise<boolean>;
+  /**
+   * Starts an empty session for an agent (default: the global scope) and principal: its
+   * id goes with the tool calls of a native-mode conversation (`rt.execute({ session })`,
+   * read and written by the tools as `exec.session`) and to run_code as `session`.
+   */
+  create(owner?: {
+    readonly agent?: string;
+    readonly principal?: string;
+  }): Promise<{ readonly id: string; readonly expiresAt: number }>;
 }
 
 export const DEFAULT_SESSION_TTL_MS = 24 * 3_600_000;
@@ -243,6 +252,12 @@ export class RuntimeSessions {
       list: () => this.store.listSessions(Date.now()),
       get: (id) => this.store.getSession(id, Date.now()),
       delete: (id) => this.store.deleteSession(id),
+      create: async (owner = {}) => {
+        const open = await this.open(undefined, { agent: owner.agent ?? null, principal: owner.principal ?? null }, 1);
+        const value = await open.save({ ok: true, text: '{}', bytes: 2 });
+        if (value.notSaved !== undefined) throw new Error(`sessions.create: ${value.notSaved}`);
+        return { id: value.id, expiresAt: value.expiresAt };
+      },
     };
   }
 }
@@ -273,5 +288,5 @@ export function sessionsOff(): SessionsApi {
   const off = (): never => {
     throw new TypeError('sessions are off on this runtime: createToolRuntime({ sessions: true })');
   };
-  return { list: off, get: off, delete: off };
+  return { list: off, get: off, delete: off, create: off };
 }
