@@ -7,6 +7,7 @@ export { InProcessSandbox, type InProcessSandboxOptions } from './in-process-san
 export { ProcessSandbox, type ProcessSandboxOptions } from './process-sandbox.ts';
 export type {
   FailureKind,
+  GuestSuspension,
   HostCall,
   HostCallOutcome,
   HostCallRequest,

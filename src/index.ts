@@ -52,6 +52,7 @@ export type {
   SandboxLimits,
   RunRequest,
   RunOutcome,
+  GuestSuspension,
   RunDeterminism,
   ProgramState,
   StateOutcome,

@@ -73,7 +73,7 @@ describe.each(STORE_KINDS)('a paused Python run resumes in another process (%s j
     const journal = await freshStore(dir, kind, `py${counter}`);
     const log = join(dir, `bodies-${counter}.log`);
     const first = await reported([kind, journal, log, 'start', `py-run-${counter}`, PROGRAM]);
-    const paused = (first.result?.value as { paused?: PausedRun; logs?: string[] } | undefined)?.paused;
+    const paused = (first.result!.value as { paused?: PausedRun; logs?: string[] } | undefined)?.paused;
     if (paused === undefined) throw new Error(`not paused: ${JSON.stringify(first)}`);
     expect(paused.pending).toMatchObject([{ name: 'write', arguments: { v: 11 } }]);
     expect((first.result!.value as { logs: string[] }).logs).toEqual(['before the gated call 10']);
@@ -114,7 +114,7 @@ describe('a saved state that does not load', () => {
     const journal = await freshStore(dir, 'file', `py-bad-${counter}`);
     const log = join(dir, `bodies-bad-${counter}.log`);
     const first = await reported(['file', journal, log, 'start', 'py-bad', PROGRAM]);
-    const paused = (first.result?.value as { paused?: PausedRun }).paused!;
+    const paused = (first.result!.value as { paused?: PausedRun }).paused!;
     const text = await readFile(journal, 'utf8');
     await writeFile(journal, text.replace(/"python":"[^"]*"/, '"python":"AAAA"'));
     const second = await reported([
@@ -182,7 +182,7 @@ describe('a resumed Python run whose host died', () => {
     const log = join(dir, `bodies-crash2-${counter}.log`);
     const code = 'a = read(n=1)\nw = write(v=a, hang=True)\nb = read(n=2)\n[w["wrote"], b]';
     const first = await reported(['file', journal, log, 'start', 'py-c2', code]);
-    const paused = (first.result?.value as { paused?: PausedRun }).paused!;
+    const paused = (first.result!.value as { paused?: PausedRun }).paused!;
     const approve = JSON.stringify({ 'py-c2:ptc:2': 'approve' });
     const killed = await host(['file', journal, log, 'resume', paused.runId, approve], () =>
       readBodyLog(log).some((b) => b.name === 'write'),
@@ -190,11 +190,11 @@ describe('a resumed Python run whose host died', () => {
     expect(killed).toBe('killed');
     // The approval went with the process that died: the run pauses on the same call again.
     const again = await reported(['file', journal, log, 'resume', paused.runId, '{}']);
-    expect((again.result?.value as { paused?: PausedRun }).paused?.pending.map((p) => p.callId)).toEqual([
+    expect((again.result!.value as { paused?: PausedRun }).paused?.pending.map((p) => p.callId)).toEqual([
       'py-c2:ptc:2',
     ]);
     const final = await reported(['file', journal, log, 'resume', paused.runId, approve]);
-    expect((final.result?.value as { result: unknown }).result).toEqual([10, 20]);
+    expect((final.result!.value as { result: unknown }).result).toEqual([10, 20]);
     const bodies = readBodyLog(log);
     expect(bodies.map((b) => b.name)).toEqual(['read', 'write', 'write', 'read']);
     expect(bodies[1]!.key).toBe(bodies[2]!.key);
