@@ -9,6 +9,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import type { RunClaims } from './run-claims.ts';
 import type { RunJournalEvent } from './run-journal-events.ts';
 import type { UserMessageEvent } from './user-message-event.ts';
+import type { PlanJournalEvent } from './plan-journal-events.ts';
 import type { SessionStore } from '../sessions/session-store.ts';
 
 export interface ToolCallEvent {
@@ -41,9 +42,9 @@ export interface ToolResultEvent {
 
 /**
  * Calls and results, the `run/*` events of durable run_code runs (run-journal-events.ts),
- * and contexts admitted as user messages (user-message-event.ts).
+ * contexts admitted as user messages (user-message-event.ts), and plans (plan-journal-events.ts).
  */
-export type JournalEvent = ToolCallEvent | ToolResultEvent | RunJournalEvent | UserMessageEvent;
+export type JournalEvent = ToolCallEvent | ToolResultEvent | RunJournalEvent | UserMessageEvent | PlanJournalEvent;
 
 export interface JournalWarning {
   /**

@@ -3,6 +3,7 @@
 import { deepFreeze } from '../json/json-value.ts';
 import type { JournalContents, JournalEvent, JournalWarning } from './journal.ts';
 import { isRunJournalEvent } from './run-journal-events.ts';
+import { isPlanJournalEvent } from './plan-journal-events.ts';
 
 export function parseJournal(text: string, source: string): JournalContents {
   const events: JournalEvent[] = [];
@@ -109,5 +110,6 @@ export function isJournalEvent(value: unknown): value is JournalEvent {
       Number.isFinite(value.at)
     );
   }
+  if (typeof value.type === 'string' && value.type.startsWith('plan/')) return isPlanJournalEvent(value);
   return isRunJournalEvent(value);
 }

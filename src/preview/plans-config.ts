@@ -4,6 +4,8 @@ import type { Tool } from '../definition/tool.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
 import { DEFAULT_MAX_PLAN_BYTES, DEFAULT_PLAN_TTL_MS, type PlansConfig } from './plan-runs.ts';
 import { createMemoryPlanStore } from './plan-store.ts';
+import { createJournalPlanStore } from './journal-plan-store.ts';
+import type { Journal } from '../journal/journal.ts';
 import { planKeyFromEnv } from './plan-token.ts';
 
 /** Plan settings of `createToolRuntime`. */
@@ -29,6 +31,7 @@ function positive(value: number | undefined, fallback: number, name: string): nu
 
 export function createPlansConfig(
   options: PlanOptions,
+  journal: Journal | undefined,
   principals: ReadonlyMap<AbortSignal, string>,
   lookup: (name: string, agent: string | undefined) => Tool | undefined,
 ): PlansConfig {
@@ -37,7 +40,8 @@ export function createPlansConfig(
       `createToolRuntime: planArguments must be a boolean, got ${JSON.stringify(options.planArguments)}`,
     );
   return {
-    store: createMemoryPlanStore(),
+    // With a journal, plans live in its store: a commit works in any process on the same journal.
+    store: journal === undefined ? createMemoryPlanStore() : createJournalPlanStore(journal),
     envKey: planKeyFromEnv(),
     ttlMs: positive(options.planTtlMs, DEFAULT_PLAN_TTL_MS, 'planTtlMs'),
     maxPlanBytes: positive(options.maxPlanBytes, DEFAULT_MAX_PLAN_BYTES, 'maxPlanBytes'),

@@ -431,7 +431,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
   const principals = new Map<AbortSignal, string>();
-  const plans = createPlansConfig(options, principals, (name, agent) => deps.resolveTool(name, agent));
+  const plans = createPlansConfig(options, journal, principals, (name, agent) => deps.resolveTool(name, agent));
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined

@@ -422,7 +422,7 @@ export function openPostgresJournal(
       return { type: event.type, callId: event.callId, chain: call, runId: null, text, json };
     }
     // A run's own event (or a user message) is filed under its call: that call's root and agent, no parent.
-    const runId = event.type === 'user/message' ? null : event.runId;
+    const runId = 'runId' in event ? event.runId : null;
     if (event.type === 'run/start' || event.type === 'run/resumed') runOf.set(event.callId, event.runId);
     const chain = call === undefined ? undefined : { ...call, parent: null, runId };
     return { type: event.type, callId: event.callId, chain, runId, text, json };
@@ -515,7 +515,7 @@ export function openPostgresJournal(
           query.type !== 'tool/call' &&
           query.type !== 'tool/result' &&
           query.type !== 'user/message' &&
-          !RUN_EVENT_TYPES.includes(query.type)
+          !(RUN_EVENT_TYPES as readonly string[]).includes(query.type)
         )
           throw new TypeError(
             `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types and "user/message" are accepted too)`,

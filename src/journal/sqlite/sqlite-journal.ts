@@ -145,7 +145,7 @@ export function openSqliteJournal(path: string, options: SqliteJournalOptions = 
           query.type !== 'tool/call' &&
           query.type !== 'tool/result' &&
           query.type !== 'user/message' &&
-          !RUN_EVENT_TYPES.includes(query.type)
+          !(RUN_EVENT_TYPES as readonly string[]).includes(query.type)
         )
           throw new TypeError(
             `journal query: type must be "tool/call" or "tool/result", got ${JSON.stringify(query.type)} (the run/* event types and "user/message" are accepted too)`,
