@@ -27,6 +27,11 @@ export interface SessionsOptions {
   readonly maxBytes?: number;
   /** Where sessions live. Default: the journal's store (`journal.sessions`), else this process's memory. */
   readonly store?: SessionStore;
+  /**
+   * How long a program naming a session another program runs on waits for it before it
+   * is refused SESSION_BUSY (at most 600000). @default 0 (refused at once)
+   */
+  readonly busyWaitMs?: number;
 }
 
 /** `value.session` of a run_code result: the session to pass next time, and what it holds. */
@@ -69,6 +74,10 @@ export interface SessionsApi {
 
 export const DEFAULT_SESSION_TTL_MS = 24 * 3_600_000;
 export const DEFAULT_SESSION_MAX_BYTES = 8 * 1_048_576;
+/** Longest `busyWaitMs`: a program never waits longer than this for a busy session. */
+export const MAX_SESSION_BUSY_WAIT_MS = 600_000;
+/** Longest pause between two looks at a busy session. */
+const BUSY_POLL_MAX_MS = 250;
 /** Longest id the model may pass; longer ones are unknown without a store read. */
 const MAX_ID_LENGTH = 256;
 
@@ -158,8 +167,15 @@ export class RuntimeSessions {
   readonly ttlMs: number;
   readonly maxBytes: number;
   readonly store: SessionStore;
+  readonly busyWaitMs: number;
 
   constructor(options: SessionsOptions, store: SessionStore) {
+    const wait = options.busyWaitMs ?? 0;
+    if (typeof wait !== 'number' || !Number.isSafeInteger(wait) || wait < 0 || wait > MAX_SESSION_BUSY_WAIT_MS)
+      throw new TypeError(
+        `createToolRuntime: sessions.busyWaitMs must be an integer from 0 to ${MAX_SESSION_BUSY_WAIT_MS}, got ${String(wait)}`,
+      );
+    this.busyWaitMs = wait;
     this.ttlMs = positive(options.ttlMs, DEFAULT_SESSION_TTL_MS, 'ttlMs');
     this.maxBytes = positive(options.maxBytes, DEFAULT_SESSION_MAX_BYTES, 'maxBytes');
     if (this.maxBytes < 2) throw new TypeError('createToolRuntime: sessions.maxBytes must be at least 2');
@@ -188,19 +204,29 @@ export class RuntimeSessions {
       return new OpenSession(this, fresh, owner);
     }
     if (id.length === 0 || id.length > MAX_ID_LENGTH) throw this.expired(id);
-    const outcome = await this.store.leaseSession(id, { owner, until: now + holdMs }, now + this.ttlMs, now);
-    if (outcome.kind === 'missing') throw this.expired(id);
-    if (outcome.kind === 'busy') {
-      // Another agent's session is unknown to this one, busy or not.
-      const record = await this.store.getSession(id, now);
+    const lease = (at: number) => this.store.leaseSession(id, { owner, until: at + holdMs }, at + this.ttlMs, at);
+    let outcome = await lease(now);
+    const deadline = now + this.busyWaitMs;
+    let pause = 10;
+    while (outcome.kind === 'busy') {
+      // Another agent's session is unknown to this one, busy or not (and it does not wait for it).
+      const record = await this.store.getSession(id, Date.now());
       if (record === undefined || !sameOwner(record, scope)) throw this.expired(id);
-      throw new ToolRuntimeError(
-        ERROR_CODES.SESSION_BUSY,
-        `session "${id}" is in use by another program (held until ${new Date(outcome.lease.until).toISOString()} at most): ` +
-          'this program did not run. Wait for that program to finish, then run this one again with the same session.',
-        { session: id },
-      );
+      const left = deadline - Date.now();
+      if (left <= 0) {
+        const waited = this.busyWaitMs === 0 ? '' : `, still after waiting ${this.busyWaitMs} ms (busyWaitMs)`;
+        throw new ToolRuntimeError(
+          ERROR_CODES.SESSION_BUSY,
+          `session "${id}" is in use by another program${waited} (held until ${new Date(outcome.lease.until).toISOString()} at most): ` +
+            'this program did not run. Wait for that program to finish, then run this one again with the same session.',
+          { session: id },
+        );
+      }
+      await new Promise((resolve) => setTimeout(resolve, Math.min(pause, left)));
+      pause = Math.min(pause * 2, BUSY_POLL_MAX_MS);
+      outcome = await lease(Date.now());
     }
+    if (outcome.kind === 'missing') throw this.expired(id);
     if (!sameOwner(outcome.record, scope)) {
       await this.store.releaseSession(id, owner).catch(() => {});
       throw this.expired(id);
