@@ -6,10 +6,14 @@
 // (COMMIT_FAILED); the writes applied so far are then undone (undo.ts).
 import { callDigest } from '../json/canonical-json.ts';
 import type { JsonValue } from '../json/json-value.ts';
+import { ERROR_CODES } from '../errors/error-codes.ts';
 import { PLAN_ERROR_CODES } from '../errors/plan-error.ts';
 import type { ToolResult } from '../pipeline/tool-result.ts';
 import { answeredResult, type PlanHook, type PlanRoute, type PlanStop } from './plan-hook.ts';
 import { shownCall, type PlanCall, type PlanRecord } from './plan-record.ts';
+
+/** Error codes of a dispatched call that was cut off, not refused: its outcome is unknown. */
+const CUT_OFF: ReadonlySet<string> = new Set([ERROR_CODES.ABORTED, ERROR_CODES.TOOL_TIMEOUT, ERROR_CODES.CANCELLED]);
 
 /** A write the commit applied: what undo needs. */
 export interface AppliedWrite {
@@ -28,6 +32,8 @@ export class CommitRunner implements PlanHook {
   readonly #applied = new Map<number, AppliedWrite>();
   /** Writes sent to run (applied or not): a plan write never sent is a difference too. */
   readonly #sent = new Set<number>();
+  /** Writes that settled as failures (not applied). */
+  readonly #failed = new Set<number>();
   /** The last call of a partial plan (its pivot): the commit ends after it. */
   readonly #pivotSeq: number | undefined;
 
@@ -42,6 +48,21 @@ export class CommitRunner implements PlanHook {
   /** The writes applied, in plan order. */
   get applied(): AppliedWrite[] {
     return [...this.#applied.values()].sort((a, b) => a.seq - b.seq);
+  }
+
+  /**
+   * Writes sent to run that had not settled when the commit stopped (their body may still
+   * apply, e.g. one that does not heed its abort): neither applied nor failed as far as the
+   * commit knows, so they cannot be undone and are reported as such.
+   */
+  get unsettled(): PlanCall[] {
+    return [...this.#sent]
+      .filter((seq) => !this.#applied.has(seq) && !this.#failed.has(seq))
+      .sort((a, b) => a - b)
+      .flatMap((seq) => {
+        const planned = this.#calls.get(seq);
+        return planned === undefined ? [] : [planned];
+      });
   }
 
   route(seq: number, name: string, args: JsonValue): PlanRoute {
@@ -59,6 +80,9 @@ export class CommitRunner implements PlanHook {
       return mismatch(
         `call #${seq} differs from the plan: the program called ${shownCall(name, args)} where the plan has ${shownCall(planned.name, planned.arguments)}${planned.kind === 'write' ? ' (a planned write)' : ''}. It did not run and the commit stopped there.`,
       );
+    // A read made after a write has run sees that write: it runs live (the record holds what
+    // it answered before any write ran). The writes after it must still match the plan.
+    if (planned.kind === 'read' && this.#sent.size > 0) return { kind: 'live' };
     if (planned.kind !== 'write')
       return { kind: 'answer', result: answeredResult(`${this.#callId}:ptc:${seq}`, name, planned.outcome) };
     this.#sent.add(seq);
@@ -70,6 +94,9 @@ export class CommitRunner implements PlanHook {
     const at = planned?.at ?? Date.now();
     if (planned?.kind !== 'write') return { at };
     if (result.isError) {
+      // Cut off (aborted, timed out, cancelled) after it was dispatched: its body may still
+      // apply, so it is neither applied nor failed (see `unsettled`).
+      if (!CUT_OFF.has(result.error?.code ?? '')) this.#failed.add(seq);
       const message = `write #${seq} ${shownCall(name, args)} failed (${result.error?.code ?? 'TOOL_ERROR'}: ${result.error?.message ?? 'tool call failed'}); the commit stopped there.`;
       return { at, stop: { kind: 'commit-failed', code: PLAN_ERROR_CODES.COMMIT_FAILED, message } };
     }
@@ -80,6 +107,16 @@ export class CommitRunner implements PlanHook {
         stop: { kind: 'pivot', code: 'PLAN_PIVOT', message: `the partial plan ended at its pivot write #${seq}` },
       };
     return { at };
+  }
+
+  refused(seq: number, name: string, code: string): PlanStop | undefined {
+    const planned = this.#calls.get(seq);
+    if (planned === undefined || planned.kind === 'refused') return undefined;
+    return {
+      kind: 'plan-mismatch',
+      code: PLAN_ERROR_CODES.PLAN_MISMATCH,
+      message: `call #${seq} tools.${name} was refused before it could run (${code}) where the plan has ${shownCall(planned.name, planned.arguments)}: the commit stopped there.`,
+    };
   }
 
   /** A planned write the program never made (it ended early): the first one, for PLAN_MISMATCH. */

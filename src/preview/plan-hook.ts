@@ -26,6 +26,12 @@ export interface PlanHook {
   route(seq: number, name: string, args: JsonValue, signal: AbortSignal): PlanRoute;
   /** The call's final result: the time the program sees it at, and whether the program stops after it. */
   settled(seq: number, name: string, args: JsonValue, result: ToolResult): { at: number; stop?: PlanStop };
+  /**
+   * A call refused before it could be routed (arguments too large, not JSON, over the run's
+   * retained bytes): its place in the program is used up all the same. A commit whose plan
+   * holds a call there stops, so that it never runs a later write out of its place.
+   */
+  refused?(seq: number, name: string, code: string): PlanStop | undefined;
 }
 
 /** A result made here (never run through the pipeline) from an outcome. */

@@ -100,16 +100,30 @@ export async function openPlanRun(
   const record = await takePlan(config, exec, request.token, description, code);
   if (request.revalidate) await revalidate(record, exec);
   const runner = new CommitRunner(record, exec.callId);
-  const outcome = async (): Promise<CommitOutcome> => {
-    const applied = runner.applied;
-    const undo = await undoWrites(record.planId, applied, exec.agent, lookup);
-    const shown = (w: { seq: number; name: string; arguments: JsonValue }) => ({
-      seq: w.seq,
-      name: w.name,
-      arguments: w.arguments,
-    });
-    return { planId: record.planId, applied: applied.map(shown), ...undo };
-  };
+  const shown = (w: { seq: number; name: string; arguments: JsonValue }) => ({
+    seq: w.seq,
+    name: w.name,
+    arguments: w.arguments,
+  });
+  // Undone once, whichever way the commit stops (a stop found at its end is also thrown
+  // through fail()): a revert must never run twice for one write.
+  let undoing: Promise<CommitOutcome> | undefined;
+  const outcome = (): Promise<CommitOutcome> =>
+    (undoing ??= (async () => {
+      const applied = runner.applied;
+      const undo = await undoWrites(record.planId, applied, exec.agent, lookup);
+      // Sent but not settled when the commit stopped: they may still apply, and nothing undoes them.
+      const unknown = runner.unsettled.map((w) => ({
+        ...shown(w),
+        reason: 'its outcome is unknown: it was still running when the commit stopped (check it; it may have applied)',
+      }));
+      return {
+        planId: record.planId,
+        applied: applied.map(shown),
+        ...undo,
+        notUndone: [...undo.notUndone, ...unknown],
+      };
+    })());
   return {
     kind: 'commit',
     hook: runner,
@@ -132,6 +146,7 @@ export async function openPlanRun(
       );
     },
     async fail(error) {
+      if (error instanceof CommitStopped) return error;
       const done = await outcome();
       const failed = error as { code?: unknown; message?: unknown; info?: unknown };
       const info =

@@ -408,6 +408,7 @@ async function runSandboxed(
     live.callStart(callId, seq, request.toolName);
     const argBytes = request.argsJson.length;
     let outcome = holdArguments(request, seq, argBytes);
+    if (outcome !== undefined) refusedInPlan(seq, request.toolName, outcome);
     if (outcome === undefined) {
       try {
         const started = dispatchNested(request, seq, callId);
@@ -449,6 +450,13 @@ async function runSandboxed(
     live.callEnd(callId, seq, request.toolName, outcome);
     return outcome.outcome;
   };
+  /** A call refused before its plan saw it: a commit whose plan holds a call at its place stops. */
+  const refusedInPlan = (seq: number, name: string, refused: NestedOutcome): void => {
+    const code = refused.outcome.ok ? 'REFUSED' : refused.outcome.code;
+    const stopAt = plan?.refused?.(seq, name, code);
+    // Its place in the ferry was given up with the refusal.
+    if (stopAt !== undefined) planStop(undefined, stopAt);
+  };
   /** Holds the call's argument bytes until it commits, or refuses it (nothing held). */
   const holdArguments = (request: HostCallRequest, seq: number, argBytes: number): NestedOutcome | undefined => {
     const name = request.toolName;
@@ -479,7 +487,11 @@ async function runSandboxed(
       args = JSON.parse(request.argsJson);
     } catch {
       ferry.skip(seq);
-      return { outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' } };
+      const refused: NestedOutcome = {
+        outcome: { ok: false, code: ERROR_CODES.INVALID_ARGS, message: 'tool arguments were not JSON' },
+      };
+      refusedInPlan(seq, request.toolName, refused);
+      return refused;
     }
     const routed = plan?.route(seq, request.toolName, args as JsonValue, request.signal);
     if (routed?.kind === 'stop') {
