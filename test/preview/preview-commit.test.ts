@@ -106,6 +106,22 @@ describe('preview then commit (refunds)', () => {
     expect(shop.log).toStrictEqual(['refund:5', 'refund:1', 'refund:3']);
   }, 60_000);
 
+  it('a write failing inside Promise.all stops the commit: later writes never run, applied ones are undone', async () => {
+    const rt = runtime();
+    const shop = registerShop(rt);
+    const code = 'await Promise.all([1, 3, 5].map((order) => tools.refund({ order, amount: order })));';
+    const { plan } = await rt.preview(runCall(code));
+    expect(plan.writes).toHaveLength(3);
+    shop.failing.add(3);
+    const failed = (await rt.commit(plan.token).catch((e: unknown) => e)) as {
+      code: string;
+      info: { commit: unknown };
+    };
+    expect(failed.code).toBe('COMMIT_FAILED');
+    expect(shop.log).toStrictEqual(['refund:1', 'revert:1']);
+    expect(failed.info.commit).toMatchObject({ applied: [{ seq: 1 }], undone: [{ seq: 1 }], notUndone: [] });
+  }, 60_000);
+
   it('what a preview program sees: the preview() stand-in, or a value marked $preview', async () => {
     const rt = runtime();
     registerShop(rt);
