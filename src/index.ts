@@ -162,6 +162,13 @@ export type { JournalReplay } from './journal/replay-journal.ts';
 export type { ContextInbox, ContextInboxOptions } from './runtime/context-inbox.ts';
 /** The journal event of a context admitted as a user message. */
 export type { UserMessageEvent } from './journal/user-message-event.ts';
+export type {
+  PlanEventBase,
+  PlanJournalEvent,
+  PlanKeyEvent,
+  PlanSavedEvent,
+  PlanUsedEvent,
+} from './journal/plan-journal-events.ts';
 // Durable runs: pause for approval, resume anywhere, recover after a crash (docs/durable-runs.md).
 /** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
 export { RunResumeError, RUN_RESUME_ERROR_CODES } from './errors/run-resume-error.ts';

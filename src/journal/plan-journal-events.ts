@@ -4,7 +4,8 @@
 // the plan: the first row for a plan wins). Filed under the preview's run_code call.
 import type { JsonValue } from '../json/json-value.ts';
 
-interface PlanEventBase {
+/** Fields every plan event has. */
+export interface PlanEventBase {
   /** The preview's run_code callId (`plan/key`: `plan-key`). */
   readonly callId: string;
   /** Always `run_code`. */
@@ -12,12 +13,14 @@ interface PlanEventBase {
   readonly at: number;
 }
 
+/** The plan sealing key a runtime with a journal made (without PTC_PLAN_KEY). */
 export interface PlanKeyEvent extends PlanEventBase {
   readonly type: 'plan/key';
   /** Stops tokens forged by clients; anyone who can read the journal can read it too. */
   readonly key: string;
 }
 
+/** A preview's plan, waiting for its commit. */
 export interface PlanSavedEvent extends PlanEventBase {
   readonly type: 'plan/saved';
   readonly planId: string;
@@ -25,6 +28,7 @@ export interface PlanSavedEvent extends PlanEventBase {
   readonly record: JsonValue;
 }
 
+/** A commit took the plan. */
 export interface PlanUsedEvent extends PlanEventBase {
   readonly type: 'plan/used';
   readonly planId: string;
@@ -32,6 +36,7 @@ export interface PlanUsedEvent extends PlanEventBase {
   readonly owner: string;
 }
 
+/** Every plan event. */
 export type PlanJournalEvent = PlanKeyEvent | PlanSavedEvent | PlanUsedEvent;
 
 /** Whether `value` (already known to have a string callId and name) is a well-formed plan event. */

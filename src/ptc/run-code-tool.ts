@@ -38,20 +38,16 @@ import { liveEvents, thrownOutcome } from './live-run-events.ts';
 import type { TypeCheckOptions, TypeCheckOutcome } from './program-type-checker.ts';
 import { typeErrorLines } from './type-error-lines.ts';
 import type { PythonGuest } from './python-guest.ts';
-import { renderRunCodeText, runFailureText, truncateVisible, type RunCodeValue } from './run-code-output.ts';
+import { runFailureText, truncateVisible } from './run-code-output.ts';
 import { DurableRun, type DurableRunsConfig } from './durable-run.ts';
 import { PauseDetector } from './pause-detector.ts';
-import { pausedRunText, type PausedRun } from './paused-run-text.ts';
+import type { PausedRun } from './paused-run-text.ts';
 import { journaledAt } from '../scheduler/journal-gates.ts';
+import { renderProgramValue, type ProgramValue } from './program-value.ts';
 import type { PlanHook, PlanStop } from '../preview/plan-hook.ts';
 import { openPlanRun, type PlanRun, type PlansConfig } from '../preview/plan-runs.ts';
-import { planArgumentParameters, planRunText } from '../preview/plan-text.ts';
-import {
-  sessionLine,
-  type OpenSession,
-  type RunSessionValue,
-  type RuntimeSessions,
-} from '../sessions/runtime-sessions.ts';
+import { planArgumentParameters } from '../preview/plan-text.ts';
+import type { OpenSession, RunSessionValue, RuntimeSessions } from '../sessions/runtime-sessions.ts';
 import { SESSION_PARAMETER } from '../sessions/session-parameter.ts';
 
 export interface RunCodeDeps {
@@ -195,18 +191,6 @@ async function openSession(
   return deps.sessions.open(id, owner, holdMs);
 }
 
-function renderProgramValue(value: ProgramValue, maxChars: number): string {
-  const planText = planRunText(value);
-  if (planText !== undefined) {
-    const rest = { logs: value.logs, ...(value.result === undefined ? {} : { result: value.result }) };
-    return `${renderRunCodeText(rest, Math.max(0, maxChars - planText.length - 1))}\n${planText}`;
-  }
-  if (value.paused !== undefined) return pausedRunText(value as ProgramValue & { paused: PausedRun }, maxChars);
-  if (value.session === undefined) return renderRunCodeText(value as RunCodeValue, maxChars);
-  const line = sessionLine(value.session as RunSessionValue);
-  return `${renderRunCodeText(value as RunCodeValue, Math.max(0, maxChars - line.length - 1))}\n${line}`;
-}
-
 /** Waits for admission; a refusal becomes the run's failure (kind `busy`, with the reason and when to retry). */
 async function admit(deps: RunCodeDeps, signal: AbortSignal): Promise<AdmissionTicket> {
   const heapBytes = (deps.limits.memoryMb ?? DEFAULT_LIMITS.memoryMb) * 1_048_576;
@@ -223,16 +207,6 @@ async function admit(deps: RunCodeDeps, signal: AbortSignal): Promise<AdmissionT
     });
   }
 }
-
-type ProgramValue = {
-  logs: string[];
-  result?: JsonValueType;
-  typeErrors?: string[];
-  paused?: PausedRun & JsonValueType;
-  session?: RunSessionValue & JsonValueType;
-  plan?: JsonValueType;
-  commit?: JsonValueType;
-};
 
 async function runProgram(
   deps: RunCodeDeps,
