@@ -186,6 +186,35 @@ function bindDecisions(
 }
 
 /** The refusal for a run with a row that failed its integrity check. */
+/** `decisions` as a caller passed it: an object of 'approve' / 'deny' (anything else is refused, naming it). */
+function checkDecisions(decisions: unknown): void {
+  if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions))
+    throw new RunResumeError(
+      RUN_RESUME_ERROR_CODES.INVALID_DECISION,
+      "resume: decisions must be an object mapping pending callIds to 'approve' or 'deny'",
+    );
+  for (const [callId, d] of Object.entries(decisions)) {
+    if (d !== 'approve' && d !== 'deny')
+      throw new RunResumeError(
+        RUN_RESUME_ERROR_CODES.INVALID_DECISION,
+        `resume: the decision for ${callId} must be 'approve' or 'deny', got ${JSON.stringify(d)}`,
+      );
+  }
+}
+
+/** A paused run past its pausedRunTtlMs ends as expired (journaled) and cannot be resumed. */
+async function endIfExpired(journal: DurableRunsConfig['journal'], run: DurableRunState, now: number): Promise<void> {
+  if (run.pause === undefined || run.pause.expiresAt > now) return;
+  const runId = run.start.runId;
+  await journal.append([
+    { type: 'run/end', callId: run.start.callId, name: run.start.name, runId, status: 'expired', at: now },
+  ]);
+  throw new RunResumeError(
+    RUN_RESUME_ERROR_CODES.RUN_EXPIRED,
+    `run ${runId} paused at ${new Date(run.pause.at).toISOString()} and expired at ${new Date(run.pause.expiresAt).toISOString()} (pausedRunTtlMs); it can no longer be resumed`,
+  );
+}
+
 function tampered(runId: string, why: string): RunResumeError {
   return new RunResumeError(
     RUN_RESUME_ERROR_CODES.RUN_TAMPERED,
@@ -226,6 +255,30 @@ export function createDurableRunsApi(
   warn: (message: string) => void = (message) => process.emitWarning(message, 'JournalWarning'),
 ): DurableRunsApi {
   const resuming = new Set<string>();
+  /** The program again, under the resume's claim, with its decisions (and a Python run's saved state). */
+  const rerun = async (
+    resumed: DurableRunsConfig,
+    run: DurableRunState,
+    owner: string,
+    decisions: ReadonlyMap<number, BoundDecision>,
+  ): Promise<ToolResult> => {
+    // The resume's own signal identifies its run_code call: no other caller holds it.
+    const ticket = new AbortController().signal;
+    const saved = run.lastPause?.guestState;
+    const guestState = saved === undefined ? {} : { guestState: { state: saved.python, seq: saved.seq } };
+    resumed.resumes.set(ticket, { start: run.start, owner, calls: run.calls, decisions, ...guestState });
+    try {
+      return await execute({
+        callId: run.start.callId,
+        name: run.start.name,
+        arguments: { description: run.start.description, code: run.start.code },
+        ...(run.start.agent === null ? {} : { agent: run.start.agent }),
+        signal: ticket,
+      });
+    } finally {
+      resumed.resumes.delete(ticket);
+    }
+  };
   const noJournal = (): RunResumeError =>
     new RunResumeError(
       RUN_RESUME_ERROR_CODES.NO_JOURNAL,
@@ -370,18 +423,7 @@ export function createDurableRunsApi(
       checkScope('resume', scope);
       if (typeof runId !== 'string' || runId.length === 0)
         throw new TypeError('resume: runId must be a non-empty string');
-      if (typeof decisions !== 'object' || decisions === null || Array.isArray(decisions))
-        throw new RunResumeError(
-          RUN_RESUME_ERROR_CODES.INVALID_DECISION,
-          "resume: decisions must be an object mapping pending callIds to 'approve' or 'deny'",
-        );
-      for (const [callId, d] of Object.entries(decisions)) {
-        if (d !== 'approve' && d !== 'deny')
-          throw new RunResumeError(
-            RUN_RESUME_ERROR_CODES.INVALID_DECISION,
-            `resume: the decision for ${callId} must be 'approve' or 'deny', got ${JSON.stringify(d)}`,
-          );
-      }
+      checkDecisions(decisions);
       if (resuming.has(runId))
         throw new RunResumeError(
           RUN_RESUME_ERROR_CODES.RUN_BUSY,
@@ -415,15 +457,7 @@ export function createDurableRunsApi(
             RUN_RESUME_ERROR_CODES.RUN_FINISHED,
             `run ${runId} has already ended (${run.end.status}); there is nothing to resume`,
           );
-        if (run.pause !== undefined && run.pause.expiresAt <= now) {
-          await config.journal.append([
-            { type: 'run/end', callId: run.start.callId, name: run.start.name, runId, status: 'expired', at: now },
-          ]);
-          throw new RunResumeError(
-            RUN_RESUME_ERROR_CODES.RUN_EXPIRED,
-            `run ${runId} paused at ${new Date(run.pause.at).toISOString()} and expired at ${new Date(run.pause.expiresAt).toISOString()} (pausedRunTtlMs); it can no longer be resumed`,
-          );
-        }
+        await endIfExpired(config.journal, run, now);
         const bound = bindDecisions(run, decisions);
         // Without the host's tools the re-run would fail on the first call of a tool this
         // runtime lacks and end the run: refuse before anything is journaled.
@@ -442,23 +476,7 @@ export function createDurableRunsApi(
             at: now,
           },
         ]);
-        // The resume's own signal identifies its run_code call: no other caller holds it.
-        const ticket = new AbortController().signal;
-        const saved = run.lastPause?.guestState;
-        const guestState = saved === undefined ? {} : { guestState: { state: saved.python, seq: saved.seq } };
-        config.resumes.set(ticket, { start: run.start, owner, calls: run.calls, decisions: bound, ...guestState });
-        let result: ToolResult;
-        try {
-          result = await execute({
-            callId: run.start.callId,
-            name: run.start.name,
-            arguments: { description: run.start.description, code: run.start.code },
-            ...(run.start.agent === null ? {} : { agent: run.start.agent }),
-            signal: ticket,
-          });
-        } finally {
-          config.resumes.delete(ticket);
-        }
+        const result = await rerun(config, run, owner, bound);
         // The program called a tool this runtime lacks: the run was left as it was, not ended.
         const absent = result.error?.info?.['missingTool'];
         if (result.error?.info?.['kind'] === 'tool-missing' && typeof absent === 'string')
