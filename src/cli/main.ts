@@ -459,6 +459,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'cap on run_code runs in flight at once; one more is refused at once as busy (default: no cap, runs are admitted by CPU slots and memory)',
       positiveInt('--max-active-runs'),
     )
+    .option(
+      '--memory-mb <n>',
+      'run_code isolate heap limit in MiB (default 128); each run in flight reserves it in the memory budget, so a lower one admits more runs at once',
+      positiveInt('--memory-mb'),
+    )
     .action(
       async (
         o: {
@@ -470,6 +475,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           maxBodyBytes?: number;
           journal?: string;
           maxActiveRuns?: number;
+          memoryMb?: number;
           agent?: string;
           approval?: 'pause';
           operatorTools?: boolean;
@@ -505,6 +511,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           mode: o.mode,
           ...(opened === undefined ? {} : { journal: opened.journal }),
           ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
+          ...(o.memoryMb === undefined ? {} : { limits: { memoryMb: o.memoryMb } }),
           ...(pausing ? { approval: { request: async () => 'pause' as const } } : {}),
           ...(o.sessions === true ? { sessions: o.sessionTtlMs === undefined ? true : { ttlMs: o.sessionTtlMs } } : {}),
         };

@@ -6,11 +6,18 @@
 //    that stays CPU-active for longer than `sliceMs` gives its slot up (it runs on; the OS
 //    shares the cores between such runs, and the process sandbox moves new runs away from
 //    them, see process-sandbox.ts), so CPU-bound programs never hold the queue behind them.
-//  - memory: the runs in flight reserve max(measured, runs × footprint) bytes (the
-//    sandbox's measure leaves out the isolates it keeps ready for runs); a run is
-//    admitted only if its whole heap limit still fits under `memoryBudgetBytes`.
-// A run that cannot start waits in a FIFO queue for at most `queueTimeoutMs`; then (or at
-// once, when it can never fit) it is refused with the reason and when to retry.
+//  - memory: each admitted run reserves what it may use — its heap limit plus
+//    `runFootprintBytes` off the heap (context, prelude, buffers) — and a run is admitted
+//    only if the reservations of all runs in flight, its own included, stay within
+//    `memoryBudgetBytes` and so does the sandbox's measured memory plus its reservation
+//    (the measure leaves out the isolates the sandbox keeps ready for runs).
+//  - fairness: runs are admitted per tenant (the call's principal, else its agent). A
+//    tenant that has runs in flight may reserve at most the budget minus one run's
+//    reservation, so another tenant's first run always finds room; and memory that frees
+//    up goes to the waiting tenant that holds the least, not to the longest queue.
+// A run that cannot start waits (FIFO within its tenant) for at most `queueTimeoutMs`; then
+// (or at once, when it can never fit) it is refused with the budget that held it and when
+// to retry.
 import { availableParallelism, totalmem } from 'node:os';
 import { NEVER_ABORTED } from '../pipeline/never-aborted.ts';
 
@@ -52,9 +59,9 @@ export interface AdmissionOptions {
   readonly cpuSlots?: number;
   /** A run CPU-active longer than this stops holding a CPU slot. @default 100 */
   readonly sliceMs?: number;
-  /** Bytes the runs in flight may reserve together (each new run needs its heap limit free). @default half of the machine's memory, or of the container's limit when lower */
+  /** Bytes the runs in flight may reserve together (each its heap limit plus runFootprintBytes). @default half of the machine's memory, or of the container's limit when lower */
   readonly memoryBudgetBytes?: number;
-  /** Bytes one run in flight is assumed to hold, unless the sandbox measures more. @default 4 MiB */
+  /** Bytes one run holds off its heap (its context, the prelude), reserved with its heap limit. @default 4 MiB */
   readonly runFootprintBytes?: number;
   /** How long a run may wait for admission before it is refused. @default 10000 */
   readonly queueTimeoutMs?: number;
@@ -62,7 +69,24 @@ export interface AdmissionOptions {
   readonly measureMemory?: () => number | undefined;
 }
 
-export type RefusalReason = 'memory' | 'queue-time';
+/**
+ * `memory`: the memory budget of all runs; `tenant-share`: the part of it one tenant
+ * (principal, else agent) may hold while others may need room; `queue-time`: CPU slots.
+ */
+export type RefusalReason = 'memory' | 'tenant-share' | 'queue-time';
+
+/** Whose share a run counts against: the principal it is for, else its agent (the global scope is ''). */
+export function admissionTenant(principal: string | undefined, agent: string | undefined): string {
+  if (principal !== undefined) return `principal:${principal}`;
+  return agent === undefined ? '' : `agent:${agent}`;
+}
+
+/** The budget each reason names, as a refusal states it. */
+export const REFUSAL_BUDGETS: Readonly<Record<RefusalReason, string>> = {
+  memory: 'memory budget',
+  'tenant-share': "this tenant's share of the memory budget",
+  'queue-time': 'queue time',
+};
 
 /** A run that was not admitted: why, and after how long a retry may work. */
 export class AdmissionRefusal extends Error {
@@ -73,6 +97,11 @@ export class AdmissionRefusal extends Error {
     this.name = 'AdmissionRefusal';
     this.reason = reason;
     this.retryAfterMs = retryAfterMs;
+  }
+
+  /** The budget that held the run, in words. */
+  get budget(): string {
+    return REFUSAL_BUDGETS[this.reason];
   }
 }
 
@@ -87,6 +116,9 @@ export interface AdmissionTicket {
 
 interface Waiter {
   readonly heapBytes: number;
+  /** Its reservation: heapBytes + runFootprintBytes. */
+  readonly bytes: number;
+  readonly tenant: string;
   readonly since: number;
   readonly resolve: (ticket: AdmissionTicket) => void;
   readonly reject: (error: Error) => void;
@@ -120,7 +152,14 @@ export class RunAdmission {
    * writes (a set's delete reallocates a table that drops to empty).
    */
   #activeHead: Admitted | undefined;
-  readonly #queue: Waiter[] = [];
+  /** Waiting runs by tenant, each FIFO (a tenant with none waiting has no entry). */
+  readonly #queues = new Map<string, Waiter[]>();
+  #queued = 0;
+  /** Bytes reserved by the runs in flight, in all and by tenant. */
+  #reserved = 0;
+  readonly #reservedBy = new Map<string, number>();
+  /** Runs in flight by tenant. */
+  readonly #runsBy = new Map<string, number>();
   #sliceTimer: ReturnType<typeof setTimeout> | undefined;
   /** Recent admission waits, for the retry hint. */
   #recentWaitMs = 0;
@@ -145,7 +184,7 @@ export class RunAdmission {
 
   /** Runs waiting for admission. */
   get queued(): number {
-    return this.#queue.length;
+    return this.#queued;
   }
 
   /** Runs holding a CPU slot now (CPU-active, within their slice). */
@@ -158,7 +197,7 @@ export class RunAdmission {
     return count;
   }
 
-  /** Bytes the runs in flight reserve: measured, or the footprint estimate if that is more. */
+  /** Bytes the runs in flight reserve (heap limits plus footprints), or what is measured if that is more. */
   get reservedBytes(): number {
     let measured: number | undefined;
     try {
@@ -166,8 +205,14 @@ export class RunAdmission {
     } catch {
       measured = undefined;
     }
-    const estimate = this.#inFlight * this.runFootprintBytes;
-    return typeof measured === 'number' && Number.isFinite(measured) ? Math.max(measured, estimate) : estimate;
+    return typeof measured === 'number' && Number.isFinite(measured)
+      ? Math.max(measured, this.#reserved)
+      : this.#reserved;
+  }
+
+  /** Bytes the runs in flight reserve, as admitted (never more than the budget). */
+  get admittedBytes(): number {
+    return this.#reserved;
   }
 
   /**
@@ -175,23 +220,24 @@ export class RunAdmission {
    * are free and nobody is queued, else after waiting its turn. Rejects with an
    * AdmissionRefusal (or the signal's reason).
    */
-  admit(heapBytes: number, signal?: AbortSignal): Promise<AdmissionTicket> {
-    if (heapBytes > this.memoryBudgetBytes) {
+  admit(heapBytes: number, signal?: AbortSignal, tenant = ''): Promise<AdmissionTicket> {
+    const bytes = heapBytes + this.runFootprintBytes;
+    if (bytes > this.memoryBudgetBytes) {
       return Promise.reject(
         new AdmissionRefusal(
           'memory',
-          `its heap limit (${mib(heapBytes)} MiB) is larger than the memory budget of all runs (${mib(this.memoryBudgetBytes)} MiB); ` +
+          `its heap limit (${mib(heapBytes)} MiB) and off-heap footprint (${mib(this.runFootprintBytes)} MiB) are larger than the memory budget of all runs (${mib(this.memoryBudgetBytes)} MiB); ` +
             'lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
           0,
         ),
       );
     }
-    if (this.#queue.length === 0 && this.#fits(heapBytes)) return Promise.resolve(this.#ticket());
+    if (this.#queued === 0 && this.#fits(bytes, tenant)) return Promise.resolve(this.#ticket(bytes, tenant));
     // A run given no signal shares NEVER_ABORTED with every other: a listener on it per
     // queued run would make each add and remove walk all the others' (a burst's queue).
     const abortable = signal === NEVER_ABORTED ? undefined : signal;
     return new Promise<AdmissionTicket>((resolve, reject) => {
-      const waiter: Waiter = { heapBytes, since: this.#now(), resolve, reject, done: false };
+      const waiter: Waiter = { heapBytes, bytes, tenant, since: this.#now(), resolve, reject, done: false };
       const onAbort = (): void => {
         if (waiter.done) return;
         this.#drop(waiter);
@@ -209,23 +255,38 @@ export class RunAdmission {
         abortable?.removeEventListener('abort', onAbort);
         settle(ticket);
       };
-      this.#queue.push(waiter);
+      const queue = this.#queues.get(tenant);
+      if (queue === undefined) this.#queues.set(tenant, [waiter]);
+      else queue.push(waiter);
+      this.#queued += 1;
       // Slices may have ended since the queue was last checked.
       this.#pump();
     });
   }
 
-  #fits(heapBytes: number): boolean {
-    return this.cpuActive < this.cpuSlots && this.reservedBytes + heapBytes <= this.memoryBudgetBytes;
+  #fits(bytes: number, tenant: string): boolean {
+    return this.cpuActive < this.cpuSlots && this.#memoryHolds(bytes, tenant) === undefined;
   }
 
-  #ticket(): AdmissionTicket {
+  /** Which budget a run of `bytes` for `tenant` would break now, if any. */
+  #memoryHolds(bytes: number, tenant: string): 'memory' | 'tenant-share' | undefined {
+    if (this.reservedBytes + bytes > this.memoryBudgetBytes) return 'memory';
+    // A tenant's later runs leave one run's room for everyone else.
+    if ((this.#runsBy.get(tenant) ?? 0) > 0 && (this.#reservedBy.get(tenant) ?? 0) + 2 * bytes > this.memoryBudgetBytes)
+      return 'tenant-share';
+    return undefined;
+  }
+
+  #ticket(bytes: number, tenant: string): AdmissionTicket {
     const run: Admitted = { activeSince: this.#now(), prev: undefined, next: undefined };
     this.#inFlight += 1;
+    this.#reserved += bytes;
+    this.#reservedBy.set(tenant, (this.#reservedBy.get(tenant) ?? 0) + bytes);
+    this.#runsBy.set(tenant, (this.#runsBy.get(tenant) ?? 0) + 1);
     this.#linkActive(run);
     let released = false;
     // With nobody queued and no slice timer, pump and the timer's check would do nothing.
-    const idle = (): boolean => this.#queue.length === 0 && this.#sliceTimer === undefined;
+    const idle = (): boolean => this.#queued === 0 && this.#sliceTimer === undefined;
     return {
       waiting: () => {
         if (released || run.activeSince === undefined) return;
@@ -243,29 +304,66 @@ export class RunAdmission {
         if (released) return;
         released = true;
         this.#inFlight -= 1;
+        this.#reserved -= bytes;
+        const left = this.#reservedBy.get(tenant)! - bytes;
+        const runs = this.#runsBy.get(tenant)! - 1;
+        if (runs === 0) {
+          this.#reservedBy.delete(tenant);
+          this.#runsBy.delete(tenant);
+        } else {
+          this.#reservedBy.set(tenant, left);
+          this.#runsBy.set(tenant, runs);
+        }
         if (run.activeSince !== undefined) this.#unlinkActive(run);
         this.#pump();
       },
     };
   }
 
-  /** Admits queued runs, in order, while the head fits. */
+  /**
+   * Admits queued runs while one fits: of the tenants waiting, the one holding the least
+   * goes first (its longest-waiting run), so a tenant's flood does not starve the others.
+   */
   #pump(): void {
-    while (this.#queue.length > 0) {
-      const head = this.#queue[0]!;
-      if (!this.#fits(head.heapBytes)) break;
-      this.#queue.shift();
+    while (this.#queued > 0 && this.cpuActive < this.cpuSlots) {
+      const head = this.#nextFitting();
+      if (head === undefined) break;
+      this.#dequeue(head);
       head.done = true;
       clearTimeout(head.timer);
       this.#recentWaitMs = this.#now() - head.since;
-      head.resolve(this.#ticket());
+      head.resolve(this.#ticket(head.bytes, head.tenant));
     }
     this.#armSliceTimer();
   }
 
+  /** The head of the least-holding tenant's queue that fits now, if any. */
+  #nextFitting(): Waiter | undefined {
+    let best: Waiter | undefined;
+    let bestHeld = Number.POSITIVE_INFINITY;
+    for (const [tenant, queue] of this.#queues) {
+      const held = this.#reservedBy.get(tenant) ?? 0;
+      const head = queue[0]!;
+      if (held < bestHeld && this.#memoryHolds(head.bytes, tenant) === undefined) {
+        best = head;
+        bestHeld = held;
+      }
+    }
+    return best;
+  }
+
+  #dequeue(waiter: Waiter): void {
+    const queue = this.#queues.get(waiter.tenant);
+    const at = queue === undefined ? -1 : queue.indexOf(waiter);
+    if (at < 0) return;
+    queue!.splice(at, 1);
+    if (queue!.length === 0) this.#queues.delete(waiter.tenant);
+    this.#queued -= 1;
+  }
+
   /** While runs wait, wakes up when the first CPU-active run's slice ends (its slot frees then). */
   #armSliceTimer(): void {
-    if (this.#queue.length === 0) {
+    if (this.#queued === 0) {
       clearTimeout(this.#sliceTimer);
       this.#sliceTimer = undefined;
       return;
@@ -306,13 +404,13 @@ export class RunAdmission {
   #drop(waiter: Waiter): void {
     waiter.done = true;
     clearTimeout(waiter.timer);
-    const at = this.#queue.indexOf(waiter);
-    if (at >= 0) this.#queue.splice(at, 1);
+    this.#dequeue(waiter);
     this.#pump();
   }
 
   #timedOut(waiter: Waiter): AdmissionRefusal {
-    const memoryShort = this.reservedBytes + waiter.heapBytes > this.memoryBudgetBytes;
+    const held = this.#memoryHolds(waiter.bytes, waiter.tenant);
+    const memoryShort = held === 'memory';
     // A run usually gets in within about one slice per queued run per slot; the wait the
     // last admitted run had says how long the queue takes now.
     const retryAfterMs = Math.max(1_000, Math.ceil(Math.max(this.#recentWaitMs, this.sliceMs) / 1_000) * 1_000);
@@ -330,14 +428,24 @@ export class RunAdmission {
       return new AdmissionRefusal(
         'memory',
         `the ${this.#inFlight} runs in flight reserve ${mib(this.reservedBytes)} MiB of the ${mib(this.memoryBudgetBytes)} MiB memory budget, ` +
-          `and this run's heap limit (${mib(waiter.heapBytes)} MiB) did not fit within ${this.queueTimeoutMs} ms; it did not run. ` +
+          `and this run's reservation (heap limit ${mib(waiter.heapBytes)} MiB + ${mib(this.runFootprintBytes)} MiB off-heap) did not fit within ${this.queueTimeoutMs} ms; it did not run. ` +
           `Retry in about ${Math.ceil(retryAfterMs / 1_000)} s, once runs have finished.`,
+        retryAfterMs,
+      );
+    }
+    if (held === 'tenant-share') {
+      const tenant = waiter.tenant === '' ? 'the global scope' : `"${waiter.tenant.slice(0, 80)}"`;
+      return new AdmissionRefusal(
+        'tenant-share',
+        `the ${this.#runsBy.get(waiter.tenant) ?? 0} runs in flight of ${tenant} reserve ${mib(this.#reservedBy.get(waiter.tenant) ?? 0)} MiB, ` +
+          `and one tenant (principal, else agent) may hold at most the ${mib(this.memoryBudgetBytes)} MiB memory budget minus room for one run of another; ` +
+          `this run did not fit within ${this.queueTimeoutMs} ms and did not run. Retry in about ${Math.ceil(retryAfterMs / 1_000)} s, once your runs have finished.`,
         retryAfterMs,
       );
     }
     return new AdmissionRefusal(
       'queue-time',
-      `it waited ${this.queueTimeoutMs} ms for a CPU slot (${this.cpuSlots} runs may execute at once; ${this.#queue.length} more are queued) and did not run. ` +
+      `it waited ${this.queueTimeoutMs} ms for a CPU slot (${this.cpuSlots} runs may execute at once; ${this.#queued} more are queued) and did not run. ` +
         `Retry in about ${Math.ceil(retryAfterMs / 1_000)} s.`,
       retryAfterMs,
     );

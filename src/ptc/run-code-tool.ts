@@ -30,7 +30,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import { RUN_CODE } from '../registry/tool-registry.ts';
 import type { JsonValueType } from '../definition/schema-node.ts';
 import { failureHint, missingToolName } from './failure-hints.ts';
-import { AdmissionRefusal, type AdmissionTicket, type RunAdmission } from './run-admission.ts';
+import { admissionTenant, AdmissionRefusal, type AdmissionTicket, type RunAdmission } from './run-admission.ts';
 import { guestValueJson } from './guest-value-json.ts';
 import { RETENTION_LIMIT, RetentionBudget } from './retention-budget.ts';
 import type { RunEvents } from './run-events.ts';
@@ -158,7 +158,7 @@ export function createRunCodeTool(deps: RunCodeDeps): Tool {
       try {
         session = await openSession(deps, typeof args.session === 'string' ? args.session : undefined, exec);
         const plan = deps.plans === undefined ? undefined : await openPlanRun(deps.plans, args, exec);
-        const ticket = await admit(deps, exec.signal);
+        const ticket = await admit(deps, exec);
         try {
           return await runProgram(deps, args.description, args.code, exec, ticket, session, journalWait, plan);
         } finally {
@@ -192,13 +192,13 @@ async function openSession(
 }
 
 /** Waits for admission; a refusal becomes the run's failure (kind `busy`, with the reason and when to retry). */
-async function admit(deps: RunCodeDeps, signal: AbortSignal): Promise<AdmissionTicket> {
+async function admit(deps: RunCodeDeps, exec: ToolExecution): Promise<AdmissionTicket> {
   const heapBytes = (deps.limits.memoryMb ?? DEFAULT_LIMITS.memoryMb) * 1_048_576;
   try {
-    return await deps.admission.admit(heapBytes, signal);
+    return await deps.admission.admit(heapBytes, exec.signal, admissionTenant(deps.principalOf?.(exec), exec.agent));
   } catch (error) {
     if (!(error instanceof AdmissionRefusal)) throw error;
-    const message = `the runtime did not admit this run (${error.reason === 'memory' ? 'memory budget' : 'queue time'}): ${error.message}`;
+    const message = `the runtime did not admit this run (${error.budget}): ${error.message}`;
     throw new CodeRunError(truncateVisible(runFailureText('busy', message, []), deps.maxVisibleChars), {
       kind: 'busy',
       reason: error.reason,

@@ -538,12 +538,9 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
       ...options.admission,
     }),
     ...(durableRuns === undefined ? {} : { durable: durableRuns }),
-    ...(sessions === undefined
-      ? {}
-      : {
-          sessions,
-          principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
-        }),
+    // Sessions are scoped by it; admission shares memory by it (principals are known with a journal or sessions).
+    principalOf: (exec) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
+    ...(sessions === undefined ? {} : { sessions }),
     plans,
     ...(typeChecker === undefined || typecheck === 'off'
       ? {}

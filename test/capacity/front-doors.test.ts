@@ -1,7 +1,9 @@
 // Capacity through every way a run arrives or is configured: 100 concurrent run_code
 // runs that each await a tool (released only once all 100 are inside it) all get in
-// together and all succeed, with default settings. A run awaiting a tool holds nothing
-// scarce: no CPU lane, no pooled connection, no worker, no turn slot.
+// together and all succeed, with default settings but a heap limit that leaves the
+// memory budget room for 100 (each run reserves its heap limit plus its footprint). A run
+// awaiting a tool holds nothing else scarce: no CPU lane, no pooled connection, no
+// worker, no turn slot.
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -30,6 +32,8 @@ import { commandLine, PTC_BIN } from '../mcp/helpers.ts';
 import { allDone, allInside, type AllInside } from './fixtures/all-inside.ts';
 
 const RUNS = 100;
+// 100 runs reserve 100 × (16 + 4) MiB, within this budget whatever the machine.
+const ROOM = { limits: { memoryMb: 16 }, admission: { memoryBudgetBytes: 2_560 * 1_048_576 } } as const;
 const PROGRAM = 'return await tools.wait_all({ of: 100 })';
 const GATE_TOOLS = fileURLToPath(new URL('./fixtures/gate-tools.ts', import.meta.url));
 const sandbox = createSandbox();
@@ -52,7 +56,7 @@ function gateTool(gate: AllInside) {
 
 function runtime(options: ToolRuntimeOptions = {}): { rt: ToolRuntime; gate: AllInside } {
   const gate = allInside(RUNS);
-  const rt = createToolRuntime({ mode: 'ptc', sandbox, ...options });
+  const rt = createToolRuntime({ mode: 'ptc', sandbox, ...ROOM, ...options });
   closers.push(() => rt.close());
   rt.register(gateTool(gate));
   return { rt, gate };
@@ -82,7 +86,7 @@ function runAll(rt: ToolRuntime, extra: object = {}, code = PROGRAM): Promise<st
 const mcpText = (result: CallToolResult): string =>
   result.content.map((b) => (b.type === 'text' ? b.text : `[${b.type}]`)).join('\n');
 
-describe('100 concurrent runs awaiting a tool, default settings', () => {
+describe('100 concurrent runs awaiting a tool, default settings (a 16 MiB heap limit)', () => {
   // Checks queue for the checker's workers (CPU work) before their runs start; 'warn'
   // takes the same path as 'error'.
   it("with typecheck: 'error'", async () => {
@@ -154,7 +158,7 @@ describe('100 concurrent runs awaiting a tool, default settings', () => {
     const upstream = runtime({ mode: 'native', sandbox: false });
     const server = await serveMcpHttp(upstream.rt, { token: TOKEN });
     closers.push(() => server.close());
-    const rt = createToolRuntime({ mode: 'ptc', sandbox });
+    const rt = createToolRuntime({ mode: 'ptc', sandbox, ...ROOM });
     closers.push(() => rt.close());
     const imported = await importMcpTools(rt, {
       servers: [{ url: server.url, headers: { Authorization: `Bearer ${TOKEN}` } }],
@@ -165,7 +169,7 @@ describe('100 concurrent runs awaiting a tool, default settings', () => {
   }, 120_000);
 
   it('calling a tool imported from an MCP server over stdio (`ptc serve`)', async () => {
-    const rt = createToolRuntime({ mode: 'ptc', sandbox });
+    const rt = createToolRuntime({ mode: 'ptc', sandbox, ...ROOM });
     closers.push(() => rt.close());
     const imported = await importMcpTools(rt, {
       servers: [commandLine(PTC_BIN, 'serve', '--mode', 'native', '--tools', GATE_TOOLS)],
@@ -281,7 +285,7 @@ describe('100 concurrent runs awaiting a tool, default settings', () => {
     await client.connect(
       new StdioClientTransport({
         command: process.execPath,
-        args: ['--no-node-snapshot', PTC_BIN, 'serve', '--mode', 'ptc', '--tools', GATE_TOOLS],
+        args: ['--no-node-snapshot', PTC_BIN, 'serve', '--mode', 'ptc', '--tools', GATE_TOOLS, '--memory-mb', '16'],
         stderr: 'pipe',
       }),
     );

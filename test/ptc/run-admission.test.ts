@@ -88,7 +88,7 @@ describe('RunAdmission', () => {
     (await other).release();
   });
 
-  it('memory: the runs in flight reserve their footprint (or what is measured, if more); a heap limit that does not fit waits', async () => {
+  it('memory: each run reserves its heap limit plus its footprint (or what is measured, if more); a run that does not fit waits', async () => {
     let measured: number | undefined;
     const admission = new RunAdmission({
       cpuSlots: 100,
@@ -97,19 +97,78 @@ describe('RunAdmission', () => {
       queueTimeoutMs: 60_000,
       measureMemory: () => measured,
     });
-    const first = await admission.admit(64 * MiB); // 0 + 64 <= 100
-    expect(admission.reservedBytes).toBe(10 * MiB);
-    const second = await admission.admit(64 * MiB); // 10 + 64 <= 100
-    expect(admission.reservedBytes).toBe(20 * MiB);
-    measured = 50 * MiB; // the sandbox measured more than the estimate
-    expect(admission.reservedBytes).toBe(50 * MiB);
-    const third = admission.admit(64 * MiB); // 50 + 64 > 100
+    const first = await admission.admit(30 * MiB, undefined, 'a'); // 0 + 40 <= 100
+    expect(admission.reservedBytes).toBe(40 * MiB);
+    const second = await admission.admit(30 * MiB, undefined, 'b'); // 40 + 40 <= 100
+    expect(admission.reservedBytes).toBe(80 * MiB);
+    measured = 90 * MiB; // the sandbox measured more than the reservations
+    expect(admission.reservedBytes).toBe(90 * MiB);
+    expect(admission.admittedBytes).toBe(80 * MiB);
+    const third = admission.admit(10 * MiB, undefined, 'c'); // 90 + 20 > 100
     expect(await settledYet(third)).toBe(false);
     measured = undefined;
-    first.release(); // 10 + 64 <= 100
+    first.release(); // 40 + 20 <= 100
     expect(await settledYet(third)).toBe(true);
     second.release();
     (await third).release();
+    expect(admission.admittedBytes).toBe(0);
+  });
+
+  it('admitted reservations never exceed the budget, whatever the measure says: 30 runs of 90 MiB heaps under 384 MiB', async () => {
+    // The measure lags (a fresh isolate is small until its program grows it): it cannot admit more.
+    const admission = new RunAdmission({
+      cpuSlots: 100,
+      memoryBudgetBytes: 384 * MiB,
+      queueTimeoutMs: 60_000,
+      measureMemory: () => 0,
+    });
+    const runs = Array.from({ length: 30 }, () => admission.admit(90 * MiB));
+    const admitted = [];
+    for (const run of runs) if (await settledYet(run)) admitted.push(await run);
+    // 94 MiB each (heap + 4 MiB off-heap); one tenant leaves room for another's run: 3.
+    expect(admitted).toHaveLength(3);
+    expect(admission.admittedBytes).toBe(3 * 94 * MiB);
+    expect(admission.admittedBytes).toBeLessThanOrEqual(admission.memoryBudgetBytes);
+    expect(admission.queued).toBe(27);
+    for (const ticket of admitted) ticket.release();
+    for (let i = 3; i < 30; i++) (await runs[i]!).release();
+    expect(admission.admittedBytes).toBe(0);
+  });
+
+  it("fair share: one tenant's flood leaves room for another's first run, and freed memory goes to the tenant holding least", async () => {
+    const admission = new RunAdmission({ cpuSlots: 1_000, memoryBudgetBytes: 384 * MiB, queueTimeoutMs: 60_000 });
+    const flood = Array.from({ length: 150 }, () => admission.admit(90 * MiB, undefined, 'agent:a'));
+    const floodAdmitted = [];
+    for (const run of flood) if (await settledYet(run)) floodAdmitted.push(await run);
+    expect(floodAdmitted).toHaveLength(3);
+    // Another tenant's first run is admitted at once, ahead of 147 queued runs.
+    const b = admission.admit(90 * MiB, undefined, 'agent:b');
+    expect(await settledYet(b)).toBe(true);
+    // A third tenant waits for memory; when a run of the flood ends, it goes first.
+    const c = admission.admit(90 * MiB, undefined, 'agent:c');
+    expect(await settledYet(c)).toBe(false);
+    floodAdmitted[0]!.release();
+    expect(await settledYet(c)).toBe(true);
+    expect(admission.queued).toBe(147);
+    expect(admission.admittedBytes).toBeLessThanOrEqual(admission.memoryBudgetBytes);
+    (await b).release();
+    (await c).release();
+    for (const ticket of floodAdmitted.slice(1)) ticket.release();
+    for (const run of flood.slice(3)) (await run).release();
+  });
+
+  it("a tenant's run held by its share is refused naming that budget and when to retry", async () => {
+    const admission = new RunAdmission({ cpuSlots: 100, memoryBudgetBytes: 384 * MiB, queueTimeoutMs: 50 });
+    const held = [];
+    for (let i = 0; i < 3; i++) held.push(await admission.admit(90 * MiB, undefined, 'principal:alice'));
+    const refused = await admission.admit(90 * MiB, undefined, 'principal:alice').catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(AdmissionRefusal);
+    expect((refused as AdmissionRefusal).reason).toBe('tenant-share');
+    expect((refused as AdmissionRefusal).retryAfterMs).toBeGreaterThanOrEqual(1_000);
+    expect((refused as Error).message).toMatch(
+      /^the 3 runs in flight of "principal:alice" reserve 282 MiB, and one tenant \(principal, else agent\) may hold at most the 384 MiB memory budget minus room for one run of another; this run did not fit within 50 ms and did not run\. Retry in about \d+ s, once your runs have finished\.$/,
+    );
+    for (const ticket of held) ticket.release();
   });
 
   it('a heap limit larger than the whole budget is refused at once, reason memory, with no retry hint', async () => {
@@ -118,7 +177,7 @@ describe('RunAdmission', () => {
     expect(refused).toBeInstanceOf(AdmissionRefusal);
     expect(refused).toMatchObject({ reason: 'memory', retryAfterMs: 0 });
     expect((refused as Error).message).toBe(
-      'its heap limit (128 MiB) is larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
+      'its heap limit (128 MiB) and off-heap footprint (4 MiB) are larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
     );
   });
 
@@ -145,14 +204,14 @@ describe('RunAdmission', () => {
       cpuSlots: 10,
       queueTimeoutMs: 50,
       memoryBudgetBytes: 100 * MiB,
-      runFootprintBytes: 60 * MiB,
+      runFootprintBytes: 30 * MiB,
     });
-    const holder = await admission.admit(MiB);
-    const refused = await admission.admit(64 * MiB).catch((error: unknown) => error);
+    const holder = await admission.admit(MiB, undefined, 'a');
+    const refused = await admission.admit(64 * MiB, undefined, 'b').catch((error: unknown) => error);
     expect(refused).toBeInstanceOf(AdmissionRefusal);
     expect((refused as AdmissionRefusal).reason).toBe('memory');
     expect((refused as Error).message).toMatch(
-      /^the 1 runs in flight reserve 60 MiB of the 100 MiB memory budget, and this run's heap limit \(64 MiB\) did not fit within 50 ms; it did not run\. Retry in about \d+ s, once runs have finished\.$/,
+      /^the 1 runs in flight reserve 31 MiB of the 100 MiB memory budget, and this run's reservation \(heap limit 64 MiB \+ 30 MiB off-heap\) did not fit within 50 ms; it did not run\. Retry in about \d+ s, once runs have finished\.$/,
     );
     holder.release();
   });

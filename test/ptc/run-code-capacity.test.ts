@@ -1,20 +1,23 @@
-// run_code admission with the runtime's defaults: 100 concurrent runs that each await a
-// tool are all in flight at once and all succeed (a run awaiting tools holds no CPU
-// slot); a run the admission refuses fails with kind busy, the reason and when to retry.
+// run_code admission: 100 concurrent runs that each await a tool are all in flight at
+// once and all succeed (a run awaiting tools holds no CPU slot; each reserves its heap
+// limit plus its footprint, 100 × 20 MiB here, within the memory budget); a run the
+// admission refuses fails with kind busy, the reason and when to retry.
 import { describe, expect, it } from '@jest/globals';
 import { createToolRuntime } from '../../src/index.ts';
 import { probeTool, ptcRuntimes, runCode, runValue, textOf } from './helpers.ts';
 import { gate } from '../support/gate.ts';
 
 const runtime = ptcRuntimes();
+// Room for 100 runs of 16 MiB heaps (each reserves 16 + 4 MiB), whatever the machine.
+const ROOM_FOR_100 = { limits: { memoryMb: 16 }, admission: { memoryBudgetBytes: 2_560 * 1_048_576 } } as const;
 
 describe('run_code admission by resources', () => {
-  it('100 concurrent runs each awaiting a tool are all in flight together with the default settings, and all finish', async () => {
+  it('100 concurrent runs each awaiting a tool are all in flight together, and all finish', async () => {
     const RUNS = 100;
     let entered = 0;
     const everyoneWaiting = gate();
     const released = gate();
-    const rt = runtime();
+    const rt = runtime(ROOM_FOR_100);
     rt.register(
       probeTool({
         name: 'slow',
@@ -49,7 +52,11 @@ describe('run_code admission by resources', () => {
       let entered = 0;
       const everyoneWaiting = gate();
       // Its sandbox is made by the first run: no process, ready isolate or compiled program yet.
-      const rt = createToolRuntime({ mode: 'ptc', ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}) });
+      const rt = createToolRuntime({
+        mode: 'ptc',
+        ...ROOM_FOR_100,
+        ...(isolation === 'in-process' ? { sandbox: { isolation } } : {}),
+      });
       try {
         rt.register(
           probeTool({
@@ -86,7 +93,7 @@ describe('run_code admission by resources', () => {
     expect(refused.error?.code).toBe('CODE_RUN_FAILED');
     expect(refused.error?.info).toMatchObject({ kind: 'busy', reason: 'memory', retryAfterMs: 0 });
     expect(textOf(refused)).toBe(
-      'Error: run_code failed (busy): the runtime did not admit this run (memory budget): its heap limit (128 MiB) is larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
+      'Error: run_code failed (busy): the runtime did not admit this run (memory budget): its heap limit (128 MiB) and off-heap footprint (4 MiB) are larger than the memory budget of all runs (64 MiB); lower limits.memoryMb or raise admission.memoryBudgetBytes. Retrying will not help.',
     );
   });
 
