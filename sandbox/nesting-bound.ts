@@ -62,7 +62,13 @@ const isWordChar = (c: string): boolean =>
   c === '\\' ||
   (c > '\u007f' && /[\p{ID_Continue}\u200c\u200d]/u.test(c));
 
-/** The first place `code` nests deeper than `max`, or undefined. */
+/**
+ * The first place `code` nests deeper than `max`, or undefined.
+ *
+ * Long: one scanner loop over the text; every branch reads and moves the same state (the
+ * stack, the previous token, the runs of prefixes, labels and heads), which split functions
+ * would have to pass around or share as fields.
+ */
 export function findDeepNesting(code: string, max: number = MAX_NESTING_DEPTH): DeepNesting | undefined {
   const n = code.length;
   const stack: Frame[] = [];

@@ -120,6 +120,8 @@ class Ancestor {
 }
 bareRecordClass(Ancestor);
 
+// Long: one case per kind of value JSON can hold, in the order JSON.stringify tests them,
+// so the cases can be checked against the standard side by side.
 function serialize(value: unknown, state: SerializeState, depth: number, up: Ancestor | undefined): string | undefined {
   if (typeof value === 'string') {
     const text = stringify(value);

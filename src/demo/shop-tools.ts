@@ -76,7 +76,11 @@ const orderNode = {
   },
 } as const;
 
-/** The shop tools, over their own copy of the data. */
+/**
+ * The shop tools, over their own copy of the data.
+ *
+ * Long: the demo's catalogue, one short tool definition after another over the same indexes.
+ */
 export function shopTools(data: ShopData = loadShopData()): Tool[] {
   const orderById = new Map(data.orders.map((o) => [o.id, o]));
   const shipmentByOrder = new Map(data.shipments.map((s) => [s.orderId, s]));

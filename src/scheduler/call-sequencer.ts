@@ -134,6 +134,8 @@ function normalizedRequest(
   return snapshot.ok ? snapshotRequest(fields) : fields;
 }
 
+// Long: a factory; its closure is the sequencer's private state (queue, in-flight calls,
+// give-up holds), shared by the short functions declared inside it.
 export function createCallSequencer(deps: PipelineDeps, options: CallSequencerOptions = {}): CallSequencer {
   const concurrency = checkConcurrency(options.concurrency, 'createCallSequencer');
   const holdMs = checkHoldAfterGiveUpMs(options.holdAfterGiveUpMs ?? deps.holdAfterGiveUpMs, 'createCallSequencer');
