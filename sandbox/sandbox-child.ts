@@ -243,7 +243,7 @@ function newChild(childProcess: ChildProcess, exited: Promise<void>): Child {
  * Forks one sandbox process and follows it until it is gone: its start-up limit, its
  * messages and blocking calls, its death (reported with what it wrote at start when it
  * died before it was ready), and the host's exit (which takes it along).
- * Kept in one piece (~90 lines): the process's listeners share its `child` record and
+ * Long: kept in one piece. The process's listeners share its `child` record and
  * the one `onGone` they all end in.
  */
 export function startChild(config: ChildConfig, output: 'ignore' | 'inherit', events: ChildEvents): Child {

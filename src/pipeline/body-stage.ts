@@ -24,7 +24,7 @@ import { fenceLostReason } from './fence.ts';
  * body; then the phase is `after` (back to `around` inside a wrapper, `post` without one).
  * `bodies` tracks the body from its start; `givenUp` gives the tracker for a body that is
  * given up on while it still runs.
- * Kept in one piece (85 lines): its awaits (the lock, the body, the close of its nested
+ * Long: kept in one piece. Its awaits (the lock, the body, the close of its nested
  * calls) are the call's turns, by which a journaled call's records interleave with the
  * turn's other calls; moving a part into an async helper would add turns.
  */

@@ -52,7 +52,9 @@ describe('function size', () => {
     const fn = `function f() {\n${body(MAX_FUNCTION_LINES)}}`;
     expect(longFunctions('x.ts', `// Long: one scanner loop over shared state.\n${fn}`)).toStrictEqual([]);
     expect(longFunctions('x.ts', `/**\n * Does f.\n *\n * Long: a state machine.\n */\n${fn}`)).toStrictEqual([]);
-    expect(longFunctions('x.ts', `// Long: a factory.\nconst g = () => {\n${body(MAX_FUNCTION_LINES)}};`)).toStrictEqual([]);
+    expect(
+      longFunctions('x.ts', `// Long: a factory.\nconst g = () => {\n${body(MAX_FUNCTION_LINES)}};`),
+    ).toStrictEqual([]);
     // A comment elsewhere, or one that merely mentions the word, is no reason.
     expect(longFunctions('x.ts', `// Long: reason for h.\nfunction h() {}\n${fn}`)).toHaveLength(1);
     expect(longFunctions('x.ts', `// This is long: sorry.\n${fn}`)).toHaveLength(1);
