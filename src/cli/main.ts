@@ -184,6 +184,8 @@ function nextStep(runId: string, o: { journal?: string; tools?: string }): strin
   return `Decide with: ptc runs approve|deny ${runId} --journal ${shellWord(withoutPassword(o.journal ?? ''))}${tools}`;
 }
 
+// Long: the CLI's command table, one commander declaration per command and its options in
+// the order `ptc --help` lists them; the work each command does lives in functions of its own.
 export function buildProgram(io: Io, setExit: (code: number) => void): Command {
   const program = new Command('ptc')
     .description('Programmatic tool calling: run model-written TypeScript against your tools, safely.')

@@ -187,7 +187,48 @@ function causedBy(error: unknown, type: new (...args: never[]) => Error): boolea
   return false;
 }
 
-/** Starts the server and imports its tool list. Rejects (and stops the process) when it cannot start or list. */
+/** The import's deadline passed: before the handshake (with what may be wrong) or during the listing. */
+function importTimeout(
+  where: string,
+  timeoutMs: number,
+  handshakeDone: boolean,
+  overHttp: boolean,
+  tail: string,
+): McpImportLimitError {
+  if (handshakeDone)
+    return new McpImportLimitError(
+      'timeoutMs',
+      `MCP server "${where}" did not finish its tool listing within ${timeoutMs} ms (limits.timeoutMs)`,
+    );
+  const hint = overHttp
+    ? 'Is the URL an MCP endpoint that answers Streamable HTTP?'
+    : 'Is it an MCP server speaking over stdio? It may be waiting on the network or a setting: a stdio server gets ' +
+      "only the MCP SDK's default environment (HOME, PATH, USER, …); pass more with --mcp-env KEY=VALUE " +
+      "(or the spec's env), e.g. a proxy or an API key.";
+  return new McpImportLimitError(
+    'timeoutMs',
+    `MCP server "${where}" never answered the MCP handshake (initialize) within ${timeoutMs} ms (limits.timeoutMs). ` +
+      hint +
+      (tail === '' ? ' It wrote nothing on stderr.' : `\nserver stderr:\n${quoteTail(tail)}`),
+  );
+}
+
+/** A start or listing that failed: the server's answer (an error page the SDK quotes whole) as a bounded excerpt. */
+function importFailure(where: string, error: unknown, tail: string, redact: (text: string) => string): Error {
+  const quoted = quoteRemoteError(error, redact);
+  const detail = quoted instanceof Error ? quoted.message : quoteRemoteText(redact(String(quoted)));
+  return new Error(
+    `MCP server "${where}" could not be started or listed: ${detail}${tail === '' ? '' : `\nserver stderr:\n${quoteTail(redact(tail))}`}`,
+    { cause: quoted },
+  );
+}
+
+/**
+ * Starts the server and imports its tool list. Rejects (and stops the process) when it cannot start or list.
+ *
+ * Long: the connection's state (transport, client, import deadline, reconnect) is shared by
+ * the import and the reconnect below; its messages are built by functions of their own.
+ */
 export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpOptions = {}): Promise<McpConnection> {
   const resolved = resolveSpec(spec);
   const where = describeServerSpec(spec);
@@ -255,21 +296,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
   const deadline = new AbortController();
   let handshakeDone = false;
   const timer = setTimeout(() => {
-    const tail = stderrTail.trim();
-    deadline.abort(
-      new McpImportLimitError(
-        'timeoutMs',
-        handshakeDone
-          ? `MCP server "${where}" did not finish its tool listing within ${limits.timeoutMs} ms (limits.timeoutMs)`
-          : `MCP server "${where}" never answered the MCP handshake (initialize) within ${limits.timeoutMs} ms (limits.timeoutMs). ` +
-              (isUrlSpec(resolved)
-                ? 'Is the URL an MCP endpoint that answers Streamable HTTP?'
-                : 'Is it an MCP server speaking over stdio? It may be waiting on the network or a setting: a stdio server gets ' +
-                  "only the MCP SDK's default environment (HOME, PATH, USER, …); pass more with --mcp-env KEY=VALUE " +
-                  "(or the spec's env), e.g. a proxy or an API key.") +
-              (tail === '' ? ' It wrote nothing on stderr.' : `\nserver stderr:\n${quoteTail(tail)}`),
-      ),
-    );
+    deadline.abort(importTimeout(where, limits.timeoutMs, handshakeDone, isUrlSpec(resolved), stderrTail.trim()));
   }, limits.timeoutMs);
   // A message over the SDK's stdio buffer is dropped by its transport, which then
   // closes: remembered here so that the import says why.
@@ -303,13 +330,7 @@ export async function connectMcpServer(spec: McpServerSpec, options: ConnectMcpO
     }
     const cause = deadline.signal.aborted ? (deadline.signal.reason as McpImportLimitError) : error;
     if (cause instanceof McpImportLimitError) throw cause;
-    // The server's answer (an error page the SDK quotes whole) is quoted as a bounded excerpt.
-    const quoted = quoteRemoteError(error, redact);
-    const detail = quoted instanceof Error ? quoted.message : quoteRemoteText(redact(String(quoted)));
-    throw new Error(
-      `MCP server "${where}" could not be started or listed: ${detail}${tail === '' ? '' : `\nserver stderr:\n${quoteTail(redact(tail))}`}`,
-      { cause: quoted },
-    );
+    throw importFailure(where, error, tail, redact);
   } finally {
     clearTimeout(timer);
     importing = false;

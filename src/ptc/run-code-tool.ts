@@ -208,6 +208,33 @@ async function admit(deps: RunCodeDeps, exec: ToolExecution): Promise<AdmissionT
   }
 }
 
+/**
+ * The program checked against the SDK (when the runtime type-checks): the type errors to
+ * report beside its result, or a compile failure when typecheck is 'error'.
+ */
+async function typeCheckProgram(deps: RunCodeDeps, code: string, exec: ToolExecution): Promise<string[] | undefined> {
+  // A program over the size limit is refused by the compiler without being read: TypeScript must not read it first.
+  // A program the compiler refuses before compiling (size, a long regex literal, deep nesting) is not type-checked either.
+  if (deps.typeCheck === undefined || refuseBeforeCompile(code) !== undefined) return undefined;
+  const checked = await deps.typeCheck.check(exec.agent, code, {
+    signal: exec.signal,
+    timeoutMs: deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs,
+  });
+  const lines = typeErrorLines(checked);
+  if (checked.ok && checked.diagnostics.length > 0 && deps.typeCheck.mode === 'error') {
+    const first = checked.diagnostics[0]!;
+    const message = `the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n${lines.join('\n')}`;
+    throw new CodeRunError(truncateVisible(runFailureText('compile', message, []), deps.maxVisibleChars), {
+      kind: 'compile',
+      line: first.line,
+      column: first.column,
+      diagnostics: lines,
+      logs: [],
+    });
+  }
+  return !checked.ok || checked.diagnostics.length > 0 ? lines : undefined;
+}
+
 async function runProgram(
   deps: RunCodeDeps,
   description: string,
@@ -223,28 +250,7 @@ async function runProgram(
       { path: '/description', message: 'must not be blank: give a short label such as "Count open orders"' },
     ]);
   }
-  let typeErrors: string[] | undefined;
-  // A program over the size limit is refused by the compiler without being read: TypeScript must not read it first.
-  // A program the compiler refuses before compiling (size, a long regex literal, deep nesting) is not type-checked either.
-  if (deps.typeCheck !== undefined && refuseBeforeCompile(code) === undefined) {
-    const checked = await deps.typeCheck.check(exec.agent, code, {
-      signal: exec.signal,
-      timeoutMs: deps.limits.wallTimeMs ?? DEFAULT_LIMITS.wallTimeMs,
-    });
-    const lines = typeErrorLines(checked);
-    if (checked.ok && checked.diagnostics.length > 0 && deps.typeCheck.mode === 'error') {
-      const first = checked.diagnostics[0]!;
-      const message = `the program does not type-check against the SDK (typecheck: 'error'); it did not run:\n${lines.join('\n')}`;
-      throw new CodeRunError(truncateVisible(runFailureText('compile', message, []), deps.maxVisibleChars), {
-        kind: 'compile',
-        line: first.line,
-        column: first.column,
-        diagnostics: lines,
-        logs: [],
-      });
-    }
-    if (!checked.ok || checked.diagnostics.length > 0) typeErrors = lines;
-  }
+  const typeErrors = await typeCheckProgram(deps, code, exec);
   const sandbox = deps.sandbox();
   const state =
     session === undefined ? undefined : { saved: session.recorded.state, maxBytes: deps.sessions!.maxBytes };
@@ -327,6 +333,8 @@ function missingToolOf(error: unknown): string | undefined {
   return missingToolName(error.message);
 }
 
+// Long: one run's shared state (retention budget, ferry, sequencer, stop and divergence,
+// pause detector) is closed over by the call handlers declared inside it, each short.
 async function runSandboxed(
   deps: RunCodeDeps,
   sandbox: Sandbox,

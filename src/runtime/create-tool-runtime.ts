@@ -323,6 +323,8 @@ function publicRequest(request: ExecuteRequest, replaced?: AbortSignal, toolSess
   return Object.defineProperty(copy, 'arguments', { enumerable: true, get: () => request.arguments }) as ExecuteRequest;
 }
 
+// Long: the composition root. It reads each option once, in one place, and wires the
+// registry, pipeline, sandbox, journal and the APIs built on them (each in a file of its own).
 export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime {
   const registry = new ToolRegistry();
   const hooks = new Hooks();
