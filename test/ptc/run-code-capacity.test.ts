@@ -117,3 +117,42 @@ describe('run_code admission by resources', () => {
     expect(runValue(await runCode(rt, 'return 2', { callId: 'after' })).result).toBe(2);
   }, 30_000);
 });
+
+describe('run_code admission by what a run may use', () => {
+  it("reserves each run's heap limit: under 384 MiB, 90 MiB runs of one agent stop at 3 in flight, and another agent's first run gets in at once", async () => {
+    const inside = { a: 0, b: 0 };
+    const open = gate();
+    const rt = runtime({
+      limits: { memoryMb: 90 },
+      admission: { memoryBudgetBytes: 384 * 1_048_576, queueTimeoutMs: 60_000 },
+    });
+    rt.createAgent('a');
+    rt.createAgent('b');
+    for (const agent of ['a', 'b'] as const)
+      rt.register(
+        probeTool({
+          name: `hold_${agent}`,
+          safe: true,
+          body: async () => {
+            inside[agent] += 1;
+            await open.passed;
+            return 'done';
+          },
+        }),
+        { agent },
+      );
+    const flood = Array.from({ length: 10 }, (_, i) =>
+      runCode(rt, 'return await tools.hold_a({})', { callId: `a-${i}`, agent: 'a' }),
+    );
+    for (let waited = 0; inside.a < 3 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    const other = runCode(rt, 'return await tools.hold_b({})', { callId: 'b-0', agent: 'b' });
+    for (let waited = 0; inside.b < 1 && waited < 30_000; waited += 20) await new Promise((r) => setTimeout(r, 20));
+    // 94 MiB reserved each: agent a holds 3 (282 MiB) and leaves room for b's first run.
+    expect(inside).toEqual({ a: 3, b: 1 });
+    open.open();
+    const results = await Promise.all([...flood, other]);
+    expect(results.map((r) => (r.isError ? (r.error?.message ?? 'error') : runValue(r).result))).toEqual(
+      Array.from({ length: 11 }, () => 'done'),
+    );
+  }, 120_000);
+});
