@@ -192,6 +192,7 @@ describe('identity and the opaque token', () => {
         'parent',
         'parentCallId',
         'rootCallId',
+        'session',
         'signal',
         'token',
       ].sort(),
