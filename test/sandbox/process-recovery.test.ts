@@ -207,7 +207,10 @@ describe('process isolation: crash recovery', () => {
       await untilArrived(() => work.calls.length > 0, [pending]);
       // Stuck as if deadlocked: no cancel or deadline is due for two minutes, only the heartbeat notices.
       process.kill(pid, 'SIGSTOP');
-      while (isAlive(pid)) await sleep(20);
+      // Bounded, and saying where it stuck: the heartbeat kills within seconds even when loaded.
+      for (const end = Date.now() + 30_000; isAlive(pid); await sleep(20)) {
+        if (Date.now() > end) throw new Error(`the heartbeat never killed the stopped process ${pid} in 30 s`);
+      }
       open();
       expectOk(await pending, 'answered');
       expect(work.calls).toHaveLength(1);
