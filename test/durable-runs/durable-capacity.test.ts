@@ -31,7 +31,13 @@ describe.each(STORE_KINDS)('durable runs at capacity (%s store)', (kind) => {
   it('100 concurrent runs each awaiting a tool are all in flight together and all finish', async () => {
     const RUNS = 100;
     const store = openStore(kind, await freshStore(dir, kind, `capacity_${kind}`));
-    const rt = createToolRuntime({ mode: 'ptc', journal: store.journal });
+    // Admission reserves each run's heap limit: small heaps give 100 waiting runs room.
+    const rt = createToolRuntime({
+      mode: 'ptc',
+      journal: store.journal,
+      limits: { memoryMb: 16 },
+      admission: { memoryBudgetBytes: 2_560 * 1_048_576 },
+    });
     // Each tool call answers 'done' once all 100 are inside it together, else how many got in.
     const gate = allInside(RUNS);
     try {
