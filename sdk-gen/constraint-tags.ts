@@ -1,7 +1,7 @@
 import { stringLiteral } from './string-literal.ts';
 
-// Validation keywords a model needs to write valid arguments, in the order shown.
-const TAGGED = [
+/** The bounds of a value (format, ranges, lengths, counts), in the order every SDK shows them. */
+export const VALUE_CONSTRAINTS = [
   'format',
   'minimum',
   'exclusiveMinimum',
@@ -16,6 +16,11 @@ const TAGGED = [
   'uniqueItems',
   'minProperties',
   'maxProperties',
+] as const;
+
+// Validation keywords a model needs to write valid arguments, in the order shown.
+const TAGGED = [
+  ...VALUE_CONSTRAINTS,
   'propertyNames',
   'patternProperties',
   'contains',

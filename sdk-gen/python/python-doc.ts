@@ -1,25 +1,10 @@
 // Text inside the Python stubs: docstrings and `#` comments, kept on their lines and
 // unable to close the docstring they sit in.
 
-// Constraints a model needs to write valid arguments, in the order shown.
-const CONSTRAINTS = [
-  'format',
-  'minimum',
-  'exclusiveMinimum',
-  'maximum',
-  'exclusiveMaximum',
-  'multipleOf',
-  'minLength',
-  'maxLength',
-  'pattern',
-  'minItems',
-  'maxItems',
-  'uniqueItems',
-  'minProperties',
-  'maxProperties',
-  'default',
-  'deprecated',
-] as const;
+import { VALUE_CONSTRAINTS } from '../constraint-tags.ts';
+
+// Constraints a model needs to write valid arguments, in the order the TypeScript SDK shows them.
+const CONSTRAINTS = [...VALUE_CONSTRAINTS, 'default', 'deprecated'] as const;
 // A long value (a huge default) is cut here with "…".
 const MAX_VALUE_LENGTH = 200;
 const MAX_LINE_LENGTH = 400;

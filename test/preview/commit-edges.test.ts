@@ -5,6 +5,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { defineTool, type JsonValue } from '../../src/index.ts';
 import { ptcRuntimes } from '../ptc/helpers.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 import { registerShop, runCall } from './fixtures/shop.ts';
 
 const runtime = ptcRuntimes();
@@ -14,14 +15,7 @@ type Stopped = Error & {
   info: { commit: { undone: { seq: number }[]; notUndone: { seq: number; reason: string }[] } };
 };
 
-/** Resolves once `check` holds (checked on every turn of the event loop), or fails after `ms`. */
-async function until(check: () => boolean, ms = 20_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error('timed out waiting');
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
-}
+const until = (check: () => boolean): Promise<void> => untilArrived(check, [], 20_000);
 
 describe('commit edges', () => {
   it('a commit that ends short of its plan undoes each applied write once', async () => {
