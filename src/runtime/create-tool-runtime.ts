@@ -56,15 +56,7 @@ import type { HostedLimits } from '../hosted/hosted-limits.ts';
 import { hostedDirectCallRefusal, projectHostedSchema } from '../hosted/hosted-schemas.ts';
 import { RunPauseGates } from '../pipeline/pause-gates.ts';
 import { DEFAULT_MAX_PAUSED_RUN_BYTES, DEFAULT_PAUSED_RUN_TTL_MS, type DurableRunsConfig } from '../ptc/durable-run.ts';
-import type { RunCall } from './run-call-tree.ts';
-import {
-  createDurableRunsApi,
-  type DurableRunSummary,
-  type ToolRuntimeRuns,
-  type RunsFilter,
-  type RunsScope,
-} from './durable-runs.ts';
-import type { RunDecision } from '../journal/run-journal-events.ts';
+import { createDurableRunsApi, type ToolRuntimeRuns } from './durable-runs.ts';
 import {
   createRuntimeSessions,
   sessionsOff,
