@@ -168,6 +168,10 @@ export type {
   PlanKeyEvent,
   PlanSavedEvent,
   PlanUsedEvent,
+  PlanUndoEvent,
+  PlanRevertEvent,
+  PlanUndoneEvent,
+  UndoWriteRow,
 } from './journal/plan-journal-events.ts';
 // Durable runs: pause for approval, resume anywhere, recover after a crash (docs/durable-runs.md).
 /** Why `rt.resume` / `rt.runs` refused, with a stable `code` (RUN_RESUME_ERROR_CODES). */
@@ -182,6 +186,7 @@ export type { PlannedWrite } from './preview/plan-record.ts';
 export type { PlanOptions } from './preview/plans-config.ts';
 export type { PreviewResult, CommitResult, CommitOptions, PlansApi } from './preview/plan-api.ts';
 export type { CommitOutcome, CommitWrite } from './preview/undo.ts';
+export type { InterruptedUndo, UndoScope } from './preview/undo-journal.ts';
 /** What `rt.runs()` lists, and its filter. */
 export type {
   DurableRunSummary,

@@ -18,6 +18,12 @@ export const PLAN_ERROR_CODES = {
   PLAN_TOO_LARGE: 'PLAN_TOO_LARGE',
   /** A write of the commit failed: the writes it had applied were undone where they could be (see `info.commit`). */
   COMMIT_FAILED: 'COMMIT_FAILED',
+  /** `rt.resumeUndo`: the journal has no undo of that plan (in the caller's scope). */
+  UNDO_UNKNOWN: 'UNDO_UNKNOWN',
+  /** `rt.resumeUndo`: another live process is running that undo. */
+  UNDO_BUSY: 'UNDO_BUSY',
+  /** `rt.resumeUndo`: this runtime lacks a tool the undo reverts through; nothing ran. */
+  UNDO_TOOL_MISSING: 'UNDO_TOOL_MISSING',
 } as const;
 
 /** One of PLAN_ERROR_CODES. */

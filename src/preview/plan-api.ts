@@ -12,6 +12,7 @@ import type { AgentRef } from '../registry/tool-registry.ts';
 import type { Plan, PlanRequest, PlansConfig } from './plan-runs.ts';
 import { openPlanToken } from './plan-token.ts';
 import type { CommitOutcome } from './undo.ts';
+import { interruptedUndos, resumeUndo, type InterruptedUndo, type UndoScope } from './undo-journal.ts';
 
 /** What `rt.preview` resolves with. */
 export interface PreviewResult {
@@ -61,6 +62,19 @@ export interface PlansApi {
    * PLAN_MISMATCH, PLAN_STALE, PLAN_USED, PLAN_EXPIRED, PLAN_INVALID, COMMIT_FAILED.
    */
   commit(token: string, options?: CommitOptions): Promise<CommitResult>;
+  /**
+   * The undos of failed commits that a crash interrupted (their process died during the
+   * reverts), from the journal: on any runtime of the same journal. Empty without a journal.
+   */
+  undos(scope?: UndoScope): Promise<InterruptedUndo[]>;
+  /**
+   * Finishes an interrupted undo: the reverts recorded as done do not run again, the others
+   * run, last first (one whose process died in it runs again, with the same
+   * `exec.idempotencyKey`). Resolves with what the commit applied, undid and did not undo;
+   * for an undo already finished, with its recorded outcome. Throws PlanError:
+   * UNDO_UNKNOWN, UNDO_BUSY (a live process runs it), UNDO_TOOL_MISSING.
+   */
+  resumeUndo(planId: string, scope?: UndoScope): Promise<CommitOutcome>;
 }
 
 /** Runs one top-level request with the signal given (the runtime's executor, without its own principal handling). */
@@ -91,7 +105,16 @@ export function createPlansApi(
       config.requests.delete(ticket);
     }
   };
+  const noJournal = () =>
+    new PlanError(PLAN_ERROR_CODES.UNDO_UNKNOWN, 'undos are journaled only on a runtime with a journal: none here');
   return {
+    async undos(scope = {}) {
+      return config.journal === undefined ? [] : interruptedUndos(config.journal, scope);
+    },
+    async resumeUndo(planId, scope = {}) {
+      if (config.journal === undefined) throw noJournal();
+      return resumeUndo(config.journal, planId, scope, config.lookup);
+    },
     async preview(call) {
       if (typeof call !== 'object' || call === null || call.name !== RUN_CODE)
         throw new TypeError(

@@ -23,7 +23,9 @@ import {
 import type { PlanStore } from './plan-store.ts';
 import { openPlanToken, sealPlanToken } from './plan-token.ts';
 import { PreviewRecorder } from './preview-run.ts';
-import { undoWrites, type CommitOutcome } from './undo.ts';
+import { planUndo, type CommitOutcome } from './undo.ts';
+import { journaledUndo } from './undo-journal.ts';
+import type { Journal } from '../journal/journal.ts';
 
 /** How long a plan can be committed, in ms. @default 900000 (15 minutes) */
 export const DEFAULT_PLAN_TTL_MS = 15 * 60_000;
@@ -51,6 +53,8 @@ export type PlanRequest =
 
 export interface PlansConfig {
   readonly store: PlanStore;
+  /** Where a failed commit's undo is recorded, so a crash during it can be resumed. */
+  readonly journal: Journal | undefined;
   /** PTC_PLAN_KEY, when set; else the store's key. */
   readonly envKey: string | undefined;
   readonly ttlMs: number;
@@ -100,29 +104,20 @@ export async function openPlanRun(
   const record = await takePlan(config, exec, request.token, description, code);
   if (request.revalidate) await revalidate(record, exec);
   const runner = new CommitRunner(record, exec.callId);
-  const shown = (w: { seq: number; name: string; arguments: JsonValue }) => ({
-    seq: w.seq,
-    name: w.name,
-    arguments: w.arguments,
-  });
   // Undone once, whichever way the commit stops (a stop found at its end is also thrown
   // through fail()): a revert must never run twice for one write.
   let undoing: Promise<CommitOutcome> | undefined;
   const outcome = (): Promise<CommitOutcome> =>
-    (undoing ??= (async () => {
-      const applied = runner.applied;
-      const undo = await undoWrites(record.planId, applied, exec.agent, lookup);
+    (undoing ??= (() => {
       // Sent but not settled when the commit stopped: they may still apply, and nothing undoes them.
       const unknown = runner.unsettled.map((w) => ({
-        ...shown(w),
+        seq: w.seq,
+        name: w.name,
+        arguments: w.arguments,
         reason: 'its outcome is unknown: it was still running when the commit stopped (check it; it may have applied)',
       }));
-      return {
-        planId: record.planId,
-        applied: applied.map(shown),
-        ...undo,
-        notUndone: [...undo.notUndone, ...unknown],
-      };
+      const who = { agent: record.agent, principal: record.principal };
+      return journaledUndo(config.journal, record.planId, who, planUndo(runner.applied, unknown, lookup), lookup);
     })());
   return {
     kind: 'commit',

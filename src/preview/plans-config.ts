@@ -42,6 +42,7 @@ export function createPlansConfig(
   return {
     // With a journal, plans live in its store: a commit works in any process on the same journal.
     store: journal === undefined ? createMemoryPlanStore() : createJournalPlanStore(journal),
+    journal,
     envKey: planKeyFromEnv(),
     ttlMs: positive(options.planTtlMs, DEFAULT_PLAN_TTL_MS, 'planTtlMs'),
     maxPlanBytes: positive(options.maxPlanBytes, DEFAULT_MAX_PLAN_BYTES, 'maxPlanBytes'),
