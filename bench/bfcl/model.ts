@@ -44,7 +44,10 @@ export interface ModelReply {
 
 /** Token counts a provider's API reported (its usage fields), summed over requests. */
 export interface ApiUsage {
+  /** The provider's input field as reported (Anthropic input_tokens leaves out cached tokens; OpenAI prompt_tokens does not). */
   readonly inputTokens: number;
+  /** Every input token the requests carried, cached or not (Anthropic: input + cache read + cache write). */
+  readonly promptTokens: number;
   readonly outputTokens: number;
   /** Input tokens read from the prompt cache (Anthropic cache_read_input_tokens, OpenAI cached_tokens). */
   readonly cacheReadTokens: number;

@@ -56,6 +56,7 @@ const sum = (runs: readonly EntryRun[]): ModeTotals => {
       ? {
           api: {
             inputTokens: t((r) => r.api?.inputTokens ?? 0),
+            promptTokens: t((r) => r.api?.promptTokens ?? 0),
             outputTokens: t((r) => r.api?.outputTokens ?? 0),
             cacheReadTokens: t((r) => r.api?.cacheReadTokens ?? 0),
             cacheWriteTokens: t((r) => r.api?.cacheWriteTokens ?? 0),

@@ -1,4 +1,5 @@
 // Sums of task runs per mode, and the readable tables.
+import type { ApiUsage } from './model.ts';
 import type { TaskRun } from './run-task.ts';
 
 export const MODES = ['native', 'nativeParallel', 'ptc'] as const;
@@ -15,10 +16,32 @@ export interface ModeTotals {
   readonly definitionTokens: number;
   readonly resultTokens: number;
   readonly outputTokens: number;
+  /** The agent's requests as the provider's API reported them (live models). */
+  readonly api?: ApiUsage;
+  /** The simulated customer's requests as the provider's API reported them (live models). */
+  readonly customerApi?: ApiUsage;
+}
+
+const USAGE_FIELDS = ['inputTokens', 'promptTokens', 'outputTokens', 'cacheReadTokens', 'cacheWriteTokens'] as const;
+
+/** Usage fields summed over runs, or undefined when no run had them. */
+function usageSum(parts: readonly (ApiUsage | undefined)[]): ApiUsage | undefined {
+  const present = parts.filter((p): p is ApiUsage => p !== undefined);
+  if (present.length === 0) return undefined;
+  const sum = (f: (typeof USAGE_FIELDS)[number]): number => present.reduce((s, p) => s + p[f], 0);
+  return {
+    inputTokens: sum('inputTokens'),
+    promptTokens: sum('promptTokens'),
+    outputTokens: sum('outputTokens'),
+    cacheReadTokens: sum('cacheReadTokens'),
+    cacheWriteTokens: sum('cacheWriteTokens'),
+  };
 }
 
 export function totals(runs: readonly TaskRun[]): ModeTotals {
   const t = (f: (r: TaskRun) => number): number => runs.reduce((s, r) => s + f(r), 0);
+  const api = usageSum(runs.map((r) => r.api));
+  const customerApi = usageSum(runs.map((r) => r.customerApi));
   return {
     passed: runs.filter((r) => r.passed).length,
     modelRequests: t((r) => r.modelRequests),
@@ -28,6 +51,8 @@ export function totals(runs: readonly TaskRun[]): ModeTotals {
     definitionTokens: t((r) => r.definitionTokens),
     resultTokens: t((r) => r.resultTokens),
     outputTokens: t((r) => r.outputTokens),
+    ...(api === undefined ? {} : { api }),
+    ...(customerApi === undefined ? {} : { customerApi }),
   };
 }
 

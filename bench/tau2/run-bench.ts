@@ -9,7 +9,7 @@ import { MODES, type Mode, type Tau2Report, totals } from './report.ts';
 import { readDataFile } from './data-file.ts';
 import { parseDb, readDbText, variantRanks } from './retail-db.ts';
 import { RetailStore } from './retail-store.ts';
-import { type TaskContext, type TaskRun, runTask } from './run-task.ts';
+import { type ConversationLimits, type TaskContext, type TaskRun, runTask } from './run-task.ts';
 import type { RetailTask } from './tasks.ts';
 import { type RetailSession, retailTools } from './tools.ts';
 
@@ -44,6 +44,10 @@ export async function runBenchmark(
   tasks: readonly RetailTask[],
   options: {
     readonly modes?: readonly Mode[];
+    /** A live model for each task run (default: the scripted oracles). */
+    readonly model?: (mode: Mode, task: RetailTask) => TaskModel;
+    /** Where a conversation is cut off (live runs). */
+    readonly limits?: ConversationLimits;
     readonly onProgress?: (done: number, total: number) => void;
     readonly onTranscript?: (mode: Mode, taskId: string, messages: readonly Message[]) => void;
   } = {},
@@ -54,13 +58,15 @@ export async function runBenchmark(
     const onTranscript = options.onTranscript;
     const ctx: TaskContext = {
       ...taskContext(mode, data),
+      ...(options.limits === undefined ? {} : { limits: options.limits }),
       ...(onTranscript === undefined
         ? {}
         : { onTranscript: (id: string, m: readonly Message[]) => onTranscript(mode, id, m) }),
     };
     try {
       for (const task of tasks) {
-        runs.get(mode)?.push(await runTask(ctx, task, oracle(mode, task, data)));
+        const model = options.model?.(mode, task) ?? oracle(mode, task, data);
+        runs.get(mode)?.push(await runTask(ctx, task, model));
         options.onProgress?.(
           (runs.get(mode)?.length ?? 0) + modes.indexOf(mode) * tasks.length,
           modes.length * tasks.length,

@@ -10,6 +10,7 @@ export interface GoldAction {
 export interface RetailTask {
   readonly id: string;
   readonly user_scenario: {
+    readonly persona?: string | null;
     readonly instructions: {
       readonly task_instructions: string;
       readonly reason_for_call: string;

@@ -169,6 +169,7 @@ describe('entries in both modes', () => {
       usage() {
         return {
           inputTokens: this.requests * this.perRequest,
+          promptTokens: this.requests * this.perRequest,
           outputTokens: this.requests,
           cacheReadTokens: 0,
           cacheWriteTokens: 0,
@@ -178,7 +179,13 @@ describe('entries in both modes', () => {
     const one = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(100) });
     const two = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(200) });
     expect(one.nativeParallel).toBeUndefined();
-    expect(one.native.api).toEqual({ inputTokens: 1700, outputTokens: 17, cacheReadTokens: 0, cacheWriteTokens: 0 });
+    expect(one.native.api).toEqual({
+      inputTokens: 1700,
+      promptTokens: 1700,
+      outputTokens: 17,
+      cacheReadTokens: 0,
+      cacheWriteTokens: 0,
+    });
     const table = spreadReport([one, two]);
     expect(table).toContain('| **all** | native | 3 | 17 | 2,550 (1,700–3,400) | 0 | 17 |');
     expect(table).toContain('2 runs; each cell: the mean, and (min–max) when the runs differ.');

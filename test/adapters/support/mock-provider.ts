@@ -9,8 +9,8 @@ import type { AddressInfo } from 'node:net';
 export type Json = null | boolean | number | string | Json[] | { [key: string]: Json };
 export type JsonObject = { [key: string]: Json };
 
-/** One scripted reply: a body, or a function of the request body. */
-export type Reply = JsonObject | ((request: JsonObject) => JsonObject);
+/** One scripted reply: a body, or a function of the request body (which may compute it asynchronously). */
+export type Reply = JsonObject | ((request: JsonObject) => JsonObject | Promise<JsonObject>);
 
 export interface MockProvider {
   /** Base URL, e.g. http://127.0.0.1:41234 */
@@ -54,7 +54,7 @@ export async function startMockProvider(options: {
       served.set(path, index + 1);
       const reply = route.replies[index];
       if (reply === undefined) return send(500, options.errorBody(`no scripted reply #${index + 1} for ${path}`));
-      return send(200, typeof reply === 'function' ? reply(body) : reply);
+      return send(200, typeof reply === 'function' ? await reply(body) : reply);
     })().catch((error: unknown) => {
       response.writeHead(500, { 'content-type': 'application/json' });
       response.end(JSON.stringify(options.errorBody(String(error))));
