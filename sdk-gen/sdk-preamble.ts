@@ -5,13 +5,13 @@
  * declares them once for every member. Kept short on purpose: the model pays for each
  * token on every turn.
  */
-export const SDK_PREAMBLE = `// A failed call rejects with a ToolCallError. Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
+export const SDK_PREAMBLE = `// A failed call throws ToolCallError. Run independent reads together with Promise.all. Globals: timers, URL, TextEncoder, atob, crypto, structuredClone; no fetch, process, require, Buffer.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { toolName: string; code: string }
 type Tool<A, R = JsonValue> = (args: A, opts?: { signal?: AbortSignal }) => Promise<R>;`;
 
 /** The line the SDK starts with when a tool's name is not an identifier (only then: it costs tokens). */
-export const QUOTED_NAMES_NOTE = '// Quote names that are not identifiers: `tools["odd-name"](args)`.';
+export const QUOTED_NAMES_NOTE = '// Call quoted names as `tools["a-b"](args)`.';
 
 /**
  * Heads the deferred tools inside `tools`: they are listed by name and summary only

@@ -89,8 +89,8 @@ export interface RunTypeCheck {
 }
 
 export const RUN_CODE_DESCRIPTION =
-  'Run TypeScript: `code` is the body of an async function; await `tools` calls, then return the answer ' +
-  '(or console.log it). Only that comes back.';
+  // `code`'s own description says it is the body of an async function: said once, not twice.
+  'Run TypeScript: await `tools` calls and return the answer (or console.log it). Only that comes back.';
 
 /** A failed run: code CODE_RUN_FAILED, `info.kind` says how, the text carries the captured output. */
 class CodeRunError extends ToolRuntimeError {

@@ -3,13 +3,13 @@ import { capDescription, checkProgram, generateSdk, MAX_DESCRIPTION_CHARS } from
 import type { ToolSchema } from '../../sdk-gen/index.ts';
 import { fiftyTools } from './fixtures/fifty-tools.ts';
 
-const PREAMBLE = `// A failed call rejects with a ToolCallError. Run independent read-only calls together with Promise.all. Web globals (timers, URL, TextEncoder, atob, crypto, structuredClone) exist; fetch, process, require and Buffer do not.
+const PREAMBLE = `// A failed call throws ToolCallError. Run independent reads together with Promise.all. Globals: timers, URL, TextEncoder, atob, crypto, structuredClone; no fetch, process, require, Buffer.
 type JsonValue = string | number | boolean | null | JsonValue[] | { [key: string]: JsonValue };
 declare class ToolCallError extends Error { toolName: string; code: string }
 type Tool<A, R = JsonValue> = (args: A, opts?: { signal?: AbortSignal }) => Promise<R>;
 `;
 // Only an SDK with a name that is not an identifier starts with this line.
-const QUOTED_NAMES = '// Quote names that are not identifiers: `tools["odd-name"](args)`.\n';
+const QUOTED_NAMES = '// Call quoted names as `tools["a-b"](args)`.\n';
 
 const searchOrders: ToolSchema = {
   name: 'search_orders',
