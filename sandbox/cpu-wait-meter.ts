@@ -1,21 +1,29 @@
-// What Linux says about a sandbox process's main thread (the one that answers the host's
-// pings), so that the watchdog judges a silent process by the time it could have used: a
-// healthy process on an overloaded host is runnable but waits for a CPU, and that wait is
-// no sign of a hang. A stopped, sleeping (deadlocked) or spinning main thread gets no such
-// credit. Where /proc cannot be read the meter knows nothing and the watchdog goes by the
-// clock alone.
-import { readFileSync } from 'node:fs';
+// What Linux says about a sandbox process's threads, so that the watchdog judges a silent
+// process by the time it could have used: a healthy process on an overloaded host is
+// runnable but waits for a CPU, and that wait is no sign of a hang. The main thread answers
+// the host's pings, but it may sleep on another of its threads (the isolate's thread running
+// the program, V8's helpers) while that one waits for a CPU, so every thread's waits count:
+// the longest of them, never their sum (threads wait side by side). A stopped or sleeping
+// (deadlocked) process gets no such credit, a spinning one only for part of the time. Where
+// /proc cannot be read the meter knows nothing and the watchdog goes by the clock alone.
+import { readdirSync, readFileSync } from 'node:fs';
 
-/** One reading of /proc/<pid>/schedstat: the main thread's counters. */
-interface Sample {
-  /** Date.now() when read. */
-  readonly at: number;
+/** One thread's counters from /proc/<pid>/task/<tid>/schedstat. */
+interface ThreadCounters {
   /** CPU time it ran, in ns. */
   readonly ranNs: number;
   /** Time it was runnable but waited for a CPU, in ns; Linux adds a wait when it ends. */
   readonly waitedNs: number;
   /** Times it got a CPU. */
   readonly slices: number;
+}
+
+/** One reading of the process's threads. */
+interface Sample {
+  /** Date.now() when read. */
+  readonly at: number;
+  /** Each thread's counters, by thread id. */
+  readonly threads: ReadonlyMap<string, ThreadCounters>;
 }
 
 /** The main thread's scheduler state (third field of /proc/<pid>/stat), in words. */
@@ -38,34 +46,72 @@ function readProc(path: string): string | undefined {
   }
 }
 
-/** The main thread's counters now, or undefined where /proc cannot tell (no /proc, the process is gone). */
-function readSample(pid: number, now: number): Sample | undefined {
-  const text = readProc(`/proc/${pid}/schedstat`);
-  const [ranNs, waitedNs, slices] = (text ?? '').trim().split(' ').map(Number);
-  if (ranNs === undefined || waitedNs === undefined || slices === undefined || Number.isNaN(slices)) return undefined;
-  return { at: now, ranNs, waitedNs, slices };
+/** The thread ids of `pid` (the main thread's is `pid`), or undefined where /proc cannot tell. */
+function threadIds(pid: number): string[] | undefined {
+  try {
+    return readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return undefined;
+  }
 }
 
-/** The main thread's scheduler state letter (R, S, D, T...), or undefined where /proc cannot tell. */
-function readState(pid: number): string | undefined {
-  const text = readProc(`/proc/${pid}/stat`);
+/** One thread's counters, or undefined (gone meanwhile, or no schedstat). */
+function readCounters(pid: number, tid: string): ThreadCounters | undefined {
+  const text = readProc(`/proc/${pid}/task/${tid}/schedstat`);
+  const [ranNs, waitedNs, slices] = (text ?? '').trim().split(' ').map(Number);
+  if (ranNs === undefined || waitedNs === undefined || slices === undefined || Number.isNaN(slices)) return undefined;
+  return { ranNs, waitedNs, slices };
+}
+
+/** Every thread's counters now, or undefined where /proc cannot tell (no /proc, the process is gone). */
+function readSample(pid: number, now: number): Sample | undefined {
+  const threads = new Map<string, ThreadCounters>();
+  for (const tid of threadIds(pid) ?? []) {
+    const counters = readCounters(pid, tid);
+    if (counters !== undefined) threads.set(tid, counters);
+  }
+  return threads.size === 0 ? undefined : { at: now, threads };
+}
+
+/** A thread's scheduler state letter (R, S, D, T...), or undefined where /proc cannot tell. */
+function readState(pid: number, tid: string = String(pid)): string | undefined {
+  const text = readProc(`/proc/${pid}/task/${tid}/stat`);
   // The command name, in parentheses, may itself hold spaces and parentheses.
   const afterName = text?.slice(text.lastIndexOf(')') + 2);
   return afterName === undefined || afterName === '' ? undefined : afterName[0];
 }
 
+/** Nanoseconds a thread waited between two readings (all its waits when it was born meanwhile). */
+function waitedBetween(earlier: ThreadCounters | undefined, later: ThreadCounters): number {
+  return Math.max(0, later.waitedNs - (earlier?.waitedNs ?? 0));
+}
+
+/** Milliseconds the longest-waiting thread waited, in waits that ended between the two readings. */
+function endedWaitsMs(earlier: Sample, later: Sample): number {
+  let longestNs = 0;
+  for (const [tid, counters] of later.threads) {
+    longestNs = Math.max(longestNs, waitedBetween(earlier.threads.get(tid), counters));
+  }
+  return longestNs / 1e6;
+}
+
 /**
  * Milliseconds of a wait for a CPU still under way at `later`, which the counters do not
- * hold yet (Linux adds a wait when it ends). A runnable main thread that has not run at all
- * since `earlier` has been waiting all along (Infinity); one that ran meanwhile has waited
- * at most the part of that interval it neither ran nor spent in waits already counted. A
- * thread that is not runnable (sleeping, stopped) waits for no CPU: 0.
+ * hold yet (Linux adds a wait when it ends), for the thread that waits longest. A runnable
+ * thread that has not run at all since `earlier` has been waiting all along (Infinity); one
+ * that ran meanwhile has waited at most the part of that interval it neither ran nor spent
+ * in waits already counted. A thread that is not runnable (sleeping, stopped) waits for no CPU.
  */
-function unseenWaitMs(earlier: Sample, later: Sample, state: string | undefined): number {
-  if (state !== 'R') return 0;
-  if (later.ranNs === earlier.ranNs && later.slices === earlier.slices) return Number.POSITIVE_INFINITY;
-  const accountedNs = later.ranNs - earlier.ranNs + (later.waitedNs - earlier.waitedNs);
-  return Math.max(0, later.at - earlier.at - accountedNs / 1e6);
+function unseenWaitMs(pid: number, earlier: Sample, later: Sample): number {
+  let longest = 0;
+  for (const [tid, now] of later.threads) {
+    if (readState(pid, tid) !== 'R') continue;
+    const before = earlier.threads.get(tid) ?? { ranNs: 0, waitedNs: 0, slices: 0 };
+    if (now.ranNs === before.ranNs && now.slices === before.slices) return Number.POSITIVE_INFINITY;
+    const accountedNs = now.ranNs - before.ranNs + (now.waitedNs - before.waitedNs);
+    longest = Math.max(longest, later.at - earlier.at - accountedNs / 1e6);
+  }
+  return longest;
 }
 
 /** A reading taken with `CpuWaitMeter.mark`, to measure a wait from (see `waitedSince`). */
@@ -89,9 +135,10 @@ export class CpuWaitMeter {
   }
 
   /**
-   * The heartbeat's reading (one small /proc read): the milliseconds the main thread spent
-   * waiting for a CPU, in waits that ended since the previous reading. 0 on the first
-   * reading, and where /proc cannot tell.
+   * The heartbeat's reading (a few small /proc reads, one per thread): the milliseconds the
+   * longest-waiting thread spent waiting for a CPU, in waits that ended since the previous
+   * reading (a wait is counted whole when it ends, so it may be longer than the time between
+   * the readings). 0 on the first reading, and where /proc cannot tell.
    */
   waitedMs(now: number): number {
     const sample = this.#read(now);
@@ -101,20 +148,20 @@ export class CpuWaitMeter {
     }
     this.#previous = this.#last;
     this.#last = sample;
-    return this.#previous === undefined ? 0 : Math.max(0, sample.waitedNs - this.#previous.waitedNs) / 1e6;
+    return this.#previous === undefined ? 0 : endedWaitsMs(this.#previous, sample);
   }
 
   /**
    * Milliseconds of a wait for a CPU still under way at the heartbeat's last reading, which
    * `waitedMs` could not count yet; asked only when the watchdog is about to kill (one more
-   * /proc read). Infinity for a runnable main thread that has not run at all since the
-   * reading before; 0 for one that is not runnable, or where /proc cannot tell.
+   * /proc read per thread). Infinity when a runnable thread has not run at all since the
+   * reading before; 0 when no thread is runnable, or where /proc cannot tell.
    */
   unseenWaitMs(): number {
     const last = this.#last;
     const previous = this.#previous;
     if (last === undefined || previous === undefined) return 0;
-    return unseenWaitMs(previous, last, readState(this.#pid));
+    return unseenWaitMs(this.#pid, previous, last);
   }
 
   /** A reading to measure from with `waitedSince` (undefined where /proc cannot tell). */
@@ -123,15 +170,14 @@ export class CpuWaitMeter {
   }
 
   /**
-   * Milliseconds the main thread has waited for a CPU since `from`, a wait still under way
-   * included (at most the time elapsed since `from`); 0 where /proc cannot tell.
+   * Milliseconds the longest-waiting thread has waited for a CPU since `from`, a wait still
+   * under way included (at most the time elapsed since `from`); 0 where /proc cannot tell.
    */
   waitedSince(from: CpuWaitMark | undefined, now: number): number {
     if (from === undefined) return 0;
     const later = this.#read(now);
     if (later === undefined) return 0;
-    const unseen = unseenWaitMs(from, later, readState(this.#pid));
-    return Math.min(now - from.at, (later.waitedNs - from.waitedNs) / 1e6 + unseen);
+    return Math.min(now - from.at, endedWaitsMs(from, later) + unseenWaitMs(this.#pid, from, later));
   }
 
   /** The main thread's state in words, for a message (undefined where /proc cannot tell). */

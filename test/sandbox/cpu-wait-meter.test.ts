@@ -1,4 +1,4 @@
-// The watchdog's view of a process's main thread, read from /proc of real processes
+// The watchdog's view of a process's threads, read from /proc of real processes
 // (Linux): a starved one waited for a CPU (time it could not use), while a sleeping
 // (deadlocked), stopped or spinning one gets no credit that would keep it alive. A process
 // /proc says nothing about gives no credit either: the watchdog goes by the clock alone.
@@ -114,6 +114,34 @@ describe('CPU wait meter', () => {
       expect(meter.describeState()).toBe('runnable');
     } finally {
       spinner.kill('SIGKILL');
+    }
+  });
+
+  it("a main thread asleep on a starved thread of its own (the isolate's, say) is credited with that thread's waits", async () => {
+    // The main thread blocks in Atomics.wait (sleeping) while a worker thread ticks: only
+    // the worker waits for the CPU. A meter that read the main thread alone gave no credit.
+    const sleeperOnWorker = await processIn(
+      `new (require('node:worker_threads').Worker)(${JSON.stringify(TICKER)}, { eval: true });
+       Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0, 60_000);`,
+      'S',
+    );
+    await settled(sleeperOnWorker.pid);
+    const starvation = starve(sleeperOnWorker.pid, 2);
+    try {
+      const meter = new CpuWaitMeter(sleeperOnWorker.pid);
+      const started = Date.now();
+      const mark = meter.mark(started);
+      const waited = await twoReadings(meter, 1_000);
+      const readAt = Date.now();
+      const elapsed = readAt - started;
+      const since = meter.waitedSince(mark, readAt);
+      expect(meter.describeState()).toBe('sleeping');
+      expect(waited + Math.min(meter.unseenWaitMs(), elapsed)).toBeGreaterThan(300);
+      expect(since).toBeGreaterThan(elapsed / 2);
+      expect(since).toBeLessThanOrEqual(elapsed + 1);
+    } finally {
+      starvation.stop();
+      sleeperOnWorker.kill('SIGKILL');
     }
   });
 
