@@ -168,6 +168,7 @@ export type {
   PlanKeyEvent,
   PlanSavedEvent,
   PlanUsedEvent,
+  PlanDecidedEvent,
   PlanUndoEvent,
   PlanRevertEvent,
   PlanUndoneEvent,
@@ -187,6 +188,7 @@ export type { PlanOptions } from './preview/plans-config.ts';
 export type { PreviewResult, CommitResult, CommitOptions, PlansApi } from './preview/plan-api.ts';
 export type { CommitOutcome, CommitWrite } from './preview/undo.ts';
 export type { InterruptedUndo, UndoScope } from './preview/undo-journal.ts';
+export type { PlanAwaitingApproval, PlanDecisionKind, PlansScope } from './preview/plan-approval.ts';
 /** What `rt.runs()` lists, and its filter. */
 export type {
   DurableRunSummary,

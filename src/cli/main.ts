@@ -448,6 +448,10 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       'stdio: also list the operator tools ptc_runs and ptc_resume (needs --journal); the stdio client then holds both roles and can approve its own paused calls. Over --http the operator has its own token, PTC_OPERATOR_TOKEN',
     )
     .option(
+      '--plan-approval',
+      "--http: the model previews and commits plans (run_code's preview and commit); every plan waits for the operator's approval of the whole plan on the /runs page before its commit runs (needs --journal and PTC_OPERATOR_TOKEN)",
+    )
+    .option(
       '--sessions',
       "sessions: run_code takes `session` and programs keep data in `state` for the next program (stored in --journal's store: PostgreSQL shares them between servers; without --journal, in memory)",
     )
@@ -481,6 +485,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           agent?: string;
           approval?: 'pause';
           operatorTools?: boolean;
+          planApproval?: boolean;
           sessions?: boolean;
           sessionTtlMs?: number;
         } & ToolSources,
@@ -508,9 +513,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
         const pausing = o.approval === 'pause';
         const flags: HttpServeFlags | undefined = o.http === undefined ? undefined : { ...o, http: o.http };
         const plan = flags === undefined ? undefined : planHttpServe(flags, process.env);
+        if (o.planApproval === true && (plan === undefined || plan.operator.token === undefined))
+          throw new UsageError(
+            `--plan-approval needs the operator's page: --http, --journal and PTC_OPERATOR_TOKEN${plan !== undefined && 'off' in plan.operator ? ` (${plan.operator.off})` : ''}`,
+          );
         const opened = await openJournalOption(o.journal);
         const options: ToolRuntimeOptions = {
           mode: o.mode,
+          ...(o.planApproval === true ? { planArguments: true, planApproval: true } : {}),
           ...(opened === undefined ? {} : { journal: opened.journal }),
           ...(o.maxActiveRuns === undefined ? {} : { maxActiveRuns: o.maxActiveRuns }),
           ...(o.memoryMb === undefined ? {} : { limits: { memoryMb: o.memoryMb } }),

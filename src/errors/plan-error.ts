@@ -18,6 +18,12 @@ export const PLAN_ERROR_CODES = {
   PLAN_TOO_LARGE: 'PLAN_TOO_LARGE',
   /** A write of the commit failed: the writes it had applied were undone where they could be (see `info.commit`). */
   COMMIT_FAILED: 'COMMIT_FAILED',
+  /** The plan waits for an operator's approval (`planApproval`): nothing ran; commit again once approved. */
+  PLAN_NOT_APPROVED: 'PLAN_NOT_APPROVED',
+  /** An operator rejected the plan: it can never be committed. */
+  PLAN_REJECTED: 'PLAN_REJECTED',
+  /** `rt.decidePlan`: the plan was already decided the other way (the first decision stands). */
+  PLAN_DECIDED: 'PLAN_DECIDED',
   /** `rt.resumeUndo`: the journal has no undo of that plan (in the caller's scope). */
   UNDO_UNKNOWN: 'UNDO_UNKNOWN',
   /** `rt.resumeUndo`: another live process is running that undo. */

@@ -4,7 +4,8 @@
 // the plan: the first row for a plan wins). Filed under the preview's run_code call.
 // The undo of a failed commit is journaled too, so a crash during it does not lose it:
 // `plan/undo` (what is to be undone), `plan/revert` (each revert's start and outcome),
-// `plan/undone` (the undo finished, with what it did).
+// `plan/undone` (the undo finished, with what it did). `plan/decided` is an operator's
+// approval or rejection of a plan that waits for one (the first row wins).
 import type { JsonValue } from '../json/json-value.ts';
 
 /** Fields every plan event has. */
@@ -37,6 +38,15 @@ export interface PlanUsedEvent extends PlanEventBase {
   readonly planId: string;
   /** Who took it (a fresh id per commit): the first row of a plan names the one commit that runs. */
   readonly owner: string;
+}
+
+/** An operator approved or rejected a plan that waits for approval: the first row of a plan wins. */
+export interface PlanDecidedEvent extends PlanEventBase {
+  readonly type: 'plan/decided';
+  readonly planId: string;
+  readonly decision: 'approve' | 'reject';
+  /** The digest of the plan decided on: an approval is of exactly that plan. */
+  readonly digest: string;
 }
 
 /** A write of a commit as the undo's rows name it. */
@@ -83,6 +93,7 @@ export type PlanJournalEvent =
   | PlanKeyEvent
   | PlanSavedEvent
   | PlanUsedEvent
+  | PlanDecidedEvent
   | PlanUndoEvent
   | PlanRevertEvent
   | PlanUndoneEvent;
@@ -106,6 +117,12 @@ export function isPlanJournalEvent(value: Record<string, unknown>): boolean {
       return typeof value.planId === 'string' && typeof value.record === 'object' && value.record !== null;
     case 'plan/used':
       return typeof value.planId === 'string' && typeof value.owner === 'string';
+    case 'plan/decided':
+      return (
+        typeof value.planId === 'string' &&
+        (value.decision === 'approve' || value.decision === 'reject') &&
+        typeof value.digest === 'string'
+      );
     case 'plan/undo':
       return (
         typeof value.planId === 'string' &&

@@ -81,14 +81,14 @@ export function jsonHtml(value: JsonValue | undefined, indent = '', budget = { l
 }
 
 /** A label from the run, escaped and cut to MAX_LABEL_CHARS. */
-const label = (text: string): string =>
+export const label = (text: string): string =>
   text.length <= MAX_LABEL_CHARS
     ? esc(text)
     : `${esc(text.slice(0, MAX_LABEL_CHARS))}… <span class="note">(${text.length} characters)</span>`;
 
-const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/u, 'Z');
+export const iso = (ms: number): string => new Date(ms).toISOString().replace(/\.\d{3}Z$/u, 'Z');
 
-function age(ms: number): string {
+export function age(ms: number): string {
   const s = Math.max(0, Math.round(ms / 1000));
   if (s < 120) return `${s} s`;
   if (s < 7200) return `${Math.round(s / 60)} min`;
@@ -154,13 +154,22 @@ function runHtml({ summary: run, calls }: RunOnPage, now: number): string {
   );
 }
 
-/** The runs part of the page (what live updates replace). */
-export function runsMainHtml(runs: readonly RunOnPage[], now: number): string {
+/** The page's plans part, rendered by plans-html.ts: its HTML and what live updates compare. */
+export interface PlansPart {
+  readonly html: string;
+  readonly key: string;
+}
+
+/** The runs part of the page (what live updates replace), after the plans waiting for approval. */
+export function runsMainHtml(runs: readonly RunOnPage[], now: number, plans?: PlansPart): string {
   const body =
     runs.length === 0
       ? '<p class="empty">No run is waiting: nothing is paused or interrupted.</p>'
       : runs.map((r) => runHtml(r, now)).join('');
-  return `<main id="runs" data-key="${esc(runsKey(runs.map((r) => r.summary)))}">${body}</main>`;
+  return (
+    `<main id="runs" data-key="${esc(runsKey(runs.map((r) => r.summary)))}" data-plans-key="${esc(plans?.key ?? '[]')}">` +
+    `${plans?.html ?? ''}${body}</main>`
+  );
 }
 
 const STYLE = `
@@ -176,7 +185,10 @@ fieldset.decision{border:0;padding:0;margin:.3rem 0}fieldset.decision legend{pos
 button{font:inherit;padding:.35rem .9rem;border-radius:6px;border:1px solid #1f883d;background:#1f883d;color:#fff;cursor:pointer}
 button[disabled]{opacity:.5;cursor:default}#outcomes p{background:#fff;border-left:4px solid #0969da;padding:.4rem .7rem;margin:.4rem 0}
 #outcomes p.error{border-color:#cf222e}#signin[hidden]{display:none}#signin{margin:1rem 0}
-input[type=password]{font:inherit;padding:.3rem .5rem;width:24rem;max-width:100%}`;
+input[type=password]{font:inherit;padding:.3rem .5rem;width:24rem;max-width:100%}
+.plan{background:#fff;border:1px solid #0969da;border-radius:8px;padding:.8rem 1.1rem;margin:1rem 0}
+.plan .status{color:#0969da}.plan-writes{padding-left:1.2rem}.plan-writes li{margin:.5rem 0}
+button.reject-plan{border-color:#cf222e;background:#cf222e}pre.code{background:#f6f8fa;border-radius:6px;padding:.5rem .7rem;overflow:auto;max-height:20rem}`;
 
 /** The whole page; `main` is runsMainHtml's output, or the sign-in notice when no token came. */
 export function approvalsPageHtml(main: string, nonce: string, signedIn: boolean): string {

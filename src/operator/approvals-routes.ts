@@ -1,23 +1,30 @@
 // The approvals page's HTTP routes, beside `/mcp` on `ptc serve --http` when the operator
 // surface is on: `GET /runs` (the page), `GET /runs/page.js` (its script), `GET /runs.json`
-// (the runs in the operator's scope) and `POST /runs/<runId>/decisions` (a resume). Every
+// (the runs in the operator's scope), `POST /runs/<runId>/decisions` (a resume), and for
+// whole plans (`planApproval`) `GET /plans.json` (the plans waiting for approval) and
+// `POST /plans/<planId>/decision` (`{ "decision": "approve" | "reject" }`). Every
 // route but the page shell and its script needs the operator token in the Authorization
 // header — a browser never sends it by itself, which is what keeps other sites from
 // acting through an operator's browser (no cookie, no token in a URL).
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { RUN_RESUME_ERROR_CODES, RunResumeError } from '../errors/run-resume-error.ts';
+import { PLAN_ERROR_CODES, PlanError } from '../errors/plan-error.ts';
+import type { PlanAwaitingApproval } from '../preview/plan-approval.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { DurableRunSummary, RunsScope } from '../runtime/durable-runs.ts';
 import type { RunDecision } from '../journal/run-journal-events.ts';
 import { approvalsPageHtml, runsMainHtml, SIGNED_OUT_MAIN, type RunOnPage } from './approvals-html.ts';
+import { plansPart } from './plans-html.ts';
 import { APPROVALS_SCRIPT } from './approvals-script.ts';
 
 export type ApprovalsRoute =
   | { readonly kind: 'page' }
   | { readonly kind: 'script' }
   | { readonly kind: 'json' }
-  | { readonly kind: 'decisions'; readonly runId: string };
+  | { readonly kind: 'decisions'; readonly runId: string }
+  | { readonly kind: 'plans-json' }
+  | { readonly kind: 'plan-decision'; readonly planId: string };
 
 export interface ApprovalsContext {
   readonly rt: ToolRuntime;
@@ -39,15 +46,18 @@ export function approvalsRoute(pathname: string): ApprovalsRoute | undefined {
   if (pathname === '/runs') return { kind: 'page' };
   if (pathname === '/runs/page.js') return { kind: 'script' };
   if (pathname === '/runs.json') return { kind: 'json' };
-  const match = /^\/runs\/([^/]+)\/decisions$/u.exec(pathname);
+  if (pathname === '/plans.json') return { kind: 'plans-json' };
+  const match = /^\/(runs|plans)\/([^/]+)\/(decisions|decision)$/u.exec(pathname);
   if (match === null) return undefined;
-  let runId: string;
+  let id: string;
   try {
-    runId = decodeURIComponent(match[1]!);
+    id = decodeURIComponent(match[2]!);
   } catch {
     return undefined;
   }
-  return { kind: 'decisions', runId };
+  if (match[1] === 'runs' && match[3] === 'decisions') return { kind: 'decisions', runId: id };
+  if (match[1] === 'plans' && match[3] === 'decision') return { kind: 'plan-decision', planId: id };
+  return undefined;
 }
 
 const SECURITY_HEADERS = {
@@ -74,6 +84,11 @@ async function runsOnPage(ctx: ApprovalsContext): Promise<RunOnPage[]> {
     .sort((a, b) => b.startedAt - a.startedAt)
     .slice(0, MAX_RUNS_ON_PAGE)
     .map(({ calls, ...summary }) => ({ summary, calls: calls ?? [] }));
+}
+
+/** The plans waiting for approval in scope, newest first. */
+async function plansInScope(ctx: ApprovalsContext): Promise<PlanAwaitingApproval[]> {
+  return (await ctx.rt.plans(ctx.scope)).sort((a, b) => b.createdAt - a.createdAt);
 }
 
 const publicRun = (r: DurableRunSummary) => ({
@@ -152,6 +167,48 @@ async function decide(ctx: ApprovalsContext, runId: string, req: IncomingMessage
   }
 }
 
+const PLAN_STATUS_OF: Readonly<Record<string, number>> = {
+  [PLAN_ERROR_CODES.PLAN_INVALID]: 404,
+  [PLAN_ERROR_CODES.PLAN_EXPIRED]: 410,
+  [PLAN_ERROR_CODES.PLAN_USED]: 409,
+  [PLAN_ERROR_CODES.PLAN_DECIDED]: 409,
+};
+
+/** Approves or rejects a whole plan: `{ "decision": "approve" | "reject" }`. */
+async function decidePlan(
+  ctx: ApprovalsContext,
+  planId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (!/^application\/json\b/iu.test(req.headers['content-type'] ?? ''))
+    return sendError(res, 415, 'INVALID_DECISION', 'send the decision as Content-Type: application/json');
+  if (planId.length === 0 || planId.length > MAX_RUN_ID_LENGTH)
+    return sendError(res, 404, PLAN_ERROR_CODES.PLAN_INVALID, `no plan with an id of ${planId.length} characters`);
+  const text = await readBody(req, res, ctx.maxBodyBytes);
+  if (text === undefined) return;
+  let body: unknown;
+  try {
+    body = JSON.parse(text);
+  } catch (error) {
+    return sendError(res, 400, 'INVALID_DECISION', `the body is not JSON: ${(error as Error).message}`);
+  }
+  const decision = (body as { decision?: unknown } | null)?.decision;
+  if (decision !== 'approve' && decision !== 'reject')
+    return sendError(
+      res,
+      400,
+      'INVALID_DECISION',
+      `expected { "decision": "approve" | "reject" }, got ${text.slice(0, 100)}`,
+    );
+  try {
+    sendJson(res, 200, await ctx.rt.decidePlan(planId, decision, ctx.scope));
+  } catch (error) {
+    if (error instanceof PlanError) return sendError(res, PLAN_STATUS_OF[error.code] ?? 400, error.code, error.message);
+    throw error;
+  }
+}
+
 /** Answers a request for one of the approvals routes (Host and Origin already checked). */
 export async function serveApprovals(
   ctx: ApprovalsContext,
@@ -159,7 +216,7 @@ export async function serveApprovals(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const method = route.kind === 'decisions' ? 'POST' : 'GET';
+  const method = route.kind === 'decisions' || route.kind === 'plan-decision' ? 'POST' : 'GET';
   if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
     res.setHeader('allow', method === 'GET' ? 'GET, HEAD' : 'POST');
     return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed here; use ${method}`);
@@ -173,7 +230,9 @@ export async function serveApprovals(
   const operator = ctx.isOperator(authorization);
   if (route.kind === 'page') {
     const nonce = randomBytes(16).toString('base64');
-    const main = operator ? runsMainHtml(await runsOnPage(ctx), Date.now()) : SIGNED_OUT_MAIN;
+    const main = operator
+      ? runsMainHtml(await runsOnPage(ctx), Date.now(), plansPart(await plansInScope(ctx), Date.now()))
+      : SIGNED_OUT_MAIN;
     res.writeHead(operator || authorization === undefined ? 200 : 401, {
       'content-type': 'text/html; charset=utf-8',
       'content-security-policy': `default-src 'none'; script-src 'self'; style-src 'nonce-${nonce}'; connect-src 'self'; img-src 'self' data:; form-action 'none'; frame-ancestors 'none'; base-uri 'none'`,
@@ -187,5 +246,7 @@ export async function serveApprovals(
     const runs = (await ctx.rt.runs(ctx.scope)).sort((a, b) => b.startedAt - a.startedAt);
     return sendJson(res, 200, { runs: runs.map(publicRun) });
   }
+  if (route.kind === 'plans-json') return sendJson(res, 200, { plans: await plansInScope(ctx) });
+  if (route.kind === 'plan-decision') return decidePlan(ctx, route.planId, req, res);
   return decide(ctx, route.runId, req, res);
 }

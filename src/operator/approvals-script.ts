@@ -2,7 +2,9 @@
 // this tab's sessionStorage and sent only in the Authorization header: never in a URL or
 // a cookie, so no other site can make the browser send it), the decision buttons (a
 // confirmation repeats each call and its arguments, then POST /runs/<runId>/decisions),
-// and live updates (it polls /runs.json and reloads the list when a run pauses or ends).
+// whole-plan decisions (a confirmation repeats every write of the plan, then POST
+// /plans/<planId>/decision), and live updates (it polls /runs.json and /plans.json and
+// reloads the list when a run pauses or ends, or a plan comes or goes).
 // Text from the server is set with textContent or comes as escaped server-rendered HTML.
 
 /** How often the page asks whether a run paused or ended. */
@@ -36,6 +38,34 @@ export const APPROVALS_SCRIPT = `'use strict';
       update();
       button.addEventListener('click', () => decide(section, pending));
     }
+    for (const section of document.querySelectorAll('section.plan')) {
+      for (const button of section.querySelectorAll('button.approve-plan, button.reject-plan'))
+        button.addEventListener('click', () => decidePlan(section, button.classList.contains('approve-plan') ? 'approve' : 'reject'));
+    }
+  };
+  const decidePlan = async (section, decision) => {
+    const planId = section.dataset.planId;
+    const writes = [...section.querySelectorAll('li.write')].map(
+      (li) => '#' + li.dataset.seq + ' ' + li.dataset.name + ' ' + li.querySelector('pre.args').textContent,
+    );
+    const text = (decision === 'approve' ? 'APPROVE the whole plan ' : 'REJECT the whole plan ') + planId + '?\\n\\n' + writes.join('\\n\\n');
+    if (!window.confirm(text.length > 4000 ? text.slice(0, 4000) + '\\n…' : text)) return;
+    for (const b of section.querySelectorAll('button')) b.disabled = true;
+    const res = await fetch('/plans/' + encodeURIComponent(planId) + '/decision', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ decision }),
+    });
+    if (res.status === 401) return signOut('The token was refused: sign in again.');
+    const body = await res.json().catch(() => null);
+    if (!res.ok || body === null) {
+      say('Plan ' + planId + ': ' + (body && body.error ? body.error.code + ': ' + body.error.message : 'HTTP ' + res.status), true);
+    } else if (decision === 'approve') {
+      say('Plan ' + planId + ' approved: its commit can run now.');
+    } else {
+      say('Plan ' + planId + ' rejected: it can no longer be committed.');
+    }
+    await load();
   };
   const load = async () => {
     if (token() === null) return signOut('');
@@ -83,12 +113,17 @@ export const APPROVALS_SCRIPT = `'use strict';
   const poll = async () => {
     if (token() !== null) {
       try {
-        const res = await fetch('/runs.json', { headers: auth(), cache: 'no-store' });
-        if (res.status === 401) signOut('The token was refused: sign in again.');
-        else if (res.ok) {
+        const [res, planRes] = await Promise.all([
+          fetch('/runs.json', { headers: auth(), cache: 'no-store' }),
+          fetch('/plans.json', { headers: auth(), cache: 'no-store' }),
+        ]);
+        if (res.status === 401 || planRes.status === 401) signOut('The token was refused: sign in again.');
+        else if (res.ok && planRes.ok) {
           const { runs } = await res.json();
+          const { plans } = await planRes.json();
           const key = JSON.stringify(runs.map((r) => [r.runId, r.status, r.pending.map((p) => p.callId)]));
-          if (key !== $('runs').dataset.key) await load();
+          const plansKey = JSON.stringify(plans.map((p) => p.planId));
+          if (key !== $('runs').dataset.key || plansKey !== $('runs').dataset.plansKey) await load();
         }
       } catch {
         $('state').textContent = 'Offline: retrying…';

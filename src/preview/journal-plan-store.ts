@@ -8,7 +8,7 @@ import type { Journal, JournalEvent } from '../journal/journal.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import { isUnsealed } from '../journal/sealed-journal.ts';
 import type { PlanRecord } from './plan-record.ts';
-import type { PlanStore } from './plan-store.ts';
+import type { PlanDecision, PlanStore } from './plan-store.ts';
 
 const NAME = 'run_code';
 
@@ -19,6 +19,10 @@ export function createJournalPlanStore(journal: Journal): PlanStore {
   /** The first `plan/used` row of the plan, if any. */
   const firstUse = (rows: readonly JournalEvent[], planId: string) =>
     rows.find((e) => e.type === 'plan/used' && e.planId === planId) as { owner: string } | undefined;
+  const firstDecision = (rows: readonly JournalEvent[], planId: string): PlanDecision | undefined => {
+    const row = rows.find((e) => e.type === 'plan/decided' && e.planId === planId);
+    return row?.type === 'plan/decided' ? { decision: row.decision, digest: row.digest, at: row.at } : undefined;
+  };
   const saved = (rows: readonly JournalEvent[], planId: string): PlanRecord | undefined => {
     const row = rows.find((e) => e.type === 'plan/saved' && e.planId === planId);
     return row?.type === 'plan/saved' ? (row.record as unknown as PlanRecord) : undefined;
@@ -55,6 +59,31 @@ export function createJournalPlanStore(journal: Journal): PlanStore {
       if (firstUse(rows, planId) !== undefined) return 'used';
       const record = saved(rows, planId);
       return record === undefined || record.expiresAt <= Date.now() ? undefined : record;
+    },
+    decision: async (planId) => firstDecision(await events(), planId),
+    async decide(planId, decision) {
+      await journal.append([{ type: 'plan/decided', callId: `plan:${planId}`, name: NAME, planId, ...decision }]);
+      return firstDecision(await events(), planId) ?? decision;
+    },
+    async open() {
+      const rows = await events();
+      const now = Date.now();
+      const used = new Set<string>();
+      const decisions = new Map<string, PlanDecision>();
+      for (const row of rows) {
+        if (row.type === 'plan/used') used.add(row.planId);
+        else if (row.type === 'plan/decided' && !decisions.has(row.planId))
+          decisions.set(row.planId, { decision: row.decision, digest: row.digest, at: row.at });
+      }
+      const out = new Map<string, { record: PlanRecord; decision?: PlanDecision }>();
+      for (const row of rows) {
+        // The first saved row of a plan is the plan (as `saved` reads it).
+        if (row.type !== 'plan/saved' || used.has(row.planId) || out.has(row.planId)) continue;
+        const record = row.record as unknown as PlanRecord;
+        const decision = decisions.get(row.planId);
+        out.set(row.planId, decision === undefined ? { record } : { record, decision });
+      }
+      return [...out.values()].filter((p) => p.record.expiresAt > now);
     },
     async take(planId) {
       const before = await events();

@@ -12,6 +12,13 @@ import type { AgentRef } from '../registry/tool-registry.ts';
 import type { Plan, PlanRequest, PlansConfig } from './plan-runs.ts';
 import { openPlanToken } from './plan-token.ts';
 import type { CommitOutcome } from './undo.ts';
+import {
+  decidePlan,
+  plansAwaitingApproval,
+  type PlanAwaitingApproval,
+  type PlanDecisionKind,
+  type PlansScope,
+} from './plan-approval.ts';
 import { interruptedUndos, resumeUndo, type InterruptedUndo, type UndoScope } from './undo-journal.ts';
 
 /** What `rt.preview` resolves with. */
@@ -63,6 +70,23 @@ export interface PlansApi {
    */
   commit(token: string, options?: CommitOptions): Promise<CommitResult>;
   /**
+   * The plans waiting for an operator's approval (a runtime with `planApproval`), oldest
+   * first: each with its writes (titles, arguments) and program. With a journal, the plans
+   * of every process on it.
+   */
+  plans(scope?: PlansScope): Promise<PlanAwaitingApproval[]>;
+  /**
+   * Approves or rejects a waiting plan as a whole. An approval lets the commit of exactly
+   * that plan's token run; a rejection makes the token unusable (PLAN_REJECTED). The first
+   * decision stands: the other one later is PLAN_DECIDED. Throws PlanError: PLAN_INVALID
+   * (no such plan waits in scope), PLAN_USED, PLAN_EXPIRED, PLAN_DECIDED.
+   */
+  decidePlan(
+    planId: string,
+    decision: PlanDecisionKind,
+    scope?: PlansScope,
+  ): Promise<{ readonly planId: string; readonly decision: PlanDecisionKind }>;
+  /**
    * The undos of failed commits that a crash interrupted (their process died during the
    * reverts), from the journal: on any runtime of the same journal. Empty without a journal.
    */
@@ -108,6 +132,8 @@ export function createPlansApi(
   const noJournal = () =>
     new PlanError(PLAN_ERROR_CODES.UNDO_UNKNOWN, 'undos are journaled only on a runtime with a journal: none here');
   return {
+    plans: (scope = {}) => plansAwaitingApproval(config.store, scope),
+    decidePlan: (planId, decision, scope = {}) => decidePlan(config.store, planId, decision, scope),
     async undos(scope = {}) {
       return config.journal === undefined ? [] : interruptedUndos(config.journal, scope);
     },

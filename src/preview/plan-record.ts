@@ -50,6 +50,8 @@ export interface PlanRecord {
   readonly partial: boolean;
   readonly createdAt: number;
   readonly expiresAt: number;
+  /** The plan waits for an operator's approval before it can be committed (`planApproval`). */
+  readonly approval?: true;
 }
 
 /** The writes of a plan, in program order. */

@@ -34,6 +34,8 @@ export const DEFAULT_MAX_PLAN_BYTES = 16 * 1_048_576;
 
 /** What `rt.preview` resolves with as `plan`, and what a previewing run_code result carries. */
 export interface Plan {
+  /** The plan's id: what an operator approves (`rt.decidePlan`) and an undo is resumed by (`rt.resumeUndo`). */
+  readonly planId: string;
   /** Sealed, single use: give it to `rt.commit` (or run_code's `commit`). */
   readonly token: string;
   /** After this time (ms since the epoch) the token is refused (PLAN_EXPIRED). */
@@ -44,6 +46,8 @@ export interface Plan {
   readonly reads: number;
   /** The preview stopped at a pivot write (the last of `writes`): the commit ends after it. */
   readonly partial?: true;
+  /** The plan waits for an operator's approval (`planApproval`): its commit is refused until then. */
+  readonly awaitsApproval?: true;
 }
 
 /** A preview or commit asked by the application for one run_code call. */
@@ -61,6 +65,8 @@ export interface PlansConfig {
   readonly maxPlanBytes: number;
   /** run_code takes `preview` and `commit` from the model. */
   readonly modelArguments: boolean;
+  /** Every plan waits for an operator's approval before its commit. */
+  readonly approval: boolean;
   readonly requests: Map<AbortSignal, PlanRequest>;
   lookup(name: string, agent: string | undefined): Tool | undefined;
   principalOf(exec: ToolExecution): string | undefined;
@@ -181,6 +187,7 @@ function previewRun(
         partial: recorder.partial,
         createdAt,
         expiresAt: createdAt + config.ttlMs,
+        ...(config.approval ? { approval: true as const } : {}),
       };
       const bytes = JSON.stringify(record).length;
       if (bytes > config.maxPlanBytes)
@@ -199,11 +206,13 @@ function previewRun(
       });
       const reads = record.calls.filter((c) => c.kind === 'read').length;
       const plan: Plan = {
+        planId,
         token,
         expiresAt: record.expiresAt,
         writes: plannedWrites(record),
         reads,
         ...(record.partial ? { partial: true } : {}),
+        ...(record.approval === true ? { awaitsApproval: true } : {}),
       };
       return { plan };
     },
@@ -233,6 +242,7 @@ async function takePlan(
       PLAN_ERROR_CODES.PLAN_MISMATCH,
       'the program differs from the one previewed for this plan (its description or code changed): nothing ran. Commit the previewed program, or preview the new one.',
     );
+  await checkApproval(config, payload.planId, payload.plan);
   const taken = await config.store.take(payload.planId);
   if (taken === 'used')
     throw new PlanError(
@@ -246,6 +256,32 @@ async function takePlan(
   if (planDigest(taken) !== payload.plan)
     throw invalid('the stored plan does not match the one the token was issued for');
   return taken;
+}
+
+/**
+ * A plan that waits for approval is committed only once an operator approved exactly it
+ * (the approval names its digest); a rejected one never. Checked before the plan is taken:
+ * a plan not decided yet stays committable once approved.
+ */
+async function checkApproval(config: PlansConfig, planId: string, digest: string): Promise<void> {
+  const record = await config.store.load(planId);
+  if (typeof record !== 'object' || record.approval !== true) return;
+  const decided = await config.store.decision(planId);
+  if (decided === undefined)
+    throw new PlanError(
+      PLAN_ERROR_CODES.PLAN_NOT_APPROVED,
+      `plan ${planId} waits for an operator's approval: nothing ran. Commit it again once it is approved.`,
+    );
+  if (decided.decision === 'reject')
+    throw new PlanError(
+      PLAN_ERROR_CODES.PLAN_REJECTED,
+      `plan ${planId} was rejected by an operator at ${new Date(decided.at).toISOString()}: nothing ran, and it can no longer be committed. Preview the program again.`,
+    );
+  if (decided.digest !== digest)
+    throw new PlanError(
+      PLAN_ERROR_CODES.PLAN_INVALID,
+      `the approval of plan ${planId} is for another plan than this token's`,
+    );
 }
 
 /** Runs every recorded read again (through the whole pipeline) and compares: PLAN_STALE at the first changed answer. */

@@ -35,11 +35,17 @@ export function planRunText(value: { readonly plan?: unknown; readonly commit?: 
       writes: PlannedWrite[];
       reads: number;
       partial?: true;
+      awaitsApproval?: true;
     };
     const lines = [
       `Plan: ${plan.writes.length} write(s), not run yet (${plan.reads} read(s) ran)${plan.partial === true ? '; partial: it ends at a pivot write' : ''}:`,
       ...plan.writes.map(callText),
       `Plan token (commit it to run exactly these writes; expires ${new Date(plan.expiresAt).toISOString()}): ${plan.token}`,
+      ...(plan.awaitsApproval === true
+        ? [
+            "This plan waits for an operator's approval: commit it once it is approved (until then the commit is refused with PLAN_NOT_APPROVED; a rejected plan is PLAN_REJECTED).",
+          ]
+        : []),
     ];
     return lines.join('\n');
   }

@@ -20,6 +20,14 @@ export interface PlanOptions {
    * application's (`rt.preview`, `rt.commit`). @default false
    */
   readonly planArguments?: boolean;
+  /**
+   * Every plan waits for an operator's approval (`rt.plans`, `rt.decidePlan`, the
+   * approvals page of `ptc serve --http`) before it can be committed: until then its
+   * commit is refused (PLAN_NOT_APPROVED); a rejected plan never commits (PLAN_REJECTED).
+   * With `planArguments`, the model can then preview and commit without approving its
+   * own plans. @default false
+   */
+  readonly planApproval?: boolean;
 }
 
 function positive(value: number | undefined, fallback: number, name: string): number {
@@ -39,6 +47,10 @@ export function createPlansConfig(
     throw new TypeError(
       `createToolRuntime: planArguments must be a boolean, got ${JSON.stringify(options.planArguments)}`,
     );
+  if (options.planApproval !== undefined && typeof options.planApproval !== 'boolean')
+    throw new TypeError(
+      `createToolRuntime: planApproval must be a boolean, got ${JSON.stringify(options.planApproval)}`,
+    );
   return {
     // With a journal, plans live in its store: a commit works in any process on the same journal.
     store: journal === undefined ? createMemoryPlanStore() : createJournalPlanStore(journal),
@@ -47,6 +59,7 @@ export function createPlansConfig(
     ttlMs: positive(options.planTtlMs, DEFAULT_PLAN_TTL_MS, 'planTtlMs'),
     maxPlanBytes: positive(options.maxPlanBytes, DEFAULT_MAX_PLAN_BYTES, 'maxPlanBytes'),
     modelArguments: options.planArguments === true,
+    approval: options.planApproval === true,
     requests: new Map(),
     lookup,
     // Only a top-level call is made for a principal (`rt.execute({ principal })`).
