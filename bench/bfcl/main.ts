@@ -9,7 +9,7 @@ import { loadDataset } from './data.ts';
 import { useFillerFile } from './filler.ts';
 import { liveModel } from './live-model.ts';
 import { markdownReport, spreadReport } from './report.ts';
-import { runBenchmark } from './run-bench.ts';
+import { type LiveMode, runBenchmark } from './run-bench.ts';
 
 const { values } = parseArgs({
   options: {
@@ -64,7 +64,13 @@ const reports = [];
 for (let run = 0; run < repeat; run++)
   reports.push(
     await runBenchmark(dataset, entries, {
-      ...(spec === undefined ? {} : { model: () => liveModel(spec, { cache }) }),
+      ...(spec === undefined
+        ? {}
+        : {
+            // native: one call per reply (the provider's parallel calls off); nativeParallel: the model decides.
+            model: (mode: LiveMode) =>
+              liveModel(spec, { cache, ...(mode === 'ptc' ? {} : { parallelToolCalls: mode === 'nativeParallel' }) }),
+          }),
       onProgress: (done, total) => {
         if (done % 50 === 0 || done === total) process.stderr.write(`bfcl: ${done}/${total} entries\n`);
       },

@@ -185,11 +185,12 @@ export function spreadReport(
     ),
     ['**all**', (r) => r],
   ];
+  const modes = (['native', 'nativeParallel', 'ptc'] as const).filter((mode) => first[mode] !== undefined);
   for (const [name, pick] of scopes)
-    for (const mode of ['native', 'ptc'] as const) {
+    for (const mode of modes) {
       const totals = reports.flatMap((r) => {
-        const a = pick(r);
-        return a === undefined ? [] : [a[mode]];
+        const m = pick(r)?.[mode];
+        return m === undefined ? [] : [m];
       });
       const of = (f: (m: ModeTotals) => number): string => spread(totals.map(f));
       rows.push(

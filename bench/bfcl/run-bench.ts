@@ -9,12 +9,15 @@ import { MAX_STEPS, methodIndex, type RunContext, runEntry } from './run-entry.t
 import { buildTools, type Session } from './tools.ts';
 
 export interface BenchOptions {
-  /** A live model for both modes (default: the scripted oracles). */
-  readonly model?: () => TurnModel;
+  /** A live model for each mode and entry (default: the scripted oracles). */
+  readonly model?: (mode: LiveMode) => TurnModel;
   readonly onProgress?: (done: number, total: number) => void;
   /** Also run over `deferLoading` tools: native with tool search, and run_code (scripted oracles only). @default true */
   readonly deferred?: boolean;
 }
+
+/** The modes a live model runs in (the deferred-tools runs are scripted only). */
+export type LiveMode = 'native' | 'nativeParallel' | 'ptc';
 
 export interface BenchReport extends Aggregate {
   readonly categories: Readonly<Record<string, Aggregate>>;
@@ -46,8 +49,8 @@ export async function runBenchmark(
   // more calls than upstream's 20-step limit, which is there to stop a looping live model.
   const steps = { maxSteps: options.model === undefined ? Number.POSITIVE_INFINITY : MAX_STEPS };
   const native = context('native');
-  // A live model decides for itself whether to send calls together: nativeParallel is the scripted oracle's.
-  const parallel = options.model === undefined ? context('native') : undefined;
+  // A live model runs nativeParallel with the provider's parallel calls allowed, native with them off.
+  const parallel = context('native');
   const ptc = context('ptc');
   // Deferred tools are measured with the scripted oracles only.
   const measureDeferred = options.model === undefined && options.deferred !== false;
@@ -58,14 +61,17 @@ export async function runBenchmark(
     for (const [i, entry] of entries.entries()) {
       runs.push({
         category: entry.category,
-        native: await runEntry(native, entry, options.model?.() ?? new NativeOracle(), steps),
-        ...(parallel === undefined
-          ? {}
-          : { nativeParallel: await runEntry(parallel, entry, new ParallelNativeOracle(), steps) }),
+        native: await runEntry(native, entry, options.model?.('native') ?? new NativeOracle(), steps),
+        nativeParallel: await runEntry(
+          parallel,
+          entry,
+          options.model?.('nativeParallel') ?? new ParallelNativeOracle(),
+          steps,
+        ),
         ...(nativeDeferred === undefined
           ? {}
           : { nativeDeferred: await runEntry(nativeDeferred, entry, new DeferredNativeOracle(), steps) }),
-        ptc: await runEntry(ptc, entry, options.model?.() ?? new PtcOracle(), steps),
+        ptc: await runEntry(ptc, entry, options.model?.('ptc') ?? new PtcOracle(), steps),
         ...(deferred === undefined
           ? {}
           : { ptcDeferred: await runEntry(deferred, entry, new DeferredPtcOracle(), steps) }),
@@ -75,7 +81,7 @@ export async function runBenchmark(
   } finally {
     await Promise.all([
       native.rt.close(),
-      parallel?.rt.close(),
+      parallel.rt.close(),
       nativeDeferred?.rt.close(),
       ptc.rt.close(),
       deferred?.rt.close(),

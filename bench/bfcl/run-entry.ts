@@ -156,7 +156,7 @@ export async function runEntry(
   let failure: string | undefined;
   const messages: Message[] = [];
   try {
-    for (let t = 0; t < entry.question.length; t++) {
+    turns: for (let t = 0; t < entry.question.length; t++) {
       const turn = entry.question[t] ?? [];
       let userText: string;
       if (turn.length === 0) {
@@ -193,7 +193,15 @@ export async function runEntry(
         }
         run.modelRequests += 1;
         run.conversationTokens += history;
-        const reply = await model.respond(request);
+        let reply: Awaited<ReturnType<TurnModel['respond']>>;
+        try {
+          reply = await model.respond(request);
+        } catch (e) {
+          // A live model's API refused or failed (after its client's retries): this entry
+          // fails and the benchmark goes on with the next.
+          failure ??= `turn ${t}: the model request failed: ${e instanceof Error ? e.message : String(e)}`;
+          break turns;
+        }
         messages.push({ role: 'assistant', content: reply.content });
         // A tool search's result is the provider's, not the model's: a result, whose
         // definitions the model reads within the same response.

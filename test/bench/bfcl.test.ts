@@ -134,10 +134,22 @@ describe('entries in both modes', () => {
       }
     }
     const lazy = await runBenchmark(dataset, dataset.entries.slice(0, 1), { model: () => new Lazy() });
-    expect(lazy.failures.map((f) => f.failure)).toEqual([
-      'turn 0: empty_turn_model_response',
-      'turn 0: empty_turn_model_response',
+    // A live model runs native, nativeParallel and ptc: each fails the same way.
+    expect(lazy.failures.map((f) => [f.mode, f.failure])).toEqual([
+      ['native', 'turn 0: empty_turn_model_response'],
+      ['nativeParallel', 'turn 0: empty_turn_model_response'],
+      ['ptc', 'turn 0: empty_turn_model_response'],
     ]);
+    class Unreachable implements TurnModel {
+      startTurn(): void {}
+      async respond(): Promise<ModelReply> {
+        throw new Error('Connection error.');
+      }
+    }
+    const down = await runBenchmark(dataset, dataset.entries.slice(0, 1), { model: () => new Unreachable() });
+    expect(down.failures.map((f) => f.failure)).toEqual(
+      Array(3).fill('turn 0: the model request failed: Connection error.'),
+    );
     class WrongFolder implements TurnModel {
       private sent = false;
       startTurn(): void {
@@ -178,7 +190,8 @@ describe('entries in both modes', () => {
     }
     const one = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(100) });
     const two = await runBenchmark(dataset, dataset.entries, { model: () => new Metered(200) });
-    expect(one.nativeParallel).toBeUndefined();
+    // A live model runs all three modes (here the one-call-per-request Metered in each).
+    expect(one.nativeParallel?.api).toEqual(one.native.api);
     expect(one.native.api).toEqual({
       inputTokens: 1700,
       promptTokens: 1700,
@@ -188,6 +201,7 @@ describe('entries in both modes', () => {
     });
     const table = spreadReport([one, two]);
     expect(table).toContain('| **all** | native | 3 | 17 | 2,550 (1,700–3,400) | 0 | 17 |');
+    expect(table).toContain('| **all** | nativeParallel | 3 | 17 | 2,550 (1,700–3,400) | 0 | 17 |');
     expect(table).toContain('2 runs; each cell: the mean, and (min–max) when the runs differ.');
   }, 60_000);
 
