@@ -16,12 +16,21 @@ import type { PipelineDeps } from './pipeline-deps.ts';
 
 const ALLOW = allow();
 
+export interface PolicyOptions {
+  /** A preview: an `ask` is not put to anyone (the commit asks); denials and guards apply. */
+  readonly skipAsk?: boolean;
+}
+
 /**
  * Returns a draft when the call must not dispatch, undefined to dispatch; a promise of
  * that only when a pre-execute handler or a guard runs (most calls have neither, and an
  * async stage costs an async frame and a few promises per call).
  */
-export function policy(deps: PipelineDeps, exec: ExecutionState): Draft | undefined | Promise<Draft | undefined> {
+export function policy(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  options: PolicyOptions = {},
+): Draft | undefined | Promise<Draft | undefined> {
   // A human denied this call when its paused run was resumed: denied whatever the hooks say now.
   if (deps.pauseGates?.decision(exec.parent, exec.callId) === 'deny')
     return errorDraft(ERROR_CODES.DENIED, `a human denied tool "${exec.name}" when the paused run was resumed`, {
@@ -29,8 +38,8 @@ export function policy(deps: PipelineDeps, exec: ExecutionState): Draft | undefi
     });
   const handlers = deps.hooks.list('tools/pre-execute');
   // No handlers: the waterfall would only return allow(), so it is not built.
-  if (handlers.length > 0) return policyWithHandlers(deps, exec, handlers);
-  if (deps.registry.guardsFor(exec.agent).length > 0) return decide(deps, exec, ALLOW);
+  if (handlers.length > 0) return policyWithHandlers(deps, exec, handlers, options);
+  if (deps.registry.guardsFor(exec.agent).length > 0) return decide(deps, exec, ALLOW, options);
   return exec.callerSignal.aborted ? errorDraft(ERROR_CODES.ABORTED_BEFORE_DISPATCH) : undefined;
 }
 
@@ -38,17 +47,23 @@ async function policyWithHandlers(
   deps: PipelineDeps,
   exec: ExecutionState,
   handlers: readonly PreExecuteHandler[],
+  options: PolicyOptions,
 ): Promise<Draft | undefined> {
   const decision = await waterfall(
     handlers,
     (h, next: () => Promise<PreDecision>) => h(exec.view, next),
     async () => allow(),
   );
-  return decide(deps, exec, decision);
+  return decide(deps, exec, decision, options);
 }
 
 /** The pre-execute decision, then approval and the guards. */
-async function decide(deps: PipelineDeps, exec: ExecutionState, decision: unknown): Promise<Draft | undefined> {
+async function decide(
+  deps: PipelineDeps,
+  exec: ExecutionState,
+  decision: unknown,
+  options: PolicyOptions,
+): Promise<Draft | undefined> {
   const kind = (decision as { kind?: unknown } | null)?.kind;
   switch (kind) {
     case 'deny': {
@@ -60,6 +75,7 @@ async function decide(deps: PipelineDeps, exec: ExecutionState, decision: unknow
       return errorDraft(ERROR_CODES.CANCELLED, d.reason ?? 'tool call cancelled');
     }
     case 'ask': {
+      if (options.skipAsk === true) break;
       const refused = await approve(deps, exec, (decision as Extract<PreDecision, { kind: 'ask' }>).request);
       if (refused !== undefined) return refused;
       break;

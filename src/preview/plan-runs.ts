@@ -10,6 +10,8 @@ import { PLAN_ERROR_CODES, PlanError } from '../errors/plan-error.ts';
 import { canonicalJson } from '../json/canonical-json.ts';
 import type { JsonValue } from '../json/json-value.ts';
 import type { ToolExecution } from '../pipeline/tool-execution.ts';
+import type { NestedExecuteRequest } from '../pipeline/execute-request.ts';
+import type { ToolErrorInfo } from '../pipeline/tool-result.ts';
 import { CommitRunner } from './commit-run.ts';
 import { outcomeOf, type PlanHook } from './plan-hook.ts';
 import {
@@ -70,6 +72,8 @@ export interface PlansConfig {
   readonly requests: Map<AbortSignal, PlanRequest>;
   lookup(name: string, agent: string | undefined): Tool | undefined;
   principalOf(exec: ToolExecution): string | undefined;
+  /** The error a write's policy (pre-execute handlers, guards) would refuse it with; nothing runs. */
+  refusalOf(request: NestedExecuteRequest): Promise<ToolErrorInfo | undefined>;
 }
 
 /** A run_code call that previews or commits. */
@@ -169,7 +173,17 @@ function previewRun(
   lookup: (name: string) => Tool | undefined,
 ): PlanRun {
   const planId = randomUUID();
-  const recorder = new PreviewRecorder({ callId: exec.callId, agent: exec.agent, planId, lookup });
+  // A write is shown to its policy as the commit's nested call would be: same caller, same agent.
+  const refusalOf = (seq: number, name: string, args: JsonValue) =>
+    config.refusalOf({
+      callId: `${exec.callId}:ptc:${seq}`,
+      name,
+      arguments: args,
+      ...(exec.agent === undefined ? {} : { agent: exec.agent }),
+      parent: exec.token,
+      rootCallId: exec.rootCallId,
+    });
+  const recorder = new PreviewRecorder({ callId: exec.callId, agent: exec.agent, planId, lookup, refusalOf });
   return {
     kind: 'preview',
     hook: recorder,

@@ -42,6 +42,7 @@ export function createPlansConfig(
   journal: Journal | undefined,
   principals: ReadonlyMap<AbortSignal, string>,
   lookup: (name: string, agent: string | undefined) => Tool | undefined,
+  refusalOf: PlansConfig['refusalOf'],
 ): PlansConfig {
   if (options.planArguments !== undefined && typeof options.planArguments !== 'boolean')
     throw new TypeError(
@@ -62,6 +63,7 @@ export function createPlansConfig(
     approval: options.planApproval === true,
     requests: new Map(),
     lookup,
+    refusalOf,
     // Only a top-level call is made for a principal (`rt.execute({ principal })`).
     principalOf: (exec: ToolExecution) => (exec.parent === undefined ? principals.get(exec.callerSignal) : undefined),
   };

@@ -8,7 +8,7 @@ import type { Tool } from '../definition/tool.ts';
 import { effectOf } from '../definition/tool-effect.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import type { JsonValue } from '../json/json-value.ts';
-import type { ToolResult } from '../pipeline/tool-result.ts';
+import type { ToolErrorInfo, ToolResult } from '../pipeline/tool-result.ts';
 import { answeredResult, outcomeOf, type PlanHook, type PlanRoute } from './plan-hook.ts';
 import type { PlanCall, RecordedOutcome } from './plan-record.ts';
 
@@ -19,6 +19,8 @@ export interface PreviewContext {
   readonly planId: string;
   /** The tool a name resolves to for the agent (undefined: the pipeline will refuse it). */
   lookup(name: string): Tool | undefined;
+  /** What the write's policy would refuse it with (undefined: it would run). */
+  refusalOf(seq: number, name: string, args: JsonValue): Promise<ToolErrorInfo | undefined>;
 }
 
 /** A preview's hook and, when the program is done, its record. */
@@ -60,15 +62,28 @@ export class PreviewRecorder implements PlanHook {
     const title = titleOf(tool, args);
     if (title !== undefined) this.#titles.set(seq, title);
     this.#kinds.set(seq, 'write');
+    // Its policy is not asked here: the stop must come before any later call of the program
+    // is routed. The commit asks it (a refusal there fails the commit and undoes what ran).
     if (tool.pivot === true) {
       this.partial = true;
       const message = `tools.${name} is a pivot write: the program needs its real result to go on, so the preview stops here and the plan is partial.`;
       this.#record(seq, name, args, 'write', { ok: false, code: 'PLAN_PIVOT', message }, Date.now());
       return { kind: 'stop', stop: { kind: 'pivot', code: 'PLAN_PIVOT', message } };
     }
+    return { kind: 'answer', result: this.#planned(tool, callId, seq, args, signal) };
+  }
+
+  /** The write's policy first (a refusal is its outcome, and it stays out of the plan), then its stand-in. */
+  async #planned(tool: Tool, callId: string, seq: number, args: JsonValue, signal: AbortSignal): Promise<ToolResult> {
+    const name = tool.name;
+    const refusal = await this.#context.refusalOf(seq, name, args);
+    if (refusal !== undefined) {
+      this.#kinds.set(seq, 'refused');
+      return answeredResult(callId, name, { ok: false, code: refusal.code, message: refusal.message });
+    }
     const preview = tool.preview;
     const standIn: RecordedOutcome = { ok: true, value: { $preview: true, tool: name, seq } };
-    if (preview === undefined) return { kind: 'answer', result: answeredResult(callId, name, standIn) };
+    if (preview === undefined) return answeredResult(callId, name, standIn);
     const exec = {
       planId: this.#context.planId,
       seq,
@@ -76,7 +91,7 @@ export class PreviewRecorder implements PlanHook {
       idempotencyKey: `run:${this.#context.planId}:${seq}`,
       signal,
     };
-    return { kind: 'answer', result: this.#previewed(tool, callId, seq, preview(args, exec)) };
+    return this.#previewed(tool, callId, seq, preview(args, exec));
   }
 
   async #previewed(tool: Tool, callId: string, seq: number, value: Promise<unknown>): Promise<ToolResult> {

@@ -69,6 +69,7 @@ import { projectSchema, type ToolSchemaProjection } from '../definition/tool-sch
 import { createPlansApi, type PlansApi } from '../preview/plan-api.ts';
 import { checkPrincipal } from './check-principal.ts';
 import { createPlansConfig, type PlanOptions } from '../preview/plans-config.ts';
+import { previewRefusal } from '../pipeline/preview-policy.ts';
 
 export type { ToolSchemaProjection } from '../definition/tool-schema-projection.ts';
 
@@ -425,7 +426,13 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
   const sessions = createRuntimeSessions(options.sessions, journal?.sessions);
   // The principal of each top-level call in flight that named one, by callId: durable runs record it, sessions are scoped by it.
   const principals = new Map<AbortSignal, string>();
-  const plans = createPlansConfig(options, journal, principals, (name, agent) => deps.resolveTool(name, agent));
+  const plans = createPlansConfig(
+    options,
+    journal,
+    principals,
+    (name, agent) => deps.resolveTool(name, agent),
+    (request) => previewRefusal(deps, request),
+  );
   const durableRuns: DurableRunsConfig | undefined =
     journal === undefined
       ? undefined
