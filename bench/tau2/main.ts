@@ -5,6 +5,7 @@
 // customer), grades each final database as upstream does, and prints one JSON object
 // (--json) or readable tables.
 import { parseArgs } from 'node:util';
+import { liveModel } from '../bfcl/live-model.ts';
 import { LIVE_LIMITS, liveTaskModel } from './live-model.ts';
 import { liveMarkdownReport, liveSpread } from './live-report.ts';
 import type { Message } from './model.ts';
@@ -64,6 +65,14 @@ const live =
   spec === undefined
     ? undefined
     : { model: spec, cache, ...(values['user-model'] === undefined ? {} : { userModel: values['user-model'] }) };
+// A misspelled provider fails here, before any task runs.
+if (live !== undefined)
+  for (const model of [live.model, live.userModel ?? live.model])
+    try {
+      liveModel(model);
+    } catch (e) {
+      fail(e instanceof Error ? e.message : String(e));
+    }
 const started = performance.now();
 // A live model answers differently from run to run: each repetition is a whole run of every mode.
 const runs: Tau2Report[] = [];

@@ -57,4 +57,20 @@ describe('npm run -s bench:tau2 -- --data <dir> --json', () => {
     expect(code).not.toBe(0);
     expect(stderr).toContain('db.json: not found');
   }, 150_000);
+
+  it('refuses live-model flags it cannot use before any task runs, saying which', async () => {
+    const run = (...flags: string[]) => npm(['run', '-s', 'bench:tau2', '--', '--data', DATA, ...flags]);
+    const [unknown, noModel, badRepeat] = await Promise.all([
+      run('--model', 'anthropic:some-model', '--user-model', 'gemini:x'),
+      run('--repeat', '2'),
+      run('--model', 'openai:some-model', '--repeat', '0'),
+    ]);
+    expect(unknown).toMatchObject({
+      code: 2,
+      stdout: '',
+      stderr: 'bench:tau2: unknown provider gemini (anthropic or openai)\n',
+    });
+    expect(noModel.stderr).toContain('--repeat wants a whole number of 1 or more, and goes with --model');
+    expect(badRepeat.stderr).toContain('--repeat wants a whole number of 1 or more');
+  }, 150_000);
 });
