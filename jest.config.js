@@ -15,6 +15,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Slow files first even without timings from an earlier run (a fresh clone).
+  testSequencer: '<rootDir>/test/support/slow-files-first.cjs',
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.build-test/', '<rootDir>/.tools/'],
   // Room for a test doing real work (a sandbox process, esbuild, TypeScript) on a loaded
   // 2-core machine: the fresh-clone CI ran 2.7x slower than a quiet run at load ~15.

@@ -173,9 +173,14 @@ describe('documentation', () => {
     const config = ts.readConfigFile(join(root, 'tsconfig.json'), ts.sys.readFile.bind(ts.sys));
     const parsed = ts.parseJsonConfigFileContent(config.config, ts.sys, root);
     const program = ts.createProgram(files, { ...parsed.options, noEmit: true });
-    const diagnostics = ts
-      .getPreEmitDiagnostics(program)
-      .filter((d) => d.file !== undefined && files.includes(resolve(d.file.fileName)))
+    // Only the blocks' own diagnostics: the checker then resolves just what they use of the
+    // sources (the sources themselves are type-checked by the typecheck step).
+    const diagnostics = files
+      .flatMap((file) => {
+        const source = program.getSourceFile(file);
+        if (source === undefined) throw new Error(`the type check did not load ${file}`);
+        return [...program.getSyntacticDiagnostics(source), ...program.getSemanticDiagnostics(source)];
+      })
       .map((d) => {
         const { line, character } = d.file!.getLineAndCharacterOfPosition(d.start ?? 0);
         return `${relative(scratch, d.file!.fileName)}:${line + 1}:${character + 1} ${ts.flattenDiagnosticMessageText(d.messageText, '\n')}`;
