@@ -2,6 +2,7 @@
 // durable runs in a journal. list/show read it; approve/deny decide pending calls and
 // resume the run (in this process, with the same tools as the host that paused it:
 // --tools, --mcp or --mcp-url, which they require); resume continues an interrupted run.
+// undos lists the undos of failed commits a crash interrupted; finish-undo finishes one.
 import { type Command, Option } from 'commander';
 import type { ToolMode } from '../ptc/mode-declarations.ts';
 import type { ToolRuntime, ToolRuntimeOptions } from '../runtime/create-tool-runtime.ts';
@@ -10,6 +11,7 @@ import type { ToolResult } from '../pipeline/tool-result.ts';
 import { openJournalOption } from './journal-option.ts';
 import { UsageError } from './usage-error.ts';
 import { RunResumeError } from '../errors/run-resume-error.ts';
+import { PlanError } from '../errors/plan-error.ts';
 
 interface RunsIo {
   readonly out: (text: string) => void;
@@ -161,6 +163,52 @@ export function addRunsCommand(
       });
     });
   }
+
+  common(runs.command('undos').description('List the undos of failed commits that a crash interrupted')).action(
+    async (o: RunsFlags) => {
+      await withJournal(o, async (rt) => {
+        const list = await rt.undos();
+        if (o.json === true) io.out(`${JSON.stringify(list, null, 2)}\n`);
+        else if (list.length === 0) io.out('no interrupted undos\n');
+        else
+          for (const u of list)
+            io.out(
+              `${u.planId}  ${u.applied.length} applied  ${u.undone.length} undone  ${u.pending.length} to revert  ${new Date(u.startedAt).toISOString()}\n`,
+            );
+      });
+      setExit(0);
+    },
+  );
+
+  common(
+    runs
+      .command('finish-undo')
+      .description(
+        "Finish an interrupted undo: the reverts not recorded as done run, last first (needs the host's tools)",
+      )
+      .argument('<planId>'),
+  ).action(async (planId: string, o: RunsFlags) => {
+    requireTools('finish-undo', o);
+    await withJournal(o, async (rt) => {
+      try {
+        const outcome = await rt.resumeUndo(planId);
+        if (o.json === true) io.out(`${JSON.stringify(outcome, null, 2)}\n`);
+        else {
+          const list = (ws: readonly { seq: number; name: string }[]) =>
+            ws.map((w) => `#${w.seq} tools.${w.name}`).join(', ') || 'none';
+          io.out(
+            `plan ${outcome.planId}: applied ${list(outcome.applied)}; undone (last first) ${list(outcome.undone)}\n`,
+          );
+          for (const w of outcome.notUndone) io.out(`  NOT undone #${w.seq} tools.${w.name}: ${w.reason}\n`);
+        }
+        setExit(0);
+      } catch (error) {
+        if (!(error instanceof PlanError)) throw error;
+        io.err(`ptc: ${error.message} (${error.code})\n`);
+        setExit(1);
+      }
+    });
+  });
 
   common(
     runs

@@ -182,8 +182,9 @@ export async function interruptedUndos(journal: Journal, scope: UndoScope): Prom
   const out: InterruptedUndo[] = [];
   for (const [planId, undo] of foldUndos((await journal.read()).events)) {
     if (undo.done !== undefined || !inScope(undo.start, scope)) continue;
-    const claim = await journal.claims?.runClaim(claimId(planId));
-    if (claim !== undefined && isClaimLive(claim)) continue;
+    // A row whose plan id the store's claims refuse (a hostile or damaged journal) is skipped, never the listing.
+    const claim = await journal.claims?.runClaim(claimId(planId)).catch(() => 'refused' as const);
+    if (claim === 'refused' || (claim !== undefined && isClaimLive(claim))) continue;
     out.push(summaryOf(undo));
   }
   return out;

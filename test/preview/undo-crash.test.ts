@@ -5,7 +5,7 @@
 // undone. While the first process lives, its undo is neither listed nor taken. On the
 // JSONL, SQLite and PostgreSQL stores (a throwaway cluster).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -151,6 +151,35 @@ describe('journaled undo in one process', () => {
     await expect(rt.resumeUndo('no-such-plan')).rejects.toMatchObject({ code: 'UNDO_UNKNOWN' });
     // Scoped: an undo of the global scope is not another agent's.
     await expect(rt.resumeUndo(planId, { agent: 'other' })).rejects.toMatchObject({ code: 'UNDO_UNKNOWN' });
+  }, 60_000);
+
+  it('an undo row whose plan id the claims refuse is skipped, not the listing', async () => {
+    const journal = join(dir, 'hostile.jsonl');
+    const row = (planId: string) =>
+      JSON.stringify({
+        type: 'plan/undo',
+        callId: `plan:${planId}`,
+        name: 'run_code',
+        planId,
+        agent: null,
+        principal: null,
+        applied: [{ seq: 2, name: 'email', arguments: { to: 'a@x' } }],
+        toRevert: [],
+        notUndone: [{ seq: 2, name: 'email', arguments: { to: 'a@x' }, reason: 'tools.email has no revert' }],
+        at: 1,
+      });
+    await writeFile(journal, `${row('../../outside')}\n${row('plan-ok')}\n`);
+    const rt = runtime({ journal });
+    registerUndoShop(rt, () => {});
+    expect((await rt.undos()).map((u) => u.planId)).toStrictEqual(['plan-ok']);
+    await expect(rt.resumeUndo('../../outside')).rejects.toThrow(/not a valid run id/);
+    expect(await rt.resumeUndo('plan-ok')).toStrictEqual({
+      planId: 'plan-ok',
+      applied: [{ seq: 2, name: 'email', arguments: { to: 'a@x' } }],
+      undone: [],
+      notUndone: [{ seq: 2, name: 'email', arguments: { to: 'a@x' }, reason: 'tools.email has no revert' }],
+    });
+    expect(await rt.undos()).toStrictEqual([]);
   }, 60_000);
 
   it('without a journal there is nothing to list or resume', async () => {
