@@ -2,7 +2,8 @@
 // surface is on: `GET /runs` (the page), `GET /runs/page.js` (its script), `GET /runs.json`
 // (the runs in the operator's scope), `POST /runs/<runId>/decisions` (a resume), and for
 // whole plans (`planApproval`) `GET /plans.json` (the plans waiting for approval) and
-// `POST /plans/<planId>/decision` (`{ "decision": "approve" | "reject" }`). Every
+// `POST /plans/<planId>/decision` (`{ "decision": "approve" | "reject" }`), and the undos
+// a crash interrupted: `GET /undos.json`, `POST /undos/<planId>/finish`. Every
 // route but the page shell and its script needs the operator token in the Authorization
 // header — a browser never sends it by itself, which is what keeps other sites from
 // acting through an operator's browser (no cookie, no token in a URL).
@@ -24,7 +25,9 @@ export type ApprovalsRoute =
   | { readonly kind: 'json' }
   | { readonly kind: 'decisions'; readonly runId: string }
   | { readonly kind: 'plans-json' }
-  | { readonly kind: 'plan-decision'; readonly planId: string };
+  | { readonly kind: 'plan-decision'; readonly planId: string }
+  | { readonly kind: 'undos-json' }
+  | { readonly kind: 'undo-finish'; readonly planId: string };
 
 export interface ApprovalsContext {
   readonly rt: ToolRuntime;
@@ -47,7 +50,8 @@ export function approvalsRoute(pathname: string): ApprovalsRoute | undefined {
   if (pathname === '/runs/page.js') return { kind: 'script' };
   if (pathname === '/runs.json') return { kind: 'json' };
   if (pathname === '/plans.json') return { kind: 'plans-json' };
-  const match = /^\/(runs|plans)\/([^/]+)\/(decisions|decision)$/u.exec(pathname);
+  if (pathname === '/undos.json') return { kind: 'undos-json' };
+  const match = /^\/(runs|plans|undos)\/([^/]+)\/(decisions|decision|finish)$/u.exec(pathname);
   if (match === null) return undefined;
   let id: string;
   try {
@@ -57,6 +61,7 @@ export function approvalsRoute(pathname: string): ApprovalsRoute | undefined {
   }
   if (match[1] === 'runs' && match[3] === 'decisions') return { kind: 'decisions', runId: id };
   if (match[1] === 'plans' && match[3] === 'decision') return { kind: 'plan-decision', planId: id };
+  if (match[1] === 'undos' && match[3] === 'finish') return { kind: 'undo-finish', planId: id };
   return undefined;
 }
 
@@ -209,6 +214,35 @@ async function decidePlan(
   }
 }
 
+const UNDO_STATUS_OF: Readonly<Record<string, number>> = {
+  [PLAN_ERROR_CODES.UNDO_UNKNOWN]: 404,
+  [PLAN_ERROR_CODES.UNDO_BUSY]: 409,
+  [PLAN_ERROR_CODES.UNDO_TOOL_MISSING]: 409,
+};
+
+/** Finishes an interrupted undo on this server: what the commit applied, undid and did not undo. */
+async function finishUndo(
+  ctx: ApprovalsContext,
+  planId: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+): Promise<void> {
+  if (!/^application\/json\b/iu.test(req.headers['content-type'] ?? ''))
+    return sendError(res, 415, 'INVALID_DECISION', 'send the request as Content-Type: application/json');
+  if (planId.length === 0 || planId.length > MAX_RUN_ID_LENGTH)
+    return sendError(res, 404, PLAN_ERROR_CODES.UNDO_UNKNOWN, `no undo with an id of ${planId.length} characters`);
+  // The body says nothing (the URL names the undo); it is read, bounded, only to be done with it.
+  if ((await readBody(req, res, ctx.maxBodyBytes)) === undefined) return;
+  try {
+    // An undo's plan id the store's claims refuse is not one this runtime made.
+    sendJson(res, 200, await ctx.rt.resumeUndo(planId, ctx.scope));
+  } catch (error) {
+    if (error instanceof PlanError) return sendError(res, UNDO_STATUS_OF[error.code] ?? 400, error.code, error.message);
+    if (error instanceof TypeError) return sendError(res, 404, PLAN_ERROR_CODES.UNDO_UNKNOWN, error.message);
+    throw error;
+  }
+}
+
 /** Answers a request for one of the approvals routes (Host and Origin already checked). */
 export async function serveApprovals(
   ctx: ApprovalsContext,
@@ -216,7 +250,8 @@ export async function serveApprovals(
   req: IncomingMessage,
   res: ServerResponse,
 ): Promise<void> {
-  const method = route.kind === 'decisions' || route.kind === 'plan-decision' ? 'POST' : 'GET';
+  const method =
+    route.kind === 'decisions' || route.kind === 'plan-decision' || route.kind === 'undo-finish' ? 'POST' : 'GET';
   if (req.method !== method && !(method === 'GET' && req.method === 'HEAD')) {
     res.setHeader('allow', method === 'GET' ? 'GET, HEAD' : 'POST');
     return sendError(res, 405, 'METHOD_NOT_ALLOWED', `${req.method ?? ''} is not allowed here; use ${method}`);
@@ -231,7 +266,11 @@ export async function serveApprovals(
   if (route.kind === 'page') {
     const nonce = randomBytes(16).toString('base64');
     const main = operator
-      ? runsMainHtml(await runsOnPage(ctx), Date.now(), plansPart(await plansInScope(ctx), Date.now()))
+      ? runsMainHtml(
+          await runsOnPage(ctx),
+          Date.now(),
+          plansPart(await plansInScope(ctx), await ctx.rt.undos(ctx.scope), Date.now()),
+        )
       : SIGNED_OUT_MAIN;
     res.writeHead(operator || authorization === undefined ? 200 : 401, {
       'content-type': 'text/html; charset=utf-8',
@@ -248,5 +287,7 @@ export async function serveApprovals(
   }
   if (route.kind === 'plans-json') return sendJson(res, 200, { plans: await plansInScope(ctx) });
   if (route.kind === 'plan-decision') return decidePlan(ctx, route.planId, req, res);
+  if (route.kind === 'undos-json') return sendJson(res, 200, { undos: await ctx.rt.undos(ctx.scope) });
+  if (route.kind === 'undo-finish') return finishUndo(ctx, route.planId, req, res);
   return decide(ctx, route.runId, req, res);
 }

@@ -42,6 +42,29 @@ export const APPROVALS_SCRIPT = `'use strict';
       for (const button of section.querySelectorAll('button.approve-plan, button.reject-plan'))
         button.addEventListener('click', () => decidePlan(section, button.classList.contains('approve-plan') ? 'approve' : 'reject'));
     }
+    for (const section of document.querySelectorAll('section.undo'))
+      section.querySelector('button.finish-undo').addEventListener('click', () => finishUndo(section));
+  };
+  const finishUndo = async (section) => {
+    const planId = section.dataset.planId;
+    const writes = [...section.querySelectorAll('h3 + ol li.write')].map((li) => li.textContent);
+    const text = 'Finish the undo of plan ' + planId + '? These reverts run, last first:\\n\\n' + writes.join('\\n');
+    if (!window.confirm(text.length > 4000 ? text.slice(0, 4000) + '\\n…' : text)) return;
+    section.querySelector('button.finish-undo').disabled = true;
+    const res = await fetch('/undos/' + encodeURIComponent(planId) + '/finish', {
+      method: 'POST',
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{}',
+    });
+    if (res.status === 401) return signOut('The token was refused: sign in again.');
+    const body = await res.json().catch(() => null);
+    if (!res.ok || body === null) {
+      say('Undo of plan ' + planId + ': ' + (body && body.error ? body.error.code + ': ' + body.error.message : 'HTTP ' + res.status), true);
+    } else {
+      const list = (ws) => ws.map((w) => '#' + w.seq + ' ' + w.name).join(', ') || 'none';
+      say('Undo of plan ' + planId + ' finished: undone ' + list(body.undone) + '; not undone ' + list(body.notUndone) + '.', body.notUndone.length > 0);
+    }
+    await load();
   };
   const decidePlan = async (section, decision) => {
     const planId = section.dataset.planId;
@@ -113,16 +136,18 @@ export const APPROVALS_SCRIPT = `'use strict';
   const poll = async () => {
     if (token() !== null) {
       try {
-        const [res, planRes] = await Promise.all([
+        const [res, planRes, undoRes] = await Promise.all([
           fetch('/runs.json', { headers: auth(), cache: 'no-store' }),
           fetch('/plans.json', { headers: auth(), cache: 'no-store' }),
+          fetch('/undos.json', { headers: auth(), cache: 'no-store' }),
         ]);
-        if (res.status === 401 || planRes.status === 401) signOut('The token was refused: sign in again.');
-        else if (res.ok && planRes.ok) {
+        if (res.status === 401 || planRes.status === 401 || undoRes.status === 401) signOut('The token was refused: sign in again.');
+        else if (res.ok && planRes.ok && undoRes.ok) {
           const { runs } = await res.json();
           const { plans } = await planRes.json();
+          const { undos } = await undoRes.json();
           const key = JSON.stringify(runs.map((r) => [r.runId, r.status, r.pending.map((p) => p.callId)]));
-          const plansKey = JSON.stringify(plans.map((p) => p.planId));
+          const plansKey = JSON.stringify([...undos, ...plans].map((p) => p.planId));
           if (key !== $('runs').dataset.key || plansKey !== $('runs').dataset.plansKey) await load();
         }
       } catch {

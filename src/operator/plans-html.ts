@@ -3,7 +3,10 @@
 // arguments) and the program, and one decision for the whole plan: approve or reject.
 // Everything that comes from a plan — description, program, titles, arguments — is
 // hostile input: escaped, folded and cut as the runs' calls are (approvals-html.ts).
+// Above them, the undos of failed commits that a crash interrupted, each with a button
+// that finishes it on this server (its tools revert what is left, last first).
 import type { PlanAwaitingApproval } from '../preview/plan-approval.ts';
+import type { InterruptedUndo } from '../preview/undo-journal.ts';
 import { age, esc, iso, jsonHtml, label, MAX_TREE_CALLS, type PlansPart } from './approvals-html.ts';
 
 /** Plans the page lists at most (the newest). */
@@ -55,10 +58,47 @@ function planHtml(plan: PlanAwaitingApproval, now: number): string {
   );
 }
 
-/** The plans part of the page: the first MAX_PLANS_ON_PAGE of `plans` (newest first), keyed by all of them. */
-export function plansPart(plans: readonly PlanAwaitingApproval[], now: number): PlansPart {
+const writeList = (writes: InterruptedUndo['applied'], empty: string): string =>
+  writes.length === 0
+    ? `<p class="note">${empty}</p>`
+    : `<ol class="undo-writes">${writes
+        .slice(0, MAX_TREE_CALLS)
+        .map(
+          (w) =>
+            `<li class="write" data-seq="${w.seq}" data-name="${esc(w.name)}"><code class="tool">#${w.seq} ${esc(w.name)}</code>` +
+            `(<code class="args">${jsonHtml(w.arguments)}</code>)</li>`,
+        )
+        .join('')}</ol>`;
+
+function undoHtml(undo: InterruptedUndo, now: number): string {
+  return (
+    `<section class="undo" data-plan-id="${esc(undo.planId)}">` +
+    `<h2>A failed commit's undo was interrupted</h2>` +
+    `<p class="meta"><span class="status">undo</span> · plan <code>${esc(undo.planId)}</code> · agent ` +
+    `<code>${esc(undo.agent ?? '(global)')}</code>${undo.principal === undefined ? '' : ` · for <code>${esc(undo.principal)}</code>`}` +
+    ` · started ${iso(undo.startedAt)} (${age(now - undo.startedAt)} ago)</p>` +
+    '<p>The process that was undoing this commit stopped. Finishing the undo reverts what is left, last first ' +
+    '(a revert that was running when it stopped runs again).</p>' +
+    `<h3>Still to revert</h3>${writeList(undo.pending, 'nothing')}` +
+    `<details class="calls"><summary>Applied ${undo.applied.length}, reverted before it stopped ${undo.undone.length}</summary>` +
+    `${writeList(undo.applied, 'no write was applied')}</details>` +
+    `<p class="actions"><button type="button" class="finish-undo" data-plan-id="${esc(undo.planId)}">Finish the undo</button></p>` +
+    '</section>'
+  );
+}
+
+/**
+ * The plans part of the page: the interrupted undos, then the first MAX_PLANS_ON_PAGE of
+ * `plans` (newest first); keyed by all of them.
+ */
+export function plansPart(
+  plans: readonly PlanAwaitingApproval[],
+  undos: readonly InterruptedUndo[],
+  now: number,
+): PlansPart {
   const shown = plans.slice(0, MAX_PLANS_ON_PAGE).map((p) => planHtml(p, now));
   const rest = plans.length - shown.length;
   const more = rest > 0 ? `<p class="note">… ${rest} more plans wait (plans.json has all)</p>` : '';
-  return { html: shown.join('') + more, key: plansKey(plans) };
+  const undone = undos.slice(0, MAX_PLANS_ON_PAGE).map((u) => undoHtml(u, now));
+  return { html: undone.join('') + shown.join('') + more, key: plansKey([...undos, ...plans]) };
 }
