@@ -163,3 +163,22 @@ it('a rejected plan never commits; its hostile arguments are escaped on the page
   expect(codeOf(await runCode(model, { code, commit: plan.token }))).toBe('PLAN_REJECTED');
   expect(shop.log).toStrictEqual([]);
 }, 120_000);
+
+it('ptc serve --plan-approval is refused without the operator page (--http, --journal, PTC_OPERATOR_TOKEN)', async () => {
+  const { main } = await import('../../src/cli/main.ts');
+  const err: string[] = [];
+  const io = { out: () => {}, err: (t: string) => void err.push(t) };
+  const before = process.env.PTC_OPERATOR_TOKEN;
+  delete process.env.PTC_OPERATOR_TOKEN;
+  try {
+    expect(await main(['serve', '--plan-approval'], io)).not.toBe(0);
+    expect(
+      await main(['serve', '--http', '127.0.0.1:0', '--plan-approval', '--journal', join(dir, 'x.jsonl')], io),
+    ).not.toBe(0);
+  } finally {
+    if (before !== undefined) process.env.PTC_OPERATOR_TOKEN = before;
+  }
+  expect(err).toHaveLength(2);
+  expect(err[0]).toMatch(/--plan-approval needs the operator's page: --http, --journal and PTC_OPERATOR_TOKEN/);
+  expect(err[1]).toMatch(/PTC_OPERATOR_TOKEN is not set/);
+}, 60_000);
