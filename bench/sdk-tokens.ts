@@ -1,6 +1,6 @@
 // The SDK against the native definitions it replaces, per tool set, in o200k_base tokens
 // (the figures of `ptc sdk --stats`): BFCL's eight classes, τ²-bench retail, the demo shop,
-// ten tools without output schemas, and the three published MCP servers the tests import.
+// ten tools without output schemas, and the five published MCP servers the tests import.
 // Run: node --no-node-snapshot --conditions=ptc-source bench/sdk-tokens.ts [--bfcl <dir>] [--json]
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -104,6 +104,19 @@ try {
     await measure('MCP server-filesystem', mcp(serverCommand('@modelcontextprotocol/server-filesystem', scratch))),
   );
   rows.push(await measure('MCP server-memory', mcp(serverCommand('@modelcontextprotocol/server-memory'))));
+  rows.push(
+    await measure(
+      'MCP server-sequential-thinking',
+      mcp(serverCommand('@modelcontextprotocol/server-sequential-thinking')),
+    ),
+  );
+  // Its tool list is fixed and it connects only when a query runs: listing needs no database.
+  rows.push(
+    await measure(
+      'MCP server-postgres',
+      mcp(serverCommand('@modelcontextprotocol/server-postgres', 'postgres://127.0.0.1:1/unused')),
+    ),
+  );
 } finally {
   rmSync(scratch, { recursive: true, force: true });
 }

@@ -16,7 +16,9 @@ export function serverEntry(
   name:
     | '@modelcontextprotocol/server-filesystem'
     | '@modelcontextprotocol/server-everything'
-    | '@modelcontextprotocol/server-memory',
+    | '@modelcontextprotocol/server-memory'
+    | '@modelcontextprotocol/server-sequential-thinking'
+    | '@modelcontextprotocol/server-postgres',
 ): { entry: string; version: string } {
   const pkg = JSON.parse(readFileSync(join(pkgDir(name), 'package.json'), 'utf8')) as {
     version: string;
@@ -29,6 +31,9 @@ export function serverEntry(
 export const FS = serverEntry('@modelcontextprotocol/server-filesystem');
 export const EVERYTHING = serverEntry('@modelcontextprotocol/server-everything');
 export const MEMORY = serverEntry('@modelcontextprotocol/server-memory');
+export const SEQUENTIAL_THINKING = serverEntry('@modelcontextprotocol/server-sequential-thinking');
+/** Takes the database URL as its one argument; archived upstream, still published. */
+export const POSTGRES = serverEntry('@modelcontextprotocol/server-postgres');
 /** Our own stdio MCP server whose tools use every JSON Schema keyword the import accepts (and one it refuses). */
 export const JSON_SCHEMA_SERVER = join(REPO, 'test', 'mcp', 'fixtures', 'json-schema-server.ts');
 
