@@ -7,7 +7,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { type ChildProcess, spawn } from 'node:child_process';
 import { accessSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import { Worker } from 'node:worker_threads';
 import {
   DEMOTED_NICE,
@@ -21,6 +21,9 @@ import { createSandbox, ProcessSandbox, type RunOutcome, type Sandbox } from '..
 import { LONG_SLICE_NS, readThreadSlice, setThreadSlice } from '../../sandbox/thread-slice.ts';
 import { expectKind, expectOk, type FakeHost, fakeHost, gatedHost } from './helpers.ts';
 import { demotedThreads } from '../support/demoted-threads.ts';
+
+/** The nice value this test's threads start with (0, or more when the run was started with `nice`): what a restore gives back. */
+const BASE_NICE = getPriority();
 import { untilArrived } from '../support/until-arrived.ts';
 
 const linux = process.platform === 'linux';
@@ -181,7 +184,7 @@ describe('CPU lanes', () => {
     expect(demotedThreads()).toStrictEqual([]);
   }, 20_000);
 
-  it('a demoted thread gets nice 19 with its policy left SCHED_OTHER, and nice 0 back (Linux, where the priority may be raised)', async () => {
+  it('a demoted thread gets nice 19 with its policy left SCHED_OTHER, and its own nice back (Linux, where the priority may be raised)', async () => {
     if (!linux) return;
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const { worker, tid } = await spinningWorker(flag);
@@ -197,12 +200,12 @@ describe('CPU lanes', () => {
       // The thread stops spinning and lives on (as an isolated-vm thread serving other runs would).
       Atomics.store(flag, 0, 1);
       const restored = restoreThreads();
-      if (!mayRestorePriority()) {
+      if (!mayRestorePriority(BASE_NICE)) {
         expect(restored).toBe(false);
         return;
       }
       expect(restored).toBe(true);
-      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
       expect(readThreadSlice(tid)).toBe(defaultSlice);
       expect(demotedThreads()).toStrictEqual([]);
     } finally {
@@ -211,7 +214,7 @@ describe('CPU lanes', () => {
   }, 30_000);
 
   it('a demoted thread that had a slice of its own gets that slice back, not the default (Linux ≥ 6.12, where the priority may be raised)', async () => {
-    if (defaultSlice === undefined || !mayRestorePriority()) return;
+    if (defaultSlice === undefined || !mayRestorePriority(BASE_NICE)) return;
     const own = 5_000_000n; // as if the process had been started with a slice (threads inherit it)
     const flag = new Int32Array(new SharedArrayBuffer(4));
     const { worker, tid } = await spinningWorker(flag);
@@ -222,7 +225,7 @@ describe('CPU lanes', () => {
       expect(readThreadSlice(tid)).toBe(LONG_SLICE_NS);
       Atomics.store(flag, 0, 1);
       expect(restoreThreads()).toBe(true);
-      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
       expect(readThreadSlice(tid)).toBe(own);
     } finally {
       await release(worker, flag);
@@ -230,7 +233,7 @@ describe('CPU lanes', () => {
   }, 30_000);
 
   it('while other threads still spin, a demoted thread that has stopped spinning gets its priority back (Linux, where it may be raised)', async () => {
-    if (!linux || !mayRestorePriority()) return;
+    if (!linux || !mayRestorePriority(BASE_NICE)) return;
     const flags = [new Int32Array(new SharedArrayBuffer(4)), new Int32Array(new SharedArrayBuffer(4))];
     const [done, going] = await Promise.all(flags.map((flag) => spinningWorker(flag)));
     if (done === undefined || going === undefined) throw new Error('two workers expected');
@@ -245,13 +248,13 @@ describe('CPU lanes', () => {
       while (schedulingOf(done.tid).nice === DEMOTED_NICE && restoreThreadsNoLongerBusy()) {
         await sleep(20); // until the thread has reached its wait
       }
-      expect(schedulingOf(done.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(done.tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
       expect(schedulingOf(going.tid)).toStrictEqual({
         nice: DEMOTED_NICE,
         policy: SCHED_OTHER,
       });
       expect(restoreThreads()).toBe(true);
-      expect(schedulingOf(going.tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(going.tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
     } finally {
       for (const flag of flags) {
         Atomics.store(flag, 0, 1);
@@ -262,7 +265,7 @@ describe('CPU lanes', () => {
   }, 60_000);
 
   it('a demoted thread that paused and spins again is still busy when a later demotion sees it spinning: it stays demoted (Linux, where it may be raised)', async () => {
-    if (!linux || !mayRestorePriority()) return;
+    if (!linux || !mayRestorePriority(BASE_NICE)) return;
     // As an isolated-vm thread does: its CPU-bound run ends (it waits for work), and the
     // next task it gets is another CPU-bound run's, for which the process demotes again.
     const flag = new Int32Array(new SharedArrayBuffer(8));
@@ -292,14 +295,14 @@ describe('CPU lanes', () => {
       expect(restoreThreadsNoLongerBusy()).toBe(true);
       expect(demotedThreads()).toContain(tid);
       expect(restoreThreads()).toBe(true);
-      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
     } finally {
       await release(worker, flag, 2);
     }
   }, 60_000);
 
   it('restoring every thread while a demotion is still watching makes that demotion demote nothing (Linux, where the priority may be raised)', async () => {
-    if (!linux || !mayRestorePriority()) return;
+    if (!linux || !mayRestorePriority(BASE_NICE)) return;
     // The last CPU-bound run ended while the process watched its threads: a thread still
     // spinning then (a terminated isolate unwinding, or another run's long stretch) must
     // not be left demoted with no CPU-bound run left to restore it.
@@ -310,7 +313,7 @@ describe('CPU lanes', () => {
       const demotion = demoteBusyThreads();
       expect(restoreThreads()).toBe(true);
       expect(await demotion).toBe(0);
-      expect(schedulingOf(tid)).toStrictEqual({ nice: 0, policy: SCHED_OTHER });
+      expect(schedulingOf(tid)).toStrictEqual({ nice: BASE_NICE, policy: SCHED_OTHER });
     } finally {
       await release(worker, flag);
       restoreThreads();
@@ -318,7 +321,7 @@ describe('CPU lanes', () => {
   }, 30_000);
 
   it("a demoted thread that has ended is left alone when restoring: its id may be another process's by now (Linux, as root: the test hands the id on)", async () => {
-    if (!linux || !mayRestorePriority()) return;
+    if (!linux || !mayRestorePriority(BASE_NICE)) return;
     // ns_last_pid (root only) sets the id the next process gets: an unrelated process
     // takes the ended thread's id, as one may when ids wrap (pid_max is 32768 by default).
     try {
@@ -361,7 +364,7 @@ describe('CPU lanes', () => {
       const stop = new AbortController();
       const runaway = startRunaway(sandbox, stop);
       let seen: number[] = [];
-      if (linux && mayRestorePriority()) {
+      if (linux && mayRestorePriority(BASE_NICE)) {
         // Reported CPU-bound after 1 s of CPU in one stretch, then watched for 300 ms.
         await untilArrived(() => demotedThreads().length > 0, [waiting, runaway], 45_000);
         seen = demotedThreads();
@@ -387,7 +390,7 @@ describe('CPU lanes', () => {
 
   for (const isolation of ['in-process', 'process'] as const) {
     it(`${isolation}: a CPU-bound run that starts spinning after the others were demoted is demoted too (Linux, where it may be raised)`, async () => {
-      if (!linux || !mayRestorePriority()) return;
+      if (!linux || !mayRestorePriority(BASE_NICE)) return;
       // The first demotion sees only the threads spinning during its watch; a CPU-bound run
       // that starts later (or whose thread that watch missed) is demoted while CPU-bound
       // runs are left, not left at full priority beside the demoted ones.
@@ -420,7 +423,7 @@ describe('CPU lanes', () => {
 
   for (const isolation of ['in-process', 'process'] as const) {
     it(`${isolation}: a CPU-bound run's thread gets its priority back once the run has ended, while another CPU-bound run goes on and no other run ends (Linux, where it may be raised)`, async () => {
-      if (!linux || !mayRestorePriority()) return;
+      if (!linux || !mayRestorePriority(BASE_NICE)) return;
       // The run's end comes before its thread stops (a terminated isolate unwinds first);
       // the thread then waits for isolated-vm's next task, which may be an ordinary run's.
       const { sandbox, pid } = laneSandbox(isolation);
