@@ -3,7 +3,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createSandbox } from '../../sandbox/index.ts';
 import type { Sandbox } from '../../sandbox/types.ts';
-import { createToolRuntime, type ToolRuntime } from '../../src/index.ts';
+import { createToolRuntime, deny, type ToolRuntime } from '../../src/index.ts';
 import { importMcpTools, type McpToolImport } from '../../src/mcp/index.ts';
 import { type PostgresCluster, startPostgres } from '../support/postgres-cluster.ts';
 import { commandLine, POSTGRES } from './helpers.ts';
@@ -76,6 +76,42 @@ describe(`importMcpTools with @modelcontextprotocol/server-postgres ${POSTGRES.v
     });
     expect(result.error).toBeUndefined();
     expect(result.value).toEqual({ logs: [], result: ['apple', 'fig'] });
+  });
+
+  it("the host's pipeline sees each nested query and refuses one before the server runs it", async () => {
+    const seen: string[] = [];
+    const stop = rt.on('tools/pre-execute', (exec, next) => {
+      if (exec.parent === undefined) return next();
+      const { sql } = exec.arguments as { sql: string };
+      seen.push(sql);
+      // Had the server run it, the program would wait a minute and the test time out.
+      return /pg_sleep/u.test(sql) ? deny('no sleeping queries') : next();
+    });
+    try {
+      const result = await rt.execute({
+        callId: 'rc3',
+        name: 'run_code',
+        arguments: {
+          description: 'Read, then try a slow query',
+          code: `
+            const names = JSON.parse(await tools.query({ sql: 'SELECT name FROM fruit ORDER BY id' })).map((r) => r.name);
+            try {
+              await tools.query({ sql: 'SELECT pg_sleep(60)' });
+              return 'ran';
+            } catch (e) {
+              return { names, caught: e instanceof ToolCallError, code: e.code, why: /no sleeping queries/.test(e.message) };
+            }`,
+        },
+      });
+      expect(result.error).toBeUndefined();
+      expect(result.value).toEqual({
+        logs: [],
+        result: { names: ['apple', 'pear', 'fig'], caught: true, code: 'DENIED', why: true },
+      });
+      expect(seen).toEqual(['SELECT name FROM fruit ORDER BY id', 'SELECT pg_sleep(60)']);
+    } finally {
+      stop();
+    }
   });
 
   it("a write is refused by the server's read-only transaction: TOOL_ERROR, table unchanged", async () => {
