@@ -198,7 +198,7 @@ export function createMcpServer(rt: ToolRuntime, options: McpServerOptions = {})
       if (!model)
         return operatorFailure(
           'UNKNOWN_TOOL',
-          `unknown tool ${JSON.stringify(request.params.name)}: an operator's client has ${RUN_OPERATOR_TOOLS.map((t) => t.name).join(' and ')} only`,
+          `unknown tool ${JSON.stringify(request.params.name)}: an operator's client has ${RUN_OPERATOR_TOOLS.map((t) => t.name).join(', ')} only`,
         );
     }
     if (request.params.task !== undefined) {

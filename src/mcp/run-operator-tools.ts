@@ -3,13 +3,15 @@
 // operator role sees them (over HTTP: the operator token), never the model's client.
 // ptc_runs: the paused and interrupted runs of the journal (any host of it) in the
 // operator's scope; ptc_resume: decisions for a run's pending calls → the run's next
-// result (rt.resume, same scope: another agent's run is UNKNOWN_RUN).
+// result (rt.resume, same scope: another agent's run is UNKNOWN_RUN). The plan tools
+// (plan-operator-tools.ts) are listed and answered with them.
 import type { CallToolResult, Tool as McpTool } from '@modelcontextprotocol/sdk/types.js';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
 import type { RunDecision } from '../journal/run-journal-events.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import type { RunsScope } from '../runtime/durable-runs.ts';
 import { MCP_META_ERROR, toMcpCallToolResult } from './to-mcp-call-tool-result.ts';
+import { callPlanOperatorTool, PLAN_OPERATOR_TOOLS } from './plan-operator-tools.ts';
 
 export const PTC_RUNS = 'ptc_runs';
 export const PTC_RESUME = 'ptc_resume';
@@ -45,6 +47,7 @@ export const RUN_OPERATOR_TOOLS: readonly McpTool[] = [
       additionalProperties: false,
     },
   },
+  ...PLAN_OPERATOR_TOOLS,
 ];
 
 /** An isError result carrying the code in `_meta` (as the runtime's errors do). */
@@ -63,8 +66,8 @@ export async function callRunOperatorTool(
   args: Readonly<Record<string, unknown>>,
   scope: RunsScope,
 ): Promise<CallToolResult | undefined> {
-  if (name !== PTC_RUNS && name !== PTC_RESUME) return undefined;
   try {
+    if (name !== PTC_RUNS && name !== PTC_RESUME) return await callPlanOperatorTool(rt, name, args, scope);
     if (name === PTC_RUNS) {
       const status = args.status;
       if (status !== undefined && status !== 'paused' && status !== 'interrupted')

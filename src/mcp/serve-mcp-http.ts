@@ -30,7 +30,7 @@ export interface ServeMcpHttpOptions
   readonly token: string;
   /**
    * The operator's token (at least 16 characters, not the model's): with it, the endpoint
-   * lists and answers the operator tools ptc_runs and ptc_resume only, and the approvals
+   * lists and answers the operator tools (ptc_runs, ptc_resume, ptc_plans, ptc_decide_plan) only, and the approvals
    * page is served (`GET /runs`, `GET /runs.json`, `POST /runs/<runId>/decisions`).
    * Without it there is no operator surface: a model-token client never sees or calls
    * operator tools.

@@ -59,7 +59,12 @@ it('a run paused through server A is approved with ptc_resume and finished throu
   // a: the model's client on server A; b: the operator's on server B.
   const [a, b] = await Promise.all([client(urlA), client(urlB, OPERATOR_TOKEN)]);
   expect((await a.listTools()).tools.map((t) => t.name)).toStrictEqual(['run_code']);
-  expect((await b.listTools()).tools.map((t) => t.name).sort()).toStrictEqual(['ptc_resume', 'ptc_runs']);
+  expect((await b.listTools()).tools.map((t) => t.name).sort()).toStrictEqual([
+    'ptc_decide_plan',
+    'ptc_plans',
+    'ptc_resume',
+    'ptc_runs',
+  ]);
 
   const first = (await a.callTool({
     name: 'run_code',

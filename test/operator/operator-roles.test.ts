@@ -57,7 +57,12 @@ it('the model token never lists or calls operator tools; the operator token list
   const operator = await client(served.url, OPERATOR_TOKEN);
 
   expect((await model.listTools()).tools.map((t) => t.name)).toStrictEqual(['run_code']);
-  expect((await operator.listTools()).tools.map((t) => t.name).sort()).toStrictEqual(['ptc_resume', 'ptc_runs']);
+  expect((await operator.listTools()).tools.map((t) => t.name).sort()).toStrictEqual([
+    'ptc_decide_plan',
+    'ptc_plans',
+    'ptc_resume',
+    'ptc_runs',
+  ]);
 
   const first = (await model.callTool({
     name: 'run_code',
@@ -180,6 +185,8 @@ it('over stdio the operator tools come only with --operator-tools, with a warnin
     'run_code',
     'ptc_runs',
     'ptc_resume',
+    'ptc_plans',
+    'ptc_decide_plan',
   ]);
   expect(both.stderr()).toMatch(/warning: --operator-tools: the stdio client holds both roles/);
 

@@ -164,6 +164,38 @@ it('a rejected plan never commits; its hostile arguments are escaped on the page
   expect(shop.log).toStrictEqual([]);
 }, 120_000);
 
+it("the operator's MCP client lists waiting plans and approves one as a whole; the model's cannot", async () => {
+  const { shop, base, model } = await host();
+  const plan = await previewOf(model, REFUND_LATE);
+  const operator = new Client({ name: 'plan-operator', version: '1' });
+  await operator.connect(
+    new StreamableHTTPClientTransport(new URL('/mcp', base), {
+      requestInit: { headers: { authorization: `Bearer ${OPERATOR_TOKEN}` } },
+    }),
+  );
+  cleanups.push(() => operator.close());
+  const call = async (client: Client, name: string, args: Record<string, unknown>) =>
+    (await client.callTool({ name, arguments: args })) as CallToolResult;
+
+  // To the model's client these tools do not exist.
+  expect(codeOf(await call(model, 'ptc_decide_plan', { planId: plan.planId, decision: 'approve' }))).toBe(
+    'UNKNOWN_TOOL',
+  );
+  const listed = await call(operator, 'ptc_plans', {});
+  expect((listed.structuredContent as { plans: { planId: string; writes: unknown[] }[] }).plans).toMatchObject([
+    { planId: plan.planId, writes: plan.writes },
+  ]);
+  expect(codeOf(await call(operator, 'ptc_decide_plan', { planId: plan.planId, decision: 'maybe' }))).toBe(
+    'INVALID_ARGUMENTS',
+  );
+  expect(codeOf(await call(operator, 'ptc_decide_plan', { planId: 'nope', decision: 'approve' }))).toBe('PLAN_INVALID');
+  expect(shop.log).toStrictEqual([]);
+  const approved = await call(operator, 'ptc_decide_plan', { planId: plan.planId, decision: 'approve' });
+  expect(approved.structuredContent).toStrictEqual({ planId: plan.planId, decision: 'approve' });
+  expect((await runCode(model, { code: REFUND_LATE, commit: plan.token })).isError).not.toBe(true);
+  expect(shop.log).toStrictEqual(['refund:1', 'refund:3', 'refund:5']);
+}, 120_000);
+
 it('ptc serve --plan-approval is refused without the operator page (--http, --journal, PTC_OPERATOR_TOKEN)', async () => {
   const { main } = await import('../../src/cli/main.ts');
   const err: string[] = [];
