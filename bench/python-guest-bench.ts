@@ -2,8 +2,10 @@
 // run_code, the whole pipeline): `return 1`, one sequential nested call, 100 calls of a
 // 10 ms tool (TypeScript runs them together with Promise.all; Python calls one at a time),
 // a run paused for approval and resumed (JSONL journal), and one waiting run's memory
-// (RSS growth of this process over runs held on a tool, divided by their number).
+// (RSS growth of this process and its child processes, the Python processes, over runs
+// held on a tool, divided by their number).
 // Samples alternate between the guests, so both meet the same machine state.
+import { readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,7 +89,29 @@ async function pauseResume(guest: Guest, dir: string, iterations: number): Promi
   return summarize(samples.slice(1));
 }
 
-/** RSS growth of this process per run while `count` runs wait on a tool that answers once all have called it. */
+/** Resident memory of this process and its direct children (Linux /proc; elsewhere this process's alone). */
+function rssWithChildren(): number {
+  let bytes = process.memoryUsage().rss;
+  let entries: string[] = [];
+  try {
+    entries = readdirSync('/proc').filter((entry) => /^\d+$/.test(entry));
+  } catch {
+    return bytes;
+  }
+  for (const entry of entries) {
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
+      if (Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]) !== process.pid) continue;
+      const kib = /^VmRSS:\s+(\d+)\s+kB/m.exec(readFileSync(`/proc/${entry}/status`, 'utf8'))?.[1];
+      if (kib !== undefined) bytes += Number(kib) * 1024;
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return bytes;
+}
+
+/** RSS growth (this process and its children) per run while `count` runs wait on a tool that answers once all have called it. */
 async function memoryPerRun(guest: Guest, count: number): Promise<number> {
   const rt = createToolRuntime({ mode: 'ptc', guest, sandbox: { isolation: 'in-process' } });
   let release: () => void = () => {};
@@ -120,12 +144,12 @@ async function memoryPerRun(guest: Guest, count: number): Promise<number> {
   try {
     await timed(rt, guest === 'python' ? '1' : 'return 1'); // loads the guest
     globalThis.gc?.();
-    const before = process.memoryUsage().rss;
+    const before = rssWithChildren();
     const runs = Array.from({ length: count }, (_, i) =>
       rt.execute({ callId: `m${i}`, name: 'run_code', arguments: { description: 'held', code } }),
     );
     await everyone;
-    const during = process.memoryUsage().rss;
+    const during = rssWithChildren();
     release();
     await Promise.all(runs);
     return Math.max(0, during - before) / count;
@@ -185,7 +209,7 @@ export async function runPythonGuestBench(options: PythonGuestBenchOptions = {})
   rows.push(row('pause for approval, resume (JSONL journal)', pause.typescript, pause.python));
   rows.push({
     section: '8 guests',
-    name: `one run's memory while ${heldRuns} runs wait on a tool: RSS growth per run, Python against TypeScript (in-process)`,
+    name: `one run's memory while ${heldRuns} runs wait on a tool: RSS growth per run (Python processes included), Python against TypeScript (in-process)`,
     value: `${(memory.python / 1024).toFixed(1)} KiB`,
     baseline: `${(memory.typescript / 1024).toFixed(1)} KiB`,
     ratio: memory.typescript > 0 ? `${(memory.python / memory.typescript).toFixed(2)}×` : '',

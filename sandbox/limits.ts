@@ -43,7 +43,8 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 /** isolated-vm refuses heap limits below 8 MiB. */
 const MIN_MEMORY_MB = 8;
 
-const LIMIT_KEYS = Object.keys(DEFAULT_LIMITS) as (keyof SandboxLimits)[];
+// maxAllocations has no default (unbounded) and applies to Python programs only.
+const LIMIT_KEYS = [...Object.keys(DEFAULT_LIMITS), 'maxAllocations'] as (keyof SandboxLimits)[];
 
 /** Merges `base` then `override` over the defaults; throws a TypeError naming the bad field. */
 export function resolveLimits(

@@ -7,6 +7,7 @@ import { EventEmitter } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import type { Readable, Writable } from 'node:stream';
 import { HostBlockingLink } from './blocking-call-pipe.ts';
+import { forgetOnHostExit, killOnHostExit } from './host-exit-kill.ts';
 import type { CallBridge } from './call-bridge.ts';
 import type { CallRecord } from './call-record.ts';
 import { CpuWaitMeter } from './cpu-wait-meter.ts';
@@ -127,10 +128,6 @@ export const LATE_TIMER_MS = 50;
 /** Children that die before reporting ready this many times in a row are not respawned eagerly. */
 export const MAX_EARLY_DEATHS = 3;
 
-// A sandbox process whose main thread is stuck (e.g. deadlocked inside isolated-vm)
-// never sees its host go away; the host takes its live sandbox processes with it.
-const liveProcesses = new Set<ChildProcess>();
-let exitHookInstalled = false;
 /**
  * Stands for a process fork() threw for: never started, it reports that the way a spawn
  * that failed later does (an 'error' on the next tick, no 'spawn', no 'exit').
@@ -150,24 +147,6 @@ function unstartedProcess(error: unknown): ChildProcess {
     typeof (error as { message?: unknown } | null)?.message === 'string' ? error : new Error(String(error));
   process.nextTick(() => unstarted.emit('error', reason));
   return unstarted as unknown as ChildProcess;
-}
-
-function forgetOnHostExit(childProcess: ChildProcess): void {
-  liveProcesses.delete(childProcess);
-}
-function killOnHostExit(childProcess: ChildProcess): void {
-  liveProcesses.add(childProcess);
-  if (exitHookInstalled) return;
-  exitHookInstalled = true;
-  process.once('exit', () => {
-    for (const live of liveProcesses) {
-      try {
-        live.kill('SIGKILL');
-      } catch {
-        // already gone
-      }
-    }
-  });
 }
 
 /** What a child reports to the pool that started it. */

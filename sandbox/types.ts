@@ -34,6 +34,12 @@ export interface SandboxLimits {
   maxLogBytes: number;
   /** Captured console lines; the first ones are kept, then a marker. @default 1000 */
   maxLogLines: number;
+  /**
+   * Python programs only: heap allocations the program may make (Monty's allocation
+   * limit); past it the run ends with kind `memory`. TypeScript programs ignore it.
+   * @default unbounded
+   */
+  maxAllocations?: number;
 }
 
 export type HostCallOutcome = (

@@ -7,10 +7,19 @@ export class PrintLines {
   readonly #maxLineChars: number;
   #line = '';
 
-  /** `maxLineChars`: a longer line is cut (the buffer would cut it anyway; the cut bounds what is held). */
-  constructor(logs: LogBuffer, maxLineChars: number) {
+  /**
+   * `maxLineChars`: a longer line is cut (the buffer would cut it anyway; the cut bounds what
+   * is held). `partial`: the start of a line printed before (in another process).
+   */
+  constructor(logs: LogBuffer, maxLineChars: number, partial = '') {
     this.#logs = logs;
     this.#maxLineChars = maxLineChars + 1;
+    this.#line = partial.slice(0, this.#maxLineChars);
+  }
+
+  /** The line printed so far without its newline. */
+  get partial(): string {
+    return this.#line;
   }
 
   add(text: string): void {

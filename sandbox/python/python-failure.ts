@@ -1,6 +1,6 @@
 // What a thrown Monty error means for the run: a syntax error (kind compile), a limit
 // (cpu, memory), or the program's own exception with the line it came from.
-import type { FailureKind, GuestSuspension, SandboxLimits } from '../types.ts';
+import type { FailureKind, GuestSuspension } from '../types.ts';
 import type { MontyModule } from './load-monty.ts';
 
 export interface RunFailure {
@@ -23,7 +23,14 @@ const cut = (text: string): string =>
 /** A paused run's saved state that Monty could not load (damaged, or from another Monty version). */
 export class SavedStateError extends Error {}
 
-export function runFailure(m: MontyModule, error: unknown, limits: SandboxLimits): RunFailure {
+/** The limits a run's failure message names. */
+export interface NamedLimits {
+  readonly cpuTimeMs: number;
+  readonly memoryMb: number;
+  readonly maxAllocations?: number;
+}
+
+export function runFailure(m: MontyModule, error: unknown, limits: NamedLimits): RunFailure {
   if (error instanceof SavedStateError) {
     return {
       ok: false,
@@ -44,7 +51,14 @@ export function runFailure(m: MontyModule, error: unknown, limits: SandboxLimits
         message: `The program ran longer than its CPU budget of ${limits.cpuTimeMs} ms (cpuTimeMs) without calling a tool.`,
       };
     }
-    if (typeName === 'MemoryError' && /^(memory|allocation) limit exceeded/.test(message)) {
+    if (typeName === 'MemoryError' && message.startsWith('allocation limit exceeded')) {
+      return {
+        ok: false,
+        kind: 'memory',
+        message: `The program made more than ${limits.maxAllocations ?? 'its allowed'} heap allocations (maxAllocations): ${message}.`,
+      };
+    }
+    if (typeName === 'MemoryError' && message.startsWith('memory limit exceeded')) {
       return {
         ok: false,
         kind: 'memory',

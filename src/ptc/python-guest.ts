@@ -72,7 +72,11 @@ export function createPythonGuest(source: PythonGuestSource): PythonGuest {
         ...(resumeFrom === undefined ? {} : { resumeFrom }),
       }),
     check: async (agent, code) => (await loadSandbox()).typeCheck(code, sdk(agent).typeCheckPrefix),
-    close: async () => {},
+    close: async () => {
+      const started = sandbox;
+      sandbox = undefined;
+      await (await started?.catch(() => undefined))?.close();
+    },
   };
 }
 

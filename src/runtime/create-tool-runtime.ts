@@ -670,6 +670,7 @@ export function createToolRuntime(options: ToolRuntimeOptions = {}): ToolRuntime
     }),
     async close() {
       await typeChecker?.close();
+      await python.close();
       if (sandbox !== undefined && ownsSandbox) await sandbox.close();
       sandbox = ownsSandbox ? undefined : sandbox;
       await ownedJournal?.close();

@@ -183,6 +183,14 @@ describe('limits end the run with the same kinds as a TypeScript program', () =>
     expect(kindOf(await run(pythonRuntime({ limits: { memoryMb: 16 } }), '"a" * 10**9'))).toBe('memory');
   });
 
+  it('more heap allocations than maxAllocations: memory, counted over the whole run, calls included', async () => {
+    const rt = pythonRuntime({ limits: { maxAllocations: 1_000 } });
+    const over = await run(rt, 'x = [str(i) for i in range(600)]\necho(v=1)\ny = [str(i) for i in range(600)]\nlen(y)');
+    expect(kindOf(over)).toBe('memory');
+    expect(over.error?.message).toMatch(/more than 1000 heap allocations \(maxAllocations\)/);
+    expect(valueOf(await run(rt, 'x = [str(i) for i in range(100)]\nlen(x)')).result).toBe(100);
+  });
+
   it('deep recursion is a RecursionError the program may catch; uncaught, kind exception', async () => {
     const rt = pythonRuntime();
     const deep = 'def f(n):\n    return f(n + 1)\n';
@@ -248,7 +256,7 @@ describe('limits end the run with the same kinds as a TypeScript program', () =>
 
 describe('a failed run takes no other run with it', () => {
   it('a memory bomb and a runaway beside a run that completes', async () => {
-    const rt = pythonRuntime({ limits: { memoryMb: 16, cpuTimeMs: 300 } });
+    const rt = pythonRuntime({ limits: { memoryMb: 16, cpuTimeMs: 2_000 } });
     const [bomb, loop, good] = await Promise.all([
       run(rt, 'x = []\nwhile True:\n    x.append("a" * 100000)', 'bomb'),
       run(rt, 'while True:\n    pass', 'loop'),
