@@ -1,7 +1,11 @@
 // The Python processes of a sandbox: a few kept warm (Monty loaded) so a run starts at
-// once, one more started for each run in flight beyond them, up to `maxProcesses` (the
-// next run waits for one to be free). A process holds one job at a time, so a job whose
-// process dies or is killed takes no other job with it.
+// once. A process holds one job at a time, so a job whose process dies or is killed takes
+// no other job with it. Most jobs are short (a run leaves its process at each call), so
+// a job that finds every process busy waits for one first: while jobs keep waiting, the
+// pool grows by one process at a time (every GROW_AFTER_MS), up to `maxProcesses`. A burst of runs is
+// served by the processes there are in milliseconds, not by starting dozens of processes
+// (each a second of CPU on a loaded machine), while long-running programs still get
+// processes of their own.
 import { PythonChild } from './python-child.ts';
 
 export interface PythonPoolSettings {
@@ -18,6 +22,9 @@ export interface PythonPoolSettings {
  * leave their processes at each call and come back find one without a start each time.
  */
 const IDLE_LINGER_MS = 2_000;
+
+/** How long jobs wait for a busy process before one more is started. */
+const GROW_AFTER_MS = 20;
 
 /** Processes that die before they are ready this many times in a row are not started ahead of need. */
 const MAX_EARLY_DEATHS = 3;
@@ -38,6 +45,7 @@ export class PythonProcessPool {
   readonly #waiters: Waiter[] = [];
   #earlyDeaths = 0;
   #closed = false;
+  #growTimer: NodeJS.Timeout | undefined;
 
   constructor(settings: PythonPoolSettings) {
     this.#settings = settings;
@@ -75,7 +83,9 @@ export class PythonProcessPool {
       };
       signal?.addEventListener('abort', onAbort, { once: true });
       this.#waiters.push(waiter);
-      if (this.#all.size < this.#settings.maxProcesses) this.#start();
+      // None at all (or all starting already): one starts now; else the busy ones may free up first.
+      if (this.#all.size === this.#starting.size) this.#grow();
+      else this.#growTimer ??= setTimeout(() => this.#growWhileWaiting(), GROW_AFTER_MS);
       // A job waits on them: they keep the host alive until they are ready.
       for (const starting of this.#starting) starting.busy();
     });
@@ -95,6 +105,7 @@ export class PythonProcessPool {
 
   async close(): Promise<void> {
     this.#closed = true;
+    clearTimeout(this.#growTimer);
     for (const waiter of this.#waiters.splice(0)) waiter.fail(new Error('the Python sandbox is closed'));
     const exits = [...this.#all].map((child) => {
       // Until it has exited: an unref'd process (and its 'exit') would not keep the host alive.
@@ -128,6 +139,20 @@ export class PythonProcessPool {
       }
       this.#idle.push(child);
     }
+  }
+
+  /** One more process for the jobs waiting, if they outnumber those starting and there is room. */
+  #grow(): void {
+    if (this.#closed || this.#waiters.length <= this.#starting.size) return;
+    if (this.#all.size < this.#settings.maxProcesses) this.#start();
+  }
+
+  #growWhileWaiting(): void {
+    this.#growTimer = undefined;
+    if (this.#waiters.length === 0) return;
+    // One start at a time: starting processes is what a loaded machine has least room for.
+    if (this.#starting.size === 0) this.#grow();
+    this.#growTimer = setTimeout(() => this.#growWhileWaiting(), GROW_AFTER_MS);
   }
 
   /** Ends a process: it exits at once (its job, if any, is over). */
@@ -181,8 +206,6 @@ export class PythonProcessPool {
     if (at >= 0) this.#idle.splice(at, 1);
     this.#warm();
     // A job still waits and no process is starting for it (this one died at work): start one.
-    if (this.#waiters.length > this.#starting.size && this.#all.size < this.#settings.maxProcesses && !this.#closed) {
-      this.#start();
-    }
+    this.#grow();
   }
 }
