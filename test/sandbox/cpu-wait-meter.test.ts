@@ -3,10 +3,24 @@
 // (deadlocked), stopped or spinning one gets no credit that would keep it alive. A process
 // /proc says nothing about gives no credit either: the watchdog goes by the clock alone.
 import { type ChildProcess, spawn } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { CpuWaitMeter } from '../../sandbox/cpu-wait-meter.ts';
 import { sleep } from './helpers.ts';
 import { procState, schedstat, starve } from './starvation.ts';
+
+/** The thread ids of `pid`. */
+const threadsOf = (pid: number): string[] => readdirSync(`/proc/${pid}/task`);
+
+/** A thread's scheduler state letter from /proc/<pid>/task/<tid>/stat (undefined once it is gone). */
+function threadState(pid: number, tid: string): string | undefined {
+  try {
+    const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, 'utf8');
+    return stat.slice(stat.lastIndexOf(')') + 2)[0];
+  } catch {
+    return undefined;
+  }
+}
 
 /** A Node process running `code`; resolves once its main thread is in `state`. */
 async function processIn(code: string, state: string): Promise<ChildProcess & { pid: number }> {
@@ -82,7 +96,12 @@ describe('CPU wait meter', () => {
     const sleeper = await processIn(SLEEPER, 'S');
     try {
       process.kill(sleeper.pid, 'SIGSTOP');
-      while (procState(sleeper.pid) !== 'T') await sleep(5);
+      // Every thread, not only the main one: a thread that was waiting for a CPU when the
+      // signal came waits on until it gets one to stop in (a wait the meter rightly counts).
+      for (let tries = 0; !threadsOf(sleeper.pid).every((tid) => threadState(sleeper.pid, tid) === 'T'); tries++) {
+        if (tries > 2_000) throw new Error(`process ${sleeper.pid} never stopped all its threads`);
+        await sleep(5);
+      }
       const meter = new CpuWaitMeter(sleeper.pid);
       const mark = meter.mark(Date.now());
       expect(await twoReadings(meter, 300)).toBe(0);
