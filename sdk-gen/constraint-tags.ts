@@ -63,18 +63,32 @@ function tagValue(keyword: string, value: unknown): string {
  * names where the schema sits (`items.` for an array's items). `''` when there are none.
  */
 export function constraintTags(schema: unknown, prefix = ''): string {
-  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return '';
-  const own = (keyword: string): unknown =>
-    Object.hasOwn(schema, keyword) ? (schema as Record<string, unknown>)[keyword] : undefined;
-  const tags: string[] = [];
+  return shownConstraints(schema)
+    .map(({ keyword, value }) => `@${prefix}${keyword} ${tagValue(keyword, value)}`)
+    .join(' ');
+}
+
+/** One constraint an SDK shows: its keyword and the value shown (`patternProperties`: the patterns). */
+export interface ShownConstraint {
+  readonly keyword: (typeof TAGGED)[number];
+  readonly value: unknown;
+}
+
+/**
+ * The constraints of one schema every SDK shows (the TypeScript SDK as tags, the Python
+ * stubs in docstrings), in the order shown; none for what is not a schema object.
+ */
+export function shownConstraints(schema: unknown): ShownConstraint[] {
+  if (typeof schema !== 'object' || schema === null || Array.isArray(schema)) return [];
+  const shown: ShownConstraint[] = [];
   for (const keyword of TAGGED) {
-    let value = own(keyword);
+    let value = Object.hasOwn(schema, keyword) ? (schema as Record<string, unknown>)[keyword] : undefined;
     if (value === undefined) continue;
     if (keyword === 'patternProperties') {
       if (typeof value !== 'object' || value === null) continue;
       value = Object.keys(value);
     }
-    tags.push(`@${prefix}${keyword} ${tagValue(keyword, value)}`);
+    shown.push({ keyword, value });
   }
-  return tags.join(' ');
+  return shown;
 }

@@ -1,10 +1,8 @@
 // Text inside the Python stubs: docstrings and `#` comments, kept on their lines and
 // unable to close the docstring they sit in.
 
-import { VALUE_CONSTRAINTS } from '../constraint-tags.ts';
+import { shownConstraints } from '../constraint-tags.ts';
 
-// Constraints a model needs to write valid arguments, in the order the TypeScript SDK shows them.
-const CONSTRAINTS = [...VALUE_CONSTRAINTS, 'default', 'deprecated'] as const;
 // A long value (a huge default) is cut here with "…".
 const MAX_VALUE_LENGTH = 200;
 const MAX_LINE_LENGTH = 400;
@@ -15,15 +13,20 @@ export function oneLineText(text: string): string {
   return line.length > MAX_LINE_LENGTH ? `${line.slice(0, MAX_LINE_LENGTH - 1)}…` : line;
 }
 
-/** `minLength 3, format email, default 20`: a schema's constraints, '' when none. */
+/**
+ * `minLength 3, format "email", items.minimum 0`: a schema's constraints and its items',
+ * the ones the TypeScript SDK shows and in its order; '' when none.
+ */
 export function constraintText(schema: { readonly [key: string]: unknown }): string {
-  const parts: string[] = [];
-  for (const keyword of CONSTRAINTS) {
-    if (!Object.hasOwn(schema, keyword)) continue;
-    let value = JSON.stringify(schema[keyword]) ?? 'null';
-    if (value.length > MAX_VALUE_LENGTH) value = `${value.slice(0, MAX_VALUE_LENGTH - 1)}…`;
-    parts.push(`${keyword} ${value}`);
-  }
+  const items = Object.hasOwn(schema, 'items') ? schema.items : undefined;
+  const parts = [
+    ...shownConstraints(schema).map((shown) => ({ ...shown, prefix: '' })),
+    ...shownConstraints(items).map((shown) => ({ ...shown, prefix: 'items.' })),
+  ].map(({ keyword, value, prefix }) => {
+    let text = JSON.stringify(value) ?? 'null';
+    if (text.length > MAX_VALUE_LENGTH) text = `${text.slice(0, MAX_VALUE_LENGTH - 1)}…`;
+    return `${prefix}${keyword} ${text}`;
+  });
   return parts.join(', ');
 }
 

@@ -2,6 +2,7 @@
 // mapped where Python cannot take them, and a type check of programs against them.
 import { describe, expect, it } from '@jest/globals';
 import { PythonSandbox } from '../../sandbox/python/python-sandbox.ts';
+import { generateSdk } from '../../sdk-gen/generate-sdk.ts';
 import { generatePythonSdk } from '../../sdk-gen/python/generate-python-sdk.ts';
 import type { ToolSchema } from '../../sdk-gen/tool-schema.ts';
 
@@ -105,5 +106,66 @@ describe("type check against the stubs (Monty's checker)", () => {
       [2, 'error[unknown-argument'],
       [3, 'error[invalid-key'],
     ]);
+    await python.close();
+  });
+});
+
+describe('constraints in the Python stubs', () => {
+  // Every keyword either SDK shows, on properties and on an array's items.
+  const everyConstraint: ToolSchema = {
+    name: 'book',
+    description: 'Books a thing.',
+    parameters: {
+      type: 'object',
+      properties: {
+        a: {
+          type: 'string',
+          format: 'email',
+          minLength: 3,
+          maxLength: 80,
+          pattern: '^a',
+          not: { const: 'aaa' },
+          default: 'abc',
+          deprecated: true,
+        },
+        b: {
+          type: 'object',
+          minProperties: 1,
+          maxProperties: 9,
+          propertyNames: { pattern: '^[a-z]+$' },
+          patternProperties: { '^x': { type: 'string' } },
+          if: { required: ['p'] },
+          then: { required: ['q'] },
+          else: { required: ['z'] },
+          dependentRequired: { p: ['q'] },
+          dependentSchemas: { p: { required: ['r'] } },
+        },
+        c: {
+          type: 'array',
+          minItems: 1,
+          maxItems: 5,
+          uniqueItems: true,
+          contains: { const: 4 },
+          minContains: 1,
+          maxContains: 3,
+          items: { type: 'integer', minimum: 0, exclusiveMinimum: -1, maximum: 9, exclusiveMaximum: 10, multipleOf: 2 },
+        },
+      },
+    },
+  };
+
+  it('carry every constraint the TypeScript SDK shows, in its order, items included', () => {
+    const ts = generateSdk([everyConstraint]);
+    const python = generatePythonSdk([everyConstraint]).text;
+    for (const property of ['a', 'b', 'c']) {
+      const tags = new RegExp(`/\\*\\*((?:(?!\\*/).)*)\\*/ ${property}\\?:`).exec(ts)?.[1] ?? '';
+      const tsKeywords = [...tags.matchAll(/@([\w.]+)/g)].map((m) => m[1]);
+      const note = new RegExp(`^ {8}${property}: (.*)$`, 'm').exec(python)?.[1] ?? '';
+      const pyKeywords = [...note.matchAll(/(?:^|, )([\w.]+) /g)].map((m) => m[1]);
+      expect(tsKeywords.length).toBeGreaterThan(4);
+      expect(pyKeywords).toEqual(tsKeywords);
+    }
+    expect(python).toContain('dependentRequired {"p":["q"]}');
+    expect(python).toContain('items.multipleOf 2');
   });
 });
