@@ -7,7 +7,7 @@ export type { GenerateSdkOptions, JsonSchema, ToolSchema } from './tool-schema.t
 export { describeTool } from './describe-tool.ts';
 export { DEFAULT_DEFERRED_BUDGET } from './deferred-listing.ts';
 export { capDescription, MAX_DESCRIPTION_CHARS } from './cap-description.ts';
-export { generatePythonSdk } from './python/generate-python-sdk.ts';
+export { generatePythonSdk, pythonTypeCheckPrefix } from './python/generate-python-sdk.ts';
 export type {
   GeneratePythonSdkOptions,
   PythonFunctionBinding,

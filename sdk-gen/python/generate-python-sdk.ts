@@ -135,12 +135,16 @@ export function generatePythonSdk(tools: readonly ToolSchema[], options: Generat
   );
   const functions: Record<string, PythonFunctionBinding> = {};
   for (const fn of rendered) functions[fn.name] = fn.binding;
-  const stubs = (body: string): string =>
-    [PYTHON_SDK_PREAMBLE, ...registry.declarations, ...rendered.map((fn) => `${fn.head}\n    ${body}`)].join('\n\n');
-  return {
-    text: `${stubs('...')}\n`,
-    // `...` bodies are an error to a checker reading a .py file: these never return.
-    typeCheckPrefix: `${stubs('raise NotImplementedError')}\n`,
-    functions,
-  };
+  const text = `${[PYTHON_SDK_PREAMBLE, ...registry.declarations, ...rendered.map((fn) => `${fn.head}\n    ...`)].join('\n\n')}\n`;
+  return { text, typeCheckPrefix: pythonTypeCheckPrefix(text), functions };
+}
+
+/**
+ * What a Python program is type-checked against, from the stubs' text (PythonSdk.text,
+ * e.g. `rt.sdk()` of a Python agent): the same stubs with bodies that never return
+ * (`...` bodies are an error to a checker reading a .py file). Only function bodies are
+ * a line `    ...` of their own.
+ */
+export function pythonTypeCheckPrefix(sdkText: string): string {
+  return sdkText.replace(/^ {4}\.\.\.$/gm, '    raise NotImplementedError');
 }

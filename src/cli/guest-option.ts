@@ -6,7 +6,7 @@ import { PROGRAM_GUESTS, type ProgramGuest } from '../ptc/program-guest.ts';
 import { UsageError } from './usage-error.ts';
 
 /** The commands (and `runs` subcommands) that take --guest. */
-export const GUEST_COMMANDS: readonly string[] = ['sdk', 'run', 'serve', 'schemas'];
+export const GUEST_COMMANDS: readonly string[] = ['sdk', 'run', 'serve', 'schemas', 'check'];
 
 export function withGuestOption(command: Command): Command {
   return command.addOption(

@@ -23,6 +23,7 @@ import { printLogsLive, type LiveRunOutput } from './live-run-output.ts';
 import { openJournalOption } from './journal-option.ts';
 import { addSessionsCommand } from './sessions-command.ts';
 import { readProgram } from './read-program.ts';
+import { checkPython } from './check-python.ts';
 import { planHttpServe, serveHttpUntilSignal, type HttpServeFlags } from './serve-http.ts';
 import { UsageError } from './usage-error.ts';
 import { addRunsCommand } from './runs-command.ts';
@@ -396,10 +397,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       const diagnostics = await withRuntime(
         { mode: 'ptc' },
         o,
-        async (rt) => checkProgram(rt.sdk(agentOption(rt, o.agent)), code),
+        async (rt) => {
+          const agent = agentOption(rt, o.agent);
+          return rt.guest(agent) === 'python' ? checkPython(rt.sdk(agent), code) : checkProgram(rt.sdk(agent), code);
+        },
         io.err,
       );
-      for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
+      if (typeof diagnostics === 'string') io.out(`${diagnostics}\n`);
+      else for (const d of diagnostics) io.out(`${d.line}:${d.column} ${d.message}\n`);
       setExit(diagnostics.length > 0 ? 1 : 0);
     });
 

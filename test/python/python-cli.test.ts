@@ -39,6 +39,27 @@ describe('ptc --guest python', () => {
     );
   });
 
+  it("ptc check type-checks a Python program against the stubs with Monty's checker", async () => {
+    const good = join(dir, 'good.py');
+    await writeFile(good, 'orders = list_orders(customerId="C001")\nlen(orders)\n');
+    expect(await cli('check', '--guest', 'python', good)).toEqual({ code: 0, out: '', err: '' });
+    const bad = join(dir, 'bad.py');
+    await writeFile(bad, 'x = 1\norders = list_orders(customer="C001")\norders[0]["nope"]\n');
+    const { code, out } = await cli('check', '--guest', 'python', bad);
+    expect(code).toBe(1);
+    expect(out.split('\n').map((line) => line.split(']')[0])).toEqual([
+      '2:10 error[missing-argument',
+      '2:22 error[unknown-argument',
+      '3:11 error[invalid-key',
+      '',
+    ]);
+    const broken = join(dir, 'broken.py');
+    await writeFile(broken, 'x = (\n');
+    const syntax = await cli('check', '--guest', 'python', broken);
+    expect(syntax.code).toBe(1);
+    expect(syntax.out).toMatch(/SyntaxError/);
+  });
+
   it('ptc run runs a Python program over the tools', async () => {
     const file = join(dir, 'eu.py');
     await writeFile(
