@@ -113,7 +113,14 @@ function rssWithChildren(): number {
 
 /** RSS growth (this process and its children) per run while `count` runs wait on a tool that answers once all have called it. */
 async function memoryPerRun(guest: Guest, count: number): Promise<number> {
-  const rt = createToolRuntime({ mode: 'ptc', guest, sandbox: { isolation: 'in-process' } });
+  // Every run must reach the tool before any is answered: none may be refused for waiting
+  // long for a CPU slot (a loaded machine), so the queue waits as long as a run may.
+  const rt = createToolRuntime({
+    mode: 'ptc',
+    guest,
+    sandbox: { isolation: 'in-process' },
+    admission: { queueTimeoutMs: 120_000 },
+  });
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
     release = resolve;

@@ -64,6 +64,8 @@ export class PythonHostRun {
     logs: LogBuffer,
     settings: PythonHostRunSettings,
     settle: (end: PythonRunEnd) => void,
+    /** What is left of the wall clock (the run may have waited for a process). */
+    wallLeftMs: number = limits.wallTimeMs,
   ) {
     this.#jobId = jobId;
     this.#request = request;
@@ -71,7 +73,8 @@ export class PythonHostRun {
     this.#logs = logs;
     this.#settings = settings;
     this.#settle = settle;
-    this.#wallTimer = setTimeout(() => this.#stop('timeout', wallClockMessage(limits.wallTimeMs)), limits.wallTimeMs);
+    const timedOut = (): void => this.#stop('timeout', wallClockMessage(limits.wallTimeMs));
+    this.#wallTimer = setTimeout(timedOut, Math.max(0, wallLeftMs));
     request.signal?.addEventListener('abort', this.#onAbort, { once: true });
   }
 

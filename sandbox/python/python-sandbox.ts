@@ -112,6 +112,7 @@ export class PythonSandbox implements Sandbox {
     let child: PythonChild;
     const waited = new AbortController();
     // Waiting for a free process counts against the wall clock too.
+    const startedAt = performance.now();
     const timer = setTimeout(() => waited.abort(new Error(wallClockMessage(limits.wallTimeMs))), limits.wallTimeMs);
     try {
       child = await this.#pool.take(AbortSignal.any([waited.signal, ...(request.signal ? [request.signal] : [])]));
@@ -134,7 +135,8 @@ export class PythonSandbox implements Sandbox {
     };
     let hostRun!: PythonHostRun;
     const end = await new Promise<PythonRunEnd>((settle) => {
-      hostRun = new PythonHostRun(this.#nextJob++, request, limits, logs, settings, settle);
+      const wallLeftMs = limits.wallTimeMs - (performance.now() - startedAt);
+      hostRun = new PythonHostRun(this.#nextJob++, request, limits, logs, settings, settle, wallLeftMs);
       this.#runs.add(hostRun);
       hostRun.start(child);
     });
