@@ -114,12 +114,17 @@ function rssWithChildren(): number {
 /** RSS growth (this process and its children) per run while `count` runs wait on a tool that answers once all have called it. */
 async function memoryPerRun(guest: Guest, count: number): Promise<number> {
   // Every run must reach the tool before any is answered: none may be refused for waiting
-  // long for a CPU slot (a loaded machine), so the queue waits as long as a run may.
+  // long for a CPU slot (a loaded machine), so the queue waits as long as a run may. And all
+  // must be admitted at once: admission reserves each run's heap limit plus its off-heap
+  // footprint (4 MiB), so the held runs get small heaps and a budget with room for all of
+  // them (else the first few would hold until their wall limit, waiting for the rest).
+  const memoryMb = 16;
   const rt = createToolRuntime({
     mode: 'ptc',
     guest,
     sandbox: { isolation: 'in-process' },
-    admission: { queueTimeoutMs: 120_000 },
+    limits: { memoryMb },
+    admission: { queueTimeoutMs: 120_000, memoryBudgetBytes: (count + 8) * (memoryMb + 4) * 1_048_576 },
   });
   let release: () => void = () => {};
   const gate = new Promise<void>((resolve) => {
