@@ -90,7 +90,8 @@ export function isRawRunOutcome(value: unknown): value is RawRunOutcome {
   return Number.isInteger(line) && Number.isInteger(column);
 }
 
-const FAILURE_KINDS: ReadonlySet<string> = new Set<FailureKind>([
+/** Every failure kind a run may end with (what a message from another process is checked against). */
+export const FAILURE_KINDS: ReadonlySet<string> = new Set<FailureKind>([
   'compile',
   'exception',
   'timeout',

@@ -3,6 +3,7 @@
 // checks what the process sends: a process running model-written code is trusted less
 // than the host.
 import type { FailureKind, GuestSuspension, HostCallOutcome, JsonValue } from '../types.ts';
+import { FAILURE_KINDS } from '../run-outcome.ts';
 import type { PythonFunction } from './python-run-request.ts';
 import type { PythonTypeCheck } from './python-type-check.ts';
 
@@ -86,19 +87,6 @@ export type PythonToHost =
   | { readonly type: 'logs-truncated'; readonly jobId: number; readonly by: 'bytes' | 'lines' }
   | { readonly type: 'done'; readonly jobId: number; readonly end: PythonRunEnd }
   | { readonly type: 'checked'; readonly jobId: number; readonly check: PythonTypeCheck };
-
-const FAILURE_KINDS: ReadonlySet<string> = new Set<FailureKind>([
-  'compile',
-  'exception',
-  'timeout',
-  'cpu',
-  'memory',
-  'output-limit',
-  'call-limit',
-  'invalid-output',
-  'abort',
-  'crash',
-]);
 
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null;
 

@@ -4,7 +4,7 @@
 // figures published in the docs.
 import { describe, expect, it } from '@jest/globals';
 import { o200kCounter } from '../../src/cli/count-tokens.ts';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/run-cli.ts';
 import type { SdkStats } from '../../src/cli/sdk-stats.ts';
 import { sdkStats } from '../../src/cli/sdk-stats.ts';
 import { shopTools } from '../../src/demo/shop-tools.ts';
@@ -23,12 +23,7 @@ async function statsOf(tools: readonly Tool[]): Promise<SdkStats> {
   }
 }
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const cli = runCli;
 
 describe('ptc sdk --stats', () => {
   it('pins the token count of the demo SDK, and the figures add up', async () => {

@@ -6,7 +6,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/run-cli.ts';
 import type { PausedRun } from '../../src/index.ts';
 import { gatedRuntime, readBodyLog, runCall } from './fixtures/gated-tools.ts';
 
@@ -20,12 +20,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const cli = runCli;
 
 it('lists, shows, approves part, denies the rest; refuses what cannot be resumed', async () => {
   const journal = join(dir, 'session.jsonl');

@@ -4,7 +4,7 @@ import { afterAll, beforeAll, expect, it } from '@jest/globals';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/run-cli.ts';
 
 let dir = '';
 beforeAll(async () => {
@@ -14,12 +14,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const cli = runCli;
 
 const PROGRAM = `
 const [customer] = await tools.list_customers({ region: 'EU' });

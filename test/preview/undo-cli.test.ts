@@ -7,7 +7,7 @@ import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/run-cli.ts';
 
 const MODULE = fileURLToPath(new URL('./fixtures/undo-tools-module.ts', import.meta.url));
 let dir = '';
@@ -18,12 +18,7 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const cli = runCli;
 
 const refund = (seq: number, order: number) => ({ seq, name: 'refund', arguments: { order, amount: order * 10 } });
 const base = { callId: 'plan:p-1', name: 'run_code', planId: 'p-1', at: 1 };

@@ -6,18 +6,13 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { main } from '../../src/cli/main.ts';
+import { runCli } from '../support/run-cli.ts';
 
 const BIN = fileURLToPath(new URL('../../bin/ptc.js', import.meta.url));
 const PROBE = fileURLToPath(new URL('./fixtures/python-runtime-probe.ts', import.meta.url));
 const HIDE_MONTY = fileURLToPath(new URL('./fixtures/hide-monty.ts', import.meta.url));
 
-async function cli(...argv: string[]): Promise<{ code: number; out: string; err: string }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await main(argv, { out: (t) => out.push(t), err: (t) => err.push(t) });
-  return { code, out: out.join(''), err: err.join('') };
-}
+const cli = runCli;
 
 let dir = '';
 beforeAll(async () => {
