@@ -35,12 +35,18 @@ function runNode(block: DocBlock): string {
   const extension = block.language === 'ts' ? '.ts' : block.tags.includes('cjs') ? '.cjs' : '.mjs';
   const file = fileName(block, extension);
   writeFileSync(file, block.code);
-  return execFileSync(process.execPath, ['--conditions=ptc-source', '--disable-warning=ExperimentalWarning', file], {
-    cwd: scratch,
-    encoding: 'utf8',
-    timeout: 90_000,
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  try {
+    return execFileSync(process.execPath, ['--conditions=ptc-source', '--disable-warning=ExperimentalWarning', file], {
+      cwd: scratch,
+      encoding: 'utf8',
+      timeout: 90_000,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    // What the block printed on stderr says why it failed; the bare error says only that it did.
+    const { stderr, signal } = error as { stderr?: string; signal?: string };
+    throw new Error(`${where(block)} failed (${signal ?? 'non-zero exit'}): ${String(stderr ?? '').slice(0, 4000)}`);
+  }
 }
 
 const runShell = (block: DocBlock): string => runShellBlock(block, scratch);
