@@ -27,13 +27,27 @@ export interface JournalBounds {
    * @default 60000
    */
   readonly journalAppendTimeoutMs?: number;
+  /**
+   * How long an append may still take once its call was cancelled or its run's wall
+   * deadline passed (a working store still answers in this time); then the call stops
+   * waiting for it and fails, naming the unanswered store.
+   * @default 5000
+   */
+  readonly journalWaitGraceMs?: number;
 }
 
 export const DEFAULT_MAX_JOURNAL_BYTES_PER_RUN = 64 * 1_048_576;
 export const DEFAULT_MAX_JOURNAL_BYTES = 4 * 1_073_741_824;
 export const DEFAULT_JOURNAL_APPEND_TIMEOUT_MS = 60_000;
+export const DEFAULT_JOURNAL_WAIT_GRACE_MS = 5_000;
 
-const bounded = new WeakSet<Journal>();
+/** Every bounded journal, with the wait grace it was given. */
+const bounded = new WeakMap<Journal, number>();
+
+/** The grace a call gives this journal's appends after its cancellation or deadline. */
+export function journalWaitGraceOf(journal: Journal): number {
+  return bounded.get(journal) ?? DEFAULT_JOURNAL_WAIT_GRACE_MS;
+}
 
 function checkBound(value: number | undefined, fallback: number, name: string, infinite: boolean): number {
   if (value === undefined) return fallback;
@@ -58,10 +72,11 @@ export function checkJournalBounds(options: JournalBounds): (journal: Journal) =
     'journalAppendTimeoutMs',
     false,
   );
-  return (journal) => boundJournal(journal, perRun, total, timeoutMs);
+  const graceMs = checkBound(options.journalWaitGraceMs, DEFAULT_JOURNAL_WAIT_GRACE_MS, 'journalWaitGraceMs', false);
+  return (journal) => boundJournal(journal, perRun, total, timeoutMs, graceMs);
 }
 
-function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs: number): Journal {
+function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs: number, graceMs: number): Journal {
   if (bounded.has(journal)) return journal;
   let written = 0;
   /** Bytes per open run, by root callId. */
@@ -113,7 +128,7 @@ function boundJournal(journal: Journal, perRun: number, total: number, timeoutMs
   };
   // Keep the store's own extras (path, close, query) reachable.
   const result = Object.assign(Object.create(journal) as Journal, wrapped);
-  bounded.add(result);
+  bounded.set(result, graceMs);
   return result;
 }
 

@@ -3,14 +3,14 @@
 // is cancelled (its caller aborted, or the run it is nested in ended) and, for a run_code
 // call, once the run's wall deadline has passed — each after a short grace in which a
 // working store still answers. A store that never answers so cannot keep a run pending
-// past its abort or its wall limit; the store may still record the event later.
-
-/** How long an append may still take once its call was cancelled or its deadline passed. */
-export const JOURNAL_WAIT_GRACE_MS = 5_000;
+// past its abort or its wall limit; the store may still record the event later. The
+// grace is the runtime's `journalWaitGraceMs` (see journal-bounds.ts).
+import type { Journal, JournalEvent } from './journal.ts';
+import { journalWaitGraceOf } from './journal-bounds.ts';
 
 /** What bounds the wait for one append, besides the store-wide timeout. */
 export interface JournalWait {
-  /** The call's signal: once it aborts, the append gets at most JOURNAL_WAIT_GRACE_MS more. */
+  /** The call's signal: once it aborts, the append gets at most the journal's wait grace more. */
   readonly signal: AbortSignal;
   /** The wall deadline of the run (ms since the epoch); an append past it gets the same grace. */
   readonly deadlineAt?: number;
@@ -44,11 +44,18 @@ export class JournalWaitError extends Error {
 }
 
 /**
- * `append`, or a JournalWaitError once the wait is over (see above). Without a wait,
- * `append` itself. The append is not cancelled (a store has no way to be): only no longer awaited.
+ * Appends `events`, awaited until the wait is over (see above), then a JournalWaitError.
+ * Without a wait, the append itself. The append is not cancelled (a store has no way to
+ * be): only no longer awaited.
  */
-export function awaitAppend(append: Promise<void>, wait: JournalWait | undefined): Promise<void> {
+export function awaitAppend(
+  journal: Journal,
+  events: readonly JournalEvent[],
+  wait: JournalWait | undefined,
+): Promise<void> {
+  const append = journal.append(events);
   if (wait === undefined) return append;
+  const graceMs = journalWaitGraceOf(journal);
   return new Promise<void>((resolve, reject) => {
     const { signal } = wait;
     let timer: NodeJS.Timeout | undefined;
@@ -71,8 +78,7 @@ export function awaitAppend(append: Promise<void>, wait: JournalWait | undefined
       // Like the store-wide timeout: a pending wait alone does not keep a process alive.
       timer.unref();
     };
-    const onAbort = (): void =>
-      arm(Date.now() + JOURNAL_WAIT_GRACE_MS, `within ${JOURNAL_WAIT_GRACE_MS} ms of the call's cancellation`);
+    const onAbort = (): void => arm(Date.now() + graceMs, `within ${graceMs} ms of the call's cancellation`);
     append.then(
       () => {
         settle();
@@ -87,8 +93,8 @@ export function awaitAppend(append: Promise<void>, wait: JournalWait | undefined
     else signal.addEventListener('abort', onAbort, { once: true });
     if (wait.deadlineAt !== undefined)
       arm(
-        Math.max(wait.deadlineAt, Date.now() + JOURNAL_WAIT_GRACE_MS),
-        `by the run's wall deadline (wallTimeMs ${wait.wallTimeMs ?? '?'}, counted from the call's start; ${JOURNAL_WAIT_GRACE_MS} ms when the append began after it)`,
+        Math.max(wait.deadlineAt, Date.now() + graceMs),
+        `by the run's wall deadline (wallTimeMs ${wait.wallTimeMs ?? '?'}, counted from the call's start; ${graceMs} ms when the append began after it)`,
       );
   });
 }

@@ -166,7 +166,7 @@ export class DurableRun {
     };
     await config.journal.claims?.claimRun(newClaim(runId, owner, start.at));
     try {
-      await awaitAppend(config.journal.append([start]), wait);
+      await awaitAppend(config.journal, [start], wait);
     } catch (error) {
       await config.journal.claims?.releaseRun(runId, owner).catch(() => {});
       throw error;
@@ -302,7 +302,7 @@ export class DurableRun {
 
   /** One of the run's own events, awaited only as long as the run's wait allows. */
   #append(event: JournalEvent): Promise<void> {
-    return awaitAppend(this.#config.journal.append([event]), this.#wait);
+    return awaitAppend(this.#config.journal, [event], this.#wait);
   }
 
   /** Why the run must stop here: its claim was lost while it ran (another process may resume it). */

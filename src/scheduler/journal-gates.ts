@@ -41,7 +41,7 @@ export function journaledAt(result: ToolResult): number | undefined {
 export function journalGates(journal: Journal): JournalGates {
   const append = async (event: Parameters<Journal['append']>[0][number], wait: JournalWait): Promise<void> => {
     try {
-      await awaitAppend(journal.append([event]), wait);
+      await awaitAppend(journal, [event], wait);
     } catch (error) {
       throw SchedulerError.failure(error);
     }

@@ -48,7 +48,9 @@ const WRITES: ReadonlyArray<readonly [string, (event: JournalEvent) => boolean]>
 const PROGRAM = `const a = await tools.echo({ word: 'one' }); return a;`;
 
 // The store-wide timeout is far away: only the run's own bounds can end these runs in time.
-const FAR = { journalAppendTimeoutMs: 3_600_000 };
+// A short wait grace keeps each case quick; one case below shows the 5 s default.
+const GRACE_MS = 400;
+const FAR = { journalAppendTimeoutMs: 3_600_000, journalWaitGraceMs: GRACE_MS };
 
 describe('a journal store that never acknowledges an append', () => {
   for (const [write, stuck] of WRITES) {
@@ -63,7 +65,7 @@ describe('a journal store that never acknowledges an append', () => {
       // The run_code call's own record: the store is named; a stuck write inside the run
       // ends it as cancelled, which is what its caller asked for.
       expect(`${result.error!.code} ${result.error!.message}`).toMatch(
-        /journal append not acknowledged within 5000 ms of the call's cancellation; the journal store did not answer|run_code failed \(abort\)|^ABORTED /,
+        /journal append not acknowledged within 400 ms of the call's cancellation; the journal store did not answer|run_code failed \(abort\)|^ABORTED /,
       );
       await expect(reached).resolves.toBeUndefined();
     });
@@ -76,7 +78,7 @@ describe('a journal store that never acknowledges an append', () => {
       await expect(reached).resolves.toBeUndefined();
       expect(result.isError).toBe(true);
       expect(`${result.error!.code} ${result.error!.message}`).toMatch(
-        /journal append not acknowledged (by the run's wall deadline \(wallTimeMs 1000|within 5000 ms of the call's cancellation)|run_code failed \(timeout\)/,
+        /journal append not acknowledged (by the run's wall deadline \(wallTimeMs 1000|within 400 ms of the call's cancellation)|run_code failed \(timeout\)/,
       );
     });
   }
@@ -91,5 +93,21 @@ describe('a journal store that never acknowledges an append', () => {
     const rt = runtime({ journal: createMemoryJournal() });
     rt.register(echo);
     expect(runValue(await runCode(rt, PROGRAM, { callId: 'next' })).result).toBe('one');
+  });
+
+  it('gives a cancelled call 5 s by default before it stops waiting for the store', async () => {
+    const { journal, reached } = storeStuckAt((e) => e.type === 'tool/call' && e.name === 'run_code');
+    const rt = runtime({ journal, journalAppendTimeoutMs: 3_600_000 });
+    rt.register(echo);
+    const caller = new AbortController();
+    void reached.then(() => caller.abort());
+    const result = await runCode(rt, PROGRAM, { signal: caller.signal });
+    expect(result.error?.message).toMatch(/journal append not acknowledged within 5000 ms of the call's cancellation/);
+  });
+
+  it.each([0, -1, 1.5, Number.NaN, Number.POSITIVE_INFINITY])('refuses journalWaitGraceMs %p, naming it', (bad) => {
+    expect(() => runtime({ journal: createMemoryJournal(), journalWaitGraceMs: bad })).toThrow(
+      /journalWaitGraceMs must be a positive integer/,
+    );
   });
 });
