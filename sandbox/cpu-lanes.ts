@@ -7,7 +7,8 @@
 // threads of ordinary runs then preempt them each time they wake): CPU-bound programs
 // then get the cores that ordinary runs leave idle. On an idle machine
 // a demoted run goes as fast as before; on a machine saturated by other work it may run
-// into its wall-clock limit. When the process has no CPU-bound run left, the threads get
+// into its wall-clock limit. When the process has no CPU-bound run left, or only
+// CPU-bound runs are in flight (nothing is left to make way for), the threads get
 // their priority back (a sandbox process that may not is retired; the in-process sandbox
 // demotes nothing unless it may, see mayRestorePriority). The main thread (IPC, timers,
 // watchdog answers, the host's own work) and the threads of ordinary runs keep their

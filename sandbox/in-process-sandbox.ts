@@ -5,7 +5,7 @@
 // CPU-bound programs are demoted, so this process's own thread and ordinary runs keep
 // the cores; only where the priority can be raised again (else nothing is demoted).
 import { CallBridge } from './call-bridge.ts';
-import { demoteAndWatch, HEAVY_CPU_MS, restoreAfterRun, mayRestorePriority } from './cpu-lanes.ts';
+import { demoteAndWatch, HEAVY_CPU_MS, mayRestorePriority, restoreAfterRun, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun } from './isolate-run.ts';
@@ -140,10 +140,20 @@ export class InProcessSandbox implements Sandbox {
     void demoteAndWatch(warnUnlessRestored);
   }
 
-  /** A run ended beside CPU-bound ones, or was the last of them: threads it no longer needs demoted serve other runs at full priority. */
+  /**
+   * A run ended beside CPU-bound ones, or was the last of them: threads it no longer needs
+   * demoted serve other runs at full priority. Once only CPU-bound runs are left, they get
+   * their priority back too (a later ordinary run demotes them again): kept demoted beside
+   * other processes' work, they would get almost no CPU until their wall clock ended them.
+   */
   #restoreAfterRun(): void {
     // The last CPU-bound run ended: a later one is demoted afresh.
     if (this.#heavy.size === 0) this.#demoted = false;
+    if (this.#demoted && this.#inFlight <= this.#heavy.size) {
+      this.#demoted = false;
+      warnUnlessRestored(restoreThreads());
+      return;
+    }
     warnUnlessRestored(restoreAfterRun(this.#heavy.size > 0));
   }
 

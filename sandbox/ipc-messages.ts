@@ -35,7 +35,9 @@ export type HostToChild =
   /** Liveness check; the child answers `pong`. */
   | { readonly type: 'ping' }
   /** The host gives this process no new runs: lower its isolate threads' priority (cpu-lanes.ts). */
-  | { readonly type: 'demote' };
+  | { readonly type: 'demote' }
+  /** No ordinary run is in flight any more: give the demoted threads their priority back (cpu-lanes.ts). */
+  | { readonly type: 'restore' };
 
 export interface CallResultItem {
   readonly runId: number;

@@ -501,6 +501,28 @@ export class ProcessSandbox implements Sandbox {
     }
   }
 
+  /**
+   * Once every run in flight is CPU-bound, the demoted ones get their priority back: they
+   * made way for ordinary runs, and none is left (a later one demotes them again). Kept
+   * demoted beside other processes' work, a CPU-bound run on a busy machine would get
+   * almost no CPU until its wall clock ended it.
+   */
+  #restoreIfUncontended(): void {
+    let heavy = 0;
+    let inFlight = 0;
+    for (const child of this.#children) {
+      if (child.dead) continue;
+      heavy += child.heavyRuns.size;
+      inFlight += child.runs.size;
+    }
+    if (heavy === 0 || inFlight > heavy) return;
+    for (const child of this.#children) {
+      if (!child.demoted || child.dead) continue;
+      child.demoted = false;
+      sendNow(child, { type: 'restore' });
+    }
+  }
+
   #onRunMessage(
     child: Child,
     run: HostRun,
@@ -616,6 +638,7 @@ export class ProcessSandbox implements Sandbox {
     child.runs.delete(run.runId);
     // The child restores its demoted threads when its last CPU-bound run ends.
     if (child.heavyRuns.delete(run.runId) && child.heavyRuns.size === 0) child.demoted = false;
+    this.#restoreIfUncontended();
     clearTimeout(run.wallTimer);
     clearTimeout(run.killTimer);
     run.resolve(outcome);

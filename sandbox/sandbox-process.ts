@@ -4,7 +4,7 @@
 import { callAndWait } from './blocking-call-pipe.ts';
 import { notDispatched, type CallDispatcher, type DispatchRequest } from './call-bridge.ts';
 import type { CallItem, ChildConfig, ChildToHost, ChildToHostOnWire, HostToChild } from './ipc-messages.ts';
-import { demoteAndWatch, HEAVY_CPU_MS, restoreAfterRun } from './cpu-lanes.ts';
+import { demoteAndWatch, HEAVY_CPU_MS, restoreAfterRun, restoreThreads } from './cpu-lanes.ts';
 import { IsolatePool, residentBeyondReady } from './isolate-pool.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { startIsolateRun, type IsolateRun } from './isolate-run.ts';
@@ -279,6 +279,10 @@ function onMessage(value: unknown): void {
       // is an ordinary run's.
       if (heavyRuns.size === 0) return;
       void demoteAndWatch(retireUnlessRestored);
+      return;
+    case 'restore':
+      // The CPU-bound runs are alone now: nothing of ours to make way for.
+      retireUnlessRestored(restoreThreads());
       return;
     case 'ping':
       send({ type: 'pong', rss: memoryFigure() });
