@@ -5,7 +5,7 @@
 // undone. While the first process lives, its undo is neither listed nor taken. On the
 // JSONL, SQLite and PostgreSQL stores (a throwaway cluster).
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -53,6 +53,18 @@ async function resultOf(child: WatchedChild): Promise<Record<string, unknown>> {
   return JSON.parse(line.slice(7)) as Record<string, unknown>;
 }
 
+/** What a JSONL journal's claim records hold (other stores: only the committer's output), for a failure message. */
+async function claimsOf(journal: string, committer: WatchedChild): Promise<string> {
+  const root = `${journal}.runs`;
+  const records: Record<string, string> = {};
+  for (const run of await readdir(root).catch(() => []))
+    for (const name of await readdir(join(root, run)).catch(() => []))
+      records[`${run}/${name}`] = await readFile(join(root, run, name), 'utf8').catch((e: Error) => e.message);
+  const pid = committer.child.pid;
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch((e: Error) => e.message);
+  return JSON.stringify({ pid, stat, records, stdout: committer.stdout(), stderr: committer.stderr() });
+}
+
 const write = (seq: number, name: string, args: object) => ({ seq, name, arguments: args });
 const refund = (seq: number, order: number) => write(seq, 'refund', { order, amount: order * 10 });
 
@@ -94,8 +106,16 @@ describe.each([
       'reverting:3',
     ]);
     // Its process lives: the undo is not listed, and nobody else may take it.
-    expect(await rt.undos()).toStrictEqual([]);
-    await expect(rt.resumeUndo(planId)).rejects.toMatchObject({ code: 'UNDO_BUSY' });
+    // (A failure here says what the store's claims held, and what the committer printed.)
+    const busy = await rt.undos();
+    if (busy.length > 0) throw new Error(`listed while its process lives: ${await claimsOf(journal, committer)}`);
+    const taken = await rt.resumeUndo(planId).then(
+      (outcome) => outcome,
+      (error: unknown) => error,
+    );
+    if (!(taken instanceof Error))
+      throw new Error(`taken while its process lives: ${await claimsOf(journal, committer)}`);
+    expect(taken).toMatchObject({ code: 'UNDO_BUSY' });
 
     await committer.kill();
     expect(await rt.undos()).toStrictEqual([
