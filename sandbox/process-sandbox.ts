@@ -486,13 +486,7 @@ export class ProcessSandbox implements Sandbox {
 
   /** Demotes the CPU-bound threads of every process once any run that is not CPU-bound is in flight. */
   #demoteIfContended(): void {
-    let heavy = 0;
-    let inFlight = 0;
-    for (const child of this.#children) {
-      if (child.dead) continue;
-      heavy += child.heavyRuns.size;
-      inFlight += child.runs.size;
-    }
+    const { heavy, inFlight } = this.#laneCounts();
     if (heavy === 0 || inFlight <= heavy) return;
     for (const child of this.#children) {
       if (child.heavyRuns.size === 0 || child.demoted || child.dead) continue;
@@ -508,6 +502,17 @@ export class ProcessSandbox implements Sandbox {
    * almost no CPU until its wall clock ended it.
    */
   #restoreIfUncontended(): void {
+    const { heavy, inFlight } = this.#laneCounts();
+    if (heavy === 0 || inFlight > heavy) return;
+    for (const child of this.#children) {
+      if (!child.demoted || child.dead) continue;
+      child.demoted = false;
+      sendNow(child, { type: 'restore' });
+    }
+  }
+
+  /** CPU-bound runs and all runs in flight, over the live processes. */
+  #laneCounts(): { heavy: number; inFlight: number } {
     let heavy = 0;
     let inFlight = 0;
     for (const child of this.#children) {
@@ -515,12 +520,7 @@ export class ProcessSandbox implements Sandbox {
       heavy += child.heavyRuns.size;
       inFlight += child.runs.size;
     }
-    if (heavy === 0 || inFlight > heavy) return;
-    for (const child of this.#children) {
-      if (!child.demoted || child.dead) continue;
-      child.demoted = false;
-      sendNow(child, { type: 'restore' });
-    }
+    return { heavy, inFlight };
   }
 
   #onRunMessage(
