@@ -171,6 +171,11 @@ export class HostBlockingLink {
     this.#onCall({ runId, seq, toolName, argsJson });
   }
 
+  /** Whether the process is blocked on a call the host has neither answered nor released. */
+  get blocked(): boolean {
+    return this.#blockedRunId >= 0;
+  }
+
   /** An IPC message from the process was handled: the calls it sent after that message go on. */
   heard(): void {
     this.#heardFromProcess += 1;

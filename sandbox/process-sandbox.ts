@@ -30,6 +30,7 @@ import {
 import { resolveLimits, wallClockMessage } from './limits.ts';
 import { withLocation } from './locate-in-program.ts';
 import { DEFAULT_POOL_SIZE } from './pool-size.ts';
+import { silentMainThreadWords } from './silent-main-thread.ts';
 import { resolveProcessSettings } from './process-settings.ts';
 import { failure, finalizeOutcome, type RawRunOutcome } from './run-outcome.ts';
 import { ABORT_MESSAGE, prepareRun } from './run-request.ts';
@@ -312,8 +313,7 @@ export class ProcessSandbox implements Sandbox {
       if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
         // Asked only now: a wait for a CPU still under way is counted when it ends.
         if (now - child.lastHeard - (child.cpuWait?.unseenWaitMs() ?? 0) > this.#unresponsiveMs) {
-          const state = child.cpuWait?.describeState();
-          child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed${state === undefined ? '' : ` (its main thread was ${state})`}`;
+          child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed${silentMainThreadWords(child.process.pid, child.cpuWait?.describeState(), child.blocking?.blocked === true)}`;
           child.process.kill('SIGKILL');
           continue;
         }
