@@ -139,3 +139,14 @@ export function createBenchRuntime(options: BenchRuntimeOptions): BenchRuntime {
     },
   };
 }
+
+/**
+ * A burst of `runs` at once, each inside a 1 s tool call together: the sandbox's ready pool
+ * grows to the most runs it has seen at once, so a bench of a burst on a warm runtime
+ * first shows it one as large (the pool then fills in idle time).
+ */
+export async function showBurst(bench: BenchRuntime, runs: number): Promise<void> {
+  await Promise.all(
+    Array.from({ length: runs }, () => bench.runCode('return await tools.wait({ ms: 1000, safe: true })')),
+  );
+}

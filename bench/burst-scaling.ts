@@ -8,7 +8,7 @@
 // the burst, so two run counts compare like with like.
 //   node --no-node-snapshot --conditions=ptc-source bench/burst-scaling.ts \
 //     <process|in-process> <runs> [poolSize|default] [toolMs]
-import { createBenchRuntime, type Isolation, waitGauge } from './bench-runtime.ts';
+import { createBenchRuntime, type Isolation, showBurst, waitGauge } from './bench-runtime.ts';
 import { childrenCpuMs, mainThreadCpuMs, ownCpuMs, spent } from './proc-cpu.ts';
 
 export interface BurstScalingResult {
@@ -46,6 +46,7 @@ export async function burstScaling(
   const bench = createBenchRuntime({ isolation, ...(poolSize === undefined ? {} : { poolSize }) });
   try {
     await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
+    if (poolSize !== 0) await showBurst(bench, runs); // the pool grows to the bursts it has seen
     await sleep(1_500 + (poolSize ?? 0) * 40); // the pool fills (as in capacity-bench.ts)
     waitGauge.reset();
     const before = { host: ownCpuMs(), mainThread: mainThreadCpuMs(), children: childrenCpuMs() };

@@ -30,7 +30,7 @@ import { fileURLToPath } from 'node:url';
 import ivm from 'isolated-vm';
 import { KB_PROGRAM } from './bench-programs.ts';
 import type { ColdBurstResult } from './cold-burst.ts';
-import { createBenchRuntime, type Isolation, waitGauge } from './bench-runtime.ts';
+import { createBenchRuntime, type Isolation, showBurst, waitGauge } from './bench-runtime.ts';
 import { summarize, type Summary } from './stats.ts';
 import { childrenCpuMs, mainThreadCpuMs, ownCpuMs, spent } from './proc-cpu.ts';
 
@@ -177,6 +177,8 @@ async function waitingRuns(
   const bench = createBenchRuntime({ isolation, ...(poolSize === undefined ? {} : { poolSize }) });
   try {
     await bench.runCode('return await tools.wait({ ms: 1, safe: true })'); // sandbox up
+    // The pool grows to the bursts it has seen: one as large as this one first.
+    if (poolSize !== 0) await showBurst(bench, runs);
     // A heartbeat reports the sandbox's memory at rest; a large pool gets time to fill
     // (~15 ms of CPU per isolate, one at a time in each process).
     await sleep(poolSize === undefined ? 1_500 : 1_500 + poolSize * 40);

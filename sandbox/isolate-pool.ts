@@ -1,6 +1,7 @@
 // Pre-warmed, single-use isolates: each holds a fresh context with the guest prelude
 // already evaluated, so a run only configures it and evaluates the program. A small
-// pool is refilled in the background, one isolate at a time.
+// pool is refilled in the background, one isolate at a time, and grows with the bursts
+// it has seen: isolates nobody takes are never prepared.
 import ivm from 'isolated-vm';
 import {
   BLOCKING_CALL_GLOBAL,
@@ -260,9 +261,9 @@ async function warmPreludeCache(memoryMb: number, blockingCalls: boolean): Promi
 
 export interface IsolatePoolOptions {
   /**
-   * Isolates kept ready. 0 disables pre-warming (every run creates its isolate). The
-   * first `PROMPT_REFILL` are refilled as soon as runs take them; the rest in idle time,
-   * one after another until a run takes one.
+   * Most isolates kept ready. 0 disables pre-warming (every run creates its isolate). The
+   * first `PROMPT_REFILL` are prepared at once and refilled as soon as runs take them; beyond
+   * them the pool grows, in idle time, to the most runs it has seen at once (see `warm`).
    */
   readonly size: number;
   /** Heap limit of pooled isolates; runs asking for another limit get a fresh isolate. */
@@ -337,12 +338,17 @@ export class IsolatePool {
   /** Preparations waiting for their turn, in arrival order. */
   readonly #turns: Array<() => void> = [];
   readonly #idleFillMs: number;
-  /**
-   * When a run last took an isolate (performance.now()): idle time counts from then. A pool
-   * no run has taken from yet fills at once, so a burst soon after the sandbox starts finds
-   * more isolates ready (each fill step still yields to runs that are starting).
-   */
+  /** When a run last took an isolate (performance.now()): idle time counts from then. */
   #lastTake = Number.NEGATIVE_INFINITY;
+  /** Isolates taken whose runs are not over yet (each `replenish` marks one over). */
+  #out = 0;
+  /**
+   * The most isolates out at once so far (at most `size`): beyond `PROMPT_REFILL` the pool
+   * fills up to it and no further, so a sandbox whose runs come one at a time, or that is
+   * closed soon after it starts (a CLI run), never prepares isolates no run takes. `warm`
+   * sets it to `size`.
+   */
+  #demand = 0;
   #idleTimer: ReturnType<typeof setTimeout> | undefined;
   #stoppedForMemory = 0;
 
@@ -373,11 +379,19 @@ export class IsolatePool {
   async take(memoryMb: number): Promise<PreparedIsolate> {
     if (this.#closed) throw new Error('the sandbox is closed');
     this.#lastTake = performance.now();
+    this.#out += 1;
+    this.#demand = Math.min(this.#options.size, Math.max(this.#demand, this.#out));
     if (memoryMb === this.#options.memoryMb) {
       const ready = this.#ready.shift();
       if (ready !== undefined) return ready;
     }
-    return this.#prepare(memoryMb, true);
+    try {
+      return await this.#prepare(memoryMb, true);
+    } catch (error) {
+      // No isolate: no run of it to be over.
+      this.#out -= 1;
+      throw error;
+    }
   }
 
   /**
@@ -415,13 +429,18 @@ export class IsolatePool {
     }
   }
 
-  /** Refills the pool in the background: `PROMPT_REFILL` isolates now, the rest in idle time. */
+  /**
+   * Once per run that is over (and once at start): refills the pool in the background,
+   * `PROMPT_REFILL` isolates now, the rest (up to the most runs seen at once) in idle time.
+   */
   replenish(): void {
+    if (this.#out > 0) this.#out -= 1;
     this.#refill(false);
   }
 
-  /** Fills the whole pool now; resolves when it is full (or closed). */
+  /** Fills the whole pool now, and keeps it full from then on; resolves when it is full (or closed). */
   async warm(): Promise<void> {
+    this.#demand = this.#options.size;
     // Bounded: isolates that fail to start must not make this spin.
     for (
       let attempt = 0;
@@ -464,9 +483,14 @@ export class IsolatePool {
     return this.#stoppedForMemory;
   }
 
+  /** How many ready isolates the pool fills to: `PROMPT_REFILL`, or the most runs seen at once (at most `size`). */
+  #target(): number {
+    return Math.min(this.#options.size, Math.max(PROMPT_REFILL, this.#demand));
+  }
+
   /** Prepares one more isolate for the pool (then the next), now or once the pool is idle. */
   #refill(now: boolean): void {
-    if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#options.size) return;
+    if (this.#closed || this.#warming !== undefined || this.#ready.length >= this.#target()) return;
     if (!this.#roomForOne()) return;
     if (!now && this.#ready.length >= PROMPT_REFILL) {
       this.#fillWhenIdle();

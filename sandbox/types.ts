@@ -159,11 +159,13 @@ export interface SandboxOptions {
   /** `process` (default): isolates live in a dedicated child process. `in-process`: in this process, at your own risk. */
   readonly isolation?: 'process' | 'in-process';
   /**
-   * Pre-warmed single-use isolates kept ready, per sandbox process (in-process: in this
-   * process). Two are refilled as soon as runs take them; the rest only in idle time (no
-   * run started for 250 ms), so a burst of runs starts on ready isolates without the
-   * refill taking CPU from runs. Each ready isolate holds ~1.6 MiB; 0 prepares every
-   * run's isolate when it starts. @default 32 per process (64 in-process)
+   * Most pre-warmed single-use isolates kept ready, per sandbox process (in-process: in
+   * this process). Two are kept from the start and refilled as soon as runs take them;
+   * beyond them the pool grows, only in idle time (no run started for 250 ms), to the most
+   * runs it has seen at once, so a burst like an earlier one starts on ready isolates
+   * without the refill taking CPU from runs, and isolates no run takes are never prepared.
+   * Each ready isolate holds ~1.6 MiB; 0 prepares every run's isolate when it starts.
+   * @default 32 per process (64 in-process)
    */
   readonly poolSize?: number;
   /**

@@ -1,7 +1,8 @@
 // The isolate pool prepares a bounded number of isolates at once: a burst of runs takes
 // its isolates a few at a time, in arrival order, instead of all advancing in lockstep.
-// A pool no run has taken from fills at once; after a take it refills PROMPT_REFILL
-// isolates at once and the rest of its size in idle time only.
+// A pool holds PROMPT_REFILL isolates from the start and refills them at once; beyond
+// them it grows, in idle time only, to the most runs it has seen at once (its size at
+// most), so isolates no run takes are never prepared. warm() fills it all.
 import { setTimeout as sleep } from 'node:timers/promises';
 import { describe, expect, it } from '@jest/globals';
 import {
@@ -61,16 +62,52 @@ describe('isolate pool', () => {
     expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
   });
 
-  it('fills to its size at once until a run takes an isolate; then PROMPT_REFILL at once, the rest in idle time', async () => {
+  it('holds PROMPT_REFILL from the start, and no more while runs come one at a time however idle it is', async () => {
+    const pool = new IsolatePool({ size: PROMPT_REFILL + 4, memoryMb: 32, idleFillMs: 0 });
+    try {
+      pool.replenish();
+      await until(() => pool.readyCount === PROMPT_REFILL, 30_000);
+      for (let i = 0; i < 3; i += 1) {
+        (await pool.take(32)).dispose();
+        pool.replenish();
+        await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
+      }
+      // Idle all along (idleFillMs 0), yet nothing beyond what one run at a time needs.
+      await sleep(300);
+      expect(pool.readyCount).toBe(PROMPT_REFILL);
+      expect(pool.preparing).toStrictEqual({ now: 0, waiting: 0 });
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('grows in idle time to the most runs it has seen at once, and no further', async () => {
+    const burst = PROMPT_REFILL + 2;
+    const pool = new IsolatePool({ size: burst + 3, memoryMb: 32, idleFillMs: 50 });
+    try {
+      const taken = await Promise.all(Array.from({ length: burst }, () => pool.take(32)));
+      for (const prepared of taken) {
+        prepared.dispose();
+        pool.replenish();
+      }
+      await until(() => pool.readyCount === burst, 30_000);
+      await sleep(300);
+      expect(pool.readyCount).toBe(burst);
+    } finally {
+      pool.close();
+    }
+  });
+
+  it('after a burst: PROMPT_REFILL at once, the rest in idle time only; warm() fills the whole pool', async () => {
     const size = PROMPT_REFILL + 2;
     const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 60_000 });
     try {
-      // No run has taken one yet: nothing to yield to, the whole pool fills now.
-      pool.replenish();
-      await until(() => pool.readyCount === size, 30_000);
+      const taken = await Promise.all(Array.from({ length: size }, () => pool.take(32)));
+      for (const prepared of taken) {
+        prepared.dispose();
+        pool.replenish();
+      }
       // Idle time counts from each take: no more than PROMPT_REFILL for a minute.
-      for (let i = 0; i < size - 1; i += 1) (await pool.take(32)).dispose();
-      pool.replenish();
       await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
       await sleep(300);
       expect(pool.readyCount).toBe(PROMPT_REFILL);
@@ -102,12 +139,16 @@ describe('isolate pool', () => {
     }
   });
 
-  it('fills to its full size once no run has taken an isolate for idleFillMs', async () => {
+  it('fills to its full size once no run has taken an isolate for idleFillMs, after a burst as large', async () => {
     const size = PROMPT_REFILL + 3;
     const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 50 });
     try {
-      (await pool.take(32)).dispose();
-      pool.replenish();
+      // More at once than it holds: it grows to its size, never past it.
+      const taken = await Promise.all(Array.from({ length: size + 2 }, () => pool.take(32)));
+      for (const prepared of taken) {
+        prepared.dispose();
+        pool.replenish();
+      }
       await until(() => pool.readyCount === size, 30_000);
       await sleep(100);
       expect(pool.readyCount).toBe(size);

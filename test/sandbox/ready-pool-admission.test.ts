@@ -1,4 +1,4 @@
-// The isolates a sandbox keeps ready (filled in idle time, ~1.5 MiB each) are a cache
+// The isolates a sandbox keeps ready (filled in idle time after a burst, ~1.5 MiB each) are a cache
 // runs start on: the memory a sandbox reports for admission leaves them out, so an idle
 // runtime whose pool has filled admits the run it admitted before the fill.
 import { readFileSync } from 'node:fs';
@@ -8,6 +8,7 @@ import { READY_ISOLATE_BYTES } from '../../sandbox/isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from '../../sandbox/pool-size.ts';
 import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { RunAdmission } from '../../src/ptc/run-admission.ts';
+import { untilArrived } from '../support/until-arrived.ts';
 import { expectOk, sleep } from './helpers.ts';
 
 const MiB = 1_048_576;
@@ -55,7 +56,26 @@ it('process mode: a sandbox process reports its memory less the ready isolates i
       toolNames: [],
       hostCall: async () => ({ ok: true as const, valueJson: 'null' }),
     };
-    expectOk(await box.run(trivial), 1);
+    // The pool grows to the most runs seen at once: 32 runs inside a tool call together.
+    let open!: () => void;
+    const gate = new Promise<void>((resolve) => {
+      open = resolve;
+    });
+    let inside = 0;
+    const burst = Array.from({ length: 32 }, () =>
+      box.run({
+        code: 'return await tools.wait({})',
+        toolNames: ['wait'],
+        hostCall: async () => {
+          inside += 1;
+          await gate;
+          return { ok: true as const, valueJson: '1' };
+        },
+      }),
+    );
+    await untilArrived(() => inside === 32, burst, 60_000);
+    open();
+    for (const outcome of await Promise.all(burst)) expectOk(outcome, 1);
     const pid = box.childPids[0]!;
     // The idle fill (it may have begun before the first run ended) is slow under load, and
     // a pause in its growth is no sign it is over: the figure reported with a run's end is
