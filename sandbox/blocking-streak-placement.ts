@@ -27,7 +27,7 @@ import {
   singleCpuMask,
   threadAffinity,
 } from './thread-affinity.ts';
-import { threadIds, threadName, threadSchedstat, voluntarySwitches } from './thread-cpu-times.ts';
+import { NOT_ISOLATE_THREADS, threadIds, threadName, threadSchedstat, voluntarySwitches } from './thread-cpu-times.ts';
 
 export interface PlacementTuning {
   /** Blocking calls in a row before the threads are sampled (short programs are left alone). */
@@ -413,18 +413,6 @@ function busiestSince(
   for (const { tid } of ranked) if (!readNotIsolate(tid)) return tid;
   return undefined;
 }
-
-/**
- * Threads Node, V8 and libuv name for themselves (isolated-vm's keep the name of the
- * thread that started them): a tool reading a file on each call wakes a libuv worker per
- * call, which then ran more than the isolate's thread in 5–7 of 10 runs.
- */
-const NOT_ISOLATE_THREADS: ReadonlySet<string> = new Set([
-  'libuv-worker',
-  'V8Worker',
-  'DelayedTaskSche',
-  'SignalInspector',
-]);
 
 /** Per thread id, whether its name (read once) is one of NOT_ISOLATE_THREADS. */
 const notIsolate = new Map<number, boolean>();

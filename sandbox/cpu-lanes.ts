@@ -21,7 +21,7 @@
 // in-process run took 2–108 s at load 30–60). At nice 19 it still gets a share.
 import { accessSync, readFileSync } from 'node:fs';
 import { getPriority, setPriority } from 'node:os';
-import { threadCpuTimes, voluntarySwitches } from './thread-cpu-times.ts';
+import { NOT_ISOLATE_THREADS, threadCpuTimes, threadName, voluntarySwitches } from './thread-cpu-times.ts';
 import { LONG_SLICE_NS, restoreThreadSlice, setThreadSlice } from './thread-slice.ts';
 
 /** CPU time after which a run counts as CPU-bound. */
@@ -39,11 +39,15 @@ interface ThreadSample {
   readonly voluntary: number;
 }
 
-/** Every thread of this process but the main one (Linux: /proc/self/task); empty elsewhere. */
+/**
+ * Every thread of this process that may run an isolate (Linux: /proc/self/task): not the
+ * main one, nor those Node, V8 and libuv name for themselves (a garbage collector's worker
+ * busy for 300 ms in a large heap is no CPU-bound run); empty elsewhere.
+ */
 function sampleThreads(): Map<number, ThreadSample> {
   const samples = new Map<number, ThreadSample>();
   for (const [tid, cpuNs] of threadCpuTimes()) {
-    if (tid === process.pid) continue;
+    if (tid === process.pid || NOT_ISOLATE_THREADS.has(threadName(tid))) continue;
     const voluntary = voluntarySwitches(tid);
     if (voluntary !== undefined) samples.set(tid, { cpuNs, voluntary });
   }

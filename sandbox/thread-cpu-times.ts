@@ -70,3 +70,16 @@ export function voluntarySwitches(tid: number): number | undefined {
 export function threadName(tid: number): string {
   return readTaskFile(tid, 'comm')?.trim() ?? '';
 }
+
+/**
+ * Threads Node, V8 and libuv name for themselves (isolated-vm's keep the name of the
+ * thread that started them), so never an isolate's: a tool reading a file on each call
+ * wakes a libuv worker per call, and V8's garbage collector keeps a V8Worker busy for
+ * hundreds of ms in a large heap.
+ */
+export const NOT_ISOLATE_THREADS: ReadonlySet<string> = new Set([
+  'libuv-worker',
+  'V8Worker',
+  'DelayedTaskSche',
+  'SignalInspector',
+]);
