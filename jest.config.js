@@ -21,9 +21,7 @@ export default {
   // Room for a test doing real work (a sandbox process, esbuild, TypeScript) on a loaded
   // 2-core machine: the fresh-clone CI ran 2.7x slower than a quiet run at load ~15.
   testTimeout: 60000,
-  // Three on two cores: a file spends much of its time waiting on child processes (sandbox
-  // processes, servers, the CLI) whose CPU a third file's work fills.
-  maxWorkers: 3,
+  maxWorkers: 2,
   // A worker keeps part of every test file it ran (its heap after a full GC grows 6-25 MB a
   // file, past 500 MB in a long run); V8 tearing down such a worker at the end (unmapping its
   // pages) took over jest's 500 ms graceful-exit window on a loaded machine: "A worker process
