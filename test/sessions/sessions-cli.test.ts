@@ -53,11 +53,12 @@ describe('ptc serve --sessions and ptc sessions', () => {
     const second = textOf(await runCode('state.seen.push("b"); return state.seen.join();', id));
     expect(second).toContain('a,b');
 
+    // Whole outcomes compared: a failure shows what the command wrote to stderr.
     const list = await cli('sessions', 'list', '--journal', journal);
-    expect(list.code).toBe(0);
+    expect(list).toMatchObject({ code: 0 });
     expect(list.out).toContain(id!);
     const show = await cli('sessions', 'show', id!, '--journal', journal, '--json');
-    expect(show.code).toBe(0);
+    expect(show).toMatchObject({ code: 0 });
     expect(JSON.parse(show.out)).toMatchObject({ id, state: '{"seen":["a","b"]}', version: 2 });
     expect(await cli('sessions', 'delete', id!, '--journal', journal)).toMatchObject({ code: 0 });
     expect((await cli('sessions', 'show', id!, '--journal', journal)).code).toBe(1);
