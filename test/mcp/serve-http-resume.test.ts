@@ -222,7 +222,9 @@ describe('resumable SSE responses', () => {
   });
 
   it('the official client resumes a stream the connection dropped, and the call answers', async () => {
-    const { server, gated } = await start();
+    // A long window: on a loaded machine the client's reconnection can come seconds after
+    // the break, and a call given up meanwhile would leave nothing to resume.
+    const { server, gated } = await start({ sseResume: { windowMs: 60_000 } });
     // A client transport whose fetch breaks the first tools/call stream once the call is running.
     let broke = false;
     let cutDone = false;
@@ -269,9 +271,19 @@ describe('resumable SSE responses', () => {
     }) as Promise<CallToolResult>;
     await until(() => cutDone && gated.started() === 1, 'the call to start and its stream to break');
     gated.open();
+    let settled = false;
+    const markSettled = (): void => {
+      settled = true;
+    };
+    call.then(markSettled, markSettled);
+    await until(
+      () => settled,
+      `the call's answer over the resumed stream (resumed from: ${JSON.stringify(resumes)})`,
+      40_000,
+    );
     expect((await call).structuredContent).toEqual({ logs: ['a'], result: 42 });
     expect(resumes).toEqual([expect.stringMatching(/^[0-9a-f-]{36}\.\d+$/u)]);
-  });
+  }, 120_000);
 });
 
 describe('Origin', () => {
