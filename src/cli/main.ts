@@ -623,7 +623,9 @@ export async function main(
         );
         return 2;
       }
-      io.err(`ptc: ${error.message.replace(/^error: /, '')}\n`);
+      // An id or a file name that starts with '-' reads as an option unless it follows `--`.
+      const hint = error.code === 'commander.unknownOption' ? ' (an argument that starts with - goes after --)' : '';
+      io.err(`ptc: ${error.message.replace(/^error: /, '')}${hint}\n`);
       return 2;
     }
     if (error instanceof UsageError) {

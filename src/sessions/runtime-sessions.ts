@@ -3,7 +3,8 @@
 // An unknown, expired or other agent's id fails loudly (SESSION_EXPIRED), never as a
 // silent fresh start; a session another program is running on is refused (SESSION_BUSY).
 // Operators list, show and delete sessions through `rt.sessions`.
-import { randomBytes, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
+import { newSessionId } from './session-id.ts';
 import type { StateOutcome } from '../../sandbox/types.ts';
 import { ERROR_CODES } from '../errors/error-codes.ts';
 import { ToolRuntimeError } from '../errors/tool-runtime-error.ts';
@@ -191,7 +192,7 @@ export class RuntimeSessions {
     const owner = randomUUID();
     if (id === undefined) {
       const fresh: SessionRecord = {
-        id: randomBytes(16).toString('base64url'),
+        id: newSessionId(),
         agent: scope.agent,
         principal: scope.principal,
         state: '{}',

@@ -68,6 +68,14 @@ describe('ptc serve --sessions and ptc sessions', () => {
     expect(textOf(gone)).toContain('unknown or has expired');
   });
 
+  it("an id that starts with '-' goes after --; without it the error says so", async () => {
+    const asOption = await cli('sessions', 'show', '-abc', '--journal', journal);
+    expect(asOption.code).toBe(2);
+    expect(asOption.err).toContain("unknown option '-abc' (an argument that starts with - goes after --)");
+    const afterDashes = await cli('sessions', 'show', '--journal', journal, '--', '-abc');
+    expect(afterDashes).toMatchObject({ code: 1, err: expect.stringContaining('no live session -abc') });
+  });
+
   it('refuses --session-ttl-ms without --sessions (exit 2)', async () => {
     const result = await cli('serve', '--session-ttl-ms', '1000');
     expect(result.code).toBe(2);
