@@ -306,8 +306,11 @@ export class ProcessSandbox implements Sandbox {
     const stalled = now - this.#lastCheck - this.#heartbeatMs;
     this.#lastCheck = now;
     for (const child of this.#children) {
-      if (child.dead || child.runs.size === 0 || !child.ready) continue;
+      if (child.dead || child.runs.size === 0) continue;
+      // Busy even while it starts: stopped now, the heartbeat would not ping it once it is
+      // ready and waits on a call, and a later restart would find it silent all along.
       busy = true;
+      if (!child.ready) continue;
       const excused = Math.max(0, stalled) + (child.cpuWait?.waitedMs(now) ?? 0);
       if (excused > 0) child.lastHeard = Math.min(now, child.lastHeard + excused);
       if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
