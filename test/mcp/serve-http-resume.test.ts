@@ -238,9 +238,13 @@ describe('resumable SSE responses', () => {
       broke = true;
       const reader = response.body.getReader();
       const started = until(() => gated.started() === 1, 'the tool to start').then(() => 'cut' as const);
+      // Cut only after the first chunk (the priming event, with the id to resume from) went
+      // through: cut before it, on a loaded machine, the client had nothing to resume from.
+      let primed = false;
       const cut = new ReadableStream<Uint8Array>({
         async pull(controller) {
-          const next = await Promise.race([reader.read(), started]);
+          const next = primed ? await Promise.race([reader.read(), started]) : await reader.read();
+          primed = true;
           if (next === 'cut') {
             await reader.cancel();
             controller.error(new TypeError('network connection lost'));
