@@ -5,6 +5,7 @@
 // killed it: a healthy run lost (seen with re-run processes on a loaded machine).
 import { afterAll, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
+import { gate } from '../support/gate.ts';
 import { untilArrived } from '../support/until-arrived.ts';
 import { expectOk, fakeHost, ok, sleep } from './helpers.ts';
 
@@ -25,12 +26,9 @@ it('a process that was still starting when its run came is pinged once ready, an
   if (pid === undefined) throw new Error('no sandbox process');
   // Held before it is ready, for several heartbeats, with a run assigned to it.
   process.kill(pid, 'SIGSTOP');
-  let release!: () => void;
-  const gate = new Promise<void>((resolve) => {
-    release = resolve;
-  });
+  const firstGate = gate();
   const waiting = fakeHost(async () => {
-    await gate;
+    await firstGate.passed;
     return ok('done');
   });
   const first = sandbox.run({ code: 'return await tools.wait({});', toolNames: ['wait'], hostCall: waiting.hostCall });
@@ -39,20 +37,17 @@ it('a process that was still starting when its run came is pinged once ready, an
   await untilArrived(() => waiting.calls.length === 1, [first]);
   // In its call, sending nothing of its own, for longer than the watchdog allows silence.
   await sleep(3 * UNRESPONSIVE_MS);
-  let releaseSecond!: () => void;
-  const secondGate = new Promise<void>((resolve) => {
-    releaseSecond = resolve;
-  });
+  const secondGate = gate();
   const other = fakeHost(async () => {
-    await secondGate;
+    await secondGate.passed;
     return ok(2);
   });
   const second = sandbox.run({ code: 'return await tools.wait({});', toolNames: ['wait'], hostCall: other.hostCall });
   await untilArrived(() => other.calls.length === 1, [first, second]);
   // Heartbeats enough for a stale silence to be judged.
   await sleep(3 * UNRESPONSIVE_MS);
-  release();
-  releaseSecond();
+  firstGate.open();
+  secondGate.open();
   expectOk(await first, 'done');
   expectOk(await second, 2);
   expect(sandbox.childPids).toContain(pid);

@@ -21,6 +21,15 @@ async function until(condition: () => boolean, timeoutMs: number): Promise<void>
   }
 }
 
+/** `runs` runs take their isolates at once, then each ends (its isolate disposed, the pool replenished). */
+async function burst(pool: IsolatePool, runs: number): Promise<void> {
+  const taken = await Promise.all(Array.from({ length: runs }, () => pool.take(32)));
+  for (const prepared of taken) {
+    prepared.dispose();
+    pool.replenish();
+  }
+}
+
 describe('isolate pool', () => {
   it('prepares at most maxPreparing isolates at once; the others wait their turn and all get one', async () => {
     const pool = new IsolatePool({ size: 0, memoryMb: 32, maxPreparing: 2 });
@@ -82,17 +91,13 @@ describe('isolate pool', () => {
   });
 
   it('grows in idle time to the most runs it has seen at once, and no further', async () => {
-    const burst = PROMPT_REFILL + 2;
-    const pool = new IsolatePool({ size: burst + 3, memoryMb: 32, idleFillMs: 50 });
+    const atOnce = PROMPT_REFILL + 2;
+    const pool = new IsolatePool({ size: atOnce + 3, memoryMb: 32, idleFillMs: 50 });
     try {
-      const taken = await Promise.all(Array.from({ length: burst }, () => pool.take(32)));
-      for (const prepared of taken) {
-        prepared.dispose();
-        pool.replenish();
-      }
-      await until(() => pool.readyCount === burst, 30_000);
+      await burst(pool, atOnce);
+      await until(() => pool.readyCount === atOnce, 30_000);
       await sleep(300);
-      expect(pool.readyCount).toBe(burst);
+      expect(pool.readyCount).toBe(atOnce);
     } finally {
       pool.close();
     }
@@ -102,11 +107,7 @@ describe('isolate pool', () => {
     const size = PROMPT_REFILL + 2;
     const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 60_000 });
     try {
-      const taken = await Promise.all(Array.from({ length: size }, () => pool.take(32)));
-      for (const prepared of taken) {
-        prepared.dispose();
-        pool.replenish();
-      }
+      await burst(pool, size);
       // Idle time counts from each take: no more than PROMPT_REFILL for a minute.
       await until(() => pool.readyCount === PROMPT_REFILL, 20_000);
       await sleep(300);
@@ -144,11 +145,7 @@ describe('isolate pool', () => {
     const pool = new IsolatePool({ size, memoryMb: 32, idleFillMs: 50 });
     try {
       // More at once than it holds: it grows to its size, never past it.
-      const taken = await Promise.all(Array.from({ length: size + 2 }, () => pool.take(32)));
-      for (const prepared of taken) {
-        prepared.dispose();
-        pool.replenish();
-      }
+      await burst(pool, size + 2);
       await until(() => pool.readyCount === size, 30_000);
       await sleep(100);
       expect(pool.readyCount).toBe(size);

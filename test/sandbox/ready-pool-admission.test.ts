@@ -8,6 +8,7 @@ import { READY_ISOLATE_BYTES } from '../../sandbox/isolate-pool.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE } from '../../sandbox/pool-size.ts';
 import { ProcessSandbox } from '../../sandbox/process-sandbox.ts';
 import { RunAdmission } from '../../src/ptc/run-admission.ts';
+import { gate } from '../support/gate.ts';
 import { untilArrived } from '../support/until-arrived.ts';
 import { expectOk, sleep } from './helpers.ts';
 
@@ -57,10 +58,7 @@ it('process mode: a sandbox process reports its memory less the ready isolates i
       hostCall: async () => ({ ok: true as const, valueJson: 'null' }),
     };
     // The pool grows to the most runs seen at once: 32 runs inside a tool call together.
-    let open!: () => void;
-    const gate = new Promise<void>((resolve) => {
-      open = resolve;
-    });
+    const held = gate();
     let inside = 0;
     const burst = Array.from({ length: 32 }, () =>
       box.run({
@@ -68,13 +66,13 @@ it('process mode: a sandbox process reports its memory less the ready isolates i
         toolNames: ['wait'],
         hostCall: async () => {
           inside += 1;
-          await gate;
+          await held.passed;
           return { ok: true as const, valueJson: '1' };
         },
       }),
     );
     await untilArrived(() => inside === 32, burst, 60_000);
-    open();
+    held.open();
     for (const outcome of await Promise.all(burst)) expectOk(outcome, 1);
     const pid = box.childPids[0]!;
     // The idle fill (it may have begun before the first run ended) is slow under load, and
