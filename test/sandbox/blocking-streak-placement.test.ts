@@ -320,20 +320,21 @@ return seen.length;`;
 await new Promise((resolve) => setTimeout(resolve, 300));
 for (let i = ${wait}; i < ${2 * wait}; i++) await tools.look({ i });
 return 1;`;
-    // On a loaded machine a tick may pass between two calls of the first streak before it
-    // is held (5 ms is short there): the case is tried again, up to three runs, until the
-    // first streak was held.
+    // A streak may be declined rather than held: on a loaded machine the isolate's thread
+    // may not sleep through enough of the sampled calls to be told apart (CI's Node 26
+    // phase saw the later streak declined once). The case is tried again, up to three runs,
+    // until both streaks were held; a placement that never holds again still fails.
     for (let attempt = 1; ; attempt++) {
       const heldBefore = placementStats.held;
       const tool = observingTool(() => ({ changed: changedThreads(start.all, start.main), held: placementStats.held }));
       expectOk(await placed.run({ code, toolNames: ['look'], hostCall: tool.hostCall }), 1);
       const heldFirst = (tool.seen[wait - 1]?.held ?? heldBefore) > heldBefore;
-      if (!heldFirst && attempt < 3) continue;
-      expect(heldFirst).toBe(true);
+      const heldAgain = placementStats.held >= heldBefore + 2;
+      if (!(heldFirst && heldAgain) && attempt < 3) continue;
+      expect({ heldFirst, heldAgain, stats: placementStats }).toMatchObject({ heldFirst: true, heldAgain: true });
       // The first call after the wait finds every mask given back (multi-CPU machines: on
-      // one CPU a hold changes no mask), and the streak after it is held again.
+      // one CPU a hold changes no mask).
       if (multi) expect(tool.seen[wait]?.changed).toStrictEqual([]);
-      expect(placementStats.held).toBeGreaterThanOrEqual(heldBefore + 2);
       break;
     }
     expect(changedThreads(start.all, start.main)).toStrictEqual([]);
