@@ -56,7 +56,20 @@ export interface TaskRun {
 
 type Counts = Omit<TaskRun, 'id' | 'passed' | 'failure' | 'api' | 'customerApi'>;
 
-const message = (e: unknown): string => (e instanceof Error ? e.message : String(e));
+/** An error's message, with its causes (a client's "Connection error." says nothing of why). */
+const message = (e: unknown): string => {
+  const parts: string[] = [];
+  for (let at: unknown = e, depth = 0; at !== undefined && depth < 4; depth++) {
+    if (!(at instanceof Error)) {
+      parts.push(String(at));
+      break;
+    }
+    const code = (at as { code?: unknown }).code;
+    parts.push(typeof code === 'string' ? `${at.message} (${code})` : at.message);
+    at = at.cause;
+  }
+  return parts.join(': caused by ');
+};
 const agentText = (content: readonly AssistantBlock[]): string =>
   content.flatMap((b) => (b.type === 'text' ? [b.text] : [])).join('\n');
 

@@ -60,6 +60,11 @@ export async function startMockProvider(options: {
       response.end(JSON.stringify(options.errorBody(String(error))));
     });
   });
+  // The stand-in never closes an idle kept-alive socket itself (Node's default does after
+  // 5 s): on a loaded machine the clients (maxRetries 0 against it) could send their next
+  // request on a socket the server was closing just then and fail with "Connection error.".
+  // close() still ends the idle ones.
+  server.keepAliveTimeout = 0;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
   return {
