@@ -48,6 +48,10 @@ export class HostBlockingLink {
   #blockedRunId = -1;
   #blockedSeq = -1;
   #releaseAt = 0;
+  /** When (performance.now()) bytes last came from the process, a whole call frame did, and an answer or release last went to it. */
+  #lastBytesAt: number | undefined;
+  #lastFrameAt: number | undefined;
+  #lastWriteAt: number | undefined;
   /** One timer bounds every blocked call (see #onReleaseTimer). */
   #releaseTimer: ReturnType<typeof setTimeout> | undefined;
   /** IPC messages sent to the process, and received from it. */
@@ -91,6 +95,7 @@ export class HostBlockingLink {
     );
     this.#reader = reader;
     const onData = (chunk: Buffer): void => {
+      this.#lastBytesAt = performance.now();
       reader.push(chunk);
       this.#watchBody();
     };
@@ -136,6 +141,7 @@ export class HostBlockingLink {
   }
 
   #onFrame(frame: CallFrame): void {
+    this.#lastFrameAt = performance.now();
     // The process is blocked until it hears back: the answer, or a release in time.
     this.#blockedRunId = frame.runId;
     this.#blockedSeq = frame.seq;
@@ -174,6 +180,28 @@ export class HostBlockingLink {
   /** Whether the process is blocked on a call the host has neither answered nor released. */
   get blocked(): boolean {
     return this.#blockedRunId >= 0;
+  }
+
+  /**
+   * For the watchdog's message about a silent process: how long ago bytes and a whole call
+   * frame last came from it and an answer or release last went to it, and what is still
+   * unread (bytes on the call stream, a frame short of its body, calls held for IPC
+   * messages not yet heard). Tells a process waiting on a frame the host never read from
+   * one whose answer went out.
+   */
+  describeWait(now = performance.now()): string {
+    const ago = (at: number | undefined): string => (at === undefined ? 'never' : `${Math.round(now - at)} ms before`);
+    const parts = [
+      `bytes last came ${ago(this.#lastBytesAt)}`,
+      `a call frame ${ago(this.#lastFrameAt)}`,
+      `an answer or release last went ${ago(this.#lastWriteAt)}`,
+    ];
+    const unread = this.#calls.readableLength;
+    if (unread > 0) parts.push(`${unread} bytes unread on the call stream`);
+    const pending = this.#reader.bodyPending;
+    if (pending !== undefined) parts.push(`a frame ${pending.missing} bytes short of its body`);
+    if (this.#held.length > 0) parts.push(`${this.#held.length} calls held for IPC messages not yet heard`);
+    return `blocking-call pipe: ${parts.join(', ')}`;
   }
 
   /** An IPC message from the process was handled: the calls it sent after that message go on. */
@@ -218,6 +246,7 @@ export class HostBlockingLink {
   }
 
   #write(answer: BlockingAnswer): void {
+    this.#lastWriteAt = performance.now();
     this.#blockedRunId = -1;
     this.#blockedSeq = -1;
     let frame = encodeAnswer(answer);

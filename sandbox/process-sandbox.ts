@@ -316,7 +316,8 @@ export class ProcessSandbox implements Sandbox {
       if (now - child.lastHeard > this.#unresponsiveMs && child.killedBecause === undefined) {
         // Asked only now: a wait for a CPU still under way is counted when it ends.
         if (now - child.lastHeard - (child.cpuWait?.unseenWaitMs() ?? 0) > this.#unresponsiveMs) {
-          child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed${silentMainThreadWords(child.process.pid, child.cpuWait?.describeState(), child.blocking?.blocked === true)}`;
+          const pipe = child.blocking === undefined ? '' : ` (${child.blocking.describeWait()})`;
+          child.killedBecause = `it sent nothing for ${this.#unresponsiveMs} ms and was killed${silentMainThreadWords(child.process.pid, child.cpuWait?.describeState(), child.blocking?.blocked === true)}${pipe}`;
           child.process.kill('SIGKILL');
           continue;
         }

@@ -213,6 +213,31 @@ describe('HostBlockingLink', () => {
     expect(h.link.answer(3, 8, { ok: true, valueJson: '2' })).toBe(true);
   });
 
+  it("describes where the pipe stands for the watchdog's message: what came and went how long ago, what is unread", async () => {
+    const h = harness();
+    expect(h.link.describeWait()).toBe(
+      'blocking-call pipe: bytes last came never, a call frame never, an answer or release last went never',
+    );
+    // A call held for an IPC message not yet heard.
+    h.call(CALL, { sent: 1 });
+    await tick();
+    const held =
+      /^blocking-call pipe: bytes last came (\d+) ms before, a call frame (\d+) ms before, an answer or release last went never, 1 calls held for IPC messages not yet heard$/.exec(
+        h.link.describeWait(performance.now() + 250),
+      );
+    expect(held).not.toBeNull();
+    expect(Number(held?.[1])).toBeGreaterThanOrEqual(250);
+    expect(Number(held?.[2])).toBeGreaterThanOrEqual(250);
+    h.link.heard();
+    expect(h.link.answer(3, 7, { ok: true, valueJson: '1' })).toBe(true);
+    expect(h.link.describeWait()).toMatch(/an answer or release last went \d+ ms before$/);
+    // A header whose body has not all come.
+    const frame = h.frame({ ...CALL, seq: 8 });
+    h.calls.write(frame.subarray(0, frame.length - 3));
+    await tick();
+    expect(h.link.describeWait()).toMatch(/, a frame 3 bytes short of its body$/);
+  });
+
   it('a frame that is not a call marks the process as broken, and nothing after it is read', async () => {
     const bodies = [
       'not json',
