@@ -438,6 +438,11 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
     )
     .option('--max-body-bytes <n>', '--http: largest request body (default 1048576)', positiveInt('--max-body-bytes'))
     .option(
+      '--keep-alive-ms <n>',
+      "--http: how long an idle kept-alive connection stays open (default 5000, at most 600000); behind a proxy, set it above the proxy's idle timeout",
+      positiveInt('--keep-alive-ms'),
+    )
+    .option(
       '--journal <file|url>',
       'durable journal of every call (JSONL; .db/.sqlite: SQLite, one file per process; postgres://…: PostgreSQL, shared by servers)',
     )
@@ -484,6 +489,7 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
           allowedHost?: string[];
           allowedOrigin?: string[];
           maxBodyBytes?: number;
+          keepAliveMs?: number;
           journal?: string;
           maxActiveRuns?: number;
           memoryMb?: number;
@@ -497,9 +503,14 @@ export function buildProgram(io: Io, setExit: (code: number) => void): Command {
       ) => {
         if (
           o.http === undefined &&
-          (o.allowedHost !== undefined || o.allowedOrigin !== undefined || o.maxBodyBytes !== undefined)
+          (o.allowedHost !== undefined ||
+            o.allowedOrigin !== undefined ||
+            o.maxBodyBytes !== undefined ||
+            o.keepAliveMs !== undefined)
         ) {
-          throw new UsageError('--allowed-host, --allowed-origin and --max-body-bytes apply to --http only');
+          throw new UsageError(
+            '--allowed-host, --allowed-origin, --max-body-bytes and --keep-alive-ms apply to --http only',
+          );
         }
         // Address and token are checked before any tool or server starts.
         if (o.approval !== undefined && o.journal === undefined) {

@@ -15,6 +15,8 @@ export interface HttpServeFlags {
   readonly allowedHost?: readonly string[];
   readonly allowedOrigin?: readonly string[];
   readonly maxBodyBytes?: number;
+  /** How long an idle kept-alive connection stays open (ms). */
+  readonly keepAliveMs?: number;
   /** Every call runs as this agent (already checked to exist). */
   readonly agent?: string;
   /** `--journal`: durable runs exist, so an operator surface can be offered. */
@@ -113,6 +115,7 @@ export async function serveHttpUntilSignal(
       ...(flags.allowedHost === undefined ? {} : { allowedHosts: flags.allowedHost }),
       ...(flags.allowedOrigin === undefined ? {} : { allowedOrigins: flags.allowedOrigin }),
       ...(flags.maxBodyBytes === undefined ? {} : { maxBodyBytes: flags.maxBodyBytes }),
+      ...(flags.keepAliveMs === undefined ? {} : { keepAliveTimeoutMs: flags.keepAliveMs }),
       ...(flags.agent === undefined ? {} : { agent: flags.agent }),
       ...(plan.operator.token === undefined
         ? {}
@@ -124,7 +127,9 @@ export async function serveHttpUntilSignal(
   } catch (error) {
     const message = (error as Error).message.replace(/^serveMcpHttp: /u, '');
     throw new UsageError(
-      `--http ${flags.http}: ${message.replace('allowedHosts (CLI: --allowed-host <name>)', '--allowed-host <name>')}`,
+      `--http ${flags.http}: ${message
+        .replace('allowedHosts (CLI: --allowed-host <name>)', '--allowed-host <name>')
+        .replace(/^keepAliveTimeoutMs /u, '--keep-alive-ms ')}`,
     );
   }
   if (plan.generated) err(`ptc: PTC_SERVE_TOKEN is not set; bearer token for this run: ${plan.token}\n`);

@@ -66,6 +66,13 @@ export interface ServeMcpHttpOptions
   readonly drainTimeoutMs?: number;
   /** Resumable SSE streams (`Last-Event-ID`): the resume window, the `retry` field and the bounds on what is kept. */
   readonly sseResume?: Partial<SseResumeLimits>;
+  /**
+   * How long an idle kept-alive connection stays open before the server closes it. Behind a
+   * proxy or load balancer that reuses connections, set it above the proxy's own idle
+   * timeout: a connection the server closes just as the proxy sends on it is a reset
+   * (a 502 from the proxy). At most 600000 (10 minutes): each idle connection holds a socket. @default 5000
+   */
+  readonly keepAliveTimeoutMs?: number;
 }
 
 export interface McpHttpServer {
@@ -84,6 +91,9 @@ export interface McpHttpServer {
 }
 
 const DEFAULT_MAX_BODY_BYTES = 1_048_576;
+/** Node's own default; an idle connection is a socket held open. */
+export const DEFAULT_KEEP_ALIVE_TIMEOUT_MS = 5_000;
+export const MAX_KEEP_ALIVE_TIMEOUT_MS = 600_000;
 /** close() waits this long for requests in flight, then closes their connections. */
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000;
 const LOOPBACK_NAMES = ['localhost', '127.0.0.1', '[::1]'];
@@ -107,6 +117,7 @@ function checkOptions(options: ServeMcpHttpOptions): {
   allowedHosts: Set<string>;
   allowedOrigins: Set<string>;
   maxBodyBytes: number;
+  keepAliveTimeoutMs: number;
 } {
   const where = 'serveMcpHttp';
   if (typeof options.token !== 'string' || options.token.length < MIN_TOKEN_LENGTH) {
@@ -133,6 +144,15 @@ function checkOptions(options: ServeMcpHttpOptions): {
   const maxBodyBytes = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
   if (!Number.isSafeInteger(maxBodyBytes) || maxBodyBytes < 1)
     throw new TypeError(`${where}: maxBodyBytes must be a positive integer, got ${String(maxBodyBytes)}`);
+  const keepAliveTimeoutMs = options.keepAliveTimeoutMs ?? DEFAULT_KEEP_ALIVE_TIMEOUT_MS;
+  if (
+    !Number.isSafeInteger(keepAliveTimeoutMs) ||
+    keepAliveTimeoutMs < 1 ||
+    keepAliveTimeoutMs > MAX_KEEP_ALIVE_TIMEOUT_MS
+  )
+    throw new TypeError(
+      `${where}: keepAliveTimeoutMs must be an integer 1–${MAX_KEEP_ALIVE_TIMEOUT_MS} (ms), got ${String(keepAliveTimeoutMs)}`,
+    );
   const extra = (options.allowedHosts ?? []).map((h) => h.toLowerCase());
   if (isWildcard(host) && extra.length === 0) {
     throw new TypeError(
@@ -141,7 +161,15 @@ function checkOptions(options: ServeMcpHttpOptions): {
     );
   }
   const allowedHosts = new Set([...LOOPBACK_NAMES, ...(isWildcard(host) ? [] : [hostName(host)]), ...extra]);
-  return { host, port, path, allowedHosts, allowedOrigins: new Set(options.allowedOrigins ?? []), maxBodyBytes };
+  return {
+    host,
+    port,
+    path,
+    allowedHosts,
+    allowedOrigins: new Set(options.allowedOrigins ?? []),
+    maxBodyBytes,
+    keepAliveTimeoutMs,
+  };
 }
 
 /** The operator token's runs: the served agent's, narrowed to `operatorAgents` when given. */
@@ -169,7 +197,7 @@ function refuse(res: ServerResponse, status: number, message: string, headers: R
 
 /** Starts listening; resolves once the server accepts connections. */
 export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions): Promise<McpHttpServer> {
-  const { host, port, path, allowedHosts, allowedOrigins, maxBodyBytes } = checkOptions(options);
+  const { host, port, path, allowedHosts, allowedOrigins, maxBodyBytes, keepAliveTimeoutMs } = checkOptions(options);
   const drainTimeoutMs = options.drainTimeoutMs ?? DEFAULT_DRAIN_TIMEOUT_MS;
   if (!Number.isSafeInteger(drainTimeoutMs) || drainTimeoutMs < 0)
     throw new TypeError(`serveMcpHttp: drainTimeoutMs must be a non-negative integer, got ${String(drainTimeoutMs)}`);
@@ -307,6 +335,7 @@ export async function serveMcpHttp(rt: ToolRuntime, options: ServeMcpHttpOptions
       refuse(res, 500, `Internal Server Error: ${error instanceof Error ? error.message : String(error)}`);
     });
   });
+  http.keepAliveTimeout = keepAliveTimeoutMs;
   const sockets = new Set<Socket>();
   http.on('connection', (socket: Socket) => {
     sockets.add(socket);

@@ -13,6 +13,7 @@ import { main } from '../../src/cli/main.ts';
 import { createToolRuntime } from '../../src/index.ts';
 import { connectMcpServer, serveMcpHttp } from '../../src/mcp/index.ts';
 import tools from './fixtures/tools.ts';
+import { keepAliveHeader } from '../support/keep-alive-header.ts';
 import { scratchDir, spawnServe } from './helpers.ts';
 
 const TOKEN = 'cli-test-token-0123456789';
@@ -70,6 +71,15 @@ describe('ptc serve --http: token rules', () => {
     expect(wildcard.code).toBe(2);
     expect(wildcard.err).toMatch(/needs --allowed-host <name>/);
     expect((await ptc(['serve', '--allowed-host', 'x'])).err).toMatch(/apply to --http only/);
+    expect((await ptc(['serve', '--keep-alive-ms', '60000'])).err).toMatch(/--keep-alive-ms apply to --http only/);
+    expect((await ptc(['serve', '--http', '127.0.0.1:0', '--keep-alive-ms', '0'])).err).toMatch(/--keep-alive-ms/);
+    const tooLong = await ptc(['serve', '--http', '127.0.0.1:0', '--keep-alive-ms', '600001'], {
+      PTC_SERVE_TOKEN: TOKEN,
+    });
+    expect(tooLong.code).toBe(2);
+    expect(tooLong.err).toMatch(
+      /^ptc: --http 127\.0\.0\.1:0: --keep-alive-ms must be an integer 1–600000 \(ms\), got 600001\n/,
+    );
   });
 });
 
@@ -79,8 +89,12 @@ describe('ptc serve --http: the real executable', () => {
 
   it('serves run_code to the official client, journals it, and exits 0 on SIGTERM after the call in flight', async () => {
     const journal = join(scratch.dir, 'serve.jsonl');
-    const served = await spawnServe(cleanups, ['--mode', 'ptc', '--journal', journal], { PTC_SERVE_TOKEN: TOKEN });
+    const served = await spawnServe(cleanups, ['--mode', 'ptc', '--journal', journal, '--keep-alive-ms', '65000'], {
+      PTC_SERVE_TOKEN: TOKEN,
+    });
     expect(served.stderr()).not.toContain(TOKEN); // a given token is never printed
+    // An idle connection stays open for --keep-alive-ms, as the server tells its clients.
+    expect(await keepAliveHeader(served.url)).toBe('timeout=65');
     const c = await client(served.url, TOKEN);
     expect((await c.listTools()).tools.map((t) => t.name)).toEqual(['run_code']);
     // A run that is still going when SIGTERM arrives: it finishes and answers.
