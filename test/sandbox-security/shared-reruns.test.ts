@@ -9,7 +9,7 @@ import { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, ProcessSandbox } from '
 import { allInside } from '../capacity/fixtures/all-inside.ts';
 import { gate } from '../support/gate.ts';
 import { heardFrom } from './fixtures/beacon.ts';
-import { noRerunProcessesLeft, until, watchReruns } from './fixtures/rerun-watch.ts';
+import { noRerunProcessesLeft, untilIn, watchReruns } from './fixtures/rerun-watch.ts';
 import { twoStepHost } from './fixtures/two-step-host.ts';
 import { expectFailure, expectHealthy, expectResult, okJson, readProcMemory, recordingHost } from './helpers.ts';
 
@@ -24,6 +24,7 @@ const rssMb = (pid: number): number => (readProcMemory(pid)?.rssKb ?? 0) / 1024;
 describe('runs waiting on a tool when their sandbox process dies', () => {
   const sandbox = new ProcessSandbox({ processes: 1, limits: { wallTimeMs: CASE_MS } });
   afterAll(() => sandbox.close());
+  const until = untilIn(sandbox);
 
   it(
     '100 of them are re-run together in shared re-run processes: all 100 are inside their next tool call at once',
