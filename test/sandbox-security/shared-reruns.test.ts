@@ -190,13 +190,13 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
       const [shared] = sandbox.rerunPids.shared;
       first.open();
       // The shared re-runs made their second calls (past the first attempt's record): kill them there.
-      await until(() => rec.calls.length === 2 * runs);
+      await until(() => rec.calls.length === 2 * runs, pending);
       process.kill(shared ?? 0, 'SIGKILL');
-      await until(() => sandbox.rerunPids.alone.length > 0);
+      await until(() => sandbox.rerunPids.alone.length > 0, pending);
       expect(sandbox.rerunPids.shared).toStrictEqual([]);
       // Every alone re-run is held in the shared attempt's second call until it opens, so as
       // many as are allowed come up together however slowly they spawn (no more, see below).
-      await until(() => sandbox.rerunPids.alone.length === MAX_RERUN_PROCESSES);
+      await until(() => sandbox.rerunPids.alone.length === MAX_RERUN_PROCESSES, pending);
       second.open();
       const outcomes = await Promise.all(pending);
       const { peak } = await watch.stop();
@@ -243,10 +243,10 @@ describe('runs waiting on a tool when their sandbox process dies', () => {
       process.kill(pid, 'SIGKILL');
       // It was waiting on its call like the others: it shares a re-run process with them.
       let shared: number | undefined;
-      await until(() => (shared = holdingHog(sandbox.rerunPids.shared)) !== undefined);
+      await until(() => (shared = holdingHog(sandbox.rerunPids.shared)) !== undefined, [culprit, ...pending]);
       process.kill(shared ?? 0, 'SIGKILL');
       let alone: number | undefined;
-      await until(() => (alone = holdingHog(sandbox.rerunPids.alone)) !== undefined);
+      await until(() => (alone = holdingHog(sandbox.rerunPids.alone)) !== undefined, [culprit, ...pending]);
       process.kill(alone ?? 0, 'SIGKILL');
       expectFailure(await culprit, ['crash'], /stopped unexpectedly again when the run was re-run alone/);
       first.open();
