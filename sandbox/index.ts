@@ -5,6 +5,7 @@ export { compileProgram, type CompileOptions, type CompileResult, type CompiledP
 export { DEFAULT_LIMITS } from './limits.ts';
 export { InProcessSandbox, type InProcessSandboxOptions } from './in-process-sandbox.ts';
 export { ProcessSandbox, type ProcessSandboxOptions } from './process-sandbox.ts';
+export type { ProcessView } from './sandbox-child.ts';
 export type {
   FailureKind,
   GuestSuspension,

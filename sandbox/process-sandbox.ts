@@ -41,10 +41,12 @@ import {
   type HostRun,
   LATE_TIMER_MS,
   MAX_EARLY_DEATHS,
+  type ProcessView,
   refChild,
   sendNow,
   startChild,
   unrefChild,
+  viewOf,
 } from './sandbox-child.ts';
 import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
@@ -175,6 +177,11 @@ export class ProcessSandbox implements Sandbox {
   /** Pids of the live sandbox processes, by slot (for tests and diagnostics). */
   get childPids(): (number | undefined)[] {
     return this.#slots.map((child) => (child === undefined || child.dead ? undefined : child.process.pid));
+  }
+
+  /** Every process the host follows (pool and re-run ones), as it sees it (for tests and diagnostics). */
+  get processViews(): ProcessView[] {
+    return [...this.#children].map(viewOf);
   }
 
   /** Pids of the live re-run processes: those of one run each, and the shared ones (for tests and diagnostics). */

@@ -66,6 +66,29 @@ export interface HostRun {
   killTimer?: ReturnType<typeof setTimeout>;
 }
 
+/** How the host sees one of its sandbox processes (for tests and diagnostics). */
+export interface ProcessView {
+  readonly pid: number | undefined;
+  readonly ready: boolean;
+  /** It takes no new runs and exits once its runs are done (recycled, retired, or a re-run process). */
+  readonly draining: boolean;
+  readonly retired: boolean;
+  readonly dead: boolean;
+  /** Runs in flight on it, and runs it has taken in all. */
+  readonly runs: number;
+  readonly runsTaken: number;
+}
+
+export const viewOf = (child: Child): ProcessView => ({
+  pid: child.process.pid,
+  ready: child.ready,
+  draining: child.draining,
+  retired: child.retired,
+  dead: child.dead,
+  runs: child.runs.size,
+  runsTaken: child.runsTaken,
+});
+
 export interface Child {
   readonly process: ChildProcess;
   readonly runs: Map<number, HostRun>;

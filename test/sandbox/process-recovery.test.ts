@@ -38,6 +38,15 @@ function processState(pid: number): string {
   }
 }
 
+/** The start of a process's command line (arguments joined by spaces). */
+function commandLine(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, 'utf8').replaceAll('\0', ' ').slice(0, 200);
+  } catch {
+    return 'gone';
+  }
+}
+
 /** `work`, or a failure naming what did not finish within `ms`. */
 async function within<T>(ms: number, work: Promise<T>, what: () => string): Promise<T> {
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -418,7 +427,12 @@ describe('process isolation: crash recovery', () => {
       const retired = [pids[0]!, pids[3]!];
       const until = Date.now() + 20_000;
       while (retired.some(isAlive) && Date.now() < until) await sleep(10);
-      expect(retired.filter(isAlive).map((pid) => `${pid}: ${processState(pid)}`)).toStrictEqual([]);
+      // A survivor says what it is (its command line: a sandbox process, or its pid reused)
+      // and how the host saw every process it follows.
+      const views = JSON.stringify(sandbox.processViews);
+      expect(
+        retired.filter(isAlive).map((pid) => `${pid}: ${processState(pid)} ${commandLine(pid)}; the host's: ${views}`),
+      ).toStrictEqual([]);
       expect(isAlive(pids[6]!)).toBe(true);
     } finally {
       await sandbox.close();
