@@ -20,7 +20,25 @@ async function expectHealthy(sandbox: Sandbox): Promise<void> {
   expectOk(outcome, 42);
 }
 
+/** When a process started (clock ticks after boot, /proc/<pid>/stat field 22); undefined once it is gone. */
+function startTicks(pid: number): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]?.split(' ')[19];
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * When each sandbox process this file looked at started: a pid whose process has gone
+ * may be taken by another process (pids wrap at 32768 here; sandbox suites beside busy
+ * loops use thousands a minute, a thread taking one too), which is not the one waited for.
+ */
+const startedAt = new Map<number, string | undefined>();
+
 function isAlive(pid: number): boolean {
+  const started = startedAt.get(pid);
+  if (started !== undefined && startTicks(pid) !== started) return false;
   try {
     process.kill(pid, 0);
     return true;
@@ -63,6 +81,7 @@ async function within<T>(ms: number, work: Promise<T>, what: () => string): Prom
 async function childPid(sandbox: ProcessSandbox): Promise<number> {
   const pid = sandbox.childPid;
   if (pid === undefined) throw new Error('no sandbox process');
+  startedAt.set(pid, startTicks(pid));
   return pid;
 }
 
