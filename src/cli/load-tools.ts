@@ -5,7 +5,7 @@ import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Tool } from '../definition/define-tool.ts';
 import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
-import { locateSyntaxError, locationFromStack } from './locate-syntax-error.ts';
+import { loadErrorPlace, registerErrorPlace } from './locate-load-error.ts';
 import { UsageError } from './usage-error.ts';
 
 export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unknown);
@@ -36,13 +36,6 @@ function loadHint(error: unknown): string {
   return '';
 }
 
-/** `file:line:column: ` of a module that does not parse (the tools module or a file it imports), else ''. */
-async function syntaxErrorPlace(file: string, error: unknown): Promise<string> {
-  if ((error as Error | null)?.name !== 'SyntaxError') return '';
-  const found = locationFromStack((error as Error).stack) ?? (await locateSyntaxError(file).catch(() => undefined));
-  return found === undefined ? '' : `${found.file}:${found.line}:${found.column}: `;
-}
-
 /** Registers the module's tools (or the built-in example tools when `modulePath` is undefined). */
 export async function loadTools(runtime: ToolRuntime, modulePath: string | undefined): Promise<void> {
   let exported: unknown;
@@ -55,7 +48,7 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     try {
       exported = ((await import(pathToFileURL(file).href)) as { default?: unknown }).default;
     } catch (error) {
-      const where = await syntaxErrorPlace(file, error);
+      const where = await loadErrorPlace(file, error);
       throw new UsageError(
         `--tools ${modulePath}: could not load the module: ${where}${(error as Error).message.split('\n')[0]}${loadHint(error)}`,
       );
@@ -66,7 +59,7 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
       await (exported as (rt: ToolRuntime) => unknown)(runtime);
     } catch (error) {
       throw new UsageError(
-        `--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${(error as Error).message}`,
+        `--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${registerErrorPlace(error)}${(error as Error).message}`,
       );
     }
     return;

@@ -14,7 +14,8 @@ export interface SyntaxErrorLocation {
   readonly message: string;
 }
 
-const shown = (path: string): string => {
+/** A path relative to the working directory when it lies inside it, else as it is. */
+export const shownPath = (path: string): string => {
   const inside = relative(process.cwd(), path);
   return inside.startsWith('..') || inside === '' ? path : inside;
 };
@@ -40,7 +41,7 @@ export async function locateSyntaxError(entry: string): Promise<SyntaxErrorLocat
       .errors?.[0];
     if (first?.location === undefined || first.location === null) return undefined;
     return {
-      file: shown(resolve(first.location.file)),
+      file: shownPath(resolve(first.location.file)),
       line: first.location.line,
       column: first.location.column + 1,
       message: first.text ?? 'syntax error',
@@ -58,7 +59,7 @@ export function locationFromStack(stack: string | undefined): Omit<SyntaxErrorLo
   if (header === null) return undefined;
   const caret = lines.slice(1, 4).find((line) => /^\s*\^+\s*$/u.test(line));
   return {
-    file: shown(decodeURIComponent(header[1]!)),
+    file: shownPath(decodeURIComponent(header[1]!)),
     line: Number(header[2]),
     column: caret === undefined ? 1 : caret.indexOf('^') + 1,
   };

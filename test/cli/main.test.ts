@@ -318,11 +318,11 @@ describe('ptc run', () => {
     );
     expectUsageError(
       await cli('run', program('ok.ts'), '--tools', fixture('throwing-tools.ts')),
-      /registering the tools failed: the tools could not be set up/,
+      /registering the tools failed: .*throwing-tools\.ts:5:9: the tools could not be set up/,
     );
     expectUsageError(
       await cli('sdk', '--tools', fixture('failing-import.ts')),
-      /could not load the module: this module cannot be loaded/,
+      /could not load the module: .*failing-import\.ts:2:7: this module cannot be loaded/,
     );
   });
 });

@@ -167,4 +167,40 @@ describe('bin/ptc.js', () => {
       expect(run.err.trimEnd()).toMatch(expected);
     }
   });
+
+  it('a tools module that throws, or imports what is not there: the place in the user’s own file', async () => {
+    const index = JSON.stringify(join(root, 'src/index.ts'));
+    await writeFile(join(dir, 'throws.mjs'), 'const ready = false;\nif (!ready) throw new Error("no API key");\n');
+    await writeFile(join(dir, 'imports-thrower.mjs'), 'import "./thrower.cjs";\nexport default [];\n');
+    await writeFile(join(dir, 'thrower.cjs'), 'exports.a = 1;\n\nnull.call();\n');
+    await writeFile(join(dir, 'parses.mjs'), 'export default [\n  ...JSON.parse("{broken"),\n];\n');
+    await writeFile(
+      join(dir, 'lost-file.mts'),
+      '// orders\n\nimport { orders } from "./orders.mts";\nexport default orders;\n',
+    );
+    await writeFile(join(dir, 'lost-package.mjs'), 'import x from "no-such-package-zz/tools";\nexport default [x];\n');
+    // The error is raised inside defineTool: the place is the user's call, not the package's code.
+    await writeFile(
+      join(dir, 'registers.mts'),
+      `import { defineTool } from ${index};\nexport default (rt: { register(tool: unknown): void }) => {\n  rt.register(\n    defineTool({ name: 'two words', description: 'x', parameters: {}, execute: () => 1 } as never),\n  );\n};\n`,
+    );
+    const cases: [string, RegExp][] = [
+      ['throws.mjs', /could not load the module: .*throws\.mjs:2:19: no API key$/u],
+      ['imports-thrower.mjs', /could not load the module: .*thrower\.cjs:3:6: Cannot read properties of null/u],
+      ['parses.mjs', /could not load the module: .*parses\.mjs:2:11: .*JSON/u],
+      ['lost-file.mts', /could not load the module: .*lost-file\.mts:3:24: Cannot find module .*orders\.mts'/u],
+      [
+        'lost-package.mjs',
+        /could not load the module: .*lost-package\.mjs:1:15: Cannot find package 'no-such-package-zz'/u,
+      ],
+      ['registers.mts', /registering the tools failed: .*registers\.mts:4:5: defineTool\("two words"\): name must/u],
+    ];
+    const runs = await Promise.all(cases.map(([file]) => ptc(['sdk', '--tools', join(dir, file)])));
+    for (const [index, [, expected]] of cases.entries()) {
+      const run = runs[index]!;
+      expect(run.code).toBe(2);
+      oneLine(run.err);
+      expect(run.err.trimEnd()).toMatch(expected);
+    }
+  });
 });
