@@ -48,58 +48,13 @@ import {
   unrefChild,
   viewOf,
 } from './sandbox-child.ts';
+import type { ProcessSandboxOptions } from './process-sandbox-options.ts';
 import type { FailureKind, RunOutcome, RunRequest, Sandbox, SandboxLimits } from './types.ts';
 
 // The defaults of the re-run bounds (ProcessSandboxOptions), where tests and callers have long read them.
 export { MAX_RERUN_PROCESSES, MAX_RUNS_PER_SHARED_RERUN, MAX_SHARED_RERUN_PROCESSES } from './process-settings.ts';
 
-export interface ProcessSandboxOptions {
-  readonly poolSize?: number;
-  /** See SandboxOptions.memoryBudgetBytes: each process's pool fills within its share. */
-  readonly memoryBudgetBytes?: number;
-  /** See SandboxOptions.blockingCalls. @default true */
-  readonly blockingCalls?: boolean;
-  readonly limits?: Partial<SandboxLimits>;
-  /**
-   * How long a cancelled run's child may take to confirm before it is killed; time its main
-   * thread waited for a CPU meanwhile (Linux) is added. @default 1000
-   */
-  readonly hangGraceMs?: number;
-  /**
-   * A sandbox process with runs in flight is pinged this often; one that has sent nothing
-   * for `unresponsiveMs` (its main thread is stuck, e.g. deadlocked inside isolated-vm) is
-   * killed, and its runs are re-run elsewhere. @default 1000
-   */
-  readonly heartbeatMs?: number;
-  /**
-   * See `heartbeatMs`; at least twice `heartbeatMs`. Counts only time the process could
-   * have answered in: not time this host's thread was late, nor (Linux) time the process's
-   * main thread waited for a CPU (cpu-wait-meter.ts). @default 5000 (twice `heartbeatMs` if that is more)
-   */
-  readonly unresponsiveMs?: number;
-  /** How long a run waits for aborted in-flight host calls to settle. @default 2000 */
-  readonly settleGraceMs?: number;
-  /**
-   * Runs one sandbox process takes before a fresh one replaces it (isolated-vm keeps a
-   * little native memory per disposed isolate, ~1.5 KB). @default 2000
-   */
-  readonly recycleAfterRuns?: number;
-  /** Sandbox processes that share the runs in flight; all start with the sandbox. @default 2 */
-  readonly processes?: number;
-  /** The child's stdout/stderr. @default 'ignore' */
-  readonly childOutput?: 'ignore' | 'inherit';
-  /**
-   * Bytes of nested-call text (arguments and results) kept per run so that it can be
-   * re-run when its sandbox process dies under it; a run past it is not re-run. @default 8 MiB
-   */
-  readonly rerunRecordBytes?: number;
-  /** See SandboxOptions.maxRerunProcesses. @default 4 (MAX_RERUN_PROCESSES) */
-  readonly maxRerunProcesses?: number;
-  /** See SandboxOptions.maxSharedRerunProcesses. @default 2 (MAX_SHARED_RERUN_PROCESSES) */
-  readonly maxSharedRerunProcesses?: number;
-  /** See SandboxOptions.maxRunsPerSharedRerun. @default 64 (MAX_RUNS_PER_SHARED_RERUN) */
-  readonly maxRunsPerSharedRerun?: number;
-}
+export type { ProcessSandboxOptions } from './process-sandbox-options.ts';
 
 export class ProcessSandbox implements Sandbox {
   readonly #defaults: SandboxLimits;
@@ -110,6 +65,7 @@ export class ProcessSandbox implements Sandbox {
   readonly #hangGraceMs: number;
   readonly #heartbeatMs: number;
   readonly #unresponsiveMs: number;
+  readonly #startupLimitMs: number;
   #heartbeat: ReturnType<typeof setInterval> | undefined;
   /** When the heartbeat last ran. */
   #lastCheck = 0;
@@ -142,6 +98,7 @@ export class ProcessSandbox implements Sandbox {
     const settings = resolveProcessSettings(options);
     this.#heartbeatMs = settings.heartbeatMs;
     this.#unresponsiveMs = settings.unresponsiveMs;
+    this.#startupLimitMs = settings.startupLimitMs;
     this.#settleGraceMs = options.settleGraceMs ?? 2_000;
     this.#recycleAfterRuns = settings.recycleAfterRuns;
     this.#childOutput = options.childOutput ?? 'ignore';
@@ -359,7 +316,7 @@ export class ProcessSandbox implements Sandbox {
       blockingCalls: this.#blockingCalls,
       ...(this.#fillBudgetBytes === undefined ? {} : { fillBudgetBytes: this.#fillBudgetBytes }),
     };
-    const child = startChild(config, this.#childOutput, this.#childEvents);
+    const child = startChild(config, this.#childOutput, this.#childEvents, this.#startupLimitMs);
     this.#children.add(child);
     return child;
   }

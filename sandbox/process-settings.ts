@@ -2,6 +2,7 @@
 // and by resolveSandboxOptions so that a caller that makes the sandbox later (the
 // runtime's lazy sandbox) can refuse bad settings up front without loading it.
 import { DEFAULT_RERUN_RECORD_BYTES } from './call-record.ts';
+import { DEFAULT_STARTUP_LIMIT_MS } from './startup-limit.ts';
 
 /**
  * Re-run processes holding one run each (a run that may have killed its process), alive
@@ -26,6 +27,7 @@ export const MAX_RUNS_PER_SHARED_RERUN = 64;
 export interface ProcessSettings {
   readonly heartbeatMs: number;
   readonly unresponsiveMs: number;
+  readonly startupLimitMs: number;
   readonly recycleAfterRuns: number;
   readonly rerunRecordBytes: number;
   readonly processes: number;
@@ -37,6 +39,7 @@ export interface ProcessSettings {
 export interface ProcessSettingsOptions {
   readonly heartbeatMs?: number | undefined;
   readonly unresponsiveMs?: number | undefined;
+  readonly startupLimitMs?: number | undefined;
   readonly recycleAfterRuns?: number | undefined;
   readonly rerunRecordBytes?: number | undefined;
   readonly processes?: number | undefined;
@@ -88,6 +91,7 @@ export function resolveProcessSettings(options: ProcessSettingsOptions): Process
   return {
     heartbeatMs,
     unresponsiveMs,
+    startupLimitMs: positiveInteger('startupLimitMs', options.startupLimitMs, DEFAULT_STARTUP_LIMIT_MS),
     recycleAfterRuns,
     rerunRecordBytes,
     processes,

@@ -16,6 +16,7 @@ import type { CallItem, CallResultItem, ChildConfig, HostToChild } from './ipc-m
 import type { LogBuffer } from './log-buffer.ts';
 import type { RawRunOutcome } from './run-outcome.ts';
 import { sandboxProcessEnv } from './sandbox-process-env.ts';
+import { DEFAULT_STARTUP_LIMIT_MS, watchStartup } from './startup-limit.ts';
 import { StartupStderr } from './startup-stderr.ts';
 import type { FailureKind, ProgramState, RunDeterminism, RunRequest, SandboxLimits } from './types.ts';
 
@@ -142,8 +143,6 @@ export interface Child {
 // come and go, deadlocked the child (isolated-vm 7.0.1 on Node 24 and 26: a fresh
 // process hung a run now and then under load). No WebAssembly in the child, no deadlock.
 const CHILD_ENTRY = fileURLToPath(new URL('./sandbox-process.bundle.cjs', import.meta.url));
-/** A child that has not reported ready by then is killed (its runs fail with kind `crash`). */
-const STARTUP_LIMIT_MS = 30_000;
 /** How long the host reads what a process that died at start still has on its stderr. */
 const STARTUP_STDERR_WAIT_MS = 200;
 /** A watchdog timer this late means the host's own thread was blocked, not that a child hung. */
@@ -248,7 +247,12 @@ function newChild(childProcess: ChildProcess, exited: Promise<void>): Child {
  * Long: kept in one piece. The process's listeners share its `child` record and
  * the one `onGone` they all end in.
  */
-export function startChild(config: ChildConfig, output: 'ignore' | 'inherit', events: ChildEvents): Child {
+export function startChild(
+  config: ChildConfig,
+  output: 'ignore' | 'inherit',
+  events: ChildEvents,
+  startupLimitMs: number = DEFAULT_STARTUP_LIMIT_MS,
+): Child {
   const childProcess = forkChild(config, output);
   // A process that could not be started (no file descriptor or process left: EMFILE,
   // EAGAIN) reports 'error' instead of 'spawn', has no stdio and never emits 'exit':
@@ -267,11 +271,16 @@ export function startChild(config: ChildConfig, output: 'ignore' | 'inherit', ev
     markExited = resolve;
   });
   const child = newChild(childProcess, exited);
-  const startupTimer = setTimeout(() => {
-    if (!child.ready) childProcess.kill('SIGKILL');
-  }, STARTUP_LIMIT_MS);
-  startupTimer.unref();
-  void child.exited.then(() => clearTimeout(startupTimer));
+  const startup = watchStartup({
+    limitMs: startupLimitMs,
+    meter: child.cpuWait,
+    isReady: () => child.ready,
+    kill: (why) => {
+      child.killedBecause ??= why;
+      childProcess.kill('SIGKILL');
+    },
+  });
+  void child.exited.then(() => startup.stop());
   killOnHostExit(childProcess);
   childProcess.on('message', (value) => {
     try {

@@ -6,7 +6,7 @@ import { warnIfOldIsolatedVm } from './isolated-vm-version.ts';
 import { resolveLimits } from './limits.ts';
 import { DEFAULT_IN_PROCESS_POOL_SIZE, DEFAULT_POOL_SIZE } from './pool-size.ts';
 import { resolveProcessSettings } from './process-settings.ts';
-import type { ProcessSandboxOptions } from './process-sandbox.ts';
+import type { ProcessSandboxOptions } from './process-sandbox-options.ts';
 import type { SandboxOptions } from './types.ts';
 
 export type ResolvedSandboxOptions =
@@ -75,6 +75,7 @@ export function checkSandboxOptions(options: SandboxOptions = {}): ResolvedSandb
       ...(options.rerunRecordBytes === undefined ? {} : { rerunRecordBytes: options.rerunRecordBytes }),
       ...(options.heartbeatMs === undefined ? {} : { heartbeatMs: options.heartbeatMs }),
       ...(options.unresponsiveMs === undefined ? {} : { unresponsiveMs: options.unresponsiveMs }),
+      ...(options.startupLimitMs === undefined ? {} : { startupLimitMs: options.startupLimitMs }),
       ...(options.maxRerunProcesses === undefined ? {} : { maxRerunProcesses: options.maxRerunProcesses }),
       ...(options.maxSharedRerunProcesses === undefined
         ? {}

@@ -231,6 +231,13 @@ export interface SandboxOptions {
    */
   readonly heartbeatMs?: number;
   readonly unresponsiveMs?: number;
+  /**
+   * `process` only: a sandbox process not ready this long after it was started is killed
+   * (the runs waiting for it go to another). Counts only time it could have used: not
+   * (Linux, from /proc) time its threads waited for a CPU, up to 10 times the limit; a
+   * stopped or sleeping process is killed at the limit. @default 30000
+   */
+  readonly startupLimitMs?: number;
   /** Process isolation: runs one sandbox process takes before a fresh one replaces it. @default 2000 */
   readonly recycleAfterRuns?: number;
   /**

@@ -33,8 +33,8 @@ export interface Starvation {
   readonly stop: () => void;
 }
 
-/** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at nice 19. */
-export function starve(pid: number, loops: number): Starvation {
+/** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at `nice` (19: ~1% of it per loop). */
+export function starve(pid: number, loops: number, nice = 19): Starvation {
   const busy: ChildProcess[] = [];
   const stop = (): void => {
     for (const loop of busy) loop.kill('SIGKILL');
@@ -52,7 +52,7 @@ export function starve(pid: number, loops: number): Starvation {
     }
     execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
     for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      execFileSync('renice', ['-n', '19', '-p', tid], { stdio: 'ignore' });
+      execFileSync('renice', ['-n', String(nice), '-p', tid], { stdio: 'ignore' });
     }
   } catch (error) {
     stop();

@@ -1,0 +1,119 @@
+// A sandbox process's start-up limit counts only time it could have used: a process that
+// starts on a starved CPU (runnable, waiting) is not killed for the wait, a stopped one is
+// killed at the limit and says why, and a bad limit is refused up front.
+import { describe, expect, it } from '@jest/globals';
+import { createSandbox, ProcessSandbox } from '../../sandbox/index.ts';
+import { startChild } from '../../sandbox/sandbox-child.ts';
+import { untilArrived } from '../support/until-arrived.ts';
+import { expectOk, fakeHost } from './helpers.ts';
+import { schedstat, starve } from './starvation.ts';
+
+const LIMIT_MS = 1_000;
+/** A starved start crawls, the more so on a busy machine: room for it. */
+const STARVED_TEST_MS = 180_000;
+const linux = process.platform === 'linux';
+
+describe('a sandbox process start-up limit', () => {
+  it('a bad startupLimitMs is refused, naming the option', () => {
+    for (const bad of [0, -1, 1.5, Number.NaN]) {
+      expect(() => new ProcessSandbox({ startupLimitMs: bad })).toThrow(
+        `startupLimitMs must be a positive integer (1 or more), got ${String(bad)}`,
+      );
+      expect(() => createSandbox({ startupLimitMs: bad })).toThrow(/startupLimitMs must be a positive integer/);
+    }
+  });
+
+  it('a process stopped at start is killed at the limit, and the reason says so', async () => {
+    const gone: string[] = [];
+    const startedAt = Date.now();
+    const child = startChild(
+      { poolSize: 0, memoryMb: 64, blockingCalls: false },
+      'ignore',
+      { message: () => {}, call: () => {}, dyingAtStart: () => {}, gone: (_child, how) => gone.push(how) },
+      LIMIT_MS,
+    );
+    const pid = child.process.pid;
+    if (pid === undefined) throw new Error('no sandbox process');
+    // Stopped: not runnable, so no CPU wait excuses it.
+    process.kill(pid, 'SIGSTOP');
+    await untilArrived(
+      () => gone.length > 0,
+      [],
+      60_000,
+      () => `not gone; ready: ${String(child.ready)}`,
+    );
+    expect(Date.now() - startedAt).toBeGreaterThanOrEqual(LIMIT_MS);
+    expect(child.ready).toBe(false);
+    expect(gone).toEqual([
+      expect.stringMatching(
+        /^it was not ready within its start-up limit of 1000 ms \(\d+ ms after it was started, \d+ ms of them waiting for a CPU\)/u,
+      ),
+    ]);
+  });
+
+  if (!linux) return;
+
+  it(
+    'a process that starts on a starved CPU is not killed for its wait: the same process runs the program',
+    async () => {
+      const startedAt = Date.now();
+      const sandbox = new ProcessSandbox({ processes: 1, poolSize: 0, startupLimitMs: LIMIT_MS });
+      const pid = sandbox.childPids[0];
+      if (pid === undefined) throw new Error('no sandbox process');
+      // One busy loop beside it on its CPU, at nice 10: it gets about a tenth of that CPU.
+      const starvation = starve(pid, 1, 10);
+      try {
+        const waitedBefore = schedstat(pid).waitedMs;
+        const outcome = await sandbox.run({ code: 'return 6 * 7;', toolNames: [], hostCall: fakeHost().hostCall });
+        const readyAfterMs = Date.now() - startedAt;
+        expectOk(outcome, 42);
+        // The start really took longer than the limit, in waits for the CPU, and the process was kept.
+        expect(readyAfterMs).toBeGreaterThan(LIMIT_MS);
+        expect(schedstat(pid).waitedMs - waitedBefore).toBeGreaterThan(0);
+        expect(sandbox.childPid).toBe(pid);
+        expect(sandbox.processViews.map((view) => view.pid)).toEqual([pid]);
+      } finally {
+        starvation.stop();
+        await sandbox.close();
+      }
+    },
+    STARVED_TEST_MS,
+  );
+
+  it(
+    'however long it waited for a CPU, a process not ready at 10 times the limit is killed',
+    async () => {
+      const limitMs = 300;
+      const gone: string[] = [];
+      const startedAt = Date.now();
+      const child = startChild(
+        { poolSize: 0, memoryMb: 64, blockingCalls: false },
+        'ignore',
+        { message: () => {}, call: () => {}, dyingAtStart: () => {}, gone: (_child, how) => gone.push(how) },
+        limitMs,
+      );
+      const pid = child.process.pid;
+      if (pid === undefined) throw new Error('no sandbox process');
+      // Two busy loops at nice 0 beside it at nice 19: it gets about 1% of that CPU, far too little to start in 3 s.
+      const starvation = starve(pid, 2);
+      try {
+        await untilArrived(
+          () => gone.length > 0,
+          [],
+          60_000,
+          () => `not gone; ready: ${String(child.ready)}`,
+        );
+      } finally {
+        starvation.stop();
+      }
+      expect(Date.now() - startedAt).toBeGreaterThanOrEqual(10 * limitMs);
+      expect(child.ready).toBe(false);
+      expect(gone).toEqual([
+        expect.stringMatching(
+          /^it was not ready 3000 ms after it was started \(10 × the start-up limit\), whatever it waited for/u,
+        ),
+      ]);
+    },
+    STARVED_TEST_MS,
+  );
+});
