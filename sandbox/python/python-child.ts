@@ -6,15 +6,13 @@ import { fileURLToPath } from 'node:url';
 import { CpuWaitMeter } from '../cpu-wait-meter.ts';
 import { forgetOnHostExit, killOnHostExit } from '../host-exit-kill.ts';
 import { sandboxProcessEnv } from '../sandbox-process-env.ts';
+import { DEFAULT_STARTUP_LIMIT_MS, watchStartup } from '../startup-limit.ts';
 import { type HostToPython, parsePythonMessage, type PythonToHost } from './python-messages.ts';
 
 // Run from the sources (.ts, Node strips the types) or from the built package (.js).
 const PROCESS_ENTRY = fileURLToPath(
   new URL(`./python-process${import.meta.url.endsWith('.ts') ? '.ts' : '.js'}`, import.meta.url),
 );
-
-/** A process that has not loaded Monty by then is killed. */
-const STARTUP_LIMIT_MS = 30_000;
 
 /** What the current job hears from its process. */
 export interface PythonJobListener {
@@ -57,8 +55,14 @@ export class PythonChild {
     });
     // Nobody may be waiting on it yet (a process started ahead of need).
     this.ready.catch(() => {});
-    const startup = setTimeout(() => this.kill('it did not load Monty within 30 s'), STARTUP_LIMIT_MS);
-    startup.unref();
+    // Ready once Monty is loaded; waits for a CPU on a loaded host are not held against it.
+    let loaded = false;
+    const startup = watchStartup({
+      limitMs: DEFAULT_STARTUP_LIMIT_MS,
+      meter: this.cpuWait,
+      isReady: () => loaded,
+      kill: (why) => this.kill(`${why}, loading Monty`),
+    });
     let markExited!: () => void;
     this.exited = new Promise<void>((resolve) => {
       markExited = resolve;
@@ -68,7 +72,8 @@ export class PythonChild {
       const message = parsePythonMessage(value);
       if (message === undefined) return;
       if (message.type === 'ready') {
-        clearTimeout(startup);
+        loaded = true;
+        startup.stop();
         markReady();
       } else if (message.type === 'unusable') unusable = message.message;
       else this.#listener?.message(message);
@@ -76,7 +81,7 @@ export class PythonChild {
     const gone = (how: string): void => {
       if (this.dead) return;
       this.dead = true;
-      clearTimeout(startup);
+      startup.stop();
       forgetOnHostExit(this.process);
       markUnusable(new Error(`the Python process could not start: ${unusable ?? how}`));
       const listener = this.#listener;
