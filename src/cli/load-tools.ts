@@ -8,6 +8,9 @@ import type { ToolRuntime } from '../runtime/create-tool-runtime.ts';
 import { loadErrorPlace, registerErrorPlace } from './locate-load-error.ts';
 import { UsageError } from './usage-error.ts';
 
+/** What was thrown, in words: an Error's message, anything else as a string (`throw 'no key'`). */
+const messageOf = (error: unknown): string => (error instanceof Error ? error.message : String(error));
+
 export type ToolsModuleExport = readonly Tool[] | ((runtime: ToolRuntime) => unknown);
 
 const isTool = (value: unknown): value is Tool =>
@@ -50,7 +53,7 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
     } catch (error) {
       const where = await loadErrorPlace(file, error);
       throw new UsageError(
-        `--tools ${modulePath}: could not load the module: ${where}${(error as Error).message.split('\n')[0]}${loadHint(error)}`,
+        `--tools ${modulePath}: could not load the module: ${where}${messageOf(error).split('\n')[0]}${loadHint(error)}`,
       );
     }
   }
@@ -59,7 +62,7 @@ export async function loadTools(runtime: ToolRuntime, modulePath: string | undef
       await (exported as (rt: ToolRuntime) => unknown)(runtime);
     } catch (error) {
       throw new UsageError(
-        `--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${registerErrorPlace(error)}${(error as Error).message}`,
+        `--tools ${modulePath ?? '(built-in)'}: registering the tools failed: ${registerErrorPlace(error)}${messageOf(error)}`,
       );
     }
     return;

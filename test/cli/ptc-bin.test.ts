@@ -4,7 +4,7 @@
 // in-process in main.test.ts.
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -170,13 +170,23 @@ describe('bin/ptc.js', () => {
 
   it('a tools module that throws, or imports what is not there: the place in the user’s own file', async () => {
     const index = JSON.stringify(join(root, 'src/index.ts'));
-    await writeFile(join(dir, 'throws.mjs'), 'const ready = false;\nif (!ready) throw new Error("no API key");\n');
+    // A folder whose name has parentheses, as a stack frame prints it inside its own.
+    await mkdir(join(dir, 'tools (copy)'));
+    await writeFile(
+      join(dir, 'tools (copy)', 'throws.mjs'),
+      'const ready = false;\nif (!ready) throw new Error("no API key");\n',
+    );
+    await writeFile(join(dir, 'throws-text.mjs'), 'throw "no API key";\n');
+    await writeFile(
+      join(dir, 'registers-async.mjs'),
+      'import { readFile } from "node:fs/promises";\nexport default () =>\n  Promise.all([1].map(async () => JSON.parse(await readFile("/no/such/file", "utf8"))));\n',
+    );
     await writeFile(join(dir, 'imports-thrower.mjs'), 'import "./thrower.cjs";\nexport default [];\n');
     await writeFile(join(dir, 'thrower.cjs'), 'exports.a = 1;\n\nnull.call();\n');
     await writeFile(join(dir, 'parses.mjs'), 'export default [\n  ...JSON.parse("{broken"),\n];\n');
     await writeFile(
       join(dir, 'lost-file.mts'),
-      '// orders\n\nimport { orders } from "./orders.mts";\nexport default orders;\n',
+      '// was: import { orders } from "./orders.mts";\n\nimport { orders } from "./orders.mts";\nexport default orders;\n',
     );
     await writeFile(join(dir, 'lost-package.mjs'), 'import x from "no-such-package-zz/tools";\nexport default [x];\n');
     // The error is raised inside defineTool: the place is the user's call, not the package's code.
@@ -185,7 +195,10 @@ describe('bin/ptc.js', () => {
       `import { defineTool } from ${index};\nexport default (rt: { register(tool: unknown): void }) => {\n  rt.register(\n    defineTool({ name: 'two words', description: 'x', parameters: {}, execute: () => 1 } as never),\n  );\n};\n`,
     );
     const cases: [string, RegExp][] = [
-      ['throws.mjs', /could not load the module: .*throws\.mjs:2:19: no API key$/u],
+      ['tools (copy)/throws.mjs', /could not load the module: .*tools \(copy\)\/throws\.mjs:2:19: no API key$/u],
+      ['throws-text.mjs', /could not load the module: no API key$/u],
+      // The error comes from Node (no frame of its own), through an async function of the user's: that function.
+      ['registers-async.mjs', /registering the tools failed: .*registers-async\.mjs:3:46: ENOENT/u],
       ['imports-thrower.mjs', /could not load the module: .*thrower\.cjs:3:6: Cannot read properties of null/u],
       ['parses.mjs', /could not load the module: .*parses\.mjs:2:11: .*JSON/u],
       ['lost-file.mts', /could not load the module: .*lost-file\.mts:3:24: Cannot find module .*orders\.mts'/u],
