@@ -2,7 +2,7 @@
 // and by resolveSandboxOptions so that a caller that makes the sandbox later (the
 // runtime's lazy sandbox) can refuse bad settings up front without loading it.
 import { DEFAULT_RERUN_RECORD_BYTES } from './call-record.ts';
-import { DEFAULT_STARTUP_LIMIT_MS } from './startup-limit.ts';
+import { DEFAULT_STARTUP_LIMIT_MS, MAX_STARTUP_LIMIT_MS } from './startup-limit.ts';
 
 /**
  * Re-run processes holding one run each (a run that may have killed its process), alive
@@ -76,6 +76,10 @@ export function resolveProcessSettings(options: ProcessSettingsOptions): Process
       `unresponsiveMs (${unresponsiveMs}) must be at least twice heartbeatMs (${heartbeatMs}): a healthy sandbox process answers a ping only every heartbeatMs and would be killed`,
     );
   }
+  const startupLimitMs = positiveInteger('startupLimitMs', options.startupLimitMs, DEFAULT_STARTUP_LIMIT_MS);
+  if (startupLimitMs > MAX_STARTUP_LIMIT_MS) {
+    throw new TypeError(`startupLimitMs must be at most ${MAX_STARTUP_LIMIT_MS} (10 minutes), got ${startupLimitMs}`);
+  }
   const recycleAfterRuns = options.recycleAfterRuns ?? 2_000;
   if (!Number.isSafeInteger(recycleAfterRuns) || recycleAfterRuns < 1) {
     throw new TypeError(`recycleAfterRuns must be a positive integer, got ${String(options.recycleAfterRuns)}`);
@@ -91,7 +95,7 @@ export function resolveProcessSettings(options: ProcessSettingsOptions): Process
   return {
     heartbeatMs,
     unresponsiveMs,
-    startupLimitMs: positiveInteger('startupLimitMs', options.startupLimitMs, DEFAULT_STARTUP_LIMIT_MS),
+    startupLimitMs,
     recycleAfterRuns,
     rerunRecordBytes,
     processes,

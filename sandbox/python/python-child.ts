@@ -83,7 +83,7 @@ export class PythonChild {
       this.dead = true;
       startup.stop();
       forgetOnHostExit(this.process);
-      markUnusable(new Error(`the Python process could not start: ${unusable ?? how}`));
+      markUnusable(new Error(`the Python process could not start: ${unusable ?? this.killedBecause ?? how}`));
       const listener = this.#listener;
       this.#listener = undefined;
       listener?.gone(this.killedBecause ?? how);

@@ -3,6 +3,7 @@
 // for that CPU, as a healthy process does on an overloaded host.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
+import { getPriority, setPriority } from 'node:os';
 
 /** The CPU the starved process and the busy loops share: the first this process may use (Linux). */
 function sharedCpu(): string {
@@ -33,13 +34,12 @@ export interface Starvation {
   readonly stop: () => void;
 }
 
-/** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at `nice` (19: ~1% of it per loop). */
-export function starve(pid: number, loops: number, nice = 19): Starvation {
+/** `loops` busy loops pinned to `cpu`, ended by `stop()` (or after BUSY_LOOP_LIFETIME_MS). */
+function busyLoops(loops: number, cpu: string): Starvation {
   const busy: ChildProcess[] = [];
   const stop = (): void => {
     for (const loop of busy) loop.kill('SIGKILL');
   };
-  const cpu = sharedCpu();
   try {
     for (let i = 0; i < loops; i++) {
       const loop = spawn(
@@ -50,13 +50,50 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
       busy.push(loop);
       execFileSync('taskset', ['-p', '-c', cpu, String(loop.pid)], { stdio: 'ignore' });
     }
-    execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      execFileSync('renice', ['-n', String(nice), '-p', tid], { stdio: 'ignore' });
-    }
   } catch (error) {
     stop();
     throw error;
   }
   return { stop };
+}
+
+/**
+ * Calls `start` (which forks a process) with this thread on the shared CPU at `nice`, beside
+ * `loops` busy loops there: a fork takes the forking thread's CPU mask and nice value, so
+ * the process is starved from its first instruction. This thread gets its own back at once.
+ */
+export function startStarved<T>(loops: number, nice: number, start: () => T): { value: T; starvation: Starvation } {
+  const cpu = sharedCpu();
+  const starvation = busyLoops(loops, cpu);
+  const mask = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/thread-self/status', 'utf8'))?.[1] ?? cpu;
+  const niceBefore = getPriority();
+  try {
+    execFileSync('taskset', ['-p', '-c', cpu, String(process.pid)], { stdio: 'ignore' });
+    setPriority(nice);
+    try {
+      return { value: start(), starvation };
+    } finally {
+      setPriority(niceBefore);
+      execFileSync('taskset', ['-p', '-c', mask, String(process.pid)], { stdio: 'ignore' });
+    }
+  } catch (error) {
+    starvation.stop();
+    throw error;
+  }
+}
+
+/** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at `nice` (19: ~1% of it per loop). */
+export function starve(pid: number, loops: number, nice = 19): Starvation {
+  const cpu = sharedCpu();
+  const starvation = busyLoops(loops, cpu);
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
+    for (const tid of readdirSync(`/proc/${pid}/task`)) {
+      execFileSync('renice', ['-n', String(nice), '-p', tid], { stdio: 'ignore' });
+    }
+  } catch (error) {
+    starvation.stop();
+    throw error;
+  }
+  return starvation;
 }
