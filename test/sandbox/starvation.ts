@@ -97,3 +97,10 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
   }
   return starvation;
 }
+
+/** Gives every thread of `pid` nice 0 again (after `starve` or `startStarved`; its busy loops stopped first). */
+export function relieve(pid: number): void {
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    execFileSync('renice', ['-n', '0', '-p', tid], { stdio: 'ignore' });
+  }
+}
