@@ -8,8 +8,16 @@ import { createSandbox } from '../../sandbox/index.ts';
 import { MAX_PENDING_TIMERS } from '../../sandbox/guest/timers.ts';
 import { expectKind, expectOk, fakeHost, sleep } from './helpers.ts';
 
+/**
+ * The runs' default budget: room for a loaded machine (a run of a few seconds here took over
+ * 20 s beside two whole suites and six busy loops), under jest's 60 s for a test.
+ */
+const RUN_LIMITS = { wallTimeMs: 45_000, cpuTimeMs: 30_000 };
+/** The timer rounds below: 30,000 timers fired through the host take ~3 s quiet, in-process over 20 s at load. */
+const TIMER_ROUNDS_LIMITS = { wallTimeMs: 150_000, cpuTimeMs: 60_000 };
+
 describe.each(['in-process', 'process'] as const)('web globals bounds (%s)', (isolation) => {
-  const sandbox = createSandbox({ isolation, poolSize: 1, limits: { wallTimeMs: 20_000, cpuTimeMs: 10_000 } });
+  const sandbox = createSandbox({ isolation, poolSize: 1, limits: RUN_LIMITS });
   afterAll(() => sandbox.close());
 
   it('a sleep longer than the run is ended by the wall clock', async () => {
@@ -39,20 +47,25 @@ describe.each(['in-process', 'process'] as const)('web globals bounds (%s)', (is
     expect(message).toMatch(/timers pending \(the limit of one run\)/);
   });
 
-  it('cleared and fired timers free their slot (set-and-clear loops never hit the bound)', async () => {
-    const outcome = await sandbox.run({
-      code: `
+  it(
+    'cleared and fired timers free their slot (set-and-clear loops never hit the bound)',
+    async () => {
+      const outcome = await sandbox.run({
+        code: `
         for (let i = 0; i < ${MAX_PENDING_TIMERS * 3}; i++) clearTimeout(setTimeout(() => {}, 60_000));
         for (let round = 0; round < 3; round++) {
           await Promise.all(Array.from({ length: ${MAX_PENDING_TIMERS} }, () => new Promise((r) => setTimeout(r, 1))));
         }
         return 'ok';
       `,
-      toolNames: [],
-      hostCall: fakeHost().hostCall,
-    });
-    expectOk(outcome, 'ok');
-  });
+        toolNames: [],
+        hostCall: fakeHost().hostCall,
+        limits: TIMER_ROUNDS_LIMITS,
+      });
+      expectOk(outcome, 'ok');
+    },
+    TIMER_ROUNDS_LIMITS.wallTimeMs + 30_000,
+  );
 
   it('no timer outlives its run: a timer or interval left pending never calls a tool or logs', async () => {
     const host = fakeHost();
