@@ -8,6 +8,10 @@ cd "$(dirname "$0")/.."
 work=${1:-$(mktemp -d "${TMPDIR:-/tmp}/ptc-under-load-XXXXXX")}
 mkdir -p "$work"
 runs=${RUNS:-2}
+[[ "$runs" =~ ^[1-9][0-9]*$ ]] || {
+  echo "ci-under-load: RUNS must be a whole number of runs, 1 or more (got '$runs')" >&2
+  exit 2
+}
 loops=()
 for _ in 1 2 3 4 5 6; do
   bash -c 'while :; do :; done' &
