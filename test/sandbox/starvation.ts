@@ -98,9 +98,19 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
   return starvation;
 }
 
-/** Gives every thread of `pid` nice 0 again (after `starve` or `startStarved`; its busy loops stopped first). */
+/** Gives every thread of `pid` nice 0 again (after `starve` or `startStarved`; its busy loops stopped first). A process or thread that ended meanwhile is skipped. */
 export function relieve(pid: number): void {
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    execFileSync('renice', ['-n', '0', '-p', tid], { stdio: 'ignore' });
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return; // the process is gone
+  }
+  for (const tid of threads) {
+    try {
+      execFileSync('renice', ['-n', '0', '-p', tid], { stdio: 'ignore' });
+    } catch {
+      // the thread ended meanwhile
+    }
   }
 }

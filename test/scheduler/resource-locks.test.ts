@@ -123,16 +123,17 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
   });
 
   it('calls on different keys still overlap', async () => {
-    // Each body holds its key until two run at once (or 20 s pass, and the test fails): the
-    // overlap shows however the load spaces the starts. A 30 ms hold did not overlap once
-    // beside two whole suites and six busy loops (each call is journaled, an fsync, first).
-    let stats = (): { maxRunning: number } => ({ maxRunning: 0 });
-    const twoRunning = (async () => {
-      for (const end = Date.now() + 20_000; stats().maxRunning < 2 && Date.now() < end; ) await sleep(5);
-    })();
-    const b = bank(journal(), true, twoRunning);
-    stats = b.stats;
-    await b.deposits(4, (i) => `acct${i}`);
+    // The bodies hold their keys until two run at once (an event, not a guessed time: a
+    // 30 ms hold did not overlap once under load, each call being journaled, an fsync, first).
+    const held = gate();
+    const b = bank(journal(), true, held.passed);
+    const deposits = b.deposits(4, (i) => `acct${i}`);
+    try {
+      await waitFor(() => b.stats().maxRunning >= 2, 'two deposits on different keys running at once');
+    } finally {
+      held.open();
+    }
+    await deposits;
     expect(b.stats().maxRunning).toBeGreaterThan(1);
     expect([...b.balances.values()]).toEqual([1, 1, 1, 1]);
     await b.rt.close();
