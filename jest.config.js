@@ -15,6 +15,8 @@ export default {
     '^.+\\.ts$': ['ts-jest', { useESM: true, tsconfig: 'tsconfig.json' }],
   },
   testMatch: ['<rootDir>/test/**/*.test.ts'],
+  // Does nothing unless PTC_TEST_CPU_LOG names a file (CPU per test file, for finding what is slow).
+  setupFilesAfterEnv: ['<rootDir>/test/support/cpu-per-file.ts'],
   // Slow files first even without timings from an earlier run (a fresh clone).
   testSequencer: '<rootDir>/test/support/slow-files-first.cjs',
   modulePathIgnorePatterns: ['<rootDir>/dist/', '<rootDir>/.build-test/', '<rootDir>/.tools/'],
