@@ -18,6 +18,31 @@ export function schedstat(pid: number): { ranMs: number; waitedMs: number } {
   return { ranMs: (ran ?? Number.NaN) / 1e6, waitedMs: (waited ?? Number.NaN) / 1e6 };
 }
 
+/**
+ * The longest any one thread of `pid` has waited for a CPU, in ms (its ended waits, from
+ * /proc/<pid>/task/<tid>/schedstat); 0 once the process is gone. A starting process's main
+ * thread may sleep while a starved helper thread of its waits, so the main thread alone can
+ * show little of the starvation (the product's meter also takes the longest-waiting thread).
+ */
+export function longestThreadWaitMs(pid: number): number {
+  let threads: string[];
+  try {
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return 0; // gone
+  }
+  let longest = 0;
+  for (const tid of threads) {
+    try {
+      const waited = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ')[1]) / 1e6;
+      if (waited > longest) longest = waited;
+    } catch {
+      // the thread ended meanwhile
+    }
+  }
+  return longest;
+}
+
 /** The main thread's scheduler state letter (R, S, T...) from /proc/<pid>/stat; undefined once it is gone. */
 export function procState(pid: number): string | undefined {
   let stat: string;
