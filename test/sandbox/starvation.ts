@@ -19,28 +19,32 @@ export function schedstat(pid: number): { ranMs: number; waitedMs: number } {
 }
 
 /**
- * The longest any one thread of `pid` has waited for a CPU, in ms (its ended waits, from
- * /proc/<pid>/task/<tid>/schedstat); 0 once the process is gone. A starting process's main
- * thread may sleep while a starved helper thread of its waits, so the main thread alone can
- * show little of the starvation (the product's meter also takes the longest-waiting thread).
+ * What Linux has counted for the threads of `pid` (/proc/<pid>/task/<tid>/schedstat), in ms:
+ * the longest any one thread has waited for a CPU (ended waits only: Linux adds a wait when
+ * it ends) and the CPU time all of them ran. Zeros once the process is gone. A starting
+ * process's main thread may sleep while a starved helper thread of its waits, so the main
+ * thread alone can show little of the starvation (the product's meter takes the
+ * longest-waiting thread too).
  */
-export function longestThreadWaitMs(pid: number): number {
+export function threadTimes(pid: number): { longestWaitMs: number; ranMs: number } {
   let threads: string[];
   try {
     threads = readdirSync(`/proc/${pid}/task`);
   } catch {
-    return 0; // gone
+    return { longestWaitMs: 0, ranMs: 0 }; // gone
   }
-  let longest = 0;
+  let longestWaitMs = 0;
+  let ranMs = 0;
   for (const tid of threads) {
     try {
-      const waited = Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ')[1]) / 1e6;
-      if (waited > longest) longest = waited;
+      const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+      longestWaitMs = Math.max(longestWaitMs, (waited ?? 0) / 1e6);
+      ranMs += (ran ?? 0) / 1e6;
     } catch {
       // the thread ended meanwhile
     }
   }
-  return longest;
+  return { longestWaitMs, ranMs };
 }
 
 /** The main thread's scheduler state letter (R, S, T...) from /proc/<pid>/stat; undefined once it is gone. */
