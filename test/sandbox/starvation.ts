@@ -12,9 +12,9 @@ function sharedCpu(): string {
 /** A busy loop ends by itself after this long even if nobody stops it. */
 const BUSY_LOOP_LIFETIME_MS = 90_000;
 
-/** The main thread's counters from /proc/<pid>/schedstat, in ms: time it ran, time it waited for a CPU. */
-export function schedstat(pid: number): { ranMs: number; waitedMs: number } {
-  const [ran, waited] = readFileSync(`/proc/${pid}/schedstat`, 'utf8').trim().split(' ').map(Number);
+/** A thread's counters from /proc/<pid>/task/<tid>/schedstat (the main thread's: tid = pid), in ms: time it ran, time it waited for a CPU. */
+export function schedstat(pid: number, tid: number | string = pid): { ranMs: number; waitedMs: number } {
+  const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
   return { ranMs: (ran ?? Number.NaN) / 1e6, waitedMs: (waited ?? Number.NaN) / 1e6 };
 }
 
@@ -37,9 +37,9 @@ export function threadTimes(pid: number): { longestWaitMs: number; ranMs: number
   let ranMs = 0;
   for (const tid of threads) {
     try {
-      const [ran, waited] = readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').trim().split(' ').map(Number);
-      longestWaitMs = Math.max(longestWaitMs, (waited ?? 0) / 1e6);
-      ranMs += (ran ?? 0) / 1e6;
+      const thread = schedstat(pid, tid);
+      longestWaitMs = Math.max(longestWaitMs, thread.waitedMs);
+      ranMs += thread.ranMs;
     } catch {
       // the thread ended meanwhile
     }
