@@ -1,11 +1,21 @@
 // A throwaway PostgreSQL cluster for tests (and the bench): Debian's server binaries
 // (/usr/lib/postgresql/<version>/bin; `apt-get install -y postgresql` when missing —
-// .ci/run does), `initdb` into a temp folder and `pg_ctl start` on a free port of
+// .ci/run does), a copy of one `initdb` (made once per server version) in a temp folder and `pg_ctl start` on a free port of
 // 127.0.0.1 with trust auth, run as the `postgres` user when we are root (the server
 // refuses to run as root). `stop()` stops it and removes the folder; a process exit
 // that skipped `stop()` still stops it. No mock: the tests talk to a real server.
 import { execFileSync, spawnSync } from 'node:child_process';
-import { chownSync, existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync, appendFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import {
+  appendFileSync,
+  chownSync,
+  existsSync,
+  mkdtempSync,
+  readdirSync,
+  renameSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -76,27 +86,48 @@ async function freePort(): Promise<number> {
   });
 }
 
+/** The initdb arguments every cluster starts from. */
+const INITDB_ARGS = ['-A', 'trust', '-U', 'postgres', '-E', 'UTF8', '--no-sync', '--no-instructions'];
+
+/**
+ * A data folder fresh from initdb for this server version, made once and kept in the temp
+ * folder for every later cluster to copy. It is made beside its final name and renamed into
+ * place, so a concurrent test file (another jest worker) sees either none or a whole one.
+ */
+function initializedData(bin: string): string {
+  const version = bin.split('/').at(-2) ?? 'unknown';
+  const args = createHash('sha256').update(INITDB_ARGS.join(' ')).digest('hex').slice(0, 8);
+  const template = join(tmpdir(), `ptc-pg-initdb-${version}-${args}-${process.getuid?.() ?? 0}`);
+  if (existsSync(join(template, 'PG_VERSION'))) return template;
+  const making = mkdtempSync(`${template}.making-`);
+  serverUserOwns(making);
+  runAsServerUser(join(bin, 'initdb'), ['-D', join(making, 'data'), ...INITDB_ARGS]);
+  try {
+    renameSync(join(making, 'data'), template);
+  } catch (error) {
+    // Another worker renamed its copy first: use that one.
+    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+  } finally {
+    rmSync(making, { recursive: true, force: true });
+  }
+  return template;
+}
+
+/** The server refuses to run as root: its folders belong to the postgres user when we are root. */
+function serverUserOwns(dir: string): void {
+  if (!isRoot()) return;
+  const uid = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
+  const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
+  chownSync(dir, Number(uid), Number(gid));
+}
+
 export async function startPostgres(options: StartPostgresOptions = {}): Promise<PostgresCluster> {
   const bin = postgresBin();
   const dir = mkdtempSync(join(tmpdir(), 'ptc-pg-'));
   const data = join(dir, 'data');
-  if (isRoot()) {
-    const ids = execFileSync('id', ['-u', 'postgres'], { encoding: 'utf8' }).trim();
-    const gid = execFileSync('id', ['-g', 'postgres'], { encoding: 'utf8' }).trim();
-    chownSync(dir, Number(ids), Number(gid));
-  }
-  runAsServerUser(join(bin, 'initdb'), [
-    '-D',
-    data,
-    '-A',
-    'trust',
-    '-U',
-    'postgres',
-    '-E',
-    'UTF8',
-    '--no-sync',
-    '--no-instructions',
-  ]);
+  serverUserOwns(dir);
+  // A copy of one initdb per server version (initdb costs each cluster about a second of CPU; a copy, a tenth).
+  runAsServerUser('cp', ['-a', initializedData(bin), data]);
   // Password role first: the first matching line wins.
   writeFileSync(
     join(data, 'pg_hba.conf'),
