@@ -69,14 +69,15 @@ describe('the watchdog on a starved CPU', () => {
           toolNames: ['tick'],
           hostCall: host.hostCall,
         });
-        const after = schedstat(pid);
-        // It really was starved: its main thread waited for the CPU far longer than the watchdog's bound.
-        expect(after.waitedMs - before.waitedMs).toBeGreaterThan(2 * UNRESPONSIVE_MS);
         // Not killed: the same process, every call made once (a re-run is impossible without a record).
+        // Asserted first: a killed process's run says why, and its /proc files are gone.
         expectOk(outcome, 20);
         expect(host.calls).toHaveLength(20);
         expect(sandbox.childPid).toBe(pid);
         expect(isAlive(pid)).toBe(true);
+        const after = schedstat(pid);
+        // It really was starved: its main thread waited for the CPU far longer than the watchdog's bound.
+        expect(after.waitedMs - before.waitedMs).toBeGreaterThan(2 * UNRESPONSIVE_MS);
       } finally {
         starvation.stop();
         await sandbox.close();
