@@ -5,6 +5,10 @@
 # `npm test` runs the type check and the API docs check (single-threaded, about 25 s) this
 # way beside jest, whose files spend part of their time waiting.
 set -u
+if [ "$#" -eq 0 ]; then
+  echo "usage: side-by-side.sh 'command' ... 'command whose output streams'" >&2
+  exit 2
+fi
 dir=$(mktemp -d)
 trap 'rm -rf "$dir"' EXIT
 last=$(($# - 1))

@@ -1,8 +1,8 @@
 // A throwaway PostgreSQL cluster for tests (and the bench): Debian's server binaries
 // (/usr/lib/postgresql/<version>/bin; `apt-get install -y postgresql` when missing —
-// .ci/run does), a copy of one `initdb` (made once per server version) in a temp folder and `pg_ctl start` on a free port of
-// 127.0.0.1 with trust auth, run as the `postgres` user when we are root (the server
-// refuses to run as root). `stop()` stops it and removes the folder; a process exit
+// .ci/run does), a copy of one `initdb` (made once per server version) in a temp folder,
+// and `pg_ctl start` on a free port of 127.0.0.1 with trust auth, run as the `postgres` user
+// when we are root (the server refuses to run as root). `stop()` stops it and removes the folder; a process exit
 // that skipped `stop()` still stops it. No mock: the tests talk to a real server.
 import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -100,14 +100,17 @@ function initializedData(bin: string): string {
   const template = join(tmpdir(), `ptc-pg-initdb-${version}-${args}-${process.getuid?.() ?? 0}`);
   if (existsSync(join(template, 'PG_VERSION'))) return template;
   const making = mkdtempSync(`${template}.making-`);
-  serverUserOwns(making);
-  runAsServerUser(join(bin, 'initdb'), ['-D', join(making, 'data'), ...INITDB_ARGS]);
   try {
-    renameSync(join(making, 'data'), template);
-  } catch (error) {
-    // Another worker renamed its copy first: use that one.
-    if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+    serverUserOwns(making);
+    runAsServerUser(join(bin, 'initdb'), ['-D', join(making, 'data'), ...INITDB_ARGS]);
+    try {
+      renameSync(join(making, 'data'), template);
+    } catch (error) {
+      // Another worker renamed its copy first: use that one.
+      if (!existsSync(join(template, 'PG_VERSION'))) throw error;
+    }
   } finally {
+    // A failed initdb leaves nothing behind either.
     rmSync(making, { recursive: true, force: true });
   }
   return template;
