@@ -201,8 +201,27 @@ describe.each(STORES)('resource locks in one process (%s)', (_name, journal) => 
 describe('the wait on the span', () => {
   it('a waiting call carries ptc.resource_lock events on its execute_tool span', async () => {
     exporter.reset();
-    const b = bank(undefined, true, 30);
-    await b.deposits(2, () => 'acme');
+    // The key is held until the other call has begun to wait, then 30 ms more (an event,
+    // not a guessed time: with a plain 30 ms hold, under load the first call was done
+    // before the second reached the lock, which then waited 0.5 ms).
+    const otherWaits = gate();
+    const b = bank(
+      undefined,
+      true,
+      otherWaits.passed.then(() => sleep(30)),
+    );
+    const waiting = new Set<string>();
+    b.rt.on('run/lock-wait', (e) => {
+      if (e.state === 'waiting') waiting.add(e.callId);
+      if (waiting.size === 2) otherWaits.open();
+    });
+    const turn = b.deposits(2, () => 'acme');
+    try {
+      await waitFor(() => waiting.size === 2, 'both deposits waiting for the key');
+    } finally {
+      otherWaits.open();
+    }
+    await turn;
     await b.rt.close();
     const spans = exporter.getFinishedSpans().filter((s) => s.name === 'execute_tool deposit');
     expect(spans).toHaveLength(2);
