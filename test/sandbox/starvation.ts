@@ -127,7 +127,12 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
   return starvation;
 }
 
-/** Gives every thread of `pid` nice 0 again (after `starve` or `startStarved`; its busy loops stopped first). A process or thread that ended meanwhile is skipped. */
+/**
+ * Gives the CPU back to every thread of `pid` (after `starve` or `startStarved`; its busy
+ * loops stopped first): nice 0, and every CPU this process may use, not only the shared
+ * one (there, on a loaded machine, it would still queue behind that CPU's other work). A
+ * process or thread that ended meanwhile is skipped.
+ */
 export function relieve(pid: number): void {
   let threads: string[];
   try {
@@ -135,9 +140,11 @@ export function relieve(pid: number): void {
   } catch {
     return; // the process is gone
   }
+  const mask = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
   for (const tid of threads) {
     try {
       execFileSync('renice', ['-n', '0', '-p', tid], { stdio: 'ignore' });
+      if (mask !== undefined) execFileSync('taskset', ['-p', '-c', mask, tid], { stdio: 'ignore' });
     } catch {
       // the thread ended meanwhile
     }
