@@ -4,7 +4,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { ProcessSandbox } from '../../sandbox/index.ts';
 import { expectKind, expectOk, fakeHost, gatedHost, ok, sleep, untilAborted } from './helpers.ts';
-import { procState, relieve, schedstat, starve } from './starvation.ts';
+import { procState, relieve, type Starvation, schedstat, starve } from './starvation.ts';
 import { untilArrived } from '../support/until-arrived.ts';
 
 const HEARTBEAT_MS = 50;
@@ -53,6 +53,44 @@ const slowly = async (): Promise<ReturnType<typeof ok>> => {
 
 const linux = process.platform === 'linux';
 
+/** How long a starved process's main thread waits for a CPU, under the watchdog, before it gets the CPU back. */
+const STARVED_WAIT_MS = 4 * UNRESPONSIVE_MS;
+
+/**
+ * Keeps process `pid` starved until its main thread has waited STARVED_WAIT_MS for a CPU
+ * since `before` (the watchdog judging it all that while), or `run` has ended, then gives it
+ * the CPU back. Starved throughout, the rest of the run crawls: at nice 19 beside a loaded
+ * machine's work, 20 calls took minutes (over the test's 300 s in a loaded pair).
+ */
+async function starvedFor(
+  pid: number,
+  starvation: Starvation,
+  before: { waitedMs: number },
+  run: Promise<unknown>,
+): Promise<void> {
+  let ended = false;
+  void run.then(
+    () => (ended = true),
+    () => (ended = true),
+  );
+  // A process gone meanwhile has no /proc files: stop waiting, and the outcome says why it went.
+  const waited = (): number => {
+    try {
+      return schedstat(pid).waitedMs - before.waitedMs;
+    } catch {
+      return Number.POSITIVE_INFINITY;
+    }
+  };
+  await untilArrived(
+    () => ended || waited() >= STARVED_WAIT_MS,
+    [],
+    STARVED_TEST_MS / 2,
+    () => `its main thread waited ${Math.round(waited())} ms for a CPU`,
+  );
+  starvation.stop();
+  relieve(pid);
+}
+
 describe('the watchdog on a starved CPU', () => {
   if (!linux) return;
 
@@ -64,11 +102,13 @@ describe('the watchdog on a starved CPU', () => {
       try {
         const before = schedstat(pid);
         const host = tick(slowly);
-        const outcome = await sandbox.run({
+        const run = sandbox.run({
           code: 'let n = 0; for (let i = 0; i < 20; i++) n += await tools.tick({ i }); return n;',
           toolNames: ['tick'],
           hostCall: host.hostCall,
         });
+        await starvedFor(pid, starvation, before, run);
+        const outcome = await run;
         // Not killed: the same process, every call made once (a re-run is impossible without a record).
         // Asserted first: a killed process's run says why, and its /proc files are gone.
         expectOk(outcome, 20);
@@ -127,6 +167,7 @@ describe('the watchdog on a starved CPU', () => {
         while (!ran && waited() < UNRESPONSIVE_MS) await sleep(5);
         cancel.abort();
         expectKind(await parked, 'abort');
+        await starvedFor(pid, starvation, before, bystander);
         expectOk(await bystander, 10);
         expect(host.calls).toHaveLength(10);
         expect(schedstat(pid).waitedMs - before.waitedMs).toBeGreaterThan(2 * UNRESPONSIVE_MS);
