@@ -84,7 +84,7 @@ describe('a sandbox process start-up limit', () => {
       const gone: string[] = [];
       let readyAt: number | undefined;
       let forkedAt = Number.NaN;
-      // Born beside two busy loops on its CPU at nice 19 (about 1% of that CPU from its first instruction), it is
+      // Starved from its first milliseconds, beside two busy loops on its CPU at nice 19 (about 1% of that CPU), it is
       // given the CPU back once it has waited twice its limit: its start takes longer than the limit, nearly all of
       // it waiting, and ends well within the hard bound however busy the machine is (relieved at most four limits
       // after its fork, with nice 0 and every CPU back, it has six limits to finish starting).
@@ -155,7 +155,7 @@ describe('a sandbox process start-up limit', () => {
       const limitMs = 300;
       const gone: string[] = [];
       const startedAt = Date.now();
-      // Born beside two busy loops at nice 19: about 1% of that CPU, far too little to start in 3 s.
+      // Starved from its first milliseconds, beside two busy loops at nice 19: about 1% of that CPU, far too little to start in 3 s.
       const { value: child, starvation } = startStarved(2, 19, () =>
         startChild(
           { poolSize: 0, memoryMb: 64, blockingCalls: false },

@@ -3,7 +3,7 @@
 // for that CPU, as a healthy process does on an overloaded host.
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
-import { getPriority, setPriority } from 'node:os';
+import { setPriority } from 'node:os';
 
 /** The CPU the starved process and the busy loops share: the first this process may use (Linux). */
 function sharedCpu(): string {
@@ -87,39 +87,50 @@ function busyLoops(loops: number, cpu: string): Starvation {
 }
 
 /**
- * Calls `start` (which forks a process) with this thread on the shared CPU at `nice`, beside
- * `loops` busy loops there: a fork takes the forking thread's CPU mask and nice value, so
- * the process is starved from its first instruction. This thread gets its own back at once.
+ * Calls `start` (which forks a process) and starves that process at once (`starve`): it has
+ * done a few milliseconds of its start at most. Not forked from a thread starved first (a
+ * fork takes that thread's mask and nice value): on a loaded machine this large test
+ * process's own fork then waited up to 28 s for the shared CPU, and the process's start-up
+ * clock began that much after the test's.
  */
-export function startStarved<T>(loops: number, nice: number, start: () => T): { value: T; starvation: Starvation } {
-  const cpu = sharedCpu();
-  const starvation = busyLoops(loops, cpu);
-  const mask = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/thread-self/status', 'utf8'))?.[1] ?? cpu;
-  const niceBefore = getPriority();
+export function startStarved<T extends { readonly process: { readonly pid?: number | undefined } }>(
+  loops: number,
+  nice: number,
+  start: () => T,
+): { value: T; starvation: Starvation } {
+  const value = start();
+  const { pid } = value.process;
+  // Not started (the spawn failed): nothing to starve, and the caller sees why.
+  if (pid === undefined) return { value, starvation: { stop: () => {} } };
+  return { value, starvation: starve(pid, loops, nice) };
+}
+
+/** Sets every thread of `pid` to `nice` (no process started per thread: on a loaded machine each fork of this test process is slow); threads that ended, or a process that did, are skipped. */
+function renice(pid: number, nice: number): void {
+  let threads: string[];
   try {
-    execFileSync('taskset', ['-p', '-c', cpu, String(process.pid)], { stdio: 'ignore' });
-    setPriority(nice);
+    threads = readdirSync(`/proc/${pid}/task`);
+  } catch {
+    return; // the process is gone
+  }
+  for (const tid of threads) {
     try {
-      return { value: start(), starvation };
-    } finally {
-      setPriority(niceBefore);
-      execFileSync('taskset', ['-p', '-c', mask, String(process.pid)], { stdio: 'ignore' });
+      setPriority(Number(tid), nice);
+    } catch {
+      // the thread ended meanwhile
     }
-  } catch (error) {
-    starvation.stop();
-    throw error;
   }
 }
 
 /** Starts `loops` busy loops on the shared CPU and moves every thread of `pid` there at `nice` (19: ~1% of it per loop). */
 export function starve(pid: number, loops: number, nice = 19): Starvation {
   const cpu = sharedCpu();
+  // Its priority first, which takes no process: it crawls already while the busy loops start.
+  renice(pid, nice);
   const starvation = busyLoops(loops, cpu);
   try {
     execFileSync('taskset', ['-a', '-p', '-c', cpu, String(pid)], { stdio: 'ignore' });
-    for (const tid of readdirSync(`/proc/${pid}/task`)) {
-      execFileSync('renice', ['-n', String(nice), '-p', tid], { stdio: 'ignore' });
-    }
+    renice(pid, nice); // threads born meanwhile
   } catch (error) {
     starvation.stop();
     throw error;
@@ -134,19 +145,12 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
  * process or thread that ended meanwhile is skipped.
  */
 export function relieve(pid: number): void {
-  let threads: string[];
-  try {
-    threads = readdirSync(`/proc/${pid}/task`);
-  } catch {
-    return; // the process is gone
-  }
+  renice(pid, 0);
   const mask = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
-  for (const tid of threads) {
-    try {
-      execFileSync('renice', ['-n', '0', '-p', tid], { stdio: 'ignore' });
-      if (mask !== undefined) execFileSync('taskset', ['-p', '-c', mask, tid], { stdio: 'ignore' });
-    } catch {
-      // the thread ended meanwhile
-    }
+  if (mask === undefined) return;
+  try {
+    execFileSync('taskset', ['-a', '-p', '-c', mask, String(pid)], { stdio: 'ignore' });
+  } catch {
+    // the process ended meanwhile
   }
 }
