@@ -5,9 +5,13 @@ import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import { setPriority } from 'node:os';
 
+/** The CPUs this process may use, as taskset lists them (`0-1`); undefined where /proc does not say. */
+function allowedCpus(): string | undefined {
+  return /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+}
 /** The CPU the starved process and the busy loops share: the first this process may use (Linux). */
 function sharedCpu(): string {
-  return /Cpus_allowed_list:\s*(\d+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1] ?? '0';
+  return /^\d+/.exec(allowedCpus() ?? '')?.[0] ?? '0';
 }
 /** A busy loop ends by itself after this long even if nobody stops it. */
 const BUSY_LOOP_LIFETIME_MS = 90_000;
@@ -146,7 +150,7 @@ export function starve(pid: number, loops: number, nice = 19): Starvation {
  */
 export function relieve(pid: number): void {
   renice(pid, 0);
-  const mask = /Cpus_allowed_list:\s*(\S+)/.exec(readFileSync('/proc/self/status', 'utf8'))?.[1];
+  const mask = allowedCpus();
   if (mask === undefined) return;
   try {
     execFileSync('taskset', ['-a', '-p', '-c', mask, String(pid)], { stdio: 'ignore' });

@@ -53,6 +53,18 @@ const slowly = async (): Promise<ReturnType<typeof ok>> => {
 
 const linux = process.platform === 'linux';
 
+/**
+ * How long the main thread of `pid` has waited for a CPU since `before`. A process gone
+ * meanwhile has no /proc files: infinite, so a wait on it stops and the run's outcome says why it went.
+ */
+function waitedSince(pid: number, before: { waitedMs: number }): number {
+  try {
+    return schedstat(pid).waitedMs - before.waitedMs;
+  } catch {
+    return Number.POSITIVE_INFINITY;
+  }
+}
+
 /** How long a starved process's main thread waits for a CPU, under the watchdog, before it gets the CPU back. */
 const STARVED_WAIT_MS = 4 * UNRESPONSIVE_MS;
 
@@ -73,14 +85,7 @@ async function starvedFor(
     () => (ended = true),
     () => (ended = true),
   );
-  // A process gone meanwhile has no /proc files: stop waiting, and the outcome says why it went.
-  const waited = (): number => {
-    try {
-      return schedstat(pid).waitedMs - before.waitedMs;
-    } catch {
-      return Number.POSITIVE_INFINITY;
-    }
-  };
+  const waited = (): number => waitedSince(pid, before);
   await untilArrived(
     () => ended || waited() >= STARVED_WAIT_MS,
     [],
@@ -156,15 +161,7 @@ describe('the watchdog on a starved CPU', () => {
         // The cancel goes while the process waits for a CPU: its confirmation is late.
         let ran = false;
         void bystander.then(() => (ran = true));
-        // A process gone meanwhile has no /proc files: stop waiting, and the outcomes below say why it went.
-        const waited = (): number => {
-          try {
-            return schedstat(pid).waitedMs - before.waitedMs;
-          } catch {
-            return Number.POSITIVE_INFINITY;
-          }
-        };
-        while (!ran && waited() < UNRESPONSIVE_MS) await sleep(5);
+        while (!ran && waitedSince(pid, before) < UNRESPONSIVE_MS) await sleep(5);
         cancel.abort();
         expectKind(await parked, 'abort');
         await starvedFor(pid, starvation, before, bystander);
